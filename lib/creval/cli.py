@@ -1,0 +1,40 @@
+"""The ``creval`` command line. Each sub-command lives in ``creval/commands/<name>.py`` and exposes
+``register(subparsers)``; the parser sets ``func``. User mistakes end in one clear message, exit 2."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from . import __version__, commands
+from .errors import CrevalError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="creval", description="Measure the creativity of language models.")
+    p.add_argument("--version", action="version", version=f"creval {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for mod in sorted(m.name for m in pkgutil.iter_modules(commands.__path__)):
+        importlib.import_module(f"creval.commands.{mod}").register(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return args.func(args) or 0
+    except CrevalError as e:
+        print(f"creval: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("creval: interrupted; finished calls are cached, rerun the same command to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

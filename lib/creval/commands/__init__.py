@@ -1,0 +1,1 @@
+"""Sub-commands of the ``creval`` CLI, one module each, discovered automatically."""
