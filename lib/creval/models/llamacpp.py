@@ -1,0 +1,241 @@
+"""llama.cpp backend: local GGUF models in-process (the embedded default).
+
+The n samples of one prompt are drawn in ONE batched decode: the prompt is evaluated once on
+sequence 0, shared with sequences 1..n-1 (``llama_memory_seq_cp`` on a unified KV cache, so the
+prompt is stored once), then every live sequence advances by one token per ``llama_decode``.
+Sampling (temperature, top-p) runs in numpy on the logits we copy out, so each sample has its own
+seeded generator (sample ``i`` uses ``derive_seed(seed, i)``) and we read the log-probs for free.
+
+Log-probs (``LOGPROB_KIND = "raw"``): log-softmax of the model's unscaled logits, i.e. the model's
+own probability of each chosen token, independent of the sampling temperature and top-p.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import CrevalError
+from .base import ChatRequest, ChoiceRequest, Completion, ModelSpec, Sample, SampleRequest, derive_seed, split_thinking
+from .registry import locate_weights
+
+MAX_SEQ = 32          # sequences decoded together (n > MAX_SEQ is drawn in chunks)
+N_BATCH = 512
+
+
+def log_softmax(x: np.ndarray) -> np.ndarray:
+    m = x.max(axis=-1, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+
+
+def sample_token(logp: np.ndarray, temperature: float, top_p: float, rng: np.random.Generator) -> int:
+    """Draw a token from raw log-probs ``logp`` with temperature and nucleus (top-p) filtering.
+
+    Temperature 0 is greedy. Top-p keeps the smallest set of most likely tokens whose temperature-
+    scaled mass reaches ``top_p``; only the 2,048 best candidates are sorted unless they hold less."""
+    if temperature <= 0:
+        return int(np.argmax(logp))
+    z = logp / temperature
+    w = np.exp(z - z.max())
+    w /= w.sum()
+    if top_p >= 1.0:
+        return int(rng.choice(w.size, p=w))
+    k = min(2048, w.size)
+    cand = np.argpartition(-w, k - 1)[:k]
+    order = cand[np.argsort(-w[cand])]
+    if w[order].sum() < top_p:
+        order = np.argsort(-w)
+    cum = np.cumsum(w[order])
+    keep = min(int(np.searchsorted(cum, top_p)) + 1, order.size)
+    p = w[order[:keep]] / cum[keep - 1]
+    return int(order[rng.choice(keep, p=p)])
+
+
+class LlamaCppBackend:
+    LOGPROB_KIND = "raw"
+
+    def __init__(self, spec: ModelSpec):
+        import llama_cpp
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        self.spec, self.lc = spec, llama_cpp
+        self.path = locate_weights(spec)
+        self.threads = spec.threads or os.cpu_count() or 1
+        try:
+            self.llm = llama_cpp.Llama(str(self.path), n_ctx=256, n_threads=self.threads, verbose=False)
+        except Exception as e:  # llama.cpp raises ValueError on an unreadable file
+            raise CrevalError(f"model {spec.name}: could not load {self.path}: {e}", "reinstall the model package") from None
+        self.vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
+        self.n_vocab = llama_cpp.llama_vocab_n_tokens(self.vocab)
+        meta = self.llm.metadata
+        template = meta.get("tokenizer.chat_template")
+        if not template:
+            raise CrevalError(f"model {spec.name} has no chat template in its GGUF metadata", "use an instruct model")
+        tok = lambda key: self.llm.detokenize([int(meta[key])], special=True).decode() if key in meta else ""
+        self.formatter = Jinja2ChatFormatter(template, eos_token=tok("tokenizer.ggml.eos_token_id"),
+                                             bos_token=tok("tokenizer.ggml.bos_token_id"))
+        self.version = meta.get("general.name", spec.model)
+        self.n_ctx = spec.context
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx, params.n_batch, params.n_ubatch = self.n_ctx, N_BATCH, N_BATCH
+        params.n_seq_max, params.kv_unified = MAX_SEQ, True
+        params.n_threads = params.n_threads_batch = self.threads
+        self.ctx = llama_cpp.llama_init_from_model(self.llm.model, params)
+        if not self.ctx:
+            raise CrevalError(f"model {spec.name}: llama.cpp could not create a context of {self.n_ctx} tokens",
+                              "lower `context` in the model spec")
+        self.mem = llama_cpp.llama_get_memory(self.ctx)
+        self.batch = llama_cpp.llama_batch_init(max(N_BATCH, MAX_SEQ * 8), 0, MAX_SEQ)
+        self.lock = threading.Lock()
+
+    # -- text <-> tokens ----------------------------------------------------------------------
+    def render(self, messages: Sequence[dict]) -> str:
+        return self.formatter(messages=list(messages)).prompt
+
+    def tokenize(self, text: str, special: bool = True) -> list[int]:
+        return self.llm.tokenize(text.encode(), add_bos=False, special=special)
+
+    def detok(self, tokens: list[int]) -> str:
+        return self.llm.detokenize(tokens).decode("utf-8", errors="ignore")
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenize(text, special=False))
+
+    def is_eog(self, tok: int) -> bool:
+        return bool(self.lc.llama_vocab_is_eog(self.vocab, tok))
+
+    # -- low-level decoding -------------------------------------------------------------------
+    def _decode(self, entries: list[tuple[int, int, list[int], bool]]) -> None:
+        """Decode (token, pos, seq_ids, want_logits) entries as one batch."""
+        b = self.batch
+        b.n_tokens = len(entries)
+        for i, (tok, pos, seqs, logits) in enumerate(entries):
+            b.token[i], b.pos[i], b.n_seq_id[i], b.logits[i] = tok, pos, len(seqs), logits
+            for j, s in enumerate(seqs):
+                b.seq_id[i][j] = s
+        if self.lc.llama_decode(self.ctx, b) != 0:
+            raise CrevalError(f"model {self.spec.name}: llama_decode failed (context of {self.n_ctx} tokens full?)",
+                              "shorten the prompt or raise `context` in the model spec")
+
+    def _logits(self, i: int) -> np.ndarray:
+        ptr = self.lc.llama_get_logits_ith(self.ctx, i)
+        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).astype(np.float64)  # copy out
+
+    def _prefill(self, tokens: list[int], seq: int = 0) -> np.ndarray:
+        """Evaluate ``tokens`` on ``seq`` from position 0; return the raw log-probs after the last one."""
+        self.lc.llama_memory_clear(self.mem, True)
+        if len(tokens) >= self.n_ctx:
+            raise CrevalError(f"prompt of {len(tokens)} tokens does not fit model {self.spec.name}'s context {self.n_ctx}",
+                              "raise `context` in the model spec")
+        for start in range(0, len(tokens), N_BATCH):
+            chunk = tokens[start:start + N_BATCH]
+            last = start + len(chunk) == len(tokens)
+            self._decode([(t, start + i, [seq], last and i == len(chunk) - 1) for i, t in enumerate(chunk)])
+        return log_softmax(self._logits(len(tokens) - 1 - (len(tokens) - 1) // N_BATCH * N_BATCH))
+
+    def _generate(self, prompt: list[int], seeds: list[int], temperature: float, top_p: float,
+                  max_tokens: int, stop: Sequence[str]) -> list[Sample]:
+        """Generate one continuation per seed, all sequences advancing in one batch per token."""
+        n = len(seeds)
+        first = self._prefill(prompt)
+        for s in range(1, n):
+            self.lc.llama_memory_seq_cp(self.mem, 0, s, -1, -1)
+        rngs = [np.random.default_rng(sd) for sd in seeds]
+        toks: list[list[int]] = [[] for _ in range(n)]
+        lps: list[list[float]] = [[] for _ in range(n)]
+        done: list[str | None] = [None] * n
+        rows = {s: first for s in range(n)}
+        pos = len(prompt)
+        budget = min(max_tokens, (self.n_ctx - len(prompt) - 1) // n)
+        for step in range(budget):
+            live = [s for s in range(n) if done[s] is None]
+            entries = []
+            for s in live:
+                t = sample_token(rows[s], temperature, top_p, rngs[s])
+                toks[s].append(t)
+                lps[s].append(float(rows[s][t]))
+                if self.is_eog(t):
+                    done[s] = "stop"
+                    toks[s].pop()          # the end token's log-prob counts; its text does not
+                    continue
+                if stop and any(x in self.detok(toks[s]) for x in stop):
+                    done[s] = "stop"
+                    continue
+                if step == budget - 1:
+                    done[s] = "length"
+                    continue
+                entries.append((t, pos, [s], True))
+            if not entries:
+                break
+            self._decode(entries)
+            rows = {e[2][0]: log_softmax(self._logits(i)) for i, e in enumerate(entries)}
+            pos += 1
+        out = []
+        for s in range(n):
+            text = self.detok(toks[s])
+            for x in stop:
+                if x in text:
+                    text = text[:text.index(x)]
+            out.append(Sample(text, tuple(lps[s]), done[s] or "length"))
+        return out
+
+    # -- protocol -----------------------------------------------------------------------------
+    def sample(self, req: SampleRequest, indices: Sequence[int]) -> list[Sample]:
+        prompt = self.tokenize(self.render(req.messages))
+        out: list[Sample] = []
+        with self.lock:
+            for c in range(0, len(indices), MAX_SEQ):
+                chunk = indices[c:c + MAX_SEQ]
+                out += self._generate(prompt, [derive_seed(req.seed, i) for i in chunk], req.temperature,
+                                      req.top_p, req.max_tokens, req.stop)
+        return out
+
+    def chat(self, reqs: Sequence[ChatRequest]) -> list[Completion]:
+        out = []
+        with self.lock:
+            for r in reqs:
+                prompt = self.tokenize(self.render(r.messages))
+                s = self._generate(prompt, [derive_seed(r.seed, 0)], r.temperature, 1.0, r.max_tokens, ())[0]
+                text, reasoning = split_thinking(s.text) if self.spec.thinking else (s.text.strip(), "")
+                rt = self.count_tokens(reasoning) if reasoning else 0
+                out.append(Completion(text, len(prompt), s.n_tokens - rt, reasoning, rt, s.finish_reason))
+        return out
+
+    def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[dict[str, float]]:
+        """Exact log-prob of each choice's tokens after the rendered prompt (choices share the prompt's cache)."""
+        out = []
+        with self.lock:
+            for r in reqs:
+                prompt = self.tokenize(self.render(r.messages))
+                first = self._prefill(prompt)
+                choice_toks = [self.tokenize(c, special=False) for c in r.choices]
+                res: dict[str, float] = {"_input_tokens": float(len(prompt))}
+                for c0 in range(0, len(r.choices), MAX_SEQ - 1):
+                    group = list(range(c0, min(c0 + MAX_SEQ - 1, len(r.choices))))
+                    entries, where = [], {}
+                    for slot, ci in enumerate(group, start=1):
+                        self.lc.llama_memory_seq_rm(self.mem, slot, -1, -1)
+                        self.lc.llama_memory_seq_cp(self.mem, 0, slot, -1, -1)
+                        for j, t in enumerate(choice_toks[ci][:-1]):
+                            where[(ci, j)] = len(entries)
+                            entries.append((t, len(prompt) + j, [slot], True))
+                    if entries:
+                        self._decode(entries)
+                    for ci in group:
+                        tks = choice_toks[ci]
+                        lp = float(first[tks[0]])
+                        for j in range(1, len(tks)):
+                            lp += float(log_softmax(self._logits(where[(ci, j - 1)]))[tks[j]])
+                        res[r.choices[ci]] = lp
+                out.append(res)
+        return out
+
+    def __del__(self):
+        try:
+            self.lc.llama_batch_free(self.batch)
+            self.lc.llama_free(self.ctx)
+        except Exception:
+            pass
