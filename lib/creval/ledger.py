@@ -6,6 +6,8 @@ judges break tokens down by agent and phase.
 """
 from __future__ import annotations
 
+import json
+import os
 import threading
 from collections import defaultdict
 from contextlib import contextmanager
@@ -31,6 +33,8 @@ class Ledger:
         self._lock = threading.Lock()
         self.records: list[CallRecord] = []
         self._tags: list[dict] = []
+        # The book runner sets CREVAL_LEDGER_FILE so each chapter's kernel streams its calls there.
+        self.stream = os.environ.get("CREVAL_LEDGER_FILE")
 
     def add(self, rec: CallRecord) -> None:
         merged = {}
@@ -39,6 +43,9 @@ class Ledger:
         rec.tags = {**merged, **rec.tags}
         with self._lock:
             self.records.append(rec)
+            if self.stream:
+                with open(self.stream, "a") as f:
+                    f.write(json.dumps(asdict(rec)) + "\n")
 
     @contextmanager
     def tagged(self, **tags) -> Iterator[None]:

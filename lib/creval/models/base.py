@@ -21,6 +21,7 @@ class Sample:
     text: str
     token_logprobs: tuple[float, ...]
     finish_reason: str = "stop"
+    prompt_tokens: int = 0            # tokens of the prompt it continued (for accounting)
 
     @property
     def n_tokens(self) -> int:
@@ -33,11 +34,11 @@ class Sample:
 
     def to_dict(self) -> dict:
         return {"text": self.text, "token_logprobs": list(self.token_logprobs), "finish_reason": self.finish_reason,
-                "mean_logprob": self.mean_logprob, "n_tokens": self.n_tokens}
+                "mean_logprob": self.mean_logprob, "n_tokens": self.n_tokens, "prompt_tokens": self.prompt_tokens}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Sample":
-        return cls(d["text"], tuple(d["token_logprobs"]), d.get("finish_reason", "stop"))
+        return cls(d["text"], tuple(d["token_logprobs"]), d.get("finish_reason", "stop"), d.get("prompt_tokens", 0))
 
 
 @dataclass(frozen=True)

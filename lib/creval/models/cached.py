@@ -5,6 +5,7 @@ turns and choice scores per request. Only cache misses reach the backend, in one
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 from ..cache import CallCache, cached_batch
@@ -36,18 +37,17 @@ class Model:
 
     # -- sampling ---------------------------------------------------------------------------
     def sample(self, messages: Sequence[dict], n: int, *, temperature: float = 1.0, top_p: float = 0.9,
-               max_tokens: int = 64, stop: Sequence[str] = (), seed: int = 0, prompt_tokens: int | None = None) -> list[Sample]:
+               max_tokens: int = 64, stop: Sequence[str] = (), seed: int = 0) -> list[Sample]:
         """``n`` samples of the assistant's reply to ``messages``, each with its token log-probs."""
         req = SampleRequest(tuple(messages), temperature, top_p, max_tokens, tuple(stop), seed)
-        if prompt_tokens is None:
-            prompt_tokens = self.prompt_tokens(messages)
 
         def compute(indices):
-            return self.backend.sample(req, indices)
+            pt = self.prompt_tokens(messages)
+            return [replace(s, prompt_tokens=s.prompt_tokens or pt) for s in self.backend.sample(req, indices)]
 
         return cached_batch("sample", self._ident(), list(range(n)), lambda i: {**req.describe(), "index": i},
                             compute, model=self.name, cache=self.cache,
-                            usage=_Usage(self.spec, lambda s: (prompt_tokens, s.n_tokens)),
+                            usage=_Usage(self.spec, lambda s: (s.prompt_tokens, s.n_tokens)),
                             encode=Sample.to_dict, decode=Sample.from_dict)
 
     # -- chat -------------------------------------------------------------------------------
@@ -77,4 +77,5 @@ class Model:
         return self.backend.count_tokens(text)
 
     def prompt_tokens(self, messages: Sequence[dict]) -> int:
+        """Approximate prompt size: content tokens plus a few template tokens per message."""
         return self.count_tokens("\n".join(m["content"] for m in messages)) + 4 * len(messages)

@@ -121,12 +121,33 @@ def check(spec: ModelSpec) -> tuple[bool, str]:
         return False, e.fix or e.problem
 
 
+def backend_class(spec: ModelSpec):
+    mod, cls = BACKENDS[spec.backend].split(":")
+    return getattr(importlib.import_module(mod), cls)
+
+
 def load_backend(spec: ModelSpec):
     ok, why = check(spec)
     if not ok:
         raise CrevalError(f"model {spec.name} is not usable here", why)
-    mod, cls = BACKENDS[spec.backend].split(":")
-    return getattr(importlib.import_module(mod), cls)(spec)
+    return backend_class(spec)(spec)
+
+
+class LazyBackend:
+    """Loads the real backend on its first call, so a fully cached run never loads model weights."""
+
+    def __init__(self, spec: ModelSpec):
+        self.spec = spec
+        self.LOGPROB_KIND = backend_class(spec).LOGPROB_KIND
+        self._backend = None
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        key = repr(self.spec)
+        if key not in _loaded:
+            _loaded[key] = load_backend(self.spec)
+        return getattr(_loaded[key], name)
 
 
 _loaded: dict[str, object] = {}
@@ -136,7 +157,7 @@ def load_model(name: str, cache=None):
     """The cached :class:`Model` for a registered name (loaded once per process)."""
     from .cached import Model
     spec = get_spec(name)
-    key = repr(spec)
-    if key not in _loaded:
-        _loaded[key] = load_backend(spec)
-    return Model(_loaded[key], cache)
+    ok, why = check(spec)
+    if not ok:
+        raise CrevalError(f"model {spec.name} is not usable here", why)
+    return Model(LazyBackend(spec), cache)

@@ -1,0 +1,62 @@
+"""``creval book`` (execute and render the book) and ``creval batch`` (rerun it for several models)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..book import build_book, load_params
+
+
+def _summary(m: dict, out: Path) -> str:
+    u = m["usage"]["total"]
+    failed = [c["chapter"] for c in m["chapters"] if c["error"]]
+    lines = [f"book: {m['index'] or '(not rendered)'}",
+             f"chapters: {len(m['chapters'])} executed in {m['seconds_execute']:.1f} s ({m['renderer'] or 'no render'})",
+             f"model calls: {u['calls_made']} made, {u['cache_hits']} served from cache; "
+             f"tokens in/out {u['input_tokens']}/{u['output_tokens']}; cost ${u['cost_usd']:.4f}",
+             f"manifest: {out / 'book-manifest.json'}"]
+    for c in m["chapters"]:
+        if c["error"]:
+            lines.append(f"FAILED {c['chapter']}: {c['error']} (executed notebook kept in {out / c['chapter']})")
+    return "\n".join(lines) + ("\n" if not failed else "")
+
+
+def cmd_book(args) -> int:
+    params = load_params(args.params, args.p)
+    out = Path(args.out or f"_build/{Path(args.params).stem}")
+    m = build_book(params, out, args.chapters, args.render)
+    print(_summary(m, out))
+    return 1 if any(c["error"] for c in m["chapters"]) else 0
+
+
+def cmd_batch(args) -> int:
+    code = 0
+    for model in args.models:
+        params = load_params(args.params, args.p)
+        params.update(model=model, models=[model], run_root=f"data/runs/{model}")
+        out = Path(args.out) / model
+        print(f"== {model} -> {out}", file=sys.stderr)
+        m = build_book(params, out, args.chapters, args.render)
+        print(_summary(m, out))
+        code |= any(c["error"] for c in m["chapters"])
+    return int(code)
+
+
+def _common(p):
+    p.add_argument("--params", default="params/default.yaml", help="flat YAML parameter file (default: %(default)s)")
+    p.add_argument("-p", action="append", default=[], metavar="KEY=VALUE", help="override one parameter (repeatable)")
+    p.add_argument("--chapters", nargs="*", help="only chapters whose file name contains one of these (e.g. 01 02)")
+    p.add_argument("--render", choices=["auto", "quarto", "offline", "none"], default="auto",
+                   help="auto: Quarto if installed, else the offline HTML book")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("book", help="execute every chapter (papermill) and render the book")
+    _common(p)
+    p.add_argument("--out", help="build folder (default: _build/<params name>)")
+    p.set_defaults(func=cmd_book)
+    b = sub.add_parser("batch", help="rerun every chapter for each model given, each into its own folder")
+    b.add_argument("models", nargs="+", help="registered model names (see `creval models`)")
+    _common(b)
+    b.add_argument("--out", default="_build/batch", help="parent folder (default: %(default)s)")
+    b.set_defaults(func=cmd_batch)
