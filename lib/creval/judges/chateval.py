@@ -1,0 +1,85 @@
+"""ChatEval-style one-by-one discussion (Chan et al. 2023; paper sec. 4 and app. D.4), the baseline.
+
+The same three roles as the retrieval judge (PA, SA, CA) speak in turn for ``rounds`` rounds. Every turn
+sees the problem, the solution, the criterion and the FULL discussion history, and each reply is
+appended to the shared history at once (the paper's modification of ChatEval). Afterwards each analyst
+gives a verdict with a probability that the criterion is met, from the full history (the three verdict
+turns are independent, so they go in one ``chat_many`` batch). Final verdict: majority of the parsed
+verdicts (a tie or no parsed verdict is ``unparsed``); ``p_yes`` = mean stated probability;
+``confidence`` = ``p_yes`` if the verdict is YES else ``1 - p_yes``.
+Nothing is truncated or summarised: this is the cost the retrieval judge is compared against.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..ledger import LEDGER
+from .base import Turn, Verdict, crit_def, crit_name, fill_tokens, render, verdict_confidence
+from .parsing import ask_verdict, parse_verdict_and_probability
+from .retrieval import FOCUS, ROLES
+
+
+class ChatEvalJudge:
+    name = "chateval"
+
+    def __init__(self, model, *, rounds: int = 2, word_limit: int = 150, retries: int = 2, verdict_via: str = "text",
+                 seed: int = 0, tokens_per_word: float = 1.6):
+        self.model, self.rounds, self.word_limit, self.retries = model, rounds, word_limit, retries
+        self.verdict_via, self.seed, self.tpw = verdict_via, seed, tokens_per_word
+
+    def params(self) -> dict:
+        return {"rounds": self.rounds, "word_limit": self.word_limit, "retries": self.retries,
+                "verdict_via": self.verdict_via}
+
+    def judge(self, problem: str, solution: str, criteria: Sequence, pair_id: str) -> list[Verdict]:
+        info = render("info", problem=problem.strip(), solution=solution.strip())
+        out = []
+        for crit in criteria:
+            m = LEDGER.mark()
+            with LEDGER.tagged(judge=self.name, pair=pair_id, criterion=crit_name(crit)):
+                v = self._judge_one(info, crit, pair_id)
+            out.append(fill_tokens(v, LEDGER.since(m)))
+        return out
+
+    def _system(self, a, crit, info, history):
+        return render("chateval_turn", role=ROLES[a], criterion=crit_name(crit), definition=crit_def(crit),
+                      focus=FOCUS[a], words=self.word_limit, info=info,
+                      history="\n\n".join(history) if history else "(nobody has spoken yet)")
+
+    def _judge_one(self, info, crit, pair_id) -> Verdict:
+        history: list[str] = []
+        turns = []
+        for rnd in range(1, self.rounds + 1):
+            for a in ROLES:
+                conv = [{"role": "system", "content": self._system(a, crit, info, history)},
+                        {"role": "user", "content": f"Your turn, {ROLES[a]}."}]
+                with LEDGER.tagged(agent=a, phase="discussion", round=rnd):
+                    c = self.model.chat(conv, max_tokens=int(self.word_limit * self.tpw) + 16, seed=self.seed)
+                history.append(f"[{ROLES[a]}]: {c.text.strip()}")
+                turns.append(Turn(a, "discussion", rnd, f"full history of {len(history) - 1} turn(s)", c.text,
+                                  c.input_tokens, c.output_tokens).to_dict())
+        votes, probs, paths, retries = [], [], [], 0
+        for a in ROLES:
+            conv = [{"role": "system", "content": self._system(a, crit, info, history)},
+                    {"role": "user", "content": render("chateval_verdict", role=ROLES[a], criterion=crit_name(crit))}]
+            with LEDGER.tagged(agent=a, phase="verdict", round=self.rounds):
+                res = ask_verdict(self.model, conv, parse_verdict_and_probability, via=self.verdict_via,
+                                  fmt="[[YES]] or [[NO]] and ([0.x])", max_tokens=64, retries=self.retries,
+                                  seed=self.seed)
+            retries += max(res.attempts - 1, 0)
+            paths.append(res.path)
+            if res.value is not None:
+                v, p = res.value if isinstance(res.value, tuple) else (res.value, res.p_yes)
+                votes.append(v)
+                if p is not None:
+                    probs.append(p)
+            turns.append(Turn(a, "verdict", self.rounds, "verdict [[YES]]/[[NO]] and ([0.x]) from full history",
+                              "\n---retry---\n".join(res.replies) or res.text, attempts=res.attempts,
+                              parsed={"value": res.value, "path": res.path}).to_dict())
+        yes, no = sum(votes), len(votes) - sum(votes)
+        verdict = None if yes == no else yes > no
+        p_yes = sum(probs) / len(probs) if probs else None
+        return Verdict(pair_id, crit_name(crit), verdict, verdict_confidence(verdict, p_yes), self.name, self.model.name,
+                       p_yes=p_yes, rounds=self.rounds, unparsed=verdict is None,
+                       verdict_path="unparsed" if verdict is None else "majority:" + ",".join(paths),
+                       retries=retries, transcript=turns, extra={"votes": votes, "probs": probs})

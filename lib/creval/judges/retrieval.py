@@ -1,0 +1,236 @@
+"""Retrieval-based multi-agent judge (paper sec. 4.1 and app. D.2), re-implemented.
+
+Three analysts, a = PA (problem), SA (solution), CA (criterion):
+
+1. Initialisation. PA and SA write initial insights about the problem / solution with the *list* of all
+   criteria in view (as in the paper's templates), so these two turns are shared by every criterion of a
+   pair; CA writes insights per criterion. Each ``[[POINT]]`` becomes a fragment in the pair's ChromaDB
+   collection (shared fragments carry ``criterion="*"``). The shared turns' tokens are split evenly
+   over the criteria judged together, so per-pair sums are exact.
+2. Discussion, rounds r = 1..max_rounds. Each analyst gets GET(Q_a + questions addressed to it, k) over
+   the fragments that existed before round r (so the three turns of a round are independent and are
+   sent in one ``chat_many`` batch), answers, gives an opinion and asks "To <Role>: ..." questions.
+   Answers and opinion become fragments of round r; questions are routed to their addressees.
+3. Confidence. After each round each analyst states a certainty in [0, 1] from GET(Q_a, j) (batched).
+   If the mean of the parsed certainties is >= T the discussion stops early. Unparsed certainties are
+   left out of the mean; if none parses the mean is undefined and the discussion goes on.
+4. Verdict. The analyst with the highest certainty of the last round (ties: first of PA, SA, CA; no
+   certainty at all: CA) gives [[YES]] / [[NO]] from GET(Q_max, l).
+
+The verdict's ``confidence`` (used for AUARC) is the mean certainty of the last round: the panel's own
+belief that it can decide correctly; ``None`` when no certainty parsed.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from ..ledger import LEDGER
+from .base import Turn, chat_many_tagged, Verdict, clip_words, crit_def, crit_name, fill_tokens, render, split_evenly
+from .parsing import ask_parsed, ask_verdict, parse_confidence, parse_stance
+from .store import Fragment, FragmentStore
+
+ROLES = {"PA": "problem analyst", "SA": "solution analyst", "CA": "criterion analyst"}
+FOCUS = {"PA": "the problem: its constraints, the items and their properties, the outcome wanted",
+         "SA": "the solution: what each step does, which items it uses and how, and doubtful steps",
+         "CA": "the criterion: what it demands in this situation and how fully it must be met"}
+QUERY = {"PA": "problem constraints, available items and their properties, desired outcome; {criterion}",
+         "SA": "solution steps, how the items are used, vague or doubtful steps; {criterion}",
+         "CA": "{criterion}: {definition} evidence in the solution for or against it"}
+ADDRESS = re.compile(r"To\s+(?:the\s+)?(Problem|Solution|Criterion)\s+Analyst\s*:\s*(.+?)"
+                     r"(?=To\s+(?:the\s+)?(?:Problem|Solution|Criterion)\s+Analyst\s*:|\[\[|\Z)", re.I | re.S)
+SECTION = re.compile(r"\[\[\s*([A-Za-z ]+?)\s*\]\]\s*:?")
+
+
+def split_points(text: str, words: int) -> list[str]:
+    """Fragments from an initial-insight reply: one per ``[[POINT]]``; the whole reply if none."""
+    parts = [p.strip(" \n:-*") for p in re.split(r"\[\[\s*POINT\s*\]\]", text, flags=re.I)]
+    parts = [p for p in parts if len(p.split()) >= 3]
+    if not parts:
+        parts = [text.strip()] if text.strip() else []
+    return [clip_words(p, words) for p in parts]
+
+
+def split_discussion(text: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """(fragments, [(addressee, question)]) from a discussion reply."""
+    questions = [({"problem": "PA", "solution": "SA", "criterion": "CA"}[m.group(1).lower()],
+                  re.sub(r"\s+", " ", m.group(2)).strip()) for m in ADDRESS.finditer(text)]
+    body = ADDRESS.sub("", text)
+    pieces, label = {}, "opinion"
+    pos = 0
+    for m in SECTION.finditer(body):
+        pieces.setdefault(label, []).append(body[pos:m.start()])
+        label, pos = m.group(1).strip().lower(), m.end()
+    pieces.setdefault(label, []).append(body[pos:])
+    frags = []
+    for lab, chunks in pieces.items():
+        if lab.startswith("question"):
+            continue
+        t = " ".join(c.strip() for c in chunks).strip(" \n:-*")
+        if len(t.split()) >= 3 and t.lower() not in ("none", "none."):
+            frags.append(t)
+    return frags, questions
+
+
+class RetrievalJudge:
+    name = "retrieval"
+
+    def __init__(self, model, *, store: FragmentStore | None = None, k: int = 5, j: int = 4, l: int = 8,
+                 threshold: float = 0.5, max_rounds: int = 2, word_limit: int = 150, init_words: int | None = None,
+                 fragment_words: int = 60, retries: int = 2, verdict_via: str = "text", seed: int = 0,
+                 tokens_per_word: float = 1.6):
+        self.model, self.store = model, store or FragmentStore(None)
+        self.k, self.j, self.l, self.threshold, self.max_rounds = k, j, l, threshold, max_rounds
+        self.word_limit, self.init_words = word_limit, init_words or word_limit
+        self.fragment_words, self.retries, self.verdict_via, self.seed = fragment_words, retries, verdict_via, seed
+        self.tpw = tokens_per_word
+
+    def params(self) -> dict:
+        return {"k": self.k, "j": self.j, "l": self.l, "threshold": self.threshold, "max_rounds": self.max_rounds,
+                "word_limit": self.word_limit, "init_words": self.init_words, "retries": self.retries,
+                "verdict_via": self.verdict_via, "embedder": self.store.embedder.name}
+
+    def _max_tokens(self, words: int) -> int:
+        return int(words * self.tpw) + 16
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _notes(self, frags: list[Fragment]) -> str:
+        return "\n".join(f"- [{f.agent}] {f.text}" for f in frags) or "- (none yet)"
+
+    def _get(self, pair_id, agent, crit, n, max_round, questions=()):
+        q = QUERY[agent].format(criterion=crit_name(crit), definition=crit_def(crit))
+        if questions:
+            q = q + " " + " ".join(questions)
+        return self.store.get(pair_id, q, n, crit_name(crit), max_round)
+
+    def _frags(self, pair_id, texts, agent, phase, rnd, crit_label) -> list[Fragment]:
+        base = f"{agent}:{phase}:{rnd}:{crit_label}"
+        return [Fragment(f"{base}:{i}", f"{clip_words(t, self.fragment_words)}", agent, phase, rnd, crit_label)
+                for i, t in enumerate(texts)]
+
+    # -- the judge ----------------------------------------------------------------------------
+    def judge(self, problem: str, solution: str, criteria: Sequence, pair_id: str) -> list[Verdict]:
+        info = render("info", problem=problem.strip(), solution=solution.strip())
+        self.store.reset(pair_id)
+        crit_list = "; ".join(f"{crit_name(c)} ({crit_def(c)})" for c in criteria)
+        mark = LEDGER.mark()
+        shared_turns = []
+        with LEDGER.tagged(judge=self.name, pair=pair_id, criterion="*", phase="init"):
+            msgs = {a: [{"role": "user", "content": render(f"retrieval_init_{a}", criteria_list=crit_list, info=info,
+                                                            words=self.init_words)}] for a in ("PA", "SA")}
+            out = self._chat_many_tagged([msgs["PA"], msgs["SA"]], ["PA", "SA"], self._max_tokens(self.init_words))
+            comps = dict(zip(("PA", "SA"), out))
+        for a, c in comps.items():
+            frags = self._frags(pair_id, split_points(c.text, self.fragment_words), a, "init", 0, "*")
+            self.store.add(pair_id, frags)
+            shared_turns.append(Turn(a, "init", 0, f"initial insights about the {'problem' if a == 'PA' else 'solution'}",
+                                     c.text, c.input_tokens, c.output_tokens, retrieved_ids=[f.id for f in frags]).to_dict())
+        shared_records = LEDGER.since(mark)
+        shares_in = split_evenly(sum(r.input_tokens for r in shared_records if r.kind == "chat"), len(criteria))
+        shares_out = split_evenly(sum(r.output_tokens for r in shared_records if r.kind == "chat"), len(criteria))
+        verdicts = []
+        for ci, crit in enumerate(criteria):
+            m = LEDGER.mark()
+            with LEDGER.tagged(judge=self.name, pair=pair_id, criterion=crit_name(crit)):
+                v = self._judge_one(info, problem, solution, crit, pair_id)
+            fill_tokens(v, LEDGER.since(m))
+            v.input_tokens += shares_in[ci]
+            v.output_tokens += shares_out[ci]
+            v.calls += 0 if ci else len([r for r in shared_records if r.kind == "chat"])
+            v.tokens_by["PA+SA/init (shared)"] = [shares_in[ci], shares_out[ci]]
+            v.transcript = shared_turns + v.transcript
+            verdicts.append(v)
+        return verdicts
+
+    def _judge_one(self, info, problem, solution, crit, pair_id) -> Verdict:
+        cname, cdef = crit_name(crit), crit_def(crit)
+        turns: list[dict] = []
+        retries = 0
+        # CA initial insights (per criterion)
+        with LEDGER.tagged(agent="CA", phase="init"):
+            c = self.model.chat([{"role": "user", "content": render("retrieval_init_CA", criterion=cname, definition=cdef,
+                                                                    info=info, words=self.init_words)}],
+                                max_tokens=self._max_tokens(self.init_words), seed=self.seed)
+        frags = self._frags(pair_id, split_points(c.text, self.fragment_words), "CA", "init", 0, cname)
+        self.store.add(pair_id, frags)
+        turns.append(Turn("CA", "init", 0, f"initial insights about {cname}", c.text, c.input_tokens, c.output_tokens,
+                          retrieved_ids=[f.id for f in frags]).to_dict())
+        questions: dict[str, list[str]] = {a: [] for a in ROLES}
+        conf: dict[str, float | None] = {a: None for a in ROLES}
+        stance: dict[str, bool | None] = {a: None for a in ROLES}
+        mean_conf, early, rnd = None, False, 0
+        for rnd in range(1, self.max_rounds + 1):
+            # discussion: three independent turns over the state before this round -> one batch
+            got, convs = {}, []
+            for a in ROLES:
+                got[a] = self._get(pair_id, a, crit, self.k, rnd - 1, questions[a])
+                qtext = "\n".join(f"- {q}" for q in questions[a]) or "- none"
+                convs.append([{"role": "user", "content": render(
+                    "retrieval_discuss", role=ROLES[a], criterion=cname, definition=cdef, focus=FOCUS[a], info=info,
+                    notes=self._notes(got[a]), questions=qtext, words=self.word_limit)}])
+            with LEDGER.tagged(phase="discussion", round=rnd):
+                outs = self._chat_many_tagged(convs, list(ROLES), self._max_tokens(self.word_limit))
+            new_questions: dict[str, list[str]] = {a: [] for a in ROLES}
+            for a, comp in zip(ROLES, outs):
+                texts, qs = split_discussion(comp.text)
+                if not texts and comp.text.strip():
+                    texts = [comp.text]
+                fr = self._frags(pair_id, texts, a, "discussion", rnd, cname)
+                self.store.add(pair_id, fr)
+                for to, q in qs:
+                    if to != a:
+                        new_questions[to].append(f"From {ROLES[a]}: {q}")
+                turns.append(Turn(a, "discussion", rnd, f"answer {len(questions[a])} question(s), opinion, new questions",
+                                  comp.text, comp.input_tokens, comp.output_tokens,
+                                  retrieved_ids=[f.id for f in got[a]], retrieved=[f.text for f in got[a]]).to_dict())
+            questions = new_questions
+            # confidence: three independent turns -> one batch for the first attempt, retries per analyst
+            cg, cconvs = {}, []
+            for a in ROLES:
+                cg[a] = self._get(pair_id, a, crit, self.j, rnd)
+                cconvs.append([{"role": "user", "content": render(
+                    "retrieval_confidence", role=ROLES[a], criterion=cname, definition=cdef, focus=FOCUS[a], info=info,
+                    notes=self._notes(cg[a]))}])
+            with LEDGER.tagged(phase="confidence", round=rnd):
+                firsts = self._chat_many_tagged(cconvs, list(ROLES), 48)
+                for a, conv, first in zip(ROLES, cconvs, firsts):
+                    with LEDGER.tagged(agent=a):
+                        res = ask_parsed(self.model, conv, parse_confidence, fmt="[[0.x]] ([YES] or [NO])",
+                                         max_tokens=48, retries=self.retries, seed=self.seed, first=first)
+                    retries += res.attempts - 1
+                    conf[a] = res.value
+                    stance[a] = parse_stance(res.text)
+                    turns.append(Turn(a, "confidence", rnd, "certainty [[0.x]] and leaning ([YES]/[NO])",
+                                      "\n---retry---\n".join(res.replies), first.input_tokens, first.output_tokens,
+                                      res.attempts, retrieved_ids=[f.id for f in cg[a]], retrieved=[f.text for f in cg[a]],
+                                      parsed={"confidence": res.value, "stance": stance[a], "path": res.path}).to_dict())
+            parsed = [x for x in conf.values() if x is not None]
+            mean_conf = sum(parsed) / len(parsed) if parsed else None
+            if mean_conf is not None and mean_conf >= self.threshold:
+                early = rnd < self.max_rounds
+                break
+        # verdict by the most confident analyst
+        best = max(ROLES, key=lambda a: (conf[a] if conf[a] is not None else -1.0, -list(ROLES).index(a)))
+        if all(x is None for x in conf.values()):
+            best = "CA"
+        vg = self._get(pair_id, best, crit, self.l, rnd)
+        vconv = [{"role": "user", "content": render("retrieval_verdict", role=ROLES[best], focus=FOCUS[best],
+                                                    criterion=cname, definition=cdef, info=info,
+                                                    notes=self._notes(vg))}]
+        with LEDGER.tagged(agent=best, phase="verdict", round=rnd):
+            res = ask_verdict(self.model, vconv, via=self.verdict_via, max_tokens=48, retries=self.retries,
+                              seed=self.seed)
+        retries += max(res.attempts - 1, 0)
+        turns.append(Turn(best, "verdict", rnd, f"final [[YES]]/[[NO]] from top-{self.l} fragments",
+                          "\n---retry---\n".join(res.replies) or res.text, attempts=res.attempts,
+                          retrieved_ids=[f.id for f in vg], retrieved=[f.text for f in vg],
+                          parsed={"verdict": res.value, "path": res.path}).to_dict())
+        return Verdict(pair_id, cname, res.value, mean_conf if res.value is not None else None, self.name,
+                       self.model.name, p_yes=res.p_yes, rounds=rnd, early_exit=early, unparsed=res.unparsed,
+                       verdict_path=res.path, retries=retries, transcript=turns,
+                       extra={"confidences": conf, "stances": stance, "verdict_agent": best,
+                              "fragments": self.store.count(pair_id), "threshold": self.threshold})
+
+    def _chat_many_tagged(self, convs, agents, max_tokens):
+        return chat_many_tagged(self.model, convs, [{"agent": a} for a in agents], max_tokens=max_tokens,
+                                seed=self.seed)

@@ -1,0 +1,73 @@
+"""``run_judge``: judge many problem-solution pairs into a run folder (resumable), used by the CLI and chapter."""
+from __future__ import annotations
+
+import inspect
+import logging
+from pathlib import Path
+from typing import Sequence
+
+from tqdm.auto import tqdm
+
+from ..errors import CrevalError
+from ..runs import RunStore
+from .base import crit_name
+
+log = logging.getLogger("creval.judges")
+JUDGES = ("retrieval", "chateval", "zero-shot", "few-shot", "cot")
+
+
+def make_judge(name: str, model, *, store_dir: str | Path | None = None, embedder: str | None = None, **params):
+    """A judge by name; ``params`` not used by that judge are ignored (one parameter set serves all)."""
+    from .chateval import ChatEvalJudge
+    from .retrieval import RetrievalJudge
+    from .single import SingleJudge
+    if name == "retrieval":
+        from ..embeddings import DEFAULT, Embedder
+        from .store import FragmentStore
+        store = FragmentStore(store_dir, Embedder(embedder or DEFAULT))
+        cls, kw = RetrievalJudge, {"store": store}
+    elif name == "chateval":
+        cls, kw = ChatEvalJudge, {}
+    elif name in ("zero-shot", "few-shot", "cot"):
+        cls, kw = SingleJudge, {"mode": name}
+    else:
+        raise CrevalError(f"unknown judge {name!r}", f"use one of: {', '.join(JUDGES)}")
+    accepted = set(inspect.signature(cls.__init__).parameters)
+    kw.update({k: v for k, v in params.items() if k in accepted and v is not None})
+    return cls(model, **kw)
+
+
+def pair_of(row: dict) -> tuple[str, str, str]:
+    """(pair_id, problem text, solution) from a ``problems.jsonl`` row or a human-labelled pair."""
+    pid = row.get("pair_id") or (f"{row['problem_id']}::{row['model']}" if row.get("model") else str(row["problem_id"]))
+    text = row.get("problem_text") or row.get("problem") or row.get("text")
+    if text is None or row.get("solution") is None:
+        raise CrevalError(f"pair {pid} has no problem text or solution", "pass rows from `creval divergent` problems.jsonl")
+    return str(pid), str(text), str(row["solution"])
+
+
+def run_judge(judge_name: str, model, problems: list[dict], criteria: Sequence, out: str | Path,
+              progress: bool = True, **params) -> RunStore:
+    """Judge every pair x criterion not yet in ``out/verdicts.jsonl``; write verdicts, transcripts, manifest."""
+    out = Path(out)
+    store = RunStore(out, {"judge": judge_name, "model": model.name, "criteria": [crit_name(c) for c in criteria],
+                           **{k: v for k, v in params.items()}})
+    store.note_model(model)
+    judge = make_judge(judge_name, model, store_dir=out / "fragments", **params)
+    store.params["judge_params"] = judge.params()
+    done = {(r["pair_id"], r["criterion"]) for r in store.read("verdicts")}
+    for row in tqdm(problems, desc=f"judge {judge_name}", disable=not progress):
+        pid, text, sol = pair_of(row)
+        todo = [c for c in criteria if (pid, crit_name(c)) not in done]
+        if not todo:
+            continue
+        verdicts = judge.judge(text, sol, todo, pid)
+        extra = {k: row[k] for k in ("model", "domain", "mean_semantic_entropy", "solver", "annotation") if k in row}
+        store.append("verdicts", [{**v.to_dict(), "solution_model": extra.get("model"),
+                                   **{k: x for k, x in extra.items() if k != "model"}} for v in verdicts])
+        store.append("transcripts", [{"pair_id": v.pair_id, "criterion": v.criterion, "judge": v.judge,
+                                      "problem": text, "solution": sol, "transcript": v.transcript}
+                                     for v in verdicts])
+        done.update((pid, v.criterion) for v in verdicts)
+    store.finish()
+    return store

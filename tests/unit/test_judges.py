@@ -1,0 +1,199 @@
+"""Judges with a scripted model wrapped in the real cached Model (real cache, ledger, ChromaDB, MiniLM)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pytest
+
+from creval.cache import CallCache
+from creval.judges import human, make_judge, run_judge
+from creval.judges.retrieval import RetrievalJudge, split_discussion, split_points
+from creval.judges.store import FragmentStore
+from creval.models.base import Completion, ModelSpec
+from creval.models.cached import Model
+
+
+@dataclass(frozen=True)
+class Crit:
+    name: str
+    definition: str
+
+
+CRITS = [Crit("feasibility", "the plan can be carried out with the items given"),
+         Crit("effectiveness", "the plan achieves the goal efficiently")]
+PROBLEM = "A door keeps slamming. Items: newspaper, shoelace, soup bowl."
+SOLUTION = "Step 1: fold the newspaper into a wedge. Step 2: push it under the door."
+
+
+class Panel:
+    """A rule-based backend: answers each judge prompt in format; confidence set per role."""
+    LOGPROB_KIND = "raw"
+
+    def __init__(self, conf=None):
+        self.spec = ModelSpec(name="panel", backend="llamacpp", model="panel")
+        self.conf = conf or {"problem analyst": 0.9, "solution analyst": 0.6, "criterion analyst": 0.3}
+        self.prompts = []
+
+    def _reply(self, msgs):
+        text = "\n".join(m["content"] for m in msgs)
+        self.prompts.append(text)
+        if "Write short, separate insights" in text:
+            return "[[POINT]] the newspaper can be folded thick [[POINT]] the wedge holds by friction under the door"
+        if "in three labelled parts" in text:
+            who = re.search(r"You are the (\w+ analyst)", text).group(1)
+            return (f"[[ANSWERS]] none [[OPINION]] as {who} I think the wedge of paper works well "
+                    f"[[QUESTIONS]] To Criterion Analyst: how thick must the wedge be?")
+        if "How sure are you" in text:
+            who = re.search(r"You are the (\w+ analyst)", text).group(1)
+            return f"Clear enough. [[{self.conf[who]:.1f}]] ([YES])"
+        if "final, strict but fair decision" in text:
+            return "[[YES]] the wedge works."
+        if "The discussion is over" in text:
+            return "[[YES]] ([0.8]) fine"
+        if "Your turn" in text:
+            return "I argue the paper wedge is a sound plan for holding the door."
+        return "[[NO]] ([0.3])"
+
+    def chat(self, reqs):
+        return [Completion(self._reply(r.messages), sum(len(m["content"].split()) for m in r.messages),
+                           7) for r in reqs]
+
+    def choice_logprobs(self, reqs):
+        return [{"[[YES]]": -0.2, "[[NO]]": -1.8, "_input_tokens": 5} for _ in reqs]
+
+    def count_tokens(self, t):
+        return len(t.split())
+
+
+@pytest.fixture(autouse=True)
+def tmp_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "cache.sqlite"))
+
+
+def model(panel=None, tmp=None):
+    return Model(panel or Panel())
+
+
+def test_split_helpers():
+    assert split_points("[[POINT]] one two three [[POINT]] four five six", 50) == ["one two three", "four five six"]
+    frags, qs = split_discussion("[[ANSWERS]] none [[OPINION]] it works fine here [[QUESTIONS]] "
+                                 "To Solution Analyst: why the wedge? To Problem Analyst: how heavy is the door?")
+    assert frags == ["it works fine here"]
+    assert qs == [("SA", "why the wedge?"), ("PA", "how heavy is the door?")]
+
+
+def test_fragment_store_roundtrip():
+    st = FragmentStore(None)
+    from creval.judges.store import Fragment
+    st.reset("p1")
+    st.add("p1", [Fragment("a", "the ladder is two metres tall", "PA", "init", 0, "*"),
+                  Fragment("b", "bananas are yellow fruit", "SA", "init", 0, "*"),
+                  Fragment("c", "round two note about the ladder height", "CA", "discussion", 2, "feasibility"),
+                  Fragment("d", "safety note about the ladder", "CA", "discussion", 1, "safety")])
+    got = st.get("p1", "how tall is the ladder", 5, "feasibility", max_round=1)
+    assert [f.id for f in got] == ["a", "b"]            # round-2 and other-criterion fragments invisible
+    got = st.get("p1", "how tall is the ladder", 1, "feasibility", max_round=2)
+    assert got[0].id in ("a", "c") and got[0].distance < 0.7
+
+
+def test_retrieval_early_exit_and_most_confident_gives_verdict():
+    panel = Panel()   # mean confidence (0.9+0.6+0.3)/3 = 0.6
+    j = RetrievalJudge(Model(panel), threshold=0.5, max_rounds=2)
+    vs = j.judge(PROBLEM, SOLUTION, CRITS, "p::m")
+    assert [v.criterion for v in vs] == ["feasibility", "effectiveness"]
+    v = vs[0]
+    assert v.verdict is True and v.rounds == 1 and v.early_exit and not v.unparsed
+    assert v.confidence == pytest.approx(0.6)
+    assert v.extra["verdict_agent"] == "PA"
+    verdict_turn = [t for t in v.transcript if t["phase"] == "verdict"][0]
+    assert verdict_turn["agent"] == "PA" and 0 < len(verdict_turn["retrieved"]) <= 8
+    disc = [t for t in v.transcript if t["phase"] == "discussion"]
+    assert len(disc) == 3 and all(1 <= len(t["retrieved"]) <= 5 for t in disc)
+    # fragments: 2 shared init (PA) + 2 (SA) + 2 CA init + 3 opinions, for this criterion
+    assert v.extra["fragments"] >= 9
+    # tokens: counted from the ledger and split across agents/phases
+    assert v.input_tokens > 0 and v.output_tokens > 0
+    assert {"PA/discussion", "SA/discussion", "CA/discussion", "CA/init", "PA/verdict"} <= set(v.tokens_by)
+    assert sum(x[0] for x in v.tokens_by.values()) == v.input_tokens
+
+
+def test_retrieval_continues_below_threshold_and_routes_questions():
+    panel = Panel()
+    j = RetrievalJudge(Model(panel), threshold=0.7, max_rounds=2)
+    v = j.judge(PROBLEM, SOLUTION, CRITS[:1], "p2")[0]
+    assert v.rounds == 2 and not v.early_exit
+    ca_round2 = [t for t in v.transcript if t["phase"] == "discussion" and t["round"] == 2 and t["agent"] == "CA"][0]
+    assert ca_round2["prompt"].startswith("answer 2 question")   # from PA and SA; its own question is not routed
+    # a rerun with another threshold reuses cached turns (the first round is identical)
+    from creval.ledger import LEDGER
+    m = LEDGER.mark()
+    v2 = RetrievalJudge(Model(panel), threshold=0.5).judge(PROBLEM, SOLUTION, CRITS[:1], "p2")[0]
+    recs = [r for r in LEDGER.since(m) if r.kind == "chat"]
+    assert v2.rounds == 1
+    assert all(r.cached for r in recs if r.tags.get("phase") != "verdict"), [r.tags for r in recs if not r.cached]
+    assert v2.input_tokens > 0   # cache hits still count their tokens
+
+
+def test_chateval_history_grows_and_majority():
+    panel = Panel()
+    j = make_judge("chateval", Model(panel), rounds=2)
+    v = j.judge(PROBLEM, SOLUTION, CRITS[:1], "p3")[0]
+    turns = [p for p in panel.prompts if "Your turn" in p]
+    assert len(turns) == 6
+    counts = [p.count("I argue the paper wedge") for p in turns]
+    assert counts == [0, 1, 2, 3, 4, 5]
+    assert v.verdict is True and v.p_yes == pytest.approx(0.8) and v.confidence == pytest.approx(0.8)
+    disc_in = [t["input_tokens"] for t in v.transcript if t["phase"] == "discussion"]
+    assert disc_in == sorted(disc_in) and disc_in[-1] > disc_in[0]
+
+
+@pytest.mark.parametrize("mode", ["zero-shot", "few-shot", "cot"])
+def test_single_judges(mode):
+    panel = Panel()
+    vs = make_judge(mode, Model(panel)).judge(PROBLEM, SOLUTION, CRITS, "p4")
+    assert [(v.verdict, v.p_yes) for v in vs] == [(False, 0.3), (False, 0.3)]
+    assert vs[0].confidence == pytest.approx(0.7) and vs[0].calls == 1 and vs[0].input_tokens > 0
+
+
+def test_run_judge_resumes(tmp_path):
+    rows = [{"problem_id": "1", "model": "m", "problem_text": PROBLEM, "solution": SOLUTION}]
+    st = run_judge("zero-shot", Model(Panel()), rows, CRITS, tmp_path / "run", progress=False)
+    assert len(st.read("verdicts")) == 2 and len(st.read("transcripts")) == 2
+    st = run_judge("zero-shot", Model(Panel()), rows, CRITS, tmp_path / "run", progress=False)
+    assert len(st.read("verdicts")) == 2
+    assert (tmp_path / "run" / "manifest.json").exists()
+
+
+def test_accuracy_auarc_kappa_hand_computed():
+    assert human.accuracy([True, False, None, True], [True, True, False, True]) == pytest.approx(2 / 3)
+    # confidences 0.9 (right), 0.8 (wrong), 0.7 (right): accuracies 1, 1/2, 2/3 -> mean 13/18
+    assert human.auarc([True, False, True], [0.9, 0.8, 0.7]) == pytest.approx(13 / 18)
+    # all tied: every prefix has expected accuracy 2/3
+    assert human.auarc([True, False, True], [0.5, 0.5, 0.5]) == pytest.approx(2 / 3)
+    # perfect ranking of 2 right then 2 wrong: 1, 1, 2/3, 1/2 -> 19/24
+    assert human.auarc([False, True, False, True], [0.1, 0.9, 0.2, 0.8]) == pytest.approx(19 / 24)
+    # kappa: po = 3/4, pe = 0.5*0.5 + 0.5*0.5 = 0.5 -> 0.5
+    assert human.kappa([True, True, False, False], [True, False, False, False][:3] + [True]) == pytest.approx(0.0)
+    assert human.kappa([True, True, False, False], [True, True, False, True]) == pytest.approx(0.5)
+
+
+def test_agreement_counts_unparsed_separately():
+    labels = {"a": {"feasibility": True}, "b": {"feasibility": False}, "c": {"feasibility": True}}
+    rows = [{"pair_id": "a", "criterion": "feasibility", "verdict": True, "confidence": 0.9},
+            {"pair_id": "b", "criterion": "feasibility", "verdict": True, "confidence": 0.4},
+            {"pair_id": "c", "criterion": "feasibility", "verdict": None, "confidence": None}]
+    m = human.agreement(rows, labels)
+    assert m["n"] == 3 and m["unparsed"] == 1 and m["coverage"] == pytest.approx(2 / 3)
+    assert m["accuracy"] == pytest.approx(0.5) and m["accuracy_all"] == pytest.approx(1 / 3)
+    assert m["auarc"] == pytest.approx((1 + 0.5) / 2)
+
+
+def test_human_mapping_and_bundled_sample(monkeypatch):
+    assert human.labels_for("correct_inefficient") == {"feasibility": True, "effectiveness": False}
+    assert human.labels_for("correct_efficient") == {"feasibility": True, "effectiveness": True}
+    assert human.labels_for("wrong_fail_solvability_status") == {"feasibility": False, "effectiveness": False}
+    monkeypatch.setattr(human, "data_dir", lambda: None)
+    rows, src = human.load_annotations()
+    assert "illustrative" in src and len(rows) == 5            # correct_unsolvable excluded by default
+    assert human.sample_pairs(3, seed=1) == human.sample_pairs(3, seed=1)
