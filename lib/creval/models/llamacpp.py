@@ -138,18 +138,23 @@ class LlamaCppBackend:
 
     def _generate(self, prompt: list[int], seeds: list[int], temperature: float, top_p: float,
                   max_tokens: int, stop: Sequence[str]) -> list[Sample]:
-        """Generate one continuation per seed, all sequences advancing in one batch per token."""
-        n = len(seeds)
+        """Generate one continuation per seed: the prompt is evaluated once and shared by all sequences."""
         first = self._prefill(prompt)
-        for s in range(1, n):
+        for s in range(1, len(seeds)):
             self.lc.llama_memory_seq_cp(self.mem, 0, s, -1, -1)
+        return self._continue(first, len(prompt), seeds, list(range(len(seeds))), temperature, top_p, max_tokens, stop)
+
+    def _continue(self, first: np.ndarray, n_prompt: int, seeds: list[int], seqs: list[int], temperature: float,
+                  top_p: float, max_tokens: int, stop: Sequence[str]) -> list[Sample]:
+        """Advance sequences ``seqs`` (which already hold the prompt) together, one batched decode per token."""
+        n = len(seeds)
+        budget = min(max_tokens, (self.n_ctx - n_prompt - 1) // n)
         rngs = [np.random.default_rng(sd) for sd in seeds]
         toks: list[list[int]] = [[] for _ in range(n)]
         lps: list[list[float]] = [[] for _ in range(n)]
         done: list[str | None] = [None] * n
         rows = {s: first for s in range(n)}
-        pos = len(prompt)
-        budget = min(max_tokens, (self.n_ctx - len(prompt) - 1) // n)
+        pos = n_prompt
         for step in range(budget):
             live = [s for s in range(n) if done[s] is None]
             entries = []
@@ -167,11 +172,11 @@ class LlamaCppBackend:
                 if step == budget - 1:
                     done[s] = "length"
                     continue
-                entries.append((t, pos, [s], True))
+                entries.append((t, pos, [seqs[s]], s))
             if not entries:
                 break
-            self._decode(entries)
-            rows = {e[2][0]: log_softmax(self._logits(i)) for i, e in enumerate(entries)}
+            self._decode([(t, p, sq, True) for t, p, sq, _ in entries])
+            rows = {e[3]: log_softmax(self._logits(i)) for i, e in enumerate(entries)}
             pos += 1
         out = []
         for s in range(n):
