@@ -22,6 +22,7 @@ import yaml
 from . import paths
 from .errors import CrevalError
 from .ledger import CallRecord, Ledger
+from .models.registry import package_dir
 from .runs import git_commit, package_versions, read_jsonl
 
 
@@ -87,8 +88,9 @@ def execute_chapters(params: dict, out: Path, only: list[str] | None = None, pro
         ledger_file.unlink(missing_ok=True)
         os.environ["CREVAL_LEDGER_FILE"] = str(ledger_file)
         t0, error = time.time(), None
+        declared = pm.inspect_notebook(str(src))       # inject only what the chapter declares
         try:
-            pm.execute_notebook(str(src), str(dst), parameters=params, cwd=str(paths.REPO), kernel_name="python3",
+            pm.execute_notebook(str(src), str(dst), parameters={k: v for k, v in params.items() if k in declared}, cwd=str(paths.REPO), kernel_name="python3",
                                 progress_bar=progress, request_save_on_cell_execute=True)
         except pm.PapermillExecutionError as e:
             error = f"{e.ename}: {e.evalue}"
@@ -140,6 +142,11 @@ def render_offline(out: Path) -> Path:
         title = notebook_title(out / f) if f.endswith(".ipynb") else "Preface"
         entries.append((part, str(Path(f).with_suffix(".html")), title))
     exporter = HTMLExporter(template_name="lab", exclude_input_prompt=True, exclude_output_prompt=True)
+    mathjax = package_dir("jupyter_server_mathjax")    # MathJax shipped on PyPI: formulas render offline
+    if mathjax and not (site / "mathjax").exists():
+        shutil.copytree(mathjax / "static", site / "mathjax")
+    if mathjax:
+        exporter.mathjax_url = "../mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
     for part, href, title in entries:
         depth = href.count("/")
         nav = _nav(entries, href, "../" * depth)

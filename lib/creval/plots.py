@@ -37,4 +37,7 @@ def show(fig: go.Figure) -> None:
 def table(df, caption: str = "", digits: int = 3):
     """A styled pandas table for chapters (rounded floats, optional caption)."""
     sty = df.style.format(precision=digits, na_rep="–").hide(axis="index")
+    text_cols = [c for c in df.columns if df[c].dtype == object]
+    if text_cols:
+        sty = sty.set_properties(subset=text_cols, **{"text-align": "left"})
     return sty.set_caption(caption) if caption else sty
