@@ -1,0 +1,62 @@
+"""`creval divergent` end to end with the real local model (smollm2-135m) and the minilm-sick NLI."""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+N = 5
+
+
+def recompute_se(mean_logprobs, cluster_ids):
+    """Semantic entropy written out independently: class mass = sum of exp(mean log-prob), normalised."""
+    mass = {}
+    for lp, c in zip(mean_logprobs, cluster_ids):
+        mass[c] = mass.get(c, 0.0) + math.exp(lp)
+    total = sum(mass.values())
+    return -sum((m / total) * math.log(m / total) for m in mass.values())
+
+
+def rows(path):
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_divergent_cli_macgyver(tmp_path):
+    out = tmp_path / "run"
+    env = {**os.environ, "CREVAL_OFFLINE": "1"}
+    r = subprocess.run([sys.executable, "-m", "creval", "divergent", "--model", "smollm2-135m", "--domain", "macgyver",
+                        "--limit", "3", "--n", str(N), "--out", str(out)],
+                       capture_output=True, text=True, timeout=1800, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    for f in ("steps.jsonl", "problems.jsonl", "manifest.json"):
+        assert (out / f).exists(), f
+    steps, probs = rows(out / "steps.jsonl"), rows(out / "problems.jsonl")
+    assert len(probs) == 3 and len({p["problem_id"] for p in probs}) == 3
+    assert {s["problem_id"] for s in steps} == {p["problem_id"] for p in probs}
+    for s in steps:
+        assert len(s["samples"]) == N == s["n"] == len(s["cluster_ids"])
+        lps = [x["mean_logprob"] for x in s["samples"]]
+        for x in s["samples"]:   # mean_logprob is the mean of the stored token log-probs
+            assert x["mean_logprob"] == pytest.approx(sum(x["token_logprobs"]) / len(x["token_logprobs"]), abs=1e-9)
+        se = recompute_se(lps, s["cluster_ids"])
+        assert abs(se - s["semantic_entropy"]) < 1e-9
+        for key in ("semantic_entropy", "naive_entropy", "discrete_entropy"):
+            assert -1e-12 <= s[key] <= math.log(N) + 1e-9, (key, s[key])
+        assert s["n_clusters"] == len(set(s["cluster_ids"]))
+        assert s["logprob_kind"] == "raw" and s["nli"] == "minilm-sick"
+    for p in probs:
+        own = [s for s in steps if s["problem_id"] == p["problem_id"] and s["chosen_index"] is not None]
+        assert p["n_steps"] == len(own) == len(p["steps"]) and 1 <= p["budget"] <= 5
+        if own:
+            assert p["mean_semantic_entropy"] == pytest.approx(sum(s["semantic_entropy"] for s in own) / len(own))
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["params"]["n"] == N and manifest["params"]["data_source"].startswith("sample:")
+    # resuming does nothing new
+    r2 = subprocess.run([sys.executable, "-m", "creval", "divergent", "--model", "smollm2-135m", "--domain", "macgyver",
+                         "--limit", "3", "--n", str(N), "--out", str(out)], capture_output=True, text=True,
+                        timeout=600, env=env)
+    assert r2.returncode == 0 and len(rows(out / "problems.jsonl")) == 3 and len(rows(out / "steps.jsonl")) == len(steps)

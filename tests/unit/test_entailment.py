@@ -1,0 +1,132 @@
+import math
+
+import pytest
+
+from creval.entailment import (CrossEncoderNLI, LLMNLI, Label, evaluate_nli, label_from_name, load_nli, read_msrp,
+                               read_sick, sick_dir)
+from creval.errors import CrevalError
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "calls.sqlite"))
+
+
+def _tiny_classifier(path, id2label):
+    """A randomly initialised 2-layer BERT classifier saved with the bundled MiniLM tokenizer (no download)."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    from creval.nli_train import base_model_path
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=64, num_labels=len(id2label), id2label=id2label,
+                     label2id={v: k for k, v in id2label.items()})
+    BertForSequenceClassification(cfg).save_pretrained(path)
+    AutoTokenizer.from_pretrained(str(base_model_path())).save_pretrained(path)
+    return path
+
+
+def test_label_names_case_insensitive():
+    assert label_from_name("ENTAILMENT") is Label.ENTAILMENT
+    assert label_from_name("Contradiction") is Label.CONTRADICTION
+    assert label_from_name(" neutral ") is Label.NEUTRAL
+    with pytest.raises(CrevalError):
+        label_from_name("LABEL_0")
+
+
+def test_cross_encoder_maps_id2label(tmp_path):
+    path = _tiny_classifier(tmp_path / "m", {0: "CONTRADICTION", 1: "Entailment", 2: "neutral"})
+    nli = CrossEncoderNLI(path, name="tiny", batch_size=2)
+    assert nli._labels == [Label.CONTRADICTION, Label.ENTAILMENT, Label.NEUTRAL]
+    pairs = [("A man plays a guitar.", "A person plays music."), ("It rains.", "The sun shines."),
+             ("A dog runs.", "An animal moves."), ("Two kids swim.", "Nobody swims.")]
+    got = nli.classify(pairs)
+    expected = [nli._labels[i] for i in nli.logits(pairs).argmax(axis=1)]
+    assert got == expected and all(isinstance(x, Label) for x in got)
+    assert nli.classify(pairs) == got  # second time from the cache
+
+
+def test_cross_encoder_rejects_non_nli_heads(tmp_path):
+    path = _tiny_classifier(tmp_path / "m", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
+    with pytest.raises(CrevalError):
+        CrossEncoderNLI(path)
+    with pytest.raises(CrevalError, match="could not load"):
+        CrossEncoderNLI(tmp_path / "does-not-exist")
+
+
+class FakeModel:
+    """choice_logprobs_many stand-in: the premise decides; records what it was asked."""
+    name = "fake-llm"
+
+    def __init__(self):
+        self.asked = []
+
+    def choice_logprobs_many(self, items):
+        out = []
+        for messages, choices in items:
+            self.asked.append((messages, tuple(choices)))
+            text = messages[-1]["content"]
+            best = "contradiction" if "never" in text else "entailment" if "always" in text else "neutral"
+            out.append({c: (-0.2 if c == best else -3.0) for c in choices})
+        return out
+
+
+def test_llm_backend_argmax_of_label_logprobs():
+    fm = FakeModel()
+    nli = LLMNLI(fm)
+    got = nli.classify([("It always works.", "It works."), ("It never works.", "It works."), ("Maybe.", "Yes.")])
+    assert got == [Label.ENTAILMENT, Label.CONTRADICTION, Label.NEUTRAL]
+    assert all(ch == ("entailment", "neutral", "contradiction") for _, ch in fm.asked)
+    assert "It always works." in fm.asked[0][0][-1]["content"] and "It works." in fm.asked[0][0][-1]["content"]
+    n = len(fm.asked)
+    assert nli.classify([("It always works.", "It works.")]) == [Label.ENTAILMENT]
+    assert len(fm.asked) == n  # cached
+    assert nli.name == "llm:fake-llm"
+
+
+def test_load_nli_unknown_name():
+    with pytest.raises(CrevalError):
+        load_nli("nonsense")
+    with pytest.raises(CrevalError):
+        load_nli("hf:")
+
+
+def test_data_readers_and_missing_dir(monkeypatch, tmp_path):
+    try:
+        sick_dir()
+    except CrevalError:
+        pytest.skip("SICK not staged here")
+    train = read_sick("train")
+    assert len(train) == 4500 and train[0][2] is Label.NEUTRAL
+    assert len(read_msrp("test")) == 1725
+    monkeypatch.setenv("CREVAL_SICK_DIR", str(tmp_path))
+    with pytest.raises(CrevalError, match="CREVAL_SICK_DIR"):
+        read_sick("train")
+
+
+class AlwaysEntails:
+    name = "always-entails"
+
+    def classify(self, pairs):
+        return [Label.ENTAILMENT] * len(pairs)
+
+
+def test_evaluate_nli_with_a_constant_classifier():
+    try:
+        sick_dir()
+    except CrevalError:
+        pytest.skip("SICK not staged here")
+    r = evaluate_nli(AlwaysEntails(), "msrp", limit=100, seed=0)
+    # saying "entails" both ways for every pair = always "paraphrase": equals the baseline
+    assert r["n"] == 100 and r["pairs_evaluated"] == 200
+    assert r["accuracy"] == pytest.approx(r["baseline_accuracy"])
+    assert r["recall"] == 1.0
+    s = evaluate_nli(AlwaysEntails(), "sick", limit=50, seed=0)
+    assert s["n"] == 50 and 0 < s["accuracy"] < 1
+    assert s["predicted"]["entailment"] == 50
+    # macro-F1 of a constant guess over 3 classes: one class gets 2a/(1+a), the others 0
+    a = s["accuracy"]
+    assert s["macro_f1"] == pytest.approx((2 * a / (1 + a)) / 3)
+    with pytest.raises(CrevalError):
+        evaluate_nli(AlwaysEntails(), "snli")

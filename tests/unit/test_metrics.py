@@ -1,0 +1,144 @@
+"""Diversity metrics, statistics and human-data loaders against hand-computed values."""
+import math
+
+import numpy as np
+import pytest
+
+from creval.metrics import diversity as D
+from creval.metrics import stats as S
+
+
+class FakeEmbedder:
+    def __init__(self, table):
+        self.table = table
+
+    def encode(self, texts):
+        return np.asarray([self.table[t] for t in texts], dtype=float)
+
+
+def test_tokenize_documented_example():
+    assert D.tokenize("Tie the rope; don't cut it!") == ["tie", "the", "rope", "don't", "cut", "it"]
+
+
+def test_distinct_n_hand_computed():
+    texts = ["a b a b", "A, b c."]
+    # 1-grams: a b a b | a b c -> 7 total, {a,b,c} unique
+    assert D.distinct_n(texts, 1) == pytest.approx(3 / 7)
+    # 2-grams within texts only: ab ba ab | ab bc -> 5 total, {ab, ba, bc}
+    assert D.distinct_n(texts, 2) == pytest.approx(3 / 5)
+    assert math.isnan(D.distinct_n(["one"], 2))
+
+
+def test_self_bleu_matches_formula():
+    # hyp "the cat sat" vs ref "the cat ran": p1 = 2/3, p2 = 1/2, p3 = 0 matches of 1 -> exp smoothing 1/(2*1);
+    # no 4-grams (effective order 3); equal lengths -> BP = 1.  BLEU = (2/3 * 1/2 * 1/2) ** (1/3)
+    expected = (2 / 3 * 1 / 2 * 1 / 2) ** (1 / 3)
+    assert D.sentence_bleu("the cat sat", ["the cat ran"]) == pytest.approx(expected, abs=1e-9)
+    assert D.self_bleu(["the cat sat", "the cat ran"]) == pytest.approx(expected, abs=1e-9)
+    assert D.self_bleu(["x y z", "x y z"]) == pytest.approx(1.0)
+    assert D.self_bleu(["alpha", "beta"]) == 0.0
+    assert math.isnan(D.self_bleu(["only one"]))
+
+
+def test_self_bleu_brevity_penalty():
+    # hyp "the cat" (2) vs ref "the cat sat" (3): p1 = 1, p2 = 1 (effective order 2), BP = exp(1 - 3/2)
+    assert D.sentence_bleu("the cat", ["the cat sat"]) == pytest.approx(math.exp(1 - 1.5), abs=1e-9)
+
+
+def test_cosine_on_hand_made_vectors():
+    emb = FakeEmbedder({"x": [1, 0], "y": [0, 1], "z": [1, 1]})
+    # pairs: x.y = 0, x.z = y.z = 1/sqrt(2) -> mean sqrt(2)/3
+    assert D.avg_cosine_similarity(["x", "y", "z"], emb) == pytest.approx(math.sqrt(2) / 3)
+    assert math.isnan(D.avg_cosine_similarity(["x"], emb))
+    d = D.diversity(["x", "y"], emb)
+    assert d["cosine"] == pytest.approx(0.0) and d["n"] == 2
+
+
+def test_diversity_many_batches_and_handles_singletons():
+    emb = FakeEmbedder({"x": [1, 0], "y": [0, 1], "z": [1, 1]})
+    out = D.diversity_many([["x", "z"], ["y"], []], emb)
+    assert out[0]["cosine"] == pytest.approx(1 / math.sqrt(2))
+    assert math.isnan(out[1]["cosine"]) and math.isnan(out[2]["self_bleu"])
+
+
+def test_item_originality_and_semdis():
+    emb = FakeEmbedder({"x": [1, 0], "y": [0, 1], "z": [1, 1], "obj": [1, 0]})
+    df = D.item_originality(["x", "y", "z"], groups=[1, 1, 1], embedder=emb)
+    r = 1 / math.sqrt(2)
+    assert df["cosine_to_others"].tolist() == pytest.approx([r / 2, r / 2, r])
+    # mean of the per-item terms is the set metric
+    assert df["cosine_to_others"].mean() == pytest.approx(D.avg_cosine_similarity(["x", "y", "z"], emb))
+    single = D.item_originality(["x", "y"], groups=["a", "b"], embedder=emb)
+    assert single["cosine_to_others"].isna().all()
+    assert D.semdis(["obj", "obj"], ["x", "y"], emb).tolist() == pytest.approx([0.0, 1.0])
+
+
+def test_spearman_kendall_known_values():
+    x = [1, 2, 3, 4, 5]
+    assert S.spearman(x, [5, 6, 7, 8, 7])["rho"] == pytest.approx(0.8207826816681233)
+    assert S.spearman(x, [2, 4, 6, 8, 10])["rho"] == pytest.approx(1.0)
+    # one swapped adjacent pair among 5: (C - D)/10 = (9 - 1)/10
+    assert S.kendall(x, [1, 3, 2, 4, 5])["tau"] == pytest.approx(0.8)
+    small = S.spearman([1, 2, 3], [1, 2, 3])
+    assert math.isnan(small["rho"]) and "not meaningful" in small["note"]
+    const = S.spearman(x, [1, 1, 1, 1, 1])
+    assert math.isnan(const["rho"]) and "constant" in const["note"]
+    nan = S.spearman([1, 2, np.nan, 4, 5, 6], [1, 2, 3, 4, 5, 6])
+    assert nan["n"] == 5 and nan["rho"] == pytest.approx(1.0)
+
+
+def test_bootstrap_ci_is_seeded_and_brackets_estimate():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=60)
+    y = x + rng.normal(scale=0.5, size=60)
+    r = S.spearman_ci(x, y, n_boot=300, seed=3)
+    assert r["lo"] < r["rho"] < r["hi"] <= 1.0
+    assert S.spearman_ci(x, y, n_boot=300, seed=3)["lo"] == r["lo"]
+    lo, hi = S.bootstrap_ci(np.mean, np.array([1.0, 1.0, 1.0, 1.0, 1.0]), n_boot=50)
+    assert lo == hi == 1.0
+    assert all(math.isnan(v) for v in S.bootstrap_ci(np.mean, np.array([1.0, 2.0]), n_boot=50))
+
+
+def test_auc_accuracy_kappa():
+    assert S.auc([1, 1, 0, 0], [0.9, 0.8, 0.1, 0.2])["auc"] == pytest.approx(1.0)
+    # positives {0.5, 0.2}, negatives {0.4, 0.2}: pairs 0.5>0.4, 0.5>0.2, 0.2<0.4, 0.2=0.2 (1/2) -> 2.5/4
+    assert S.auc([1, 1, 0, 0], [0.5, 0.2, 0.4, 0.2])["auc"] == pytest.approx(0.625)
+    assert math.isnan(S.auc([1, 1, 1], [1, 2, 3])["auc"])
+    assert S.accuracy([1, 0, 1, 1], [1, 1, 1, 0]) == 0.5
+    # 2x2 table a=(1,1,0,0,1,0) b=(1,0,0,0,1,1): po = 4/6, pe = .5*.5+.5*.5 = .5 -> kappa 1/3
+    assert S.cohen_kappa([1, 1, 0, 0, 1, 0], [1, 0, 0, 0, 1, 1]) == pytest.approx(1 / 3)
+    assert S.cohen_kappa(["y", "y"], ["y", "y"]) == 1.0
+
+
+def test_bin_fixed_count():
+    x = np.arange(40, dtype=float)
+    y = 2 * x
+    b = S.bin_fixed_count(x, y, size=15)
+    # 40 points: bins 0-14, 15-29, 30-39 (10 >= 7.5 kept as its own bin)
+    assert b["count"].tolist() == [15, 15, 10]
+    assert b["x_median"].tolist() == [7.0, 22.0, 34.5]
+    assert b["y_mean"].tolist() == [14.0, 44.0, 69.0]
+    b2 = S.bin_fixed_count(np.arange(33.0), np.arange(33.0), size=15)
+    assert b2["count"].tolist() == [15, 18]   # a 3-point tail joins the previous bin
+
+
+def test_loaders_fall_back_to_illustrative_samples(tmp_path, monkeypatch):
+    from creval.metrics import human
+    monkeypatch.setenv("CREVAL_AUT_DIR", str(tmp_path / "none"))
+    monkeypatch.setenv("CREVAL_MACGYVER_DIR", str(tmp_path / "none"))
+    aut = human.load_ocsai(n=6, objects=2)
+    assert len(aut) == 6 and set(aut["source"]) == {"sample"} and aut["prompt"].nunique() == 2
+    u = human.load_macgyver_unconventional(n_per_class=2)
+    assert u["unconventional"].tolist() == [True, True, False, False]
+    sets = human.human_solution_sets(min_solutions=3)
+    assert len(sets) == 3 and all(len(s) == 3 for s in sets["solutions"])
+
+
+def test_bad_ocsai_file_is_a_creval_error(tmp_path, monkeypatch):
+    from creval.errors import CrevalError
+    from creval.metrics import human
+    (tmp_path / "ocsai1").mkdir()
+    (tmp_path / "ocsai1" / "ocsai1_all_flat.csv").write_text("a,b\n1,2\n")
+    monkeypatch.setenv("CREVAL_AUT_DIR", str(tmp_path))
+    with pytest.raises(CrevalError, match="missing columns"):
+        human.load_ocsai(n=3)
