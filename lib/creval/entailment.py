@@ -20,7 +20,6 @@ from __future__ import annotations
 import csv
 import enum
 import hashlib
-import json
 import os
 import random
 import time
