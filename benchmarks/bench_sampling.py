@@ -34,8 +34,10 @@ def _check(samples):
         assert len(lps) >= 1 and all(np.isfinite(lps)) and max(lps) <= 1e-6
 
 
-def bench_llamacpp(repeats: int):
-    b = load_backend(get_spec("smollm2-135m"))
+def bench_llamacpp(repeats: int, threads: int):
+    spec = get_spec("smollm2-135m")
+    spec.threads = threads
+    b = load_backend(spec)
     prompt = b.tokenize(b.render([{"role": "user", "content": PROMPT}]))
     seeds = [derive_seed(0, i) for i in range(N)]
 
@@ -94,8 +96,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-hf", action="store_true")
+    ap.add_argument("--threads", type=int, default=2, help="llama.cpp threads (default 2: the cores of the reference machine)")
     args = ap.parse_args()
-    rows = [("llamacpp smollm2-135m", *bench_llamacpp(args.repeats))]
+    rows = [(f"llamacpp smollm2-135m {args.threads}t", *bench_llamacpp(args.repeats, args.threads))]
     if not args.skip_hf:
         rows.append(("hf smollm2-135m (float32)", *bench_hf(args.repeats)))
     print(f"{N} samples x {TOKENS} tokens, median of {args.repeats}")

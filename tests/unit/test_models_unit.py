@@ -56,15 +56,19 @@ def test_split_thinking_and_seeds():
     assert derive_seed(0, 1) != derive_seed(0, 2) and derive_seed(3, 4) == derive_seed(3, 4)
 
 
-def test_sample_token_greedy_and_nucleus():
-    logp = log_softmax(np.log(np.array([0.5, 0.3, 0.15, 0.05])))
+def test_sample_token_greedy_nucleus_and_raw_logprobs():
+    probs = np.array([0.5, 0.3, 0.15, 0.05])
+    logits = np.log(probs).astype(np.float32) + 3.0      # logits are log-probs up to a constant
     rng = np.random.default_rng(0)
-    assert sample_token(logp, 0.0, 0.9, rng) == 0
-    draws = {sample_token(logp, 1.0, 0.7, rng) for _ in range(300)}
+    assert sample_token(logits, 0.0, 0.9, rng)[0] == 0
+    draws = {sample_token(logits, 1.0, 0.7, rng)[0] for _ in range(300)}
     assert draws == {0, 1}                            # 0.5 + 0.3 reaches 0.7: tokens 2 and 3 are cut
-    draws = {sample_token(logp, 1.0, 1.0, rng) for _ in range(2000)}
+    draws = {sample_token(logits, 1.0, 1.0, rng)[0] for _ in range(2000)}
     assert draws == {0, 1, 2, 3}
-    assert math.isclose(float(np.exp(logp).sum()), 1.0)
+    for temperature in (0.0, 0.5, 1.0, 2.0):         # the log-prob is the raw one whatever the temperature
+        t, lp = sample_token(logits, temperature, 0.95, rng)
+        assert math.isclose(lp, math.log(probs[t]), rel_tol=1e-5)
+    assert np.allclose(np.exp(log_softmax(np.log(probs))), probs)
 
 
 def test_registry_errors_name_the_problem(tmp_path, monkeypatch):

@@ -31,27 +31,33 @@ def log_softmax(x: np.ndarray) -> np.ndarray:
     return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
 
 
-def sample_token(logp: np.ndarray, temperature: float, top_p: float, rng: np.random.Generator) -> int:
-    """Draw a token from raw log-probs ``logp`` with temperature and nucleus (top-p) filtering.
+def sample_token(logits: np.ndarray, temperature: float, top_p: float, rng: np.random.Generator) -> tuple[int, float]:
+    """Draw a token from raw ``logits`` with temperature and nucleus (top-p) filtering.
 
-    Temperature 0 is greedy. Top-p keeps the smallest set of most likely tokens whose temperature-
-    scaled mass reaches ``top_p``; only the 2,048 best candidates are sorted unless they hold less."""
+    Returns ``(token, log p(token))`` where the log-prob is from the RAW distribution (log-softmax of
+    the unscaled logits), whatever the temperature. Temperature 0 is greedy. Top-p keeps the smallest
+    set of most likely tokens whose temperature-scaled mass reaches ``top_p``; only tokens with
+    probability >= 1e-6 are sorted, unless they hold less than ``top_p`` (then all are): exact either way.
+    """
+    z = logits - logits.max()
+    e = np.exp(z)
+    raw_lse = float(np.log(e.sum(dtype=np.float64)))
     if temperature <= 0:
-        return int(np.argmax(logp))
-    z = logp / temperature
-    w = np.exp(z - z.max())
-    w /= w.sum()
+        t = int(np.argmax(z))
+        return t, float(z[t]) - raw_lse
+    w = e if temperature == 1.0 else np.exp(z / temperature)
+    w = w / w.sum(dtype=np.float64)
     if top_p >= 1.0:
-        return int(rng.choice(w.size, p=w))
-    k = min(2048, w.size)
-    cand = np.argpartition(-w, k - 1)[:k]
-    order = cand[np.argsort(-w[cand])]
-    if w[order].sum() < top_p:
-        order = np.argsort(-w)
-    cum = np.cumsum(w[order])
+        t = int(rng.choice(w.size, p=w))
+        return t, float(z[t]) - raw_lse
+    cand = np.flatnonzero(w >= 1e-6)
+    if w[cand].sum() < top_p:
+        cand = np.arange(w.size)
+    order = cand[np.argsort(-w[cand], kind="stable")]
+    cum = np.cumsum(w[order], dtype=np.float64)
     keep = min(int(np.searchsorted(cum, top_p)) + 1, order.size)
-    p = w[order[:keep]] / cum[keep - 1]
-    return int(order[rng.choice(keep, p=p)])
+    t = int(order[rng.choice(keep, p=w[order[:keep]] / cum[keep - 1])])
+    return t, float(z[t]) - raw_lse
 
 
 class LlamaCppBackend:
@@ -122,10 +128,10 @@ class LlamaCppBackend:
 
     def _logits(self, i: int) -> np.ndarray:
         ptr = self.lc.llama_get_logits_ith(self.ctx, i)
-        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).astype(np.float64)  # copy out
+        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()  # float32, copied out of llama.cpp's buffer
 
     def _prefill(self, tokens: list[int], seq: int = 0) -> np.ndarray:
-        """Evaluate ``tokens`` on ``seq`` from position 0; return the raw log-probs after the last one."""
+        """Evaluate ``tokens`` on ``seq`` from position 0; return the raw logits after the last one."""
         self.lc.llama_memory_clear(self.mem, True)
         if len(tokens) >= self.n_ctx:
             raise CrevalError(f"prompt of {len(tokens)} tokens does not fit model {self.spec.name}'s context {self.n_ctx}",
@@ -134,7 +140,7 @@ class LlamaCppBackend:
             chunk = tokens[start:start + N_BATCH]
             last = start + len(chunk) == len(tokens)
             self._decode([(t, start + i, [seq], last and i == len(chunk) - 1) for i, t in enumerate(chunk)])
-        return log_softmax(self._logits(len(tokens) - 1 - (len(tokens) - 1) // N_BATCH * N_BATCH))
+        return self._logits((len(tokens) - 1) % N_BATCH)
 
     def _generate(self, prompt: list[int], seeds: list[int], temperature: float, top_p: float,
                   max_tokens: int, stop: Sequence[str]) -> list[Sample]:
@@ -153,20 +159,20 @@ class LlamaCppBackend:
         toks: list[list[int]] = [[] for _ in range(n)]
         lps: list[list[float]] = [[] for _ in range(n)]
         done: list[str | None] = [None] * n
-        rows = {s: first for s in range(n)}
+        rows = {s: first for s in range(n)}     # raw logits of the next token, per sequence
         pos = n_prompt
         for step in range(budget):
             live = [s for s in range(n) if done[s] is None]
             entries = []
             for s in live:
-                t = sample_token(rows[s], temperature, top_p, rngs[s])
+                t, lp = sample_token(rows[s], temperature, top_p, rngs[s])
                 toks[s].append(t)
-                lps[s].append(float(rows[s][t]))
+                lps[s].append(lp)
                 if self.is_eog(t):
                     done[s] = "stop"
                     toks[s].pop()          # the end token's log-prob counts; its text does not
                     continue
-                if stop and any(x in self.detok(toks[s]) for x in stop):
+                if stop and any(x in self.detok(toks[s][-8:]) for x in stop):
                     done[s] = "stop"
                     continue
                 if step == budget - 1:
@@ -176,7 +182,7 @@ class LlamaCppBackend:
             if not entries:
                 break
             self._decode([(t, p, sq, True) for t, p, sq, _ in entries])
-            rows = {e[3]: log_softmax(self._logits(i)) for i, e in enumerate(entries)}
+            rows = {e[3]: self._logits(i) for i, e in enumerate(entries)}
             pos += 1
         out = []
         for s in range(n):
@@ -215,7 +221,7 @@ class LlamaCppBackend:
         with self.lock:
             for r in reqs:
                 prompt = self.tokenize(self.render(r.messages))
-                first = self._prefill(prompt)
+                first = log_softmax(self._prefill(prompt).astype(np.float64))
                 choice_toks = [self.tokenize(c, special=False) for c in r.choices]
                 res: dict[str, float] = {"_input_tokens": float(len(prompt))}
                 for c0 in range(0, len(r.choices), MAX_SEQ - 1):
@@ -233,7 +239,7 @@ class LlamaCppBackend:
                         tks = choice_toks[ci]
                         lp = float(first[tks[0]])
                         for j in range(1, len(tks)):
-                            lp += float(log_softmax(self._logits(where[(ci, j - 1)]))[tks[j]])
+                            lp += float(log_softmax(self._logits(where[(ci, j - 1)]).astype(np.float64))[tks[j]])
                         res[r.choices[ci]] = lp
                 out.append(res)
         return out
