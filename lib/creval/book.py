@@ -71,6 +71,18 @@ def notebook_title(nb_path: Path) -> str:
     return nb_path.stem
 
 
+def declared_parameters(nb_path: Path) -> set[str]:
+    """Names assigned in the notebook's cell tagged ``parameters``."""
+    import ast
+    nb = json.loads(Path(nb_path).read_text())
+    for c in nb["cells"]:
+        if "parameters" in c.get("metadata", {}).get("tags", []):
+            tree = ast.parse("".join(c["source"]))
+            return {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
+                    if isinstance(t, ast.Name)}
+    return set()
+
+
 def execute_chapters(params: dict, out: Path, only: list[str] | None = None, progress: bool = True) -> list[dict]:
     """Run each chapter notebook with papermill (cwd = repo root). Returns one status row per chapter."""
     import papermill as pm
@@ -88,7 +100,7 @@ def execute_chapters(params: dict, out: Path, only: list[str] | None = None, pro
         ledger_file.unlink(missing_ok=True)
         os.environ["CREVAL_LEDGER_FILE"] = str(ledger_file)
         t0, error = time.time(), None
-        declared = pm.inspect_notebook(str(src))       # inject only what the chapter declares
+        declared = declared_parameters(src)             # inject only what the chapter declares
         try:
             pm.execute_notebook(str(src), str(dst), parameters={k: v for k, v in params.items() if k in declared}, cwd=str(paths.REPO), kernel_name="python3",
                                 progress_bar=progress, request_save_on_cell_execute=True)

@@ -243,7 +243,7 @@ def load_nli(name: str) -> NLI:
 # held-out data and evaluation
 # ---------------------------------------------------------------------------------------------
 def _data_dir(env: str, default_rel: str, what: str, probe: str) -> Path:
-    d = Path(os.environ.get(env) or (paths.REPO.parent / "shared" / "data" / "entailment_paraphrase" / default_rel))
+    d = paths.dataset_dir(env, f"entailment_paraphrase/{default_rel}")
     if not (d / probe).exists():
         raise CrevalError(f"{what} not found: {d / probe} is missing",
                           f"set {env} to the folder holding {probe}")

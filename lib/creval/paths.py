@@ -33,5 +33,11 @@ def samples_dir() -> Path:
     return REPO / "data" / "samples"
 
 
+def dataset_dir(env: str, shared_rel: str) -> Path:
+    """A local dataset folder: ``$<env>`` when set, else the staged copy at ``<repo>/../shared/data/<shared_rel>``
+    (which may not exist: callers check and fall back to a bundled sample or raise a clear error)."""
+    return Path(os.environ.get(env) or REPO.parent / "shared" / "data" / shared_rel)
+
+
 def params_dir() -> Path:
     return REPO / "params"

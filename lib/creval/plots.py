@@ -6,7 +6,6 @@ nbconvert, Quarto and JupyterLab all keep, plus the plotly JSON for JupyterLab's
 from __future__ import annotations
 
 import plotly.graph_objects as go
-import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 _embedded = False

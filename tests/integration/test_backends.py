@@ -1,7 +1,6 @@
 """Real local models through each backend: llama.cpp in-process, transformers, and an OpenAI-compatible
 server (llama.cpp's) started on 127.0.0.1."""
 import math
-import os
 import socket
 import subprocess
 import sys

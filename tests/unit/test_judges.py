@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from creval.cache import CallCache
 from creval.judges import human, make_judge, run_judge
 from creval.judges.retrieval import RetrievalJudge, split_discussion, split_points
 from creval.judges.store import FragmentStore

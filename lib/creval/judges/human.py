@@ -40,6 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .. import paths
+from ..domains.sources import read_xlsx_rows
 from ..errors import CrevalError
 
 FEASIBLE = {"correct_efficient": True, "correct_inefficient": True, "correct_unsolvable": True,
@@ -51,9 +52,8 @@ SAMPLE_FILE = "macgyver_human_sample.jsonl"
 
 def data_dir() -> Path | None:
     env = os.environ.get("CREVAL_MACGYVER_DIR")
-    cands = [Path(env)] if env else []
-    cands.append(paths.REPO.parent / "shared" / "data" / "macgyver" / "data")
-    for c in cands:
+    root = paths.dataset_dir("CREVAL_MACGYVER_DIR", "macgyver")
+    for c in (root, root / "data"):
         if (c / "benchmark_results_flat.jsonl").exists() or (c / "benchmark_results.json").exists():
             return c
     if env:
@@ -73,18 +73,13 @@ def clean(text: str) -> str:
 
 @lru_cache(maxsize=2)
 def problem_texts(folder: str) -> dict[str, str]:
-    import openpyxl
     f = Path(folder) / "problem_solution_pair.xlsx"
     if not f.exists():
         raise CrevalError(f"{f} is missing", "copy problem_solution_pair.xlsx next to benchmark_results")
-    wb = openpyxl.load_workbook(f, read_only=True)
-    ws = wb.active
-    rows = ws.iter_rows(values_only=True)
-    head = [str(h) for h in next(rows)]
-    i_id, i_p = head.index("ID"), head.index("Problem")
-    out = {str(r[i_id]): clean(r[i_p]) for r in rows if r[i_id] is not None}
-    wb.close()
-    return out
+    rows = read_xlsx_rows(f)
+    if rows and not {"ID", "Problem"} <= set(rows[0]):
+        raise CrevalError(f"{f} has no ID/Problem columns", "use MacGyver's problem_solution_pair.xlsx")
+    return {str(r["ID"]): clean(r["Problem"]) for r in rows if r.get("ID") is not None}
 
 
 def load_annotations(folder: Path | None = None, include_unsolvable: bool = False) -> tuple[list[dict], str]:

@@ -112,10 +112,10 @@ def validation_criteria(domain: str = "macgyver"):
     return [c for c in get_domain(domain).criteria if crit_name(c).lower() in ("feasibility", "effectiveness")]
 
 
-def validate_judges(run_root, judge_model: str, judges, n_pairs: int, seed: int = 0, **params) -> pd.DataFrame:
+def validate_judges(run_root, judge_model: str, judges, n_pairs: int, **params) -> pd.DataFrame:
     """Run each judge on the same ``n_pairs`` human-labelled MacGyver pairs; verdict rows with labels."""
     from ..models.registry import load_model
-    pairs = human_pairs(n_pairs, seed)
+    pairs = human_pairs(n_pairs, params.get("seed", 0))   # the same seed picks the pairs and seeds the judges
     labels = {p["pair_id"]: p["labels"] for p in pairs}
     m, crits = load_model(judge_model), validation_criteria()
     frames = []
@@ -182,7 +182,7 @@ def token_breakdown(verdicts: pd.DataFrame, judge: str = "retrieval") -> pd.Data
 
 
 # -- threshold sweep (Fig. 12) --------------------------------------------------------------------
-def threshold_sweep(run_root, judge_model: str, thresholds, n_pairs: int, seed: int = 0, **params) -> pd.DataFrame:
+def threshold_sweep(run_root, judge_model: str, thresholds, n_pairs: int, **params) -> pd.DataFrame:
     """The retrieval judge at each early-exit threshold T on the same human-labelled pairs.
 
     Every T reuses the cached turns of the others (the first round is the same for all T), so the
@@ -190,7 +190,7 @@ def threshold_sweep(run_root, judge_model: str, thresholds, n_pairs: int, seed: 
     """
     from ..ledger import LEDGER
     from ..models.registry import load_model
-    pairs = human_pairs(n_pairs, seed)
+    pairs = human_pairs(n_pairs, params.get("seed", 0))   # the same seed picks the pairs and seeds the judges
     lab = {p["pair_id"]: {k.lower(): v for k, v in p["labels"].items()} for p in pairs}
     m, crits = load_model(judge_model), validation_criteria()
     rows = []

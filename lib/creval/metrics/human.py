@@ -14,21 +14,21 @@ When a directory is missing, the loaders fall back to tiny hand-written samples 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pandas as pd
 
 from .. import paths
+from ..domains.sources import read_xlsx_rows
 from ..errors import CrevalError
 
 
 def aut_dir() -> Path:
-    return Path(os.environ.get("CREVAL_AUT_DIR", paths.REPO.parent / "shared" / "data" / "aut"))
+    return paths.dataset_dir("CREVAL_AUT_DIR", "aut")
 
 
 def macgyver_dir() -> Path:
-    return Path(os.environ.get("CREVAL_MACGYVER_DIR", paths.REPO.parent / "shared" / "data" / "macgyver"))
+    return paths.dataset_dir("CREVAL_MACGYVER_DIR", "macgyver")
 
 
 def _find(root: Path, *names: str) -> Path | None:
@@ -94,18 +94,7 @@ def load_ocsai(n: int | None = None, objects: int | None = 2, split: str = "main
     return _spread(df[["item_id", "source", "prompt", "response", "score"]], n, objects, seed)
 
 
-def _xlsx_rows(f: Path) -> list[dict]:
-    import openpyxl
-    try:
-        wb = openpyxl.load_workbook(f, read_only=True, data_only=True)
-    except Exception as e:   # noqa: BLE001
-        raise CrevalError(f"{f}: cannot open the spreadsheet ({e})", "check that it is a valid .xlsx file") from None
-    rows = list(wb.active.iter_rows(values_only=True))
-    wb.close()
-    if not rows:
-        return []
-    head = [str(h).strip() if h is not None else "" for h in rows[0]]
-    return [dict(zip(head, r)) for r in rows[1:] if any(v is not None for v in r)]
+
 
 
 def load_cambridge(n: int | None = None, objects=("bowl", "paperclip"), seed: int = 0) -> pd.DataFrame:
@@ -119,7 +108,7 @@ def load_cambridge(n: int | None = None, objects=("bowl", "paperclip"), seed: in
         f = _find(root, f"{obj}_AUT_dataset.xlsx")
         if f is None:
             continue
-        rows = _xlsx_rows(f)
+        rows = read_xlsx_rows(f)
         recs = []
         for r in rows:
             resp, avg = r.get("Responses"), r.get("average")
@@ -150,7 +139,7 @@ def load_macgyver_pairs() -> pd.DataFrame:
     Falls back to ``data/samples/macgyver.jsonl``."""
     f = _find(macgyver_dir(), "problem_solution_pair.xlsx")
     if f is not None:
-        rows, source = _xlsx_rows(f), "macgyver"
+        rows, source = read_xlsx_rows(f), "macgyver"
     else:
         s = paths.samples_dir() / "macgyver.jsonl"
         rows, source = [json.loads(x) for x in s.read_text().splitlines() if x.strip()], "sample"

@@ -8,7 +8,6 @@ keeps every drawn sample stable afterwards. Offline, a GGUF file loads through `
 """
 from __future__ import annotations
 
-import os
 from typing import Sequence
 
 from ..errors import CrevalError

@@ -11,7 +11,6 @@ own probability of each chosen token, independent of the sampling temperature an
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import threading
 from typing import Sequence
