@@ -42,9 +42,11 @@ def bench_llamacpp(repeats: int, threads: int):
     seeds = [derive_seed(0, i) for i in range(N)]
 
     def batched():
+        b._held = []                                   # no prefix reuse between repetitions: evaluate the prompt
         return [s.token_logprobs for s in b._generate(prompt, seeds, 1.0, 0.9, TOKENS, ())]
 
     def sequential():
+        b._held = []
         first, out = b._prefill(prompt), []
         for sd in seeds:
             b.lc.llama_memory_seq_rm(b.mem, 1, -1, -1)

@@ -99,6 +99,7 @@ def execute_chapters(params: dict, out: Path, only: list[str] | None = None, pro
         ledger_file = out / "ledger" / f"{Path(ch).stem}.jsonl"
         ledger_file.unlink(missing_ok=True)
         os.environ["CREVAL_LEDGER_FILE"] = str(ledger_file)
+        os.environ["TQDM_DISABLE"] = "1"        # progress is shown per cell here, not as noise inside the pages
         t0, error = time.time(), None
         declared = declared_parameters(src)             # inject only what the chapter declares
         try:
@@ -108,6 +109,7 @@ def execute_chapters(params: dict, out: Path, only: list[str] | None = None, pro
             error = f"{e.ename}: {e.evalue}"
         finally:
             os.environ.pop("CREVAL_LEDGER_FILE", None)
+            os.environ.pop("TQDM_DISABLE", None)
         status.append({"chapter": ch, "seconds": round(time.time() - t0, 2), "error": error,
                        "usage": Ledger.summarize([CallRecord(**r) for r in read_jsonl(ledger_file)])["total"]})
     return status
@@ -158,7 +160,7 @@ def render_offline(out: Path) -> Path:
     if mathjax and not (site / "mathjax").exists():
         shutil.copytree(mathjax / "static", site / "mathjax")
     if mathjax:
-        exporter.mathjax_url = "../mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
+        exporter.mathjax_url = "../mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
     for part, href, title in entries:
         depth = href.count("/")
         nav = _nav(entries, href, "../" * depth)

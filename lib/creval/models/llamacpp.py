@@ -95,6 +95,8 @@ class LlamaCppBackend:
         self.mem = llama_cpp.llama_get_memory(self.ctx)
         self.batch = llama_cpp.llama_batch_init(max(N_BATCH, MAX_SEQ * 8), 0, MAX_SEQ)
         self.lock = threading.Lock()
+        self._held: list[int] = []        # prompt tokens sequence 0 holds (positions 0..len-1)
+        self.reused_tokens = 0            # prompt tokens served from the KV cache (prefix reuse)
 
     # -- text <-> tokens ----------------------------------------------------------------------
     def render(self, messages: Sequence[dict]) -> str:
@@ -129,17 +131,34 @@ class LlamaCppBackend:
         ptr = self.lc.llama_get_logits_ith(self.ctx, i)
         return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()  # float32, copied out of llama.cpp's buffer
 
-    def _prefill(self, tokens: list[int], seq: int = 0) -> np.ndarray:
-        """Evaluate ``tokens`` on ``seq`` from position 0; return the raw logits after the last one."""
-        self.lc.llama_memory_clear(self.mem, True)
+    def _prefill(self, tokens: list[int]) -> np.ndarray:
+        """Hold ``tokens`` in sequence 0 and return the raw logits after the last one.
+
+        Prefix reuse: the tokens sequence 0 already holds from the previous prompt are kept up to the
+        first difference, so prompts that share a beginning (same system prompt and problem, a growing
+        discussion) only pay for their new part. Every other sequence is emptied."""
         if len(tokens) >= self.n_ctx:
             raise CrevalError(f"prompt of {len(tokens)} tokens does not fit model {self.spec.name}'s context {self.n_ctx}",
                               "raise `context` in the model spec")
-        for start in range(0, len(tokens), N_BATCH):
-            chunk = tokens[start:start + N_BATCH]
-            last = start + len(chunk) == len(tokens)
-            self._decode([(t, start + i, [seq], last and i == len(chunk) - 1) for i, t in enumerate(chunk)])
-        return self._logits((len(tokens) - 1) % N_BATCH)
+        keep = 0
+        for a, b in zip(self._held, tokens[:-1]):       # the last token is always decoded: we need its logits
+            if a != b:
+                break
+            keep += 1
+        for s in range(1, MAX_SEQ):
+            self.lc.llama_memory_seq_rm(self.mem, s, -1, -1)
+        if not self.lc.llama_memory_seq_rm(self.mem, 0, keep, -1):
+            self.lc.llama_memory_clear(self.mem, True)
+            keep = 0
+        self._held = []
+        rest = tokens[keep:]
+        for start in range(0, len(rest), N_BATCH):
+            chunk = rest[start:start + N_BATCH]
+            last = start + len(chunk) == len(rest)
+            self._decode([(t, keep + start + i, [0], last and i == len(chunk) - 1) for i, t in enumerate(chunk)])
+        self._held = list(tokens)
+        self.reused_tokens += keep
+        return self._logits((len(rest) - 1) % N_BATCH)
 
     def _generate(self, prompt: list[int], seeds: list[int], temperature: float, top_p: float,
                   max_tokens: int, stop: Sequence[str]) -> list[Sample]:

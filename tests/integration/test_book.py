@@ -1,0 +1,34 @@
+"""The book end to end: every chapter executed by papermill on the smoke profile with the real local
+model, rendered to offline HTML; then a warm rebuild that must make no model call at all."""
+import json
+
+import pytest
+
+from creval.book import build_book, load_params
+from creval.paths import REPO
+
+pytestmark = pytest.mark.integration
+
+
+def test_book_builds_then_rebuilds_from_cache(tmp_path, fresh_cache):
+    params = load_params(REPO / "params/smoke.yaml", [f"run_root={tmp_path / 'runs'}"])
+    cold = build_book(params, tmp_path / "book", render="offline", progress=False)
+    assert [c["error"] for c in cold["chapters"]] == [None] * len(cold["chapters"]), cold["chapters"]
+    assert cold["usage"]["total"]["calls_made"] > 0
+    site = tmp_path / "book" / "site"
+    index = (site / "index.html").read_text()
+    for ch in cold["chapters"]:
+        page = site / ch["chapter"].replace(".ipynb", ".html")
+        html = page.read_text()
+        assert page.name in index or page.name in html                     # linked from the table of contents
+        assert "Traceback" not in html                                      # no cell failed
+        assert "https://cdn" not in html                                    # offline: nothing from a CDN
+    # every chapter shows plotly figures, with plotly.js embedded once per page
+    for ch in cold["chapters"]:
+        html = (site / ch["chapter"].replace(".ipynb", ".html")).read_text()
+        assert html.count("window._crevalDefine = window.define") == 1, ch["chapter"]
+    warm = build_book(params, tmp_path / "book2", render="none", progress=False)
+    assert warm["usage"]["total"]["calls_made"] == 0, warm["usage"]
+    assert warm["usage"]["total"]["cache_hits"] >= cold["usage"]["total"]["calls_made"]
+    manifest = json.loads((tmp_path / "book2" / "book-manifest.json").read_text())
+    assert manifest["chapters"][0]["usage"]["calls_made"] == 0
