@@ -98,7 +98,7 @@ def test_fragment_store_roundtrip():
 
 def test_retrieval_early_exit_and_most_confident_gives_verdict():
     panel = Panel()   # mean confidence (0.9+0.6+0.3)/3 = 0.6
-    j = RetrievalJudge(Model(panel), threshold=0.5, max_rounds=2)
+    j = RetrievalJudge(Model(panel), confidence_via="text", threshold=0.5, max_rounds=2)
     vs = j.judge(PROBLEM, SOLUTION, CRITS, "p::m")
     assert [v.criterion for v in vs] == ["feasibility", "effectiveness"]
     v = vs[0]
@@ -119,7 +119,7 @@ def test_retrieval_early_exit_and_most_confident_gives_verdict():
 
 def test_retrieval_continues_below_threshold_and_routes_questions():
     panel = Panel()
-    j = RetrievalJudge(Model(panel), threshold=0.7, max_rounds=2)
+    j = RetrievalJudge(Model(panel), confidence_via="text", threshold=0.7, max_rounds=2)
     v = j.judge(PROBLEM, SOLUTION, CRITS[:1], "p2")[0]
     assert v.rounds == 2 and not v.early_exit
     ca_round2 = [t for t in v.transcript if t["phase"] == "discussion" and t["round"] == 2 and t["agent"] == "CA"][0]
@@ -127,7 +127,7 @@ def test_retrieval_continues_below_threshold_and_routes_questions():
     # a rerun with another threshold reuses cached turns (the first round is identical)
     from creval.ledger import LEDGER
     m = LEDGER.mark()
-    v2 = RetrievalJudge(Model(panel), threshold=0.5).judge(PROBLEM, SOLUTION, CRITS[:1], "p2")[0]
+    v2 = RetrievalJudge(Model(panel), confidence_via="text", threshold=0.5).judge(PROBLEM, SOLUTION, CRITS[:1], "p2")[0]
     recs = [r for r in LEDGER.since(m) if r.kind == "chat"]
     assert v2.rounds == 1
     assert all(r.cached for r in recs if r.tags.get("phase") != "verdict"), [r.tags for r in recs if not r.cached]
@@ -196,3 +196,15 @@ def test_human_mapping_and_bundled_sample(monkeypatch):
     rows, src = human.load_annotations()
     assert "illustrative" in src and len(rows) == 5            # correct_unsolvable excluded by default
     assert human.sample_pairs(3, seed=1) == human.sample_pairs(3, seed=1)
+
+
+def test_digit_expectation_reads_certainty_from_log_probs():
+    import math
+    from creval.judges.retrieval import digit_expectation
+    one_hot = {str(d): (0.0 if d == 9 else -math.inf) for d in range(10)}
+    assert digit_expectation(one_hot) == 1.0
+    uniform = {str(d): math.log(0.1) for d in range(10)}
+    assert math.isclose(digit_expectation(uniform), 4.5 / 9)
+    two = {"0": math.log(0.25), "6": math.log(0.75), "_input_tokens": 12.0}   # renormalised over the digits
+    assert math.isclose(digit_expectation(two), 0.75 * 6 / 9)
+    assert digit_expectation({}) == 0.0

@@ -20,7 +20,7 @@ from .base import crit_name
 from .runner import run_judge
 
 JUDGE_PARAMS = ("threshold", "k", "j", "l", "max_rounds", "word_limit", "init_words", "retries", "verdict_via",
-                "embedder", "seed")
+                "confidence_via", "embedder", "seed")
 
 
 def _root(run_root) -> Path:

@@ -22,6 +22,7 @@ belief that it can decide correctly; ``None`` when no certainty parsed.
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Sequence
 
@@ -39,6 +40,19 @@ QUERY = {"PA": "problem constraints, available items and their properties, desir
          "CA": "{criterion}: {definition} evidence in the solution for or against it"}
 ADDRESS = re.compile(r"To\s+(?:the\s+)?(Problem|Solution|Criterion)\s+Analyst\s*:\s*(.+?)"
                      r"(?=To\s+(?:the\s+)?(?:Problem|Solution|Criterion)\s+Analyst\s*:|\[\[|\Z)", re.I | re.S)
+DIGITS = tuple(str(d) for d in range(10))
+
+
+def digit_expectation(scores: dict) -> float:
+    """Expected value / 9 of a digit distribution given as log-probs (renormalised over the digits)."""
+    lps = [scores.get(d, -math.inf) for d in DIGITS]
+    top = max(lps)
+    if top == -math.inf:
+        return 0.0
+    w = [math.exp(x - top) for x in lps]
+    return sum(i * wi for i, wi in enumerate(w)) / (9 * sum(w))
+
+
 SECTION = re.compile(r"\[\[\s*([A-Za-z ]+?)\s*\]\]\s*:?")
 
 
@@ -78,17 +92,21 @@ class RetrievalJudge:
     def __init__(self, model, *, store: FragmentStore | None = None, k: int = 5, j: int = 4, l: int = 8,
                  threshold: float = 0.5, max_rounds: int = 2, word_limit: int = 150, init_words: int | None = None,
                  fragment_words: int = 60, retries: int = 2, verdict_via: str = "text", seed: int = 0,
-                 tokens_per_word: float = 1.6):
+                 tokens_per_word: float = 1.6, confidence_via: str = "logprobs"):
         self.model, self.store = model, store or FragmentStore(None)
         self.k, self.j, self.l, self.threshold, self.max_rounds = k, j, l, threshold, max_rounds
         self.word_limit, self.init_words = word_limit, init_words or word_limit
         self.fragment_words, self.retries, self.verdict_via, self.seed = fragment_words, retries, verdict_via, seed
         self.tpw = tokens_per_word
+        if confidence_via not in ("logprobs", "text"):
+            raise ValueError(f"confidence_via must be 'logprobs' or 'text', not {confidence_via!r}")
+        self.confidence_via = confidence_via
 
     def params(self) -> dict:
         return {"k": self.k, "j": self.j, "l": self.l, "threshold": self.threshold, "max_rounds": self.max_rounds,
                 "word_limit": self.word_limit, "init_words": self.init_words, "retries": self.retries,
-                "verdict_via": self.verdict_via, "embedder": self.store.embedder.name}
+                "verdict_via": self.verdict_via, "confidence_via": self.confidence_via,
+                "embedder": self.store.embedder.name}
 
     def _max_tokens(self, words: int) -> int:
         return int(words * self.tpw) + 16
@@ -184,26 +202,12 @@ class RetrievalJudge:
                                   comp.text, comp.input_tokens, comp.output_tokens,
                                   retrieved_ids=[f.id for f in got[a]], retrieved=[f.text for f in got[a]]).to_dict())
             questions = new_questions
-            # confidence: three independent turns -> one batch for the first attempt, retries per analyst
-            cg, cconvs = {}, []
-            for a in ROLES:
-                cg[a] = self._get(pair_id, a, crit, self.j, rnd)
-                cconvs.append([{"role": "user", "content": render(
-                    "retrieval_confidence", role=ROLES[a], criterion=cname, definition=cdef, focus=FOCUS[a], info=info,
-                    notes=self._notes(cg[a]))}])
-            with LEDGER.tagged(phase="confidence", round=rnd):
-                firsts = self._chat_many_tagged(cconvs, list(ROLES), 48)
-                for a, conv, first in zip(ROLES, cconvs, firsts):
-                    with LEDGER.tagged(agent=a):
-                        res = ask_parsed(self.model, conv, parse_confidence, fmt="[[0.x]] ([YES] or [NO])",
-                                         max_tokens=48, retries=self.retries, seed=self.seed, first=first)
-                    retries += res.attempts - 1
-                    conf[a] = res.value
-                    stance[a] = parse_stance(res.text)
-                    turns.append(Turn(a, "confidence", rnd, "certainty [[0.x]] and leaning ([YES]/[NO])",
-                                      "\n---retry---\n".join(res.replies), first.input_tokens, first.output_tokens,
-                                      res.attempts, retrieved_ids=[f.id for f in cg[a]], retrieved=[f.text for f in cg[a]],
-                                      parsed={"confidence": res.value, "stance": stance[a], "path": res.path}).to_dict())
+            # confidence: three independent turns -> one batch
+            cg = {a: self._get(pair_id, a, crit, self.j, rnd) for a in ROLES}
+            if self.confidence_via == "logprobs":
+                retries += self._confidence_logprobs(info, crit, cg, rnd, conf, turns)
+            else:
+                retries += self._confidence_text(info, crit, cg, rnd, conf, stance, turns)
             parsed = [x for x in conf.values() if x is not None]
             mean_conf = sum(parsed) / len(parsed) if parsed else None
             if mean_conf is not None and mean_conf >= self.threshold:
@@ -230,6 +234,47 @@ class RetrievalJudge:
                        verdict_path=res.path, retries=retries, transcript=turns,
                        extra={"confidences": conf, "stances": stance, "verdict_agent": best,
                               "fragments": self.store.count(pair_id), "threshold": self.threshold})
+
+    def _confidence_convs(self, template, info, crit, cg) -> list[list[dict]]:
+        return [[{"role": "user", "content": render(template, role=ROLES[a], criterion=crit_name(crit),
+                                                    definition=crit_def(crit), focus=FOCUS[a], info=info,
+                                                    notes=self._notes(cg[a]))}] for a in ROLES]
+
+    def _confidence_logprobs(self, info, crit, cg, rnd, conf, turns) -> int:
+        """Certainty read from the log-probs of the digits 0-9 (no free text to parse, never unparsed):
+        the expected digit / 9 under the model's distribution restricted to the digits."""
+        convs = self._confidence_convs("retrieval_confidence_digit", info, crit, cg)
+        with LEDGER.tagged(phase="confidence", round=rnd):
+            scores = []
+            for a, conv in zip(ROLES, convs):
+                with LEDGER.tagged(agent=a):
+                    scores.append(self.model.choice_logprobs(conv, DIGITS))
+        for a, sc in zip(ROLES, scores):
+            conf[a] = digit_expectation(sc)
+            turns.append(Turn(a, "confidence", rnd, "certainty: expected digit 0-9 from log-probs",
+                              f"certainty {conf[a]:.2f}", int(sc.get("_input_tokens", 0)), 1,
+                              retrieved_ids=[f.id for f in cg[a]], retrieved=[f.text for f in cg[a]],
+                              parsed={"confidence": conf[a], "path": "logprobs"}).to_dict())
+        return 0
+
+    def _confidence_text(self, info, crit, cg, rnd, conf, stance, turns) -> int:
+        """Certainty written as [[0.x]] and parsed, with bounded retries (then unparsed)."""
+        retries = 0
+        cconvs = self._confidence_convs("retrieval_confidence", info, crit, cg)
+        with LEDGER.tagged(phase="confidence", round=rnd):
+            firsts = self._chat_many_tagged(cconvs, list(ROLES), 48)
+            for a, conv, first in zip(ROLES, cconvs, firsts):
+                with LEDGER.tagged(agent=a):
+                    res = ask_parsed(self.model, conv, parse_confidence, fmt="[[0.x]] ([YES] or [NO])",
+                                     max_tokens=48, retries=self.retries, seed=self.seed, first=first)
+                retries += res.attempts - 1
+                conf[a] = res.value
+                stance[a] = parse_stance(res.text)
+                turns.append(Turn(a, "confidence", rnd, "certainty [[0.x]] and leaning ([YES]/[NO])",
+                                  "\n---retry---\n".join(res.replies), first.input_tokens, first.output_tokens,
+                                  res.attempts, retrieved_ids=[f.id for f in cg[a]], retrieved=[f.text for f in cg[a]],
+                                  parsed={"confidence": res.value, "stance": stance[a], "path": res.path}).to_dict())
+        return retries
 
     def _chat_many_tagged(self, convs, agents, max_tokens):
         return chat_many_tagged(self.model, convs, [{"agent": a} for a in agents], max_tokens=max_tokens,
