@@ -138,8 +138,9 @@ def _nav(entries: list[tuple[str | None, str, str]], active: str, prefix: str) -
 
 
 def _strip_cdn(page: str) -> str:
-    """Drop CDN script tags (require.js, MathJax): the book must not depend on the network."""
-    return re.sub(r'<script[^>]+src="https?://[^"]+"[^>]*>\s*</script>', "", page)
+    """Drop scripts loaded from a CDN (require.js, mermaid): the book must not depend on the network."""
+    page = re.sub(r'<script[^>]+src="https?://[^"]+"[^>]*>\s*</script>', "", page)
+    return re.sub(r'<script type="module">(?:(?!</script>).)*https://cdn(?:(?!</script>).)*</script>', "", page, flags=re.S)
 
 
 def render_offline(out: Path) -> Path:
