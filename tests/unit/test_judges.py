@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from creval.cache import CallCache
 from creval.judges import human, make_judge, run_judge
 from creval.judges.retrieval import RetrievalJudge, split_discussion, split_points
 from creval.judges.store import FragmentStore
@@ -208,3 +209,32 @@ def test_digit_expectation_reads_certainty_from_log_probs():
     two = {"0": math.log(0.25), "6": math.log(0.75), "_input_tokens": 12.0}   # renormalised over the digits
     assert math.isclose(digit_expectation(two), 0.75 * 6 / 9)
     assert digit_expectation({}) == 0.0
+
+
+def test_run_judge_resumes_only_with_the_same_settings(tmp_path):
+    from creval.judges import run_judge
+    calls = []
+
+    class Backend:
+        LOGPROB_KIND = "raw"
+        spec = ModelSpec(name="yes-man", backend="llamacpp", model="y")
+
+        def chat(self, reqs):
+            calls.append(len(reqs))
+            return [Completion("[[YES]] ([0.9])", 10, 3) for _ in reqs]
+
+        def count_tokens(self, t):
+            return 1
+
+    m = Model(Backend(), CallCache(tmp_path / "c.sqlite"))
+    pairs = [{"pair_id": "p1", "problem": "P", "solution": "S"}]
+    from creval.ledger import LEDGER
+    run_judge("zero-shot", m, pairs, CRITS[:1], tmp_path / "run", progress=False)
+    assert len(calls) == 1
+    mark = LEDGER.mark()
+    run_judge("zero-shot", m, pairs, CRITS[:1], tmp_path / "run", progress=False)    # resumed: nothing to do
+    assert [r for r in LEDGER.since(mark) if r.kind == "chat"] == []
+    st = run_judge("zero-shot", m, pairs, CRITS[:1], tmp_path / "run", progress=False, retries=0)  # new settings
+    redone = [r for r in LEDGER.since(mark) if r.kind == "chat"]
+    assert len(redone) == 1 and redone[0].cached and len(calls) == 1     # recomputed, from the call cache
+    assert len(st.read("verdicts")) == 1 and st.read("verdicts")[0]["verdict"] is True

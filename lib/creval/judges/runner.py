@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import logging
 from pathlib import Path
 from typing import Sequence
@@ -46,6 +47,17 @@ def pair_of(row: dict) -> tuple[str, str, str]:
     return str(pid), str(text), str(row["solution"])
 
 
+def _forget_if_settings_changed(store: RunStore, settings: dict) -> None:
+    """Resume only verdicts made with the same judge settings; otherwise start the tables afresh (the calls
+    stay in the call cache, so whatever the new settings share with the old ones costs nothing)."""
+    f = store.root / "settings.json"
+    if f.exists() and json.loads(f.read_text()) != json.loads(json.dumps(settings, default=str)):
+        log.warning("%s: judge settings changed; verdicts are recomputed (cached calls are reused)", store.root)
+        for table in ("verdicts", "transcripts"):
+            store.path(table).unlink(missing_ok=True)
+    f.write_text(json.dumps(settings, indent=1, default=str))
+
+
 def run_judge(judge_name: str, model, problems: list[dict], criteria: Sequence, out: str | Path,
               progress: bool = True, **params) -> RunStore:
     """Judge every pair x criterion not yet in ``out/verdicts.jsonl``; write verdicts, transcripts, manifest."""
@@ -55,6 +67,7 @@ def run_judge(judge_name: str, model, problems: list[dict], criteria: Sequence, 
     store.note_model(model)
     judge = make_judge(judge_name, model, store_dir=out / "fragments", **params)
     store.params["judge_params"] = judge.params()
+    _forget_if_settings_changed(store, {"judge": judge_name, "model": model.spec.identity(), **judge.params()})
     done = {(r["pair_id"], r["criterion"]) for r in store.read("verdicts")}
     for row in tqdm(problems, desc=f"judge {judge_name}", disable=not progress):
         pid, text, sol = pair_of(row)
