@@ -8,14 +8,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .domains import get_domain
+from .generation import step_messages
 from .models.registry import load_model
 from .runs import RunStore
-
-
-def first_step_messages(domain, problem, max_steps: int = 5) -> list[dict]:
-    """The prompt asking for the first step of ``problem`` (the same one step-wise generation uses)."""
-    prompt = domain.render(domain.step_prompt, problem, k=1, so_far="", stop_rule="", max_steps=max_steps)
-    return [{"role": "system", "content": domain.system_prompt}, {"role": "user", "content": prompt}]
 
 
 def draw_next_steps(run_root: str | Path, model: str, n: int, max_tokens: int, temperature: float = 1.0,
@@ -29,7 +24,7 @@ def draw_next_steps(run_root: str | Path, model: str, n: int, max_tokens: int, t
                       "top_p": top_p, "seed": seed, "domain": domain, "data_source": dom.last_source})
     store.note_model(m)
     store.seeds["sampling"] = seed
-    samples = m.sample(first_step_messages(dom, problem), n, temperature=temperature, top_p=top_p,
+    samples = m.sample(step_messages(dom, problem, [], max_steps=5), n, temperature=temperature, top_p=top_p,
                        max_tokens=max_tokens, stop=("\n",), seed=seed)
     store.write("samples", [{"problem_id": problem.problem_id, "problem_text": problem.text, "sample_index": i,
                              "logprob_kind": m.logprob_kind, **s.to_dict()} for i, s in enumerate(samples)])

@@ -104,6 +104,15 @@ def render_so_far(steps: Sequence[str], unit: str) -> str:
     return "\n".join(f"Step {i + 1}: {s}" for i, s in enumerate(steps)) if steps else "(none yet)"
 
 
+def step_messages(domain: Domain, problem: Problem, chosen: Sequence[str], max_steps: int) -> list[dict]:
+    """The prompt asking for the unit after ``chosen`` (the STOP option is offered from the second unit on).
+    Chapter 01 samples its first step with this same prompt."""
+    k = len(chosen)
+    prompt = domain.render(domain.step_prompt, problem, k=k + 1, so_far=render_so_far(chosen, domain.unit),
+                           stop_rule=domain.stop_rule if k > 0 else "", max_steps=max_steps)
+    return [{"role": "system", "content": domain.system_prompt}, {"role": "user", "content": prompt}]
+
+
 def join_solution(steps: Sequence[str], unit: str) -> str:
     return " ".join(steps) if unit == "sentence" else "\n".join(f"Step {i + 1}: {s}" for i, s in enumerate(steps))
 
@@ -150,9 +159,7 @@ def solve(model, domain: Domain, problem: Problem, *, nli, nli_name: str, n: int
     rows: list[dict] = []
     stopped_by = "budget"
     for k in range(budget):
-        prompt = domain.render(domain.step_prompt, problem, k=k + 1, so_far=render_so_far(chosen, unit),
-                               stop_rule=domain.stop_rule if k > 0 else "", max_steps=max_steps)
-        samples = model.sample([system, {"role": "user", "content": prompt}], n, temperature=temperature,
+        samples = model.sample(step_messages(domain, problem, chosen, max_steps), n, temperature=temperature,
                                top_p=top_p, max_tokens=max_step_tokens, stop=stop_seqs, seed=seed)
         cleans = [clean_step(s.text, unit) for s in samples]
         votes = [is_stop_vote(c) for c in cleans]
