@@ -237,34 +237,31 @@ def table_novelty_vs_entropy(ctx: Context):
                                            "Novelty scores are ranks within one domain, so pooled rows mix rankings.")
 
 
-def table_naive_vs_semantic(ctx: Context):
-    """Table 13: Spearman rho of judged novelty with naive (sequence-level), semantic and discrete entropy."""
-    df = solution_novelty(ctx)
+def _novelty_rhos(df: pd.DataFrame, columns: list[tuple[str, str]]) -> pd.DataFrame:
+    """Per model and domain: Spearman rho (and p) of judged novelty with each ``(column, label)``."""
     rows = []
     for m, d, g in _by_model_domain(df):
         row = {"model": m, "domain": d, "n": len(g)}
-        for col, name in (("mean_naive_entropy", "naive"), ("mean_semantic_entropy", "semantic"),
-                          ("mean_discrete_entropy", "discrete")):
+        for col, name in columns:
             r = S.spearman(g["novelty_score"], g[col]) if col in g else {"rho": np.nan, "p": np.nan, "note": "missing"}
-            row[f"{name} rho"], row[f"{name} p"] = r["rho"], r["p"]
-            row["note"] = r["note"]
+            row[f"{name} rho"], row[f"{name} p"], row["note"] = r["rho"], r["p"], r["note"]
         rows.append(row)
-    return plots.table(pd.DataFrame(rows), "Table 13: naive vs semantic entropy against judged novelty "
-                                           "(our score: 1 = most novel, so positive rho means aligned; the paper "
-                                           "correlates with rank position, where negative means aligned)")
+    return pd.DataFrame(rows)
+
+
+def table_naive_vs_semantic(ctx: Context):
+    """Table 13: Spearman rho of judged novelty with naive (sequence-level), semantic and discrete entropy."""
+    df = _novelty_rhos(solution_novelty(ctx), [("mean_naive_entropy", "naive"), ("mean_semantic_entropy", "semantic"),
+                                               ("mean_discrete_entropy", "discrete")])
+    return plots.table(df, "Table 13: naive vs semantic entropy against judged novelty "
+                           "(our score: 1 = most novel, so positive rho means aligned; the paper "
+                           "correlates with rank position, where negative means aligned)")
 
 
 def table_aggregation(ctx: Context):
     """Table 14: min / max / mean aggregation of per-step semantic entropy against judged novelty."""
-    df = solution_novelty(ctx)
-    rows = []
-    for m, d, g in _by_model_domain(df):
-        row = {"model": m, "domain": d, "n": len(g)}
-        for how in ("min", "max", "mean"):
-            r = S.spearman(g["novelty_score"], g[f"{how}_semantic_entropy"])
-            row[f"{how} rho"], row[f"{how} p"], row["note"] = r["rho"], r["p"], r["note"]
-        rows.append(row)
-    return plots.table(pd.DataFrame(rows), "Table 14: aggregation of step entropies vs judged novelty")
+    df = _novelty_rhos(solution_novelty(ctx), [(f"{how}_semantic_entropy", how) for how in ("min", "max", "mean")])
+    return plots.table(df, "Table 14: aggregation of step entropies vs judged novelty")
 
 
 # -- H.2 sample size, H.1 temperature -------------------------------------------------------------------
