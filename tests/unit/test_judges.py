@@ -199,16 +199,31 @@ def test_human_mapping_and_bundled_sample(monkeypatch):
     assert human.sample_pairs(3, seed=1) == human.sample_pairs(3, seed=1)
 
 
-def test_digit_expectation_reads_certainty_from_log_probs():
+def test_score_expectation_reads_certainty_from_log_probs():
     import math
-    from creval.judges.retrieval import digit_expectation
-    one_hot = {str(d): (0.0 if d == 9 else -math.inf) for d in range(10)}
-    assert digit_expectation(one_hot) == 1.0
-    uniform = {str(d): math.log(0.1) for d in range(10)}
-    assert math.isclose(digit_expectation(uniform), 4.5 / 9)
-    two = {"0": math.log(0.25), "6": math.log(0.75), "_input_tokens": 12.0}   # renormalised over the digits
-    assert math.isclose(digit_expectation(two), 0.75 * 6 / 9)
-    assert digit_expectation({}) == 0.0
+    from creval.judges.retrieval import SCORES, score_expectation
+    assert SCORES[0] == "[[0.0]]" and SCORES[-1] == "[[1.0]]" and len(SCORES) == 11
+    one_hot = {s: (0.0 if s == "[[0.7]]" else -math.inf) for s in SCORES}
+    assert math.isclose(score_expectation(one_hot), 0.7)
+    uniform = {s: math.log(1 / 11) for s in SCORES}
+    assert math.isclose(score_expectation(uniform), 0.5)
+    two = {"[[0.0]]": math.log(0.1), "[[0.8]]": math.log(0.3), "_input_tokens": 12.0}   # renormalised
+    assert math.isclose(score_expectation(two), 0.75 * 0.8)
+    assert score_expectation({}) == 0.0
+
+
+def test_confidence_path_follows_the_backends_log_probs():
+    class Local:
+        logprob_kind = "raw"
+
+    class Server:
+        logprob_kind = "server"
+
+    assert RetrievalJudge(Local()).confidence_via == "logprobs"
+    assert RetrievalJudge(Server()).confidence_via == "text"
+    assert RetrievalJudge(Local(), confidence_via="text").confidence_via == "text"
+    with pytest.raises(ValueError, match="confidence_via"):
+        RetrievalJudge(Local(), confidence_via="digits")
 
 
 def test_run_judge_resumes_only_with_the_same_settings(tmp_path):
@@ -238,3 +253,21 @@ def test_run_judge_resumes_only_with_the_same_settings(tmp_path):
     redone = [r for r in LEDGER.since(mark) if r.kind == "chat"]
     assert len(redone) == 1 and redone[0].cached and len(calls) == 1     # recomputed, from the call cache
     assert len(st.read("verdicts")) == 1 and st.read("verdicts")[0]["verdict"] is True
+
+
+def test_token_table_and_summary_compare_on_common_pairs():
+    import pandas as pd
+    from creval.judges import report
+    rows = [  # judge, pair, criterion, input, output, early_exit, retries
+        ("retrieval", "a", "f", 300, 50, True, 0), ("retrieval", "a", "e", 250, 50, False, 1),
+        ("retrieval", "b", "f", 400, 100, True, 0),
+        ("chateval", "a", "f", 900, 100, False, 2), ("chateval", "a", "e", 900, 100, False, 0),
+        ("chateval", "b", "f", 1500, 100, False, 1), ("chateval", "c", "f", 9999, 9, False, 0)]   # c: chateval only
+    v = pd.DataFrame(rows, columns=["judge", "pair_id", "criterion", "input_tokens", "output_tokens", "early_exit",
+                                    "retries"])
+    tok = report.token_table(v).set_index("judge")
+    assert tok.loc["retrieval", "total mean"] == (650 + 500) / 2 and tok.loc["chateval", "total mean"] == (2000 + 1600) / 2
+    assert tok.loc["retrieval", "share of chateval"] == 1150 / 3600 and tok.loc["chateval", "pairs"] == 2
+    s = report.token_summary(v, report.token_table(v))
+    assert "32% of chateval" in s and "2 of 3 retrieval discussions" in s and "retrieval 1, chateval 3" in s
+    assert f"{report.PAPER_SHARE:.1%}" == "36.5%"

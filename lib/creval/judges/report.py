@@ -168,6 +168,24 @@ def token_table(verdicts: pd.DataFrame, ours: str = "retrieval", baseline: str =
     return df
 
 
+PAPER_TABLE15 = {"chateval": (66944, 8634), "retrieval": (23758, 3796)}   # mean input, output tokens per pair
+PAPER_SHARE = sum(PAPER_TABLE15["retrieval"]) / sum(PAPER_TABLE15["chateval"])
+
+
+def token_summary(verdicts: pd.DataFrame, tokens: pd.DataFrame, ours: str = "retrieval",
+                  baseline: str = "chateval", paper_share: float = PAPER_SHARE) -> str:
+    """One sentence on Table 15 from the records: the share, early exits and verdict re-asks."""
+    if "share of chateval" not in tokens:
+        return f"Both {ours} and {baseline} are needed for the comparison."
+    share = float(tokens.set_index("judge").loc[ours, "share of chateval"])
+    g = verdicts[verdicts.judge == ours]
+    early = int(g.early_exit.fillna(False).astype(bool).sum())
+    asks = {j: int(verdicts[verdicts.judge == j].retries.fillna(0).sum()) for j in (ours, baseline)}
+    return (f"{ours} spent {share:.0%} of {baseline}'s tokens (paper: {paper_share:.1%}); {early} of {len(g)} "
+            f"{ours} discussions exited after round 1; format re-asks: {ours} {asks[ours]}, {baseline} "
+            f"{asks[baseline]}.")
+
+
 def token_breakdown(verdicts: pd.DataFrame, judge: str = "retrieval") -> pd.DataFrame:
     """Tokens per pair by agent/phase (from the ledger tags stored with each verdict)."""
     rows = []

@@ -14,6 +14,11 @@ Three analysts, a = PA (problem), SA (solution), CA (criterion):
 3. Confidence. After each round each analyst states a certainty in [0, 1] from GET(Q_a, j) (batched).
    If the mean of the parsed certainties is >= T the discussion stops early. Unparsed certainties are
    left out of the mean; if none parses the mean is undefined and the discussion goes on.
+   With a local model (raw log-probs) the certainty is read, not parsed: the expected value of the
+   model's distribution over the paper's eleven answers ``[[0.0]]`` ... ``[[1.0]]``, each scored exactly.
+   With a server the analyst writes ``[[0.x]]`` and it is parsed (bounded retries, then unparsed).
+   Our prompt names the format without an example value: the paper's prompt shows one, and SmolLM2
+   put 88-93% of its mass on that example's value whatever the discussion said.
 4. Verdict. The analyst with the highest certainty of the last round (ties: first of PA, SA, CA; no
    certainty at all: CA) gives [[YES]] / [[NO]] from GET(Q_max, l).
 
@@ -40,17 +45,18 @@ QUERY = {"PA": "problem constraints, available items and their properties, desir
          "CA": "{criterion}: {definition} evidence in the solution for or against it"}
 ADDRESS = re.compile(r"To\s+(?:the\s+)?(Problem|Solution|Criterion)\s+Analyst\s*:\s*(.+?)"
                      r"(?=To\s+(?:the\s+)?(?:Problem|Solution|Criterion)\s+Analyst\s*:|\[\[|\Z)", re.I | re.S)
-DIGITS = tuple(str(d) for d in range(10))
+SCORES = tuple(f"[[{i / 10:.1f}]]" for i in range(11))     # the paper's certainty format, one decimal
 
 
-def digit_expectation(scores: dict) -> float:
-    """Expected value / 9 of a digit distribution given as log-probs (renormalised over the digits)."""
-    lps = [scores.get(d, -math.inf) for d in DIGITS]
+def score_expectation(scores: dict) -> float:
+    """Expected certainty under the model's distribution over the answers ``[[0.0]]`` ... ``[[1.0]]``
+    (log-probs, renormalised over those eleven answers)."""
+    lps = [scores.get(s, -math.inf) for s in SCORES]
     top = max(lps)
     if top == -math.inf:
         return 0.0
     w = [math.exp(x - top) for x in lps]
-    return sum(i * wi for i, wi in enumerate(w)) / (9 * sum(w))
+    return sum(i / 10 * wi for i, wi in enumerate(w)) / sum(w)
 
 
 SECTION = re.compile(r"\[\[\s*([A-Za-z ]+?)\s*\]\]\s*:?")
@@ -92,14 +98,16 @@ class RetrievalJudge:
     def __init__(self, model, *, store: FragmentStore | None = None, k: int = 5, j: int = 4, l: int = 8,
                  threshold: float = 0.5, max_rounds: int = 2, word_limit: int = 150, init_words: int | None = None,
                  fragment_words: int = 60, retries: int = 2, verdict_via: str = "text", seed: int = 0,
-                 tokens_per_word: float = 1.6, confidence_via: str = "logprobs"):
+                 tokens_per_word: float = 1.6, confidence_via: str = "auto"):
         self.model, self.store = model, store or FragmentStore(None)
         self.k, self.j, self.l, self.threshold, self.max_rounds = k, j, l, threshold, max_rounds
         self.word_limit, self.init_words = word_limit, init_words or word_limit
         self.fragment_words, self.retries, self.verdict_via, self.seed = fragment_words, retries, verdict_via, seed
         self.tpw = tokens_per_word
-        if confidence_via not in ("logprobs", "text"):
-            raise ValueError(f"confidence_via must be 'logprobs' or 'text', not {confidence_via!r}")
+        if confidence_via not in ("auto", "logprobs", "text"):
+            raise ValueError(f"confidence_via must be 'auto', 'logprobs' or 'text', not {confidence_via!r}")
+        if confidence_via == "auto":   # exact multi-token choice scores need a local model's raw log-probs
+            confidence_via = "logprobs" if getattr(model, "logprob_kind", None) == "raw" else "text"
         self.confidence_via = confidence_via
 
     def params(self) -> dict:
@@ -241,17 +249,17 @@ class RetrievalJudge:
                                                     notes=self._notes(cg[a]))}] for a in ROLES]
 
     def _confidence_logprobs(self, info, crit, cg, rnd, conf, turns) -> int:
-        """Certainty read from the log-probs of the digits 0-9 (no free text to parse, never unparsed):
-        the expected digit / 9 under the model's distribution restricted to the digits."""
-        convs = self._confidence_convs("retrieval_confidence_digit", info, crit, cg)
+        """Certainty read from log-probs (no free text to parse, never unparsed): the expected score under
+        the model's distribution over the eleven answers ``[[0.0]]`` ... ``[[1.0]]``, scored exactly."""
+        convs = self._confidence_convs("retrieval_confidence_score", info, crit, cg)
         with LEDGER.tagged(phase="confidence", round=rnd):
             scores = []
             for a, conv in zip(ROLES, convs):
                 with LEDGER.tagged(agent=a):
-                    scores.append(self.model.choice_logprobs(conv, DIGITS))
+                    scores.append(self.model.choice_logprobs(conv, SCORES))
         for a, sc in zip(ROLES, scores):
-            conf[a] = digit_expectation(sc)
-            turns.append(Turn(a, "confidence", rnd, "certainty: expected digit 0-9 from log-probs",
+            conf[a] = score_expectation(sc)
+            turns.append(Turn(a, "confidence", rnd, "certainty: expected [[0.0]]-[[1.0]] score from log-probs",
                               f"certainty {conf[a]:.2f}", int(sc.get("_input_tokens", 0)), 1,
                               retrieved_ids=[f.id for f in cg[a]], retrieved=[f.text for f in cg[a]],
                               parsed={"confidence": conf[a], "path": "logprobs"}).to_dict())
