@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from creval.book import book_structure, load_params
+from creval.book import book_structure, declared_parameters, load_params
 from creval.cli import main
 from creval.errors import CrevalError
 from creval.paths import REPO
@@ -39,6 +39,9 @@ def test_chapters_exist_clean_and_parameterised():
         for c in cells:
             if c["cell_type"] == "code":
                 assert not c.get("outputs") and c.get("execution_count") is None, f"{ch} is committed with outputs"
+        # papermill reads the same parameters we do (a line it cannot parse makes it warn on every run)
+        import papermill
+        assert set(papermill.inspect_notebook(str(REPO / ch))) == declared_parameters(REPO / ch), ch
 
 
 def test_cli_reports_user_mistakes_without_traceback(capsys):

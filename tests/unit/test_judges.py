@@ -108,6 +108,7 @@ def test_retrieval_early_exit_and_most_confident_gives_verdict():
     assert v.extra["verdict_agent"] == "PA"
     verdict_turn = [t for t in v.transcript if t["phase"] == "verdict"][0]
     assert verdict_turn["agent"] == "PA" and 0 < len(verdict_turn["retrieved"]) <= 8
+    assert [verdict_turn["input_tokens"], verdict_turn["output_tokens"]] == v.tokens_by["PA/verdict"] != [0, 0]
     disc = [t for t in v.transcript if t["phase"] == "discussion"]
     assert len(disc) == 3 and all(1 <= len(t["retrieved"]) <= 5 for t in disc)
     # fragments: 2 shared init (PA) + 2 (SA) + 2 CA init + 3 opinions, for this criterion

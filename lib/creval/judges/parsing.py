@@ -115,6 +115,8 @@ class Parsed:
     path: str                      # text | text-retry | logprobs | unparsed
     replies: list[str] = field(default_factory=list)
     p_yes: float | None = None     # from log-probs, when that path was used
+    input_tokens: int = 0          # all attempts together (for transcripts; the ledger has each call)
+    output_tokens: int = 0
 
     @property
     def unparsed(self) -> bool:
@@ -163,9 +165,19 @@ def logprob_verdict(model, messages: list[dict]) -> Parsed:
 
 def ask_verdict(model, messages, parse=parse_verdict, *, via: str = "text", fmt: str = "[[YES]] or [[NO]]",
                 max_tokens: int = 64, retries: int = 2, seed: int = 0, first=None) -> Parsed:
-    """A verdict by the chosen path (``text`` | ``logprobs`` | ``text+logprobs``)."""
+    """A verdict by the chosen path (``text`` | ``logprobs`` | ``text+logprobs``), with the tokens of all
+    its attempts (``first``, when given, was made and recorded by the caller)."""
     if via not in ("text", "logprobs", "text+logprobs"):
         raise ValueError(f"verdict_via must be text, logprobs or text+logprobs, not {via!r}")
+    mark = LEDGER.mark()
+    res = _ask_verdict(model, messages, parse, via, fmt, max_tokens, retries, seed, first)
+    calls = LEDGER.since(mark)
+    res.input_tokens = sum(r.input_tokens for r in calls) + (first.input_tokens if first is not None else 0)
+    res.output_tokens = sum(r.output_tokens for r in calls) + (first.output_tokens if first is not None else 0)
+    return res
+
+
+def _ask_verdict(model, messages, parse, via, fmt, max_tokens, retries, seed, first) -> Parsed:
     if via == "logprobs":
         return logprob_verdict(model, messages)
     res = ask_parsed(model, messages, parse, fmt=fmt, max_tokens=max_tokens, retries=retries, seed=seed,

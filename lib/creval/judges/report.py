@@ -234,7 +234,9 @@ def fig_threshold(sweep: pd.DataFrame) -> go.Figure:
     fig.add_trace(go.Bar(x=sweep["T"], y=sweep["mean rounds"], name="mean rounds", yaxis="y2", opacity=0.3))
     fig.update_layout(title="Retrieval judge: early-exit threshold T", xaxis_title="T",
                       yaxis=dict(title="accuracy / AUARC", range=[0, 1.05]),
-                      yaxis2=dict(title="rounds", overlaying="y", side="right", range=[0, 2.2]))
+                      yaxis2=dict(title="mean rounds", overlaying="y", side="right", range=[0, 2.2],
+                                  tickvals=[0, 0.5, 1, 1.5, 2], showgrid=False),
+                      legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"))
     return fig
 
 
