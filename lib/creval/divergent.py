@@ -69,6 +69,7 @@ def run_divergent(model: str, domain: str, limit: int, n: int, out: str | Path, 
                     max_steps=max_steps, max_step_tokens=max_step_tokens, strict=strict, seed=seed)
         store.append("steps", res.steps)
         store.append("problems", [res.problem])   # written last: a problem counts as done only now
+        store.flush_calls()
     store.finish()
     log.info("divergent run in %s: %d problems (%d new) from %s", out, len(problems), len(todo), where)
     return store

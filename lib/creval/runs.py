@@ -70,6 +70,7 @@ class RunStore:
         self.root.mkdir(parents=True, exist_ok=True)
         self.params = dict(params or {})
         self.ledger, self.mark, self.t0 = ledger, ledger.mark(), time.time()
+        self.calls_mark = self.mark          # ledger rows before this one are already in calls.jsonl
         self.models: dict[str, dict] = {}
         self.seeds: dict[str, int] = {}
 
@@ -109,10 +110,16 @@ class RunStore:
                 "packages": package_versions(), "host": platform.node(),
                 "usage": Ledger.summarize(calls)}
 
+    def flush_calls(self) -> None:
+        """Append the call rows not yet written to ``calls.jsonl``: call it with each finished item, so
+        the calls of a run that is killed later stay recorded next to the rows they produced."""
+        self.append("calls", self.ledger.rows(self.calls_mark))
+        self.calls_mark = self.ledger.mark()
+
     def finish(self) -> dict:
-        """Write ``manifest.json`` and append this run's call rows to ``calls.jsonl``."""
+        """Write ``manifest.json`` and append this run's remaining call rows to ``calls.jsonl``."""
         m = self.manifest()
-        self.append("calls", self.ledger.rows(self.mark))
+        self.flush_calls()
         tmp = self.root / "manifest.json.tmp"
         tmp.write_text(json.dumps(m, indent=2, default=_jsonable))
         tmp.replace(self.root / "manifest.json")

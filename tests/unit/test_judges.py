@@ -254,6 +254,18 @@ def test_run_judge_resumes_only_with_the_same_settings(tmp_path):
     redone = [r for r in LEDGER.since(mark) if r.kind == "chat"]
     assert len(redone) == 1 and redone[0].cached and len(calls) == 1     # recomputed, from the call cache
     assert len(st.read("verdicts")) == 1 and st.read("verdicts")[0]["verdict"] is True
+    # calls.jsonl describes the current verdicts only: one call, the same tokens
+    assert [(c["input_tokens"], c["output_tokens"]) for c in st.read("calls") if c["kind"] == "chat"] == [(10, 3)]
+    assert st.read("verdicts")[0]["input_tokens"] == 10
+
+
+def test_calls_are_recorded_with_each_finished_pair(tmp_path):
+    rows = [{"problem_id": str(i), "model": "m", "problem_text": PROBLEM, "solution": SOLUTION} for i in range(2)]
+    st = run_judge("retrieval", Model(Panel()), rows, CRITS, tmp_path / "run", progress=False, confidence_via="text")
+    verdicts, calls = st.read("verdicts"), [c for c in st.read("calls") if c["kind"] != "embed"]
+    for pid in ("0::m", "1::m"):
+        assert sum(v["input_tokens"] for v in verdicts if v["pair_id"] == pid) == \
+            sum(c["input_tokens"] for c in calls if c["tags"]["pair"] == pid) > 0
 
 
 def test_token_table_and_summary_compare_on_common_pairs():

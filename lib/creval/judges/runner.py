@@ -53,7 +53,7 @@ def _forget_if_settings_changed(store: RunStore, settings: dict) -> None:
     f = store.root / "settings.json"
     if f.exists() and json.loads(f.read_text()) != json.loads(json.dumps(settings, default=str)):
         log.warning("%s: judge settings changed; verdicts are recomputed (cached calls are reused)", store.root)
-        for table in ("verdicts", "transcripts"):
+        for table in ("verdicts", "transcripts", "calls"):
             store.path(table).unlink(missing_ok=True)
     f.write_text(json.dumps(settings, indent=1, default=str))
 
@@ -81,6 +81,7 @@ def run_judge(judge_name: str, model, problems: list[dict], criteria: Sequence, 
         store.append("transcripts", [{"pair_id": v.pair_id, "criterion": v.criterion, "judge": v.judge,
                                       "problem": text, "solution": sol, "transcript": v.transcript}
                                      for v in verdicts])
+        store.flush_calls()
         done.update((pid, v.criterion) for v in verdicts)
     store.finish()
     return store
