@@ -74,7 +74,8 @@ class ChatEvalJudge:
                 if p is not None:
                     probs.append(p)
             turns.append(Turn(a, "verdict", self.rounds, "verdict [[YES]]/[[NO]] and ([0.x]) from full history",
-                              "\n---retry---\n".join(res.replies) or res.text, res.input_tokens, res.output_tokens, res.attempts,
+                              "\n---retry---\n".join(res.replies) or res.text,
+                              res.input_tokens, res.output_tokens, res.attempts,
                               parsed={"value": res.value, "path": res.path}).to_dict())
         yes, no = sum(votes), len(votes) - sum(votes)
         verdict = None if yes == no else yes > no

@@ -234,7 +234,8 @@ class RetrievalJudge:
                               seed=self.seed)
         retries += max(res.attempts - 1, 0)
         turns.append(Turn(best, "verdict", rnd, f"final [[YES]]/[[NO]] from top-{self.l} fragments",
-                          "\n---retry---\n".join(res.replies) or res.text, res.input_tokens, res.output_tokens, res.attempts,
+                          "\n---retry---\n".join(res.replies) or res.text,
+                          res.input_tokens, res.output_tokens, res.attempts,
                           retrieved_ids=[f.id for f in vg], retrieved=[f.text for f in vg],
                           parsed={"verdict": res.value, "path": res.path}).to_dict())
         return Verdict(pair_id, cname, res.value, mean_conf if res.value is not None else None, self.name,

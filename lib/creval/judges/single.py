@@ -93,7 +93,8 @@ class SingleJudge:
                 else:
                     v, p = None, None
                 turn = Turn("judge", "judge", 0, f"{self.mode} verdict for {crit_name(crit)}",
-                            "\n---retry---\n".join(res.replies) or res.text, res.input_tokens, res.output_tokens, res.attempts,
+                            "\n---retry---\n".join(res.replies) or res.text,
+                            res.input_tokens, res.output_tokens, res.attempts,
                             parsed={"verdict": v, "p_yes": p, "path": res.path})
                 out.append(Verdict(pair_id, crit_name(crit), v, verdict_confidence(v, p), self.name, self.model.name,
                                    p_yes=p, rounds=0, unparsed=res.unparsed, verdict_path=res.path,
