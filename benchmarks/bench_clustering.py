@@ -17,8 +17,8 @@ import time
 
 os.environ["CREVAL_CACHE"] = os.path.join(tempfile.mkdtemp(prefix="creval-bench-"), "calls.sqlite")
 
-from creval.clustering import CountingNLI, cluster, cluster_naive  # noqa: E402
-from creval.entailment import LLMNLI, load_nli  # noqa: E402
+from creval.measures.clustering import CountingNLI, cluster, cluster_naive  # noqa: E402
+from creval.measures.nli.backends import LLMNLI, load_nli  # noqa: E402
 
 # Ten next-step samples for one MacGyver-style step (spilled water, a towel, a bucket, a sponge...).
 # Small models repeat themselves: four samples are the same sentence, two more differ only in spacing.

@@ -7,8 +7,8 @@ import importlib
 import pkgutil
 import sys
 
-from . import __version__, commands
-from .errors import CrevalError
+from creval import __version__, commands
+from creval.core.errors import CrevalError
 
 
 def build_parser() -> argparse.ArgumentParser:

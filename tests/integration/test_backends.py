@@ -9,9 +9,9 @@ import time
 import httpx
 import pytest
 
-from creval.cache import CallCache
-from creval.errors import CrevalError
-from creval.ledger import LEDGER, Ledger
+from creval.core.cache import CallCache
+from creval.core.errors import CrevalError
+from creval.core.ledger import LEDGER, Ledger
 from creval.models.registry import get_spec, load_model, locate_weights
 
 pytestmark = pytest.mark.integration

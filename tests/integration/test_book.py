@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from creval.book import build_book, load_params
-from creval.paths import REPO
+from creval.book.build import build_book, load_params
+from creval.core.paths import REPO
 
 pytestmark = pytest.mark.integration
 

@@ -2,9 +2,9 @@
 on held-out SICK pairs and used for clustering real sentences."""
 import pytest
 
-from creval.clustering import CountingNLI, cluster, cluster_naive
-from creval.entailment import CrossEncoderNLI, Label, evaluate_nli, load_nli
-from creval.nli_train import is_trained, model_dir
+from creval.measures.clustering import CountingNLI, cluster, cluster_naive
+from creval.measures.nli.backends import CrossEncoderNLI, Label, evaluate_nli, load_nli
+from creval.measures.nli.train import is_trained, model_dir
 
 pytestmark = pytest.mark.integration
 

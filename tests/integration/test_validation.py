@@ -6,9 +6,9 @@ import sys
 import numpy as np
 import pytest
 
-from creval.metrics import diversity as D
-from creval.metrics import human as H
-from creval.metrics import stats as S
+from creval.measures import diversity as D
+from creval.datasets import human as H
+from creval.measures import stats as S
 
 pytestmark = pytest.mark.integration
 
@@ -46,7 +46,7 @@ def test_cambridge_and_macgyver_loaders():
 @needs_data
 def test_novelty_judge_on_real_aut_items(tmp_path, monkeypatch):
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "calls.sqlite"))
-    from creval.metrics.novelty import NoveltyJudge, rank_groups
+    from creval.judges.novelty import NoveltyJudge, rank_groups
     from creval.models.registry import load_model
     df = H.load_ocsai(n=6, objects=2, seed=1)
     judge = NoveltyJudge(load_model("smollm2-135m"), "aut")

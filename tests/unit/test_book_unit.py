@@ -2,10 +2,10 @@ import json
 
 import pytest
 
-from creval.book import book_structure, declared_parameters, load_params
+from creval.book.build import book_structure, declared_parameters, load_params
 from creval.cli import main
-from creval.errors import CrevalError
-from creval.paths import REPO
+from creval.core.errors import CrevalError
+from creval.core.paths import REPO
 
 
 def test_load_params_and_overrides(tmp_path):

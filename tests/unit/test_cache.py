@@ -1,7 +1,7 @@
 import threading
 
-from creval.cache import CallCache, cached_batch, make_key
-from creval.ledger import LEDGER
+from creval.core.cache import CallCache, cached_batch, make_key
+from creval.core.ledger import LEDGER
 
 
 def test_key_is_canonical_and_distinguishes_content():

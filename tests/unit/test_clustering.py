@@ -2,8 +2,8 @@ import random
 
 import pytest
 
-from creval.clustering import CountingNLI, cluster, cluster_naive, equivalent, normalise
-from creval.entailment import Label
+from creval.measures.clustering import CountingNLI, cluster, cluster_naive, equivalent, normalise
+from creval.measures.nli.backends import Label
 
 
 class FakeNLI:

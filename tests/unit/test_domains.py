@@ -3,10 +3,10 @@ import json
 
 import pytest
 
-from creval import paths
+from creval.core import paths
 from creval.domains import DOMAINS, Criterion, get_domain, load_criteria
-from creval.domains.sources import split_sentences
-from creval.errors import CrevalError
+from creval.datasets.sources import split_sentences
+from creval.core.errors import CrevalError
 
 
 @pytest.fixture(autouse=True)

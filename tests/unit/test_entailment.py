@@ -1,9 +1,9 @@
 
 import pytest
 
-from creval.entailment import (CrossEncoderNLI, LLMNLI, Label, evaluate_nli, label_from_name, load_nli, read_msrp,
+from creval.measures.nli.backends import (CrossEncoderNLI, LLMNLI, Label, evaluate_nli, label_from_name, load_nli, read_msrp,
                                read_sick, sick_dir)
-from creval.errors import CrevalError
+from creval.core.errors import CrevalError
 
 
 @pytest.fixture(autouse=True)
@@ -16,7 +16,7 @@ def _tiny_classifier(path, id2label):
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-    from creval.nli_train import base_model_path
+    from creval.measures.nli.train import base_model_path
     torch.manual_seed(0)
     cfg = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                      intermediate_size=64, num_labels=len(id2label), id2label=id2label,

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from creval.entropy import aggregate, class_log_probs, discrete_entropy, naive_entropy, semantic_entropy
+from creval.measures.entropy import aggregate, class_log_probs, discrete_entropy, naive_entropy, semantic_entropy
 
 
 def test_one_cluster_is_zero():

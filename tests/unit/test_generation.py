@@ -6,10 +6,10 @@ import types
 
 import pytest
 
-from creval.divergent import load_records, run_divergent
+from creval.studies.divergent.run import load_records, run_divergent
 from creval.domains import get_domain
-from creval.errors import CrevalError
-from creval.generation import clean_step, count_units, has_consecutive_duplicates, is_stop_vote, solve
+from creval.core.errors import CrevalError
+from creval.studies.divergent.generation import clean_step, count_units, has_consecutive_duplicates, is_stop_vote, solve
 from creval.models.base import Completion, ModelSpec, Sample
 
 
@@ -129,11 +129,11 @@ def fake_stack(monkeypatch, tmp_path):
     def load_model(name):
         models.append(FakeModel("Step 1: a\nStep 2: b\nStep 3: c", SCRIPT, name=name))
         return models[-1]
-    import creval.entailment
+    import creval.measures.nli.backends
     import creval.models.registry
     monkeypatch.setattr(creval.models.registry, "load_model", load_model)
-    monkeypatch.setattr(creval.entailment, "load_nli", lambda name: object())
-    monkeypatch.setitem(sys.modules, "creval.clustering", types.SimpleNamespace(cluster=exact_cluster))
+    monkeypatch.setattr(creval.measures.nli.backends, "load_nli", lambda name: object())
+    monkeypatch.setitem(sys.modules, "creval.measures.clustering", types.SimpleNamespace(cluster=exact_cluster))
     return models
 
 

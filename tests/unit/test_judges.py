@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from creval.cache import CallCache
-from creval.judges import human, make_judge, run_judge
+from creval.core.cache import CallCache
+from creval.datasets import judge_labels as human
+from creval.judges import make_judge, run_judge
 from creval.judges.retrieval import RetrievalJudge, split_discussion, split_points
 from creval.judges.store import FragmentStore
 from creval.models.base import Completion, ModelSpec
@@ -127,7 +128,7 @@ def test_retrieval_continues_below_threshold_and_routes_questions():
     ca_round2 = [t for t in v.transcript if t["phase"] == "discussion" and t["round"] == 2 and t["agent"] == "CA"][0]
     assert ca_round2["prompt"].startswith("answer 2 question")   # from PA and SA; its own question is not routed
     # a rerun with another threshold reuses cached turns (the first round is identical)
-    from creval.ledger import LEDGER
+    from creval.core.ledger import LEDGER
     m = LEDGER.mark()
     v2 = RetrievalJudge(Model(panel), confidence_via="text", threshold=0.5).judge(PROBLEM, SOLUTION, CRITS[:1], "p2")[0]
     recs = [r for r in LEDGER.since(m) if r.kind == "chat"]
@@ -244,7 +245,7 @@ def test_run_judge_resumes_only_with_the_same_settings(tmp_path):
 
     m = Model(Backend(), CallCache(tmp_path / "c.sqlite"))
     pairs = [{"pair_id": "p1", "problem": "P", "solution": "S"}]
-    from creval.ledger import LEDGER
+    from creval.core.ledger import LEDGER
     run_judge("zero-shot", m, pairs, CRITS[:1], tmp_path / "run", progress=False)
     assert len(calls) == 1
     mark = LEDGER.mark()
@@ -270,7 +271,7 @@ def test_calls_are_recorded_with_each_finished_pair(tmp_path):
 
 def test_token_table_and_summary_compare_on_common_pairs():
     import pandas as pd
-    from creval.judges import report
+    from creval.studies.convergent import report
     rows = [  # judge, pair, criterion, input, output, early_exit, retries
         ("retrieval", "a", "f", 300, 50, True, 0), ("retrieval", "a", "e", 250, 50, False, 1),
         ("retrieval", "b", "f", 400, 100, True, 0),

@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from creval.metrics import diversity as D
-from creval.metrics import stats as S
+from creval.measures import diversity as D
+from creval.measures import stats as S
 
 
 class FakeEmbedder:
@@ -123,7 +123,7 @@ def test_bin_fixed_count():
 
 
 def test_loaders_fall_back_to_illustrative_samples(tmp_path, monkeypatch):
-    from creval.metrics import human
+    from creval.datasets import human
     monkeypatch.setenv("CREVAL_AUT_DIR", str(tmp_path / "none"))
     monkeypatch.setenv("CREVAL_MACGYVER_DIR", str(tmp_path / "none"))
     aut = human.load_ocsai(n=6, objects=2)
@@ -135,8 +135,8 @@ def test_loaders_fall_back_to_illustrative_samples(tmp_path, monkeypatch):
 
 
 def test_bad_ocsai_file_is_a_creval_error(tmp_path, monkeypatch):
-    from creval.errors import CrevalError
-    from creval.metrics import human
+    from creval.core.errors import CrevalError
+    from creval.datasets import human
     (tmp_path / "ocsai1").mkdir()
     (tmp_path / "ocsai1" / "ocsai1_all_flat.csv").write_text("a,b\n1,2\n")
     monkeypatch.setenv("CREVAL_AUT_DIR", str(tmp_path))

@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from creval.cache import CallCache
-from creval.errors import CrevalError
+from creval.core.cache import CallCache
+from creval.core.errors import CrevalError
 from creval.models import registry
 from creval.models.base import ModelSpec, Sample, derive_seed, split_thinking
 from creval.models.cached import Model

@@ -5,8 +5,8 @@ import random
 import numpy as np
 import pytest
 
-from creval.cache import CallCache
-from creval.metrics import novelty as N
+from creval.core.cache import CallCache
+from creval.judges import novelty as N
 from creval.models.base import ModelSpec
 from creval.models.cached import Model
 
@@ -147,8 +147,8 @@ def _fake_records(rng):
 
 def test_report_tables_on_fake_records(tmp_path, monkeypatch):
     """Every novelty/entropy table of the chapter from synthetic records (no model run, fake judge, fake embedder)."""
-    from creval.metrics import diversity as D
-    from creval.metrics import report
+    from creval.measures import diversity as D
+    from creval.studies.validation import report
 
     class HashEmbedder:
         def encode(self, texts):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..book import build_book, load_params
+from creval.book.build import build_book, load_params
 
 
 def _summary(m: dict, out: Path) -> str:

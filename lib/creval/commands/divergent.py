@@ -28,7 +28,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..divergent import run_divergent
+    from creval.studies.divergent.run import run_divergent
     store = run_divergent(args.model, args.domain, args.limit, args.n, args.out, temperature=args.temperature,
                           top_p=args.top_p, max_steps=args.max_steps, max_step_tokens=args.max_step_tokens,
                           nli=args.nli, strict=not args.lenient, seed=args.seed, source=args.source)

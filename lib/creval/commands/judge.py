@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import CrevalError
+from creval.core.errors import CrevalError
 
 
 def register(sub) -> None:
@@ -31,10 +31,10 @@ def register(sub) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from ..domains import get_domain
-    from ..models.registry import load_model
-    from ..runs import read_jsonl
-    from ..judges import run_judge
+    from creval.domains import get_domain
+    from creval.models.registry import load_model
+    from creval.core.io import read_jsonl
+    from creval.judges import run_judge
 
     src = Path(args.solutions) / "problems.jsonl"
     if not src.exists():

@@ -10,7 +10,7 @@ import csv
 import json
 from pathlib import Path
 
-from ..errors import CrevalError
+from creval.core.errors import CrevalError
 
 
 def read_texts(path: str | Path) -> tuple[list[str], list[str | None]]:
@@ -53,7 +53,7 @@ def read_texts(path: str | Path) -> tuple[list[str], list[str | None]]:
 
 
 def cmd_diversity(args) -> int:
-    from ..metrics.diversity import diversity
+    from creval.measures.diversity import diversity
     texts, _ = read_texts(args.file)
     if len(texts) < 2:
         raise CrevalError(f"{args.file}: diversity needs at least 2 texts, found {len(texts)}", "add more texts")
@@ -70,8 +70,8 @@ def cmd_diversity(args) -> int:
 
 
 def cmd_novelty(args) -> int:
-    from ..metrics.novelty import NoveltyJudge, rank_by_novelty
-    from ..models.registry import load_model
+    from creval.judges.novelty import NoveltyJudge, rank_by_novelty
+    from creval.models.registry import load_model
     texts, questions = read_texts(args.file)
     qs = [args.question or q or "" for q in questions]
     judge = NoveltyJudge(load_model(args.model), domain=args.domain)

@@ -1,7 +1,7 @@
 """``creval models``: every registered model and whether it is usable here (or what is missing)."""
 from __future__ import annotations
 
-from ..models.registry import all_specs, backend_class, check
+from creval.models.registry import all_specs, backend_class, check
 
 
 def cmd_models(args) -> int:

@@ -26,7 +26,7 @@ def register(subparsers) -> None:
 
 
 def _train(args) -> int:
-    from ..nli_train import DEFAULTS, model_dir, train_minilm_sick
+    from creval.measures.nli.train import DEFAULTS, model_dir, train_minilm_sick
     meta = train_minilm_sick(epochs=args.epochs or DEFAULTS["epochs"], seed=args.seed, force=args.force)
     print(f"minilm-sick: {model_dir()}")
     print(f"  epochs {meta['epochs']}, seed {meta['seed']}, trained in {meta['train_seconds']} s, "
@@ -35,7 +35,7 @@ def _train(args) -> int:
 
 
 def _eval(args) -> int:
-    from ..entailment import evaluate_nli
+    from creval.measures.nli.backends import evaluate_nli
     r = evaluate_nli(args.nli, args.dataset, limit=args.limit or None, seed=args.seed)
     if args.json:
         print(json.dumps(r, indent=2))

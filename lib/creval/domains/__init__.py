@@ -8,7 +8,7 @@
 
 ``get_domain(name)`` returns a frozen :class:`Domain`. ``Domain.load(limit, source, seed)`` returns a
 deterministic, seeded shuffle of :class:`Problem` rows; the source actually used is logged and kept
-in ``Domain.last_source`` (see :mod:`creval.domains.sources` for the order: explicit path / env var,
+in ``Domain.last_source`` (see :mod:`creval.datasets.sources` for the order: explicit path / env var,
 earlier download, download, bundled sample). Criteria (paper app. D.1, reworded) can be replaced from
 a YAML file with :func:`load_criteria` and ``domain.with_criteria(...)``.
 
@@ -26,8 +26,8 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import CrevalError
-from . import sources
+from creval.core.errors import CrevalError
+from creval.datasets import sources
 
 log = logging.getLogger("creval.domains")
 

@@ -4,9 +4,9 @@
 - :class:`~creval.judges.chateval.ChatEvalJudge` ("chateval"): one-by-one discussion with full history;
 - :class:`~creval.judges.single.SingleJudge` ("zero-shot", "few-shot", "cot");
 - :func:`run_judge` writes ``verdicts.jsonl`` / ``transcripts.jsonl`` / manifest (resumable);
-- :mod:`~creval.judges.human` MacGyver human labels and metrics; :mod:`~creval.judges.report` chapter tables.
+- :mod:`~creval.datasets.judge_labels` MacGyver human labels and metrics; :mod:`~creval.studies.convergent.report` chapter tables.
 """
-from .base import Judge, Turn, Verdict
-from .runner import JUDGES, make_judge, pair_of, run_judge
+from creval.judges.base import Judge, Turn, Verdict
+from creval.judges.runner import JUDGES, make_judge, pair_of, run_judge
 
 __all__ = ["Judge", "Turn", "Verdict", "JUDGES", "make_judge", "pair_of", "run_judge"]

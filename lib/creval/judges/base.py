@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol, Sequence, runtime_checkable
 
-from ..ledger import LEDGER, CallRecord
+from creval.core.ledger import LEDGER, CallRecord
 
 PROMPTS = Path(__file__).parent / "prompts"
 MODEL_KINDS = ("chat", "choice", "sample")
@@ -149,8 +149,8 @@ def chat_many_tagged(model, convs: list, item_tags: list[dict], *, max_tokens: i
 
     Records are matched to requests by cache key (a batch records cache hits before misses).
     """
-    from ..cache import make_key
-    from ..models.base import ChatRequest
+    from creval.core.cache import make_key
+    from creval.models.base import ChatRequest
     m = LEDGER.mark()
     outs = model.chat_many(convs, max_tokens=max_tokens, seed=seed, temperature=temperature)
     recs = [r for r in LEDGER.since(m) if r.kind == "chat"]

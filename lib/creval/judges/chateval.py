@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..ledger import LEDGER
-from .base import Turn, Verdict, crit_def, crit_name, fill_tokens, render, verdict_confidence
-from .parsing import ask_verdict, parse_verdict_and_probability
-from .retrieval import FOCUS, ROLES
+from creval.core.ledger import LEDGER
+from creval.judges.base import Turn, Verdict, crit_def, crit_name, fill_tokens, render, verdict_confidence
+from creval.judges.parsing import ask_verdict, parse_verdict_and_probability
+from creval.judges.retrieval import FOCUS, ROLES
 
 
 class ChatEvalJudge:

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..ledger import LEDGER
+from creval.core.ledger import LEDGER
 
 _YN = r"(YES|NO)"
 VERDICT_STRICT = re.compile(r"\[\[\s*" + _YN + r"\s*\]\]", re.I)

@@ -31,10 +31,10 @@ import math
 import re
 from typing import Sequence
 
-from ..ledger import LEDGER
-from .base import Turn, chat_many_tagged, Verdict, clip_words, crit_def, crit_name, fill_tokens, render, split_evenly
-from .parsing import ask_parsed, ask_verdict, parse_confidence, parse_stance
-from .store import Fragment, FragmentStore
+from creval.core.ledger import LEDGER
+from creval.judges.base import Turn, chat_many_tagged, Verdict, clip_words, crit_def, crit_name, fill_tokens, render, split_evenly
+from creval.judges.parsing import ask_parsed, ask_verdict, parse_confidence, parse_stance
+from creval.judges.store import Fragment, FragmentStore
 
 ROLES = {"PA": "problem analyst", "SA": "solution analyst", "CA": "criterion analyst"}
 FOCUS = {"PA": "the problem: its constraints, the items and their properties, the outcome wanted",

@@ -9,9 +9,9 @@ from typing import Sequence
 
 from tqdm.auto import tqdm
 
-from ..errors import CrevalError
-from ..runs import RunStore
-from .base import crit_name
+from creval.core.errors import CrevalError
+from creval.core.runs import RunStore
+from creval.judges.base import crit_name
 
 log = logging.getLogger("creval.judges")
 JUDGES = ("retrieval", "chateval", "zero-shot", "few-shot", "cot")
@@ -19,12 +19,12 @@ JUDGES = ("retrieval", "chateval", "zero-shot", "few-shot", "cot")
 
 def make_judge(name: str, model, *, store_dir: str | Path | None = None, embedder: str | None = None, **params):
     """A judge by name; ``params`` not used by that judge are ignored (one parameter set serves all)."""
-    from .chateval import ChatEvalJudge
-    from .retrieval import RetrievalJudge
-    from .single import SingleJudge
+    from creval.judges.chateval import ChatEvalJudge
+    from creval.judges.retrieval import RetrievalJudge
+    from creval.judges.single import SingleJudge
     if name == "retrieval":
-        from ..embeddings import DEFAULT, Embedder
-        from .store import FragmentStore
+        from creval.models.embeddings import DEFAULT, Embedder
+        from creval.judges.store import FragmentStore
         store = FragmentStore(store_dir, Embedder(embedder or DEFAULT))
         cls, kw = RetrievalJudge, {"store": store}
     elif name == "chateval":

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..ledger import LEDGER
-from .base import Turn, chat_many_tagged, records_for, Verdict, crit_def, crit_name, fill_tokens, render, verdict_confidence
-from .parsing import ask_verdict, parse_verdict_and_probability
+from creval.core.ledger import LEDGER
+from creval.judges.base import Turn, chat_many_tagged, records_for, Verdict, crit_def, crit_name, fill_tokens, render, verdict_confidence
+from creval.judges.parsing import ask_verdict, parse_verdict_and_probability
 
 EXAMPLES = [
     {"problem": "Your phone screen is smeared with sunscreen and you are at the beach. Items: a cotton T-shirt, "

@@ -4,7 +4,7 @@ One collection per problem-solution pair (reset when the pair is judged again, s
 the same fragments in the same order). Each fragment carries metadata ``agent``, ``phase``, ``round``
 and ``criterion`` (``"*"`` for the initial insights shared by all criteria of the pair). Retrieval is
 cosine top-n over the fragments visible at that moment: ``criterion in {c, "*"}`` and ``round <= r``.
-Embeddings come from :class:`creval.embeddings.Embedder` (cached per text); ChromaDB gets
+Embeddings come from :class:`creval.models.embeddings.Embedder` (cached per text); ChromaDB gets
 ``embedding_function=None`` so it never tries to download its own model.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..embeddings import Embedder
+from creval.models.embeddings import Embedder
 
 
 @dataclass

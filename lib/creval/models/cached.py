@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from ..cache import CallCache, cached_batch
-from .base import Backend, ChatRequest, ChoiceRequest, Completion, Sample, SampleRequest
+from creval.core.cache import CallCache, cached_batch
+from creval.models.base import Backend, ChatRequest, ChoiceRequest, Completion, Sample, SampleRequest
 
 
 class _Usage:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..errors import CrevalError
-from .base import ChatRequest, ChoiceRequest, Completion, ModelSpec, Sample, SampleRequest, derive_seed, split_thinking
-from .registry import locate_weights
+from creval.core.errors import CrevalError
+from creval.models.base import ChatRequest, ChoiceRequest, Completion, ModelSpec, Sample, SampleRequest, derive_seed, split_thinking
+from creval.models.registry import locate_weights
 
 
 class HFBackend:

@@ -17,9 +17,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import CrevalError
-from .base import ChatRequest, ChoiceRequest, Completion, ModelSpec, Sample, SampleRequest, derive_seed, split_thinking
-from .registry import locate_weights
+from creval.core.errors import CrevalError
+from creval.models.base import ChatRequest, ChoiceRequest, Completion, ModelSpec, Sample, SampleRequest, derive_seed, split_thinking
+from creval.models.registry import locate_weights
 
 MAX_SEQ = 32          # sequences decoded together (n > MAX_SEQ is drawn in chunks)
 N_BATCH = 512

@@ -22,8 +22,8 @@ from typing import Any, Sequence
 
 import httpx
 
-from ..errors import CrevalError
-from .base import ChatRequest, ChoiceRequest, Completion, ModelSpec, Sample, SampleRequest, derive_seed, split_thinking
+from creval.core.errors import CrevalError
+from creval.models.base import ChatRequest, ChoiceRequest, Completion, ModelSpec, Sample, SampleRequest, derive_seed, split_thinking
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import yaml
 
-from .. import paths
-from ..errors import CrevalError
-from .base import ModelSpec
+from creval.core import paths
+from creval.core.errors import CrevalError
+from creval.models.base import ModelSpec
 
 BACKENDS = {"llamacpp": "creval.models.llamacpp:LlamaCppBackend",
             "hf": "creval.models.hf:HFBackend",
@@ -155,7 +155,7 @@ _loaded: dict[str, object] = {}
 
 def load_model(name: str, cache=None):
     """The cached :class:`Model` for a registered name (loaded once per process)."""
-    from .cached import Model
+    from creval.models.cached import Model
     spec = get_spec(name)
     ok, why = check(spec)
     if not ok:

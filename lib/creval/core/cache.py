@@ -1,0 +1,133 @@
+"""One content-addressed cache for every expensive call (generation, NLI pair, judge turn, embedding).
+
+A call is identified by the SHA-256 of its canonical JSON description: the model's identity (only the
+fields that change output), the request, and for sampled generations the sample index. Each result is
+committed to SQLite (WAL mode) the moment it exists, so a run killed at any point resumes with every
+finished call served from here, and concurrent writers (threads or processes) are safe.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from creval.core import paths
+
+
+def canonical(obj: Any) -> str:
+    """Deterministic JSON: sorted keys, no whitespace, floats as repr."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def make_key(kind: str, **parts: Any) -> str:
+    """The cache key of a call of ``kind`` described by ``parts``."""
+    return hashlib.sha256(canonical({"kind": kind, **parts}).encode()).hexdigest()
+
+
+class CallCache:
+    """A persistent key -> JSON value store. Thread- and process-safe; crash-safe per call."""
+
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path) if path else paths.cache_file()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        with self._conn() as c:
+            c.execute("CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, kind TEXT, value TEXT, created REAL)")
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn = conn
+        return conn
+
+    def get(self, key: str) -> Any | None:
+        row = self._conn().execute("SELECT value FROM calls WHERE key=?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def get_many(self, keys: list[str]) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            q = f"SELECT key, value FROM calls WHERE key IN ({','.join('?' * len(chunk))})"
+            found.update({k: json.loads(v) for k, v in self._conn().execute(q, chunk)})
+        return found
+
+    def put(self, key: str, kind: str, value: Any) -> None:
+        self._conn().execute("INSERT OR REPLACE INTO calls VALUES (?,?,?,?)", (key, kind, canonical(value), time.time()))
+
+    def put_many(self, items: list[tuple[str, str, Any]]) -> None:
+        conn = self._conn()
+        conn.execute("BEGIN")
+        conn.executemany("INSERT OR REPLACE INTO calls VALUES (?,?,?,?)",
+                         [(k, kind, canonical(v), time.time()) for k, kind, v in items])
+        conn.execute("COMMIT")
+
+    def __len__(self) -> int:
+        return self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+
+    def counts(self) -> dict[str, int]:
+        return dict(self._conn().execute("SELECT kind, COUNT(*) FROM calls GROUP BY kind").fetchall())
+
+
+_default: CallCache | None = None
+
+
+def default_cache() -> CallCache:
+    """The process-wide cache at ``paths.cache_file()`` (re-opened if ``CREVAL_CACHE`` changes)."""
+    global _default
+    if _default is None or _default.path != paths.cache_file():
+        _default = CallCache()
+    return _default
+
+
+def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute, *, model: str = "",
+                 usage=None, cache: CallCache | None = None, encode=lambda r: r, decode=lambda v: v) -> list[Any]:
+    """Answer ``items`` from the cache, computing only the misses, in one batch, then storing them.
+
+    The single cache mechanism behind every expensive call.
+    - ``describe(item) -> dict``: what identifies the call besides ``identity`` (the model's output-relevant spec).
+    - ``compute(missing_items) -> results``: one batched call for all misses (same order).
+    - ``usage(result) -> (input_tokens, output_tokens)`` for the ledger; ``encode``/``decode`` map results to JSON.
+    Every item, hit or miss, is recorded in :data:`creval.core.ledger.LEDGER`.
+    """
+    from creval.core.ledger import LEDGER, CallRecord
+
+    cache = cache if cache is not None else default_cache()
+    keys = [make_key(kind, model=identity, call=describe(it)) for it in items]
+    found = cache.get_many(list(dict.fromkeys(keys)))
+    out: list[Any] = [None] * len(items)
+    missing: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        if k in found:
+            out[i] = decode(found[k])
+        else:
+            missing.setdefault(k, []).append(i)
+    rec_usage = usage or (lambda r: (0, 0))
+    for i, k in enumerate(keys):
+        if k in found:
+            tin, tout = rec_usage(out[i])
+            LEDGER.add(CallRecord(kind, model, True, tin, tout, 0.0, 0.0, {}, k))
+    if missing:
+        first = [idx[0] for idx in missing.values()]
+        t0 = time.perf_counter()
+        results = list(compute([items[i] for i in first]))
+        dt = (time.perf_counter() - t0) / max(len(first), 1)
+        if len(results) != len(first):
+            raise RuntimeError(f"{kind}: backend returned {len(results)} results for {len(first)} requests")
+        cache.put_many([(k, kind, encode(r)) for k, r in zip(missing, results)])
+        for (k, idx), r in zip(missing.items(), results):
+            tin, tout = rec_usage(r)
+            cost = 0.0
+            if hasattr(usage, "cost"):
+                cost = usage.cost(tin, tout)
+            LEDGER.add(CallRecord(kind, model, False, tin, tout, cost, dt, {}, k))
+            for j, i in enumerate(idx):
+                out[i] = r if j == 0 else decode(encode(r))
+    return out

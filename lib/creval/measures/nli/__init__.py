@@ -1,0 +1,1 @@
+"""measures/nli"""

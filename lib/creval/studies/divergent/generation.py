@@ -1,0 +1,206 @@
+"""Step-wise generation with semantic entropy at every step (paper sections 3.2 and 5, appendix F).
+
+Procedure for one problem (:func:`solve`):
+
+1. **Budget.** One chat call (temperature 0, at most ``max_steps * max_step_tokens + 32`` tokens) writes a
+   complete answer. Its length fixes the step budget:
+   for step domains the number of lines that look like steps ("Step 3: ...", "3. ...", "- ..."; if none,
+   the non-empty lines), for the sentence domain (BookMIA) the number of sentences; the count is
+   clamped to ``[1, max_steps]``.
+2. **Steps.** For step ``k = 1..budget``: one ``model.sample`` call draws ``n`` candidates for the *next*
+   unit only (the prompt shows the chosen units so far), one ``cluster`` call groups them by
+   bidirectional entailment, and the semantic, naive and discrete entropies are computed from the
+   samples' mean token log-probs and cluster ids. The candidate with the highest mean log-prob among
+   those that did not vote STOP is appended (greedy selection, as in the paper).
+3. **STOP protocol.** From the second step on, the prompt says: if the solution is complete, reply with
+   the single word ``STOP``. A sample votes STOP when its cleaned text is empty or begins with the
+   word STOP. When more than half of the ``n`` samples vote STOP the problem ends there; that step's
+   row is still written (``is_stop = true``, ``chosen_index = null``) but it is not part of the solution
+   and is left out of the solution's entropy summary. The loop also ends when the budget is reached.
+4. **Cleaning.** Sampling stops at a newline (and, for sentences, at the end of a sentence), so the
+   log-probs cover exactly the generated text. The cleaned text used for clustering and the solution
+   drops a leading "Step 3:", "3.", "-" or "*" marker, keeps only the first line (for sentences, only the
+   first sentence, closed with a period when unterminated) and collapses whitespace. All STOP votes are
+   clustered as the literal text ``STOP`` (they mean the same thing).
+5. **Duplicate filter (app. F).** A solution in which two consecutive chosen units are identical (after
+   lower-casing and collapsing whitespace) is flagged ``duplicate_filtered = true``: tables report results
+   with those solutions removed (filtered) and with them kept (unfiltered).
+
+Records (also documented in chapter 02):
+
+``steps.jsonl``, one row per sampled step: ``problem_id, domain, model, step_index`` (0-based),
+``samples`` (list of ``{text, clean, token_logprobs, mean_logprob, n_tokens, finish_reason, stop_vote}``),
+``cluster_ids`` (one per sample, classes numbered by first appearance), ``semantic_entropy,
+naive_entropy, discrete_entropy`` (nats), ``n_clusters, chosen_index`` (index into ``samples`` or null),
+``stop_votes, is_stop, temperature, top_p, n, nli, strict, logprob_kind, seed``.
+
+``problems.jsonl``, one row per finished problem: ``problem_id, domain, model, problem_text, solution``
+(the chosen units joined, newline-separated "Step k: ..." lines for step domains, a paragraph for
+sentences), ``steps`` (chosen texts), ``n_steps, budget, first_answer, stopped_by`` ("vote" | "budget"
+| "no_candidate"), ``mean_semantic_entropy, min_semantic_entropy, max_semantic_entropy,
+mean_naive_entropy, mean_discrete_entropy, mean_n_clusters`` (over the solution's steps, STOP row
+excluded; NaN when no step), ``duplicate_filtered, temperature, n, nli``.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from creval.domains import STOP, Domain, Problem
+from creval.datasets.sources import split_sentences
+
+__all__ = ["solve", "SolveResult", "clean_step", "is_stop_vote", "count_units", "has_consecutive_duplicates"]
+
+_MARKER_RE = re.compile(r"^\s*(?:(?:step|sentence)\s*\d+\s*[:.)\-]?|\d+\s*[.):]|[-*•])\s*", re.I)
+_STEP_LINE_RE = re.compile(r"^\s*(?:(?:step)\s*\d+|\d+\s*[.):]|[-*•])\s*\S", re.I)
+_STOP_RE = re.compile(r"^\W*stop\b", re.I)
+
+
+def clean_step(text: str, unit: str = "step") -> str:
+    """The text of one unit: first non-empty line, numbering marker removed, whitespace collapsed;
+    for ``unit == "sentence"`` only its first sentence (closed with a period if unterminated)."""
+    lines = [ln for ln in str(text).strip().splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    t = lines[0]
+    for _ in range(2):   # "Step 3: 3. do x" happens
+        t = _MARKER_RE.sub("", t, count=1)
+    t = " ".join(t.split()).strip().strip('"').strip()
+    if unit == "sentence" and t:
+        t = split_sentences(t)[0]
+        if t[-1] not in ".!?\"'”’":
+            t += "."
+    return t
+
+
+def is_stop_vote(clean: str) -> bool:
+    """A sample votes STOP when its cleaned text is empty or starts with the word STOP."""
+    return not clean or bool(_STOP_RE.match(clean))
+
+
+def count_units(answer: str, unit: str) -> int:
+    """Units in a complete answer: sentences for ``"sentence"``; step-like lines (else non-empty lines)."""
+    if unit == "sentence":
+        return len(split_sentences(answer))
+    lines = [ln for ln in answer.splitlines() if ln.strip()]
+    steps = [ln for ln in lines if _STEP_LINE_RE.match(ln)]
+    return len(steps) if steps else len(lines)
+
+
+def _norm(t: str) -> str:
+    return " ".join(t.lower().split())
+
+
+def has_consecutive_duplicates(steps: Sequence[str]) -> bool:
+    """True when two consecutive units are identical (case and whitespace ignored)."""
+    return any(_norm(a) == _norm(b) for a, b in zip(steps, steps[1:]))
+
+
+def render_so_far(steps: Sequence[str], unit: str) -> str:
+    if unit == "sentence":
+        return " ".join(steps) if steps else "(nothing yet)"
+    return "\n".join(f"Step {i + 1}: {s}" for i, s in enumerate(steps)) if steps else "(none yet)"
+
+
+def step_messages(domain: Domain, problem: Problem, chosen: Sequence[str], max_steps: int) -> list[dict]:
+    """The prompt asking for the unit after ``chosen`` (the STOP option is offered from the second unit on).
+    Chapter 01 samples its first step with this same prompt."""
+    k = len(chosen)
+    prompt = domain.render(domain.step_prompt, problem, k=k + 1, so_far=render_so_far(chosen, domain.unit),
+                           stop_rule=domain.stop_rule if k > 0 else "", max_steps=max_steps)
+    return [{"role": "system", "content": domain.system_prompt}, {"role": "user", "content": prompt}]
+
+
+def join_solution(steps: Sequence[str], unit: str) -> str:
+    return " ".join(steps) if unit == "sentence" else "\n".join(f"Step {i + 1}: {s}" for i, s in enumerate(steps))
+
+
+@dataclass
+class SolveResult:
+    steps: list[dict]       # rows for steps.jsonl
+    problem: dict           # the row for problems.jsonl
+
+
+def _summary(values: list[float]) -> tuple[float, float, float]:
+    if not values:
+        return math.nan, math.nan, math.nan
+    return sum(values) / len(values), min(values), max(values)
+
+
+def solve(model, domain: Domain, problem: Problem, *, nli, nli_name: str, n: int = 10, temperature: float = 1.0,
+          top_p: float = 0.9, max_steps: int = 5, max_step_tokens: int = 48, strict: bool = True, seed: int = 0,
+          first_answer_tokens: int | None = None, cluster_fn: Callable | None = None) -> SolveResult:
+    """Solve ``problem`` unit by unit, measuring semantic entropy at each unit (see module docstring).
+
+    ``nli`` is a loaded entailment backend passed to ``cluster_fn`` (default
+    :func:`creval.measures.clustering.cluster`); ``nli_name`` is what the records store. The budget answer is
+    limited to ``first_answer_tokens`` (default ``max_steps * max_step_tokens + 32``: enough to show
+    ``max_steps`` steps, and a longer answer could not raise the clamped budget anyway).
+    """
+    from creval.measures import entropy
+    if cluster_fn is None:
+        from creval.measures.clustering import cluster as cluster_fn
+    if n < 1:
+        raise ValueError("n must be at least 1")
+    unit = domain.unit
+    system = {"role": "system", "content": domain.system_prompt}
+
+    first_msgs = [system, {"role": "user", "content": domain.render(domain.first_prompt, problem,
+                                                                   max_steps=max_steps)}]
+    if first_answer_tokens is None:
+        first_answer_tokens = max_steps * max_step_tokens + 32
+    first = model.chat(first_msgs, temperature=0.0, max_tokens=first_answer_tokens, seed=seed).text
+    budget = min(max(count_units(first, unit), 1), max_steps)
+
+    stop_seqs = ("\n", ". ", "! ", "? ") if unit == "sentence" else ("\n",)
+    chosen: list[str] = []
+    rows: list[dict] = []
+    stopped_by = "budget"
+    for k in range(budget):
+        samples = model.sample(step_messages(domain, problem, chosen, max_steps), n, temperature=temperature,
+                               top_p=top_p, max_tokens=max_step_tokens, stop=stop_seqs, seed=seed)
+        cleans = [clean_step(s.text, unit) for s in samples]
+        votes = [is_stop_vote(c) for c in cleans]
+        texts = [STOP if v else c for c, v in zip(cleans, votes)]
+        ids = [int(i) for i in cluster_fn(texts, nli, strict=strict)]
+        lps = [s.mean_logprob for s in samples]
+        n_stop = sum(votes)
+        is_stop = k > 0 and n_stop * 2 > n
+        candidates = [i for i, v in enumerate(votes) if not v]
+        pick = None if (is_stop or not candidates) else max(candidates, key=lambda i: (lps[i], -i))
+        rows.append({
+            "problem_id": problem.problem_id, "domain": domain.name, "model": model.name, "step_index": k,
+            "samples": [{**s.to_dict(), "clean": c, "stop_vote": v} for s, c, v in zip(samples, cleans, votes)],
+            "cluster_ids": ids,
+            "semantic_entropy": entropy.semantic_entropy(lps, ids),
+            "naive_entropy": entropy.naive_entropy(lps),
+            "discrete_entropy": entropy.discrete_entropy(ids),
+            "n_clusters": len(set(ids)), "chosen_index": pick, "stop_votes": n_stop, "is_stop": bool(is_stop),
+            "temperature": temperature, "top_p": top_p, "n": n, "nli": nli_name, "strict": strict,
+            "logprob_kind": model.logprob_kind, "seed": seed,
+        })
+        if is_stop:
+            stopped_by = "vote"
+            break
+        if pick is None:
+            stopped_by = "no_candidate"
+            break
+        chosen.append(texts[pick])
+
+    used = [r for r in rows if r["chosen_index"] is not None]
+    se = [r["semantic_entropy"] for r in used]
+    mean_se, min_se, max_se = _summary(se)
+    mean = lambda key: _summary([r[key] for r in used])[0]  # noqa: E731
+    prow = {
+        "problem_id": problem.problem_id, "domain": domain.name, "model": model.name,
+        "problem_text": problem.text, "solution": join_solution(chosen, unit), "steps": chosen,
+        "n_steps": len(chosen), "budget": budget, "first_answer": first, "stopped_by": stopped_by,
+        "mean_semantic_entropy": mean_se, "min_semantic_entropy": min_se, "max_semantic_entropy": max_se,
+        "mean_naive_entropy": mean("naive_entropy"), "mean_discrete_entropy": mean("discrete_entropy"),
+        "mean_n_clusters": mean("n_clusters"),
+        "duplicate_filtered": has_consecutive_duplicates(chosen),
+        "temperature": temperature, "n": n, "nli": nli_name,
+    }
+    return SolveResult(rows, prow)

@@ -1,0 +1,57 @@
+"""The layer rule of docs/CONTRIBUTING.md: a module imports only its own layer or the layers below it."""
+import ast
+from pathlib import Path
+
+from creval.core.paths import REPO
+
+LAYERS = ["core", "models", "sandbox", "datasets", "domains", "measures", "judges", "studies", "book", "commands"]
+PKG = REPO / "lib" / "creval"
+
+
+def layer_of(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[0] != "creval":
+        return None
+    if len(parts) == 1 or parts[1] == "__version__":
+        return 0                  # the package root holds only the version
+    if parts[1] in ("cli", "__main__"):
+        return len(LAYERS)        # the command line sits on top of everything
+    return LAYERS.index(parts[1]) if parts[1] in LAYERS else None
+
+
+def imports_of(path: Path) -> list[str]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            assert node.level == 0, f"{path}: relative import (use absolute creval.* imports)"
+            out += [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+    return out
+
+
+def violations() -> list[str]:
+    bad = []
+    for f in sorted(PKG.rglob("*.py")):
+        parts = [p for p in f.relative_to(PKG).with_suffix("").parts if p != "__init__"]
+        mod = ".".join(["creval", *parts])
+        mine = layer_of(mod)
+        assert mine is not None, f"{f} is outside every layer: put it in one of {LAYERS}"
+        for imp in imports_of(f):
+            theirs = layer_of(imp)
+            if theirs is not None and theirs > mine:
+                bad.append(f"{mod} imports {imp} (layer {LAYERS[mine] if mine < len(LAYERS) else 'cli'} "
+                           f"-> {LAYERS[theirs] if theirs < len(LAYERS) else 'cli'})")
+    return sorted(set(bad))
+
+
+def test_every_module_imports_only_its_layer_or_lower():
+    assert violations() == []
+
+
+def test_the_checker_sees_an_upward_import(tmp_path):
+    assert layer_of("creval.measures.stats") < layer_of("creval.studies.divergent.run")
+    assert layer_of("creval.core.io") == 0 and layer_of("creval.cli") == len(LAYERS)
+    f = tmp_path / "m.py"
+    f.write_text("from creval.studies.divergent import run\nimport creval.core.io\n")
+    assert imports_of(f) == ["creval.studies.divergent", "creval.studies.divergent.run", "creval.core.io"]
