@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from creval.book.build import build_book, load_params
+from creval.book.build import build_book
+from creval.book.params import load_params
 from creval.core.paths import REPO
 
 pytestmark = pytest.mark.integration

@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from creval.book.build import book_structure, declared_parameters, load_params
+from creval.book.execute import book_structure, declared_parameters
+from creval.book.params import load_params
 from creval.cli import main
 from creval.core.errors import CrevalError
 from creval.core.paths import REPO
@@ -12,6 +13,7 @@ def test_load_params_and_overrides(tmp_path):
     p = tmp_path / "p.yaml"
     p.write_text("model: a\nlimit: 3\n")
     assert load_params(p, ["limit=5", "models=[x, y]"]) == {"model": "a", "limit": 5, "models": ["x", "y"]}
+    p.write_text("model: a\n")
     with pytest.raises(CrevalError, match="does not exist"):
         load_params(tmp_path / "none.yaml")
     p.write_text("model: [a\n")
@@ -28,9 +30,8 @@ def test_load_params_and_overrides(tmp_path):
 def test_chapters_exist_clean_and_parameterised():
     chapters = [f for _, f in book_structure() if f.endswith(".ipynb")]
     assert chapters and chapters[0] == "chapters/01-apparatus.ipynb"
-    default = load_params(REPO / "params/default.yaml")
-    smoke = load_params(REPO / "params/smoke.yaml")
-    assert set(default) == set(smoke)
+    load_params(REPO / "params/default.yaml")
+    load_params(REPO / "params/smoke.yaml")
     for ch in chapters:
         nb = json.loads((REPO / ch).read_text())
         cells = nb["cells"]

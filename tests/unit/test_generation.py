@@ -9,7 +9,8 @@ import pytest
 from creval.studies.divergent.run import load_records, run_divergent
 from creval.domains import get_domain
 from creval.core.errors import CrevalError
-from creval.studies.divergent.generation import clean_step, count_units, has_consecutive_duplicates, is_stop_vote, solve
+from creval.domains.steps import clean_step, count_units, has_consecutive_duplicates, is_stop_vote
+from creval.studies.divergent.generation import solve
 from creval.models.base import Completion, ModelSpec, Sample
 
 
@@ -75,7 +76,7 @@ def test_solve_steps_entropy_stop_and_choice():
     res = solve(m, get_domain("macgyver"), get_domain("macgyver").load(limit=1)[0], nli=None, nli_name="exact",
                 n=4, max_steps=5, cluster_fn=exact_cluster)
     assert m.chat_calls == 1 and m.sample_calls == 3          # one sample call per step
-    s0, s1, s2 = res.steps
+    s0, s1, s2 = [s.to_dict() for s in res.steps]
     assert s0["cluster_ids"] == [0, 0, 1, 1] and s0["chosen_index"] == 0 and s0["stop_votes"] == 0
     assert s0["semantic_entropy"] == pytest.approx(0.5822031088882179, abs=1e-12)
     assert s0["discrete_entropy"] == pytest.approx(math.log(2), abs=1e-12)
@@ -84,14 +85,14 @@ def test_solve_steps_entropy_stop_and_choice():
     assert s1["cluster_ids"] == [0, 1, 0, 1]
     assert s2["stop_votes"] == 3 and s2["is_stop"] and s2["chosen_index"] is None
     assert "STOP" not in m.prompts[0] and "STOP" in m.prompts[1] and "Step 1: Bend the clip." in m.prompts[1]
-    p = res.problem
+    p = res.problem.to_dict()
     assert p["steps"] == ["Bend the clip.", "Hook the zip."] and p["n_steps"] == 2 and p["budget"] == 5
     assert p["solution"] == "Step 1: Bend the clip.\nStep 2: Hook the zip."
     assert p["stopped_by"] == "vote" and p["duplicate_filtered"] is False
     expect = [H([-1, -1, -2, -2], [0, 0, 1, 1]), H([-0.1, -0.5, -0.2, -0.7], [0, 1, 0, 1])]
     assert p["mean_semantic_entropy"] == pytest.approx(sum(expect) / 2, abs=1e-12)
     assert p["max_semantic_entropy"] == pytest.approx(max(expect)) and p["min_semantic_entropy"] == pytest.approx(min(expect))
-    assert all(len(s["samples"]) == 4 and s["samples"][0]["n_tokens"] == 2 for s in res.steps)
+    assert all(len(s["samples"]) == 4 and s["samples"][0]["n_tokens"] == 2 for s in [r.to_dict() for r in res.steps])
 
 
 def test_budget_clamp_and_duplicates():
@@ -99,13 +100,13 @@ def test_budget_clamp_and_duplicates():
     m = FakeModel("a single line answer", same)
     res = solve(m, get_domain("macgyver"), get_domain("macgyver").load(limit=1)[0], nli=None, nli_name="x",
                 n=2, max_steps=5, cluster_fn=exact_cluster)
-    assert res.problem["budget"] == 1 and res.problem["stopped_by"] == "budget" and len(res.steps) == 1
-    assert res.steps[0]["semantic_entropy"] == 0.0
+    assert res.problem.to_dict()["budget"] == 1 and res.problem.to_dict()["stopped_by"] == "budget" and len(res.steps) == 1
+    assert res.steps[0].to_dict()["semantic_entropy"] == 0.0
     m = FakeModel("Step 1: x\nStep 2: y\nStep 3: z", same)
     res = solve(m, get_domain("macgyver"), get_domain("macgyver").load(limit=1)[0], nli=None, nli_name="x",
                 n=2, max_steps=2, cluster_fn=exact_cluster)
-    assert res.problem["budget"] == 2 and res.problem["steps"] == ["Wait here.", "Wait here."]
-    assert res.problem["duplicate_filtered"] is True
+    assert res.problem.to_dict()["budget"] == 2 and res.problem.to_dict()["steps"] == ["Wait here.", "Wait here."]
+    assert res.problem.to_dict()["duplicate_filtered"] is True
 
 
 def test_bookmia_sentences():
@@ -114,8 +115,8 @@ def test_bookmia_sentences():
     dom = get_domain("bookmia")
     prob = dom.load(limit=1)[0]
     res = solve(m, dom, prob, nli=None, nli_name="x", n=2, max_steps=2, cluster_fn=exact_cluster)
-    assert res.problem["steps"] == ["He rowed closer.", "He rowed closer."]
-    assert res.problem["solution"] == "He rowed closer. He rowed closer." and res.problem["duplicate_filtered"]
+    assert res.problem.to_dict()["steps"] == ["He rowed closer.", "He rowed closer."]
+    assert res.problem.to_dict()["solution"] == "He rowed closer. He rowed closer." and res.problem.to_dict()["duplicate_filtered"]
     assert prob.fields["ending"] in m.prompts[1] and "Story so far: He rowed closer." in m.prompts[1]
 
 

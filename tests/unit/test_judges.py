@@ -167,30 +167,6 @@ def test_run_judge_resumes(tmp_path):
     assert (tmp_path / "run" / "manifest.json").exists()
 
 
-def test_accuracy_auarc_kappa_hand_computed():
-    assert human.accuracy([True, False, None, True], [True, True, False, True]) == pytest.approx(2 / 3)
-    # confidences 0.9 (right), 0.8 (wrong), 0.7 (right): accuracies 1, 1/2, 2/3 -> mean 13/18
-    assert human.auarc([True, False, True], [0.9, 0.8, 0.7]) == pytest.approx(13 / 18)
-    # all tied: every prefix has expected accuracy 2/3
-    assert human.auarc([True, False, True], [0.5, 0.5, 0.5]) == pytest.approx(2 / 3)
-    # perfect ranking of 2 right then 2 wrong: 1, 1, 2/3, 1/2 -> 19/24
-    assert human.auarc([False, True, False, True], [0.1, 0.9, 0.2, 0.8]) == pytest.approx(19 / 24)
-    # kappa: po = 3/4, pe = 0.5*0.5 + 0.5*0.5 = 0.5 -> 0.5
-    assert human.kappa([True, True, False, False], [True, False, False, False][:3] + [True]) == pytest.approx(0.0)
-    assert human.kappa([True, True, False, False], [True, True, False, True]) == pytest.approx(0.5)
-
-
-def test_agreement_counts_unparsed_separately():
-    labels = {"a": {"feasibility": True}, "b": {"feasibility": False}, "c": {"feasibility": True}}
-    rows = [{"pair_id": "a", "criterion": "feasibility", "verdict": True, "confidence": 0.9},
-            {"pair_id": "b", "criterion": "feasibility", "verdict": True, "confidence": 0.4},
-            {"pair_id": "c", "criterion": "feasibility", "verdict": None, "confidence": None}]
-    m = human.agreement(rows, labels)
-    assert m["n"] == 3 and m["unparsed"] == 1 and m["coverage"] == pytest.approx(2 / 3)
-    assert m["accuracy"] == pytest.approx(0.5) and m["accuracy_all"] == pytest.approx(1 / 3)
-    assert m["auarc"] == pytest.approx((1 + 0.5) / 2)
-
-
 def test_human_mapping_and_bundled_sample(monkeypatch):
     assert human.labels_for("correct_inefficient") == {"feasibility": True, "effectiveness": False}
     assert human.labels_for("correct_efficient") == {"feasibility": True, "effectiveness": True}

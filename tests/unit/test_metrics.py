@@ -1,11 +1,10 @@
-"""Diversity metrics, statistics and human-data loaders against hand-computed values."""
+"""Diversity metrics and human-data loaders against hand-computed values (statistics: test_stats.py)."""
 import math
 
 import numpy as np
 import pytest
 
 from creval.measures import diversity as D
-from creval.measures import stats as S
 
 
 class FakeEmbedder:
@@ -71,55 +70,6 @@ def test_item_originality_and_semdis():
     single = D.item_originality(["x", "y"], groups=["a", "b"], embedder=emb)
     assert single["cosine_to_others"].isna().all()
     assert D.semdis(["obj", "obj"], ["x", "y"], emb).tolist() == pytest.approx([0.0, 1.0])
-
-
-def test_spearman_kendall_known_values():
-    x = [1, 2, 3, 4, 5]
-    assert S.spearman(x, [5, 6, 7, 8, 7])["rho"] == pytest.approx(0.8207826816681233)
-    assert S.spearman(x, [2, 4, 6, 8, 10])["rho"] == pytest.approx(1.0)
-    # one swapped adjacent pair among 5: (C - D)/10 = (9 - 1)/10
-    assert S.kendall(x, [1, 3, 2, 4, 5])["tau"] == pytest.approx(0.8)
-    small = S.spearman([1, 2, 3], [1, 2, 3])
-    assert math.isnan(small["rho"]) and "not meaningful" in small["note"]
-    const = S.spearman(x, [1, 1, 1, 1, 1])
-    assert math.isnan(const["rho"]) and "constant" in const["note"]
-    nan = S.spearman([1, 2, np.nan, 4, 5, 6], [1, 2, 3, 4, 5, 6])
-    assert nan["n"] == 5 and nan["rho"] == pytest.approx(1.0)
-
-
-def test_bootstrap_ci_is_seeded_and_brackets_estimate():
-    rng = np.random.default_rng(1)
-    x = rng.normal(size=60)
-    y = x + rng.normal(scale=0.5, size=60)
-    r = S.spearman_ci(x, y, n_boot=300, seed=3)
-    assert r["lo"] < r["rho"] < r["hi"] <= 1.0
-    assert S.spearman_ci(x, y, n_boot=300, seed=3)["lo"] == r["lo"]
-    lo, hi = S.bootstrap_ci(np.mean, np.array([1.0, 1.0, 1.0, 1.0, 1.0]), n_boot=50)
-    assert lo == hi == 1.0
-    assert all(math.isnan(v) for v in S.bootstrap_ci(np.mean, np.array([1.0, 2.0]), n_boot=50))
-
-
-def test_auc_accuracy_kappa():
-    assert S.auc([1, 1, 0, 0], [0.9, 0.8, 0.1, 0.2])["auc"] == pytest.approx(1.0)
-    # positives {0.5, 0.2}, negatives {0.4, 0.2}: pairs 0.5>0.4, 0.5>0.2, 0.2<0.4, 0.2=0.2 (1/2) -> 2.5/4
-    assert S.auc([1, 1, 0, 0], [0.5, 0.2, 0.4, 0.2])["auc"] == pytest.approx(0.625)
-    assert math.isnan(S.auc([1, 1, 1], [1, 2, 3])["auc"])
-    assert S.accuracy([1, 0, 1, 1], [1, 1, 1, 0]) == 0.5
-    # 2x2 table a=(1,1,0,0,1,0) b=(1,0,0,0,1,1): po = 4/6, pe = .5*.5+.5*.5 = .5 -> kappa 1/3
-    assert S.cohen_kappa([1, 1, 0, 0, 1, 0], [1, 0, 0, 0, 1, 1]) == pytest.approx(1 / 3)
-    assert S.cohen_kappa(["y", "y"], ["y", "y"]) == 1.0
-
-
-def test_bin_fixed_count():
-    x = np.arange(40, dtype=float)
-    y = 2 * x
-    b = S.bin_fixed_count(x, y, size=15)
-    # 40 points: bins 0-14, 15-29, 30-39 (10 >= 7.5 kept as its own bin)
-    assert b["count"].tolist() == [15, 15, 10]
-    assert b["x_median"].tolist() == [7.0, 22.0, 34.5]
-    assert b["y_mean"].tolist() == [14.0, 44.0, 69.0]
-    b2 = S.bin_fixed_count(np.arange(33.0), np.arange(33.0), size=15)
-    assert b2["count"].tolist() == [15, 18]   # a 3-point tail joins the previous bin
 
 
 def test_loaders_fall_back_to_illustrative_samples(tmp_path, monkeypatch):

@@ -33,8 +33,9 @@ def show(fig: go.Figure) -> None:
     display({"text/html": html}, raw=True)
 
 
-def table(df, caption: str = "", digits: int = 3):
-    """A styled pandas table for chapters (rounded floats, optional caption)."""
+def table(df, caption: str | None = None, digits: int = 3):
+    """A styled pandas table for chapters (rounded floats; caption given, else ``df.attrs["caption"]``)."""
+    caption = df.attrs.get("caption", "") if caption is None else caption
     sty = df.style.format(precision=digits, na_rep="–").hide(axis="index")
     text_cols = [c for c in df.columns if df[c].dtype == object]
     if text_cols:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from creval.book.build import build_book, load_params
+from creval.book.build import build_book
+from creval.book.params import load_params
 
 
 def _summary(m: dict, out: Path) -> str:
@@ -33,7 +34,7 @@ def cmd_batch(args) -> int:
     code = 0
     for model in args.models:
         params = load_params(args.params, args.p)
-        params.update(model=model, models=[model], run_root=f"data/runs/{model}")
+        params.update(model=model, models=[model], run_root=f"runs/{model}")   # under the data home (CREVAL_HOME)
         out = Path(args.out) / model
         print(f"== {model} -> {out}", file=sys.stderr)
         m = build_book(params, out, args.chapters, args.render)

@@ -1,7 +1,9 @@
-"""Reading and fetching files: JSONL (tolerant of a torn last line), JSON rows, xlsx, and downloads
-checked against a pinned sha256. Every dataset loader and the run store read through these."""
+"""Reading and fetching files: JSONL (tolerant of a torn last line), JSON rows, xlsx, CSV, and downloads
+checked against a pinned sha256. Every dataset loader and the run store read through these; a file that
+cannot be read is a :class:`CrevalError` naming the file."""
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import os
@@ -65,12 +67,33 @@ def read_xlsx_rows(path: Path) -> list[dict]:
     return rows
 
 
+def read_csv_rows(path: Path, delimiter: str = ",", quoting: int = csv.QUOTE_MINIMAL,
+                  encoding: str = "utf-8-sig") -> list[dict]:
+    """Rows of a CSV/TSV file keyed by its header; lines starting with ``#`` before the header are comments."""
+    try:
+        with open(path, encoding=encoding, newline="") as f:
+            lines = [line for line in f]
+        while lines and lines[0].startswith("#"):
+            lines.pop(0)
+        rows = list(csv.DictReader(lines, delimiter=delimiter, quoting=quoting))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise CrevalError(f"cannot read dataset file {path}: {e}", "check the path or replace the file") from None
+    if rows and None in rows[0]:
+        raise CrevalError(f"dataset file {path}: row 1 has more fields than the header",
+                          "repair or replace the file")
+    return rows
+
+
 def read_any(path: Path) -> list[dict]:
+    """Rows of a ``.xlsx``, ``.json``, ``.jsonl`` or ``.csv`` file."""
     if path.suffix == ".xlsx":
         return read_xlsx_rows(path)
     if path.suffix in (".json", ".jsonl"):
         return read_json_rows(path)
-    raise CrevalError(f"dataset file {path} has an unsupported type {path.suffix!r}", "give a .xlsx, .json or .jsonl file")
+    if path.suffix == ".csv":
+        return read_csv_rows(path)
+    raise CrevalError(f"dataset file {path} has an unsupported type {path.suffix!r}",
+                      "give a .xlsx, .json, .jsonl or .csv file")
 
 
 def pick_file(folder: Path, preferred: list[str]) -> Path:
@@ -82,30 +105,40 @@ def pick_file(folder: Path, preferred: list[str]) -> Path:
     raise CrevalError(f"no dataset file in {folder}", f"expected one of {preferred}")
 
 
+class ChecksumError(ValueError):
+    """A downloaded file whose sha256 is not the pinned one (it is not kept)."""
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def download(url: str, dest: Path, expect_sha256: str | None = None) -> Path:
-    """Fetch ``url`` to ``dest`` (atomically); raises OSError-like exceptions when offline or on mismatch."""
-    if os.environ.get("CREVAL_OFFLINE") == "1":
+def offline() -> bool:
+    return os.environ.get("CREVAL_OFFLINE") == "1"
+
+
+def download(url: str, dest: Path, expect_sha256: str | None = None, timeout: float = TIMEOUT_S) -> Path:
+    """Fetch ``url`` to ``dest`` atomically. Raises ``ConnectionError`` when ``CREVAL_OFFLINE=1``, httpx
+    errors when unreachable, and :class:`ChecksumError` (nothing written) when the bytes do not hash to
+    ``expect_sha256``."""
+    if offline():
         raise ConnectionError("CREVAL_OFFLINE=1")
     import httpx
-    r = httpx.get(url, timeout=TIMEOUT_S, follow_redirects=True)
+    r = httpx.get(url, timeout=timeout, follow_redirects=True)
     r.raise_for_status()
+    got = hashlib.sha256(r.content).hexdigest()
+    if expect_sha256 and got != expect_sha256:
+        raise ChecksumError(f"sha256 of {url} is {got[:12]}…, not the pinned {expect_sha256[:12]}…")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_suffix(dest.suffix + ".partial")
+    tmp = dest.with_name(f".{dest.name}.partial-{os.getpid()}")
     tmp.write_bytes(r.content)
-    if expect_sha256 and sha256(tmp) != expect_sha256:
-        tmp.unlink()
-        raise ValueError(f"sha256 of {url} does not match the pinned {expect_sha256[:12]}…")
     tmp.replace(dest)
     return dest
 
 
 def download_rows(dataset: str, split: str, dest: Path, pages: int = 3) -> Path:
     """Up to ``100 * pages`` rows of a Hugging Face dataset via the datasets-server JSON API."""
-    if os.environ.get("CREVAL_OFFLINE") == "1":
+    if offline():
         raise ConnectionError("CREVAL_OFFLINE=1")
     import httpx
     rows: list[dict] = []

@@ -2,6 +2,8 @@
 
 - ``CREVAL_HOME``  root of caches, trained models and runs (default: ``<repo>/data``)
 - ``CREVAL_CACHE`` the call cache database (default: ``$CREVAL_HOME/cache/calls.sqlite``)
+- ``CREVAL_SHARED_DATA`` the staged datasets folder (default: ``<repo>/../shared/data`` when it exists;
+  ``none`` or a folder that does not exist hides it, e.g. to test the fresh-machine fallbacks)
 """
 from __future__ import annotations
 
@@ -33,10 +35,19 @@ def samples_dir() -> Path:
     return REPO / "data" / "samples"
 
 
-def dataset_dir(env: str, shared_rel: str) -> Path:
-    """A local dataset folder: ``$<env>`` when set, else the staged copy at ``<repo>/../shared/data/<shared_rel>``
-    (which may not exist: callers check and fall back to a bundled sample or raise a clear error)."""
-    return Path(os.environ.get(env) or REPO.parent / "shared" / "data" / shared_rel)
+def shared_data_dir() -> Path | None:
+    """The staged copy of the public datasets beside the checkout (``<repo>/../shared/data``), or
+    ``$CREVAL_SHARED_DATA``; None when it is absent or hidden (``CREVAL_SHARED_DATA=none``)."""
+    env = os.environ.get("CREVAL_SHARED_DATA")
+    if env is not None and env.strip().lower() in ("none", "off", "0"):
+        return None
+    d = Path(env).expanduser() if env else REPO.parent / "shared" / "data"
+    return d if d.is_dir() else None
+
+
+def downloads_dir() -> Path:
+    """Datasets downloaded from their public source (one folder per dataset)."""
+    return home() / "datasets"
 
 
 def params_dir() -> Path:

@@ -21,14 +21,8 @@ Data folder: ``$CREVAL_MACGYVER_DIR``, else ``<repo>/../shared/data/macgyver/dat
 illustrative sample ``data/samples/macgyver_human_sample.jsonl`` (written for this project, NOT real
 annotations: it only lets the pipeline run without the data).
 
-Metrics (per judge and criterion), over the verdicts that parsed; ``coverage`` = parsed / all:
-- accuracy = mean(verdict == label);
-- accuracy_all = unparsed counted as wrong (so hiding failures cannot raise a score);
-- Cohen's kappa between verdicts and labels (sklearn);
-- AUARC: sort parsed verdicts by confidence (highest first); for m = 1..n keep the m most confident;
-  AUARC = mean over m of their accuracy (the area under the accuracy-rejection curve, one point per
-  rejection rate 0, 1/n, ..., (n-1)/n). Tied confidences are handled exactly: within a tie group every
-  order is equally likely, so its correct count enters in proportion. Missing confidence ranks last.
+The metrics of judges against these labels (accuracy, AUARC, kappa, coverage) are
+:func:`creval.measures.stats.agreement`.
 """
 from __future__ import annotations
 
@@ -117,55 +111,3 @@ def sample_pairs(n: int, seed: int = 0, folder: Path | None = None, include_unso
     for r in picked:
         r["source"] = source
     return picked
-
-
-# -- metrics ----------------------------------------------------------------------------------
-def accuracy(pred, gold) -> float:
-    pairs = [(p, g) for p, g in zip(pred, gold) if p is not None]
-    return sum(p == g for p, g in pairs) / len(pairs) if pairs else float("nan")
-
-
-def auarc(correct: list[bool], confidence: list[float | None]) -> float:
-    """Area under the accuracy-rejection curve (see module doc); exact under ties."""
-    n = len(correct)
-    if n == 0:
-        return float("nan")
-    groups: dict[float, list[bool]] = {}
-    for c, s in zip(correct, confidence):
-        groups.setdefault(-1.0 if s is None else float(s), []).append(bool(c))
-    order = sorted(groups, reverse=True)
-    accs, kept, right = [], 0, 0.0
-    for key in order:
-        g = groups[key]
-        rate = sum(g) / len(g)
-        for t in range(1, len(g) + 1):
-            accs.append((right + t * rate) / (kept + t))
-        kept += len(g)
-        right += sum(g)
-    return sum(accs) / n
-
-
-def kappa(pred, gold) -> float:
-    from sklearn.metrics import cohen_kappa_score
-    pairs = [(bool(p), bool(g)) for p, g in zip(pred, gold) if p is not None]
-    if len(pairs) < 2:
-        return float("nan")
-    a, b = zip(*pairs)
-    if len(set(a) | set(b)) < 2:
-        return 1.0 if a == b else float("nan")
-    return float(cohen_kappa_score(a, b))
-
-
-def agreement(verdicts: list[dict], labels: dict[str, dict]) -> dict:
-    """Metrics of verdict rows (``pair_id, criterion, verdict, confidence, unparsed``) against labels."""
-    gold = [labels[v["pair_id"]][v["criterion"].lower()] for v in verdicts]
-    pred = [v["verdict"] for v in verdicts]
-    parsed = [(p, g, v.get("confidence")) for p, g, v in zip(pred, gold, verdicts) if p is not None]
-    n = len(verdicts)
-    return {"n": n, "parsed": len(parsed), "coverage": len(parsed) / n if n else float("nan"),
-            "unparsed": n - len(parsed),
-            "accuracy": accuracy(pred, gold),
-            "accuracy_all": sum(p == g for p, g in zip(pred, gold) if p is not None) / n if n else float("nan"),
-            "auarc": auarc([p == g for p, g, _ in parsed], [c for _, _, c in parsed]),
-            "kappa": kappa(pred, gold),
-            "label_yes_rate": sum(gold) / n if n else float("nan")}

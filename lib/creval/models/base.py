@@ -5,9 +5,18 @@ Log-prob definition: every backend states in ``LOGPROB_KIND`` what its token log
 model's own probability of the token, which is what semantic entropy needs. ``"server"`` means
 whatever an OpenAI-compatible server reports (OpenAI and vLLM report the raw distribution by
 default; llama.cpp's server reports the post-sampling one). The kind is stored with every record.
+
+The verbs: ``sample`` (n seeded continuations with their token log-probs), ``chat`` (one reply),
+``choice_logprobs`` (the log-prob of each given answer as the reply's start, :class:`ChoiceScores`) and
+``loglikelihood`` (teacher-forced log-likelihood of a text, optionally given a context,
+:class:`LogLikelihood`). Log-likelihoods are natural logs of the raw distribution; the scored sequence
+is ``[BOS] + context + text`` (the begin-of-text token, or end-of-text where a model has none), and only
+the text's tokens count. A text longer than the model's window is scored in rolling windows
+(:func:`rolling_windows`), each token seeing at least half a window of what precedes it.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Protocol, Sequence, runtime_checkable
@@ -53,6 +62,117 @@ class Completion:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class ChoiceScores:
+    """The log-prob of each choice as the start of the reply, and the prompt's tokens (for accounting)."""
+    logprobs: dict[str, float]
+    input_tokens: int = 0
+
+    def to_dict(self) -> dict:
+        return {"logprobs": dict(self.logprobs), "input_tokens": self.input_tokens}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ChoiceScores":
+        if set(d) == {"logprobs", "input_tokens"} and isinstance(d["logprobs"], dict):
+            return cls({k: float(v) for k, v in d["logprobs"].items()}, int(d["input_tokens"]))
+        # cache entries written before this record existed: a flat dict with an ``_input_tokens`` key
+        return cls({k: float(v) for k, v in d.items() if k != "_input_tokens"}, int(d.get("_input_tokens", 0)))
+
+
+@dataclass(frozen=True)
+class LogLikelihood:
+    """Teacher-forced log-likelihood of a text (natural log), optionally given a context.
+
+    ``token_logprobs``: log p(token | everything before it) for each scored token of the text;
+    ``context_tokens``: tokens of the context it was conditioned on (not counted; the BOS token neither);
+    ``n_bytes``: UTF-8 bytes of the text (for bits per byte); ``windows``: rolling windows used (1 when the
+    text fits the model's window); ``skipped_tokens``: text tokens the backend could not score (a server's
+    first token when no context and no ``bos_text`` is known); ``quantisation``: of the weights that scored it.
+    """
+    sum_logprob: float
+    token_logprobs: tuple[float, ...]
+    n_bytes: int
+    context_tokens: int = 0
+    windows: int = 1
+    skipped_tokens: int = 0
+    model: str = ""
+    quantisation: str = ""
+    logprob_kind: str = ""
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.token_logprobs)
+
+    @property
+    def mean_logprob(self) -> float:
+        return self.sum_logprob / self.n_tokens if self.n_tokens else 0.0
+
+    @property
+    def perplexity(self) -> float:
+        """exp(-mean token log-prob); 1.0 for an empty text."""
+        return math.exp(-self.mean_logprob)
+
+    @property
+    def bits_per_byte(self) -> float:
+        return -self.sum_logprob / math.log(2) / self.n_bytes if self.n_bytes else 0.0
+
+    def to_dict(self) -> dict:
+        return {"sum_logprob": self.sum_logprob, "token_logprobs": list(self.token_logprobs),
+                "n_tokens": self.n_tokens, "n_bytes": self.n_bytes, "context_tokens": self.context_tokens,
+                "windows": self.windows, "skipped_tokens": self.skipped_tokens, "model": self.model,
+                "quantisation": self.quantisation, "logprob_kind": self.logprob_kind}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "LogLikelihood":
+        return cls(float(d["sum_logprob"]), tuple(float(x) for x in d["token_logprobs"]), int(d["n_bytes"]),
+                   int(d.get("context_tokens", 0)), int(d.get("windows", 1)), int(d.get("skipped_tokens", 0)),
+                   d.get("model", ""), d.get("quantisation", ""), d.get("logprob_kind", ""))
+
+
+@dataclass(frozen=True)
+class LoglikelihoodRequest:
+    """Score ``text`` after ``context`` (``None``: after the begin-of-text token only)."""
+    text: str
+    context: str | None = None
+
+    def describe(self) -> dict:
+        return {"text": self.text, "context": self.context}
+
+
+def rolling_windows(first: int, total: int, window: int) -> list[tuple[int, int, int]]:
+    """How to score tokens ``first .. total-1`` of a sequence with at most ``window`` tokens per forward pass.
+
+    Returns ``(lo, start, hi)`` triples: feed tokens ``lo .. hi-1`` and score tokens ``start .. hi-1``
+    (token j from the output at j-1). One window when everything fits; otherwise each window keeps as much
+    preceding text as fits beside what is left to score, and at least ``window // 2`` tokens (where there
+    are that many), so every scored token sees at least half a window of its past. ``first >= 1``.
+    """
+    if window < 2:
+        raise ValueError("window must hold at least two tokens")
+    out, i = [], first
+    while i < total:
+        keep = max(1, min(i, max(window - (total - i), window // 2)))
+        lo = i - keep
+        hi = min(total, lo + window)
+        out.append((lo, i, hi))
+        i = hi
+    return out
+
+
+def scored_tokens(tokenize, begin: int, text: str, context: str | None) -> tuple[list[int], list[int]]:
+    """``([begin] + context tokens, text tokens)`` for a local backend's ``tokenize(str) -> ids``.
+
+    The text's tokens are those of ``context + text`` after the context's own tokens, so a text is split
+    as the model would see it in place; if a token spans the boundary, the two are tokenized apart."""
+    ctx = tokenize(context) if context else []
+    txt = tokenize(text) if text else []
+    if ctx and text:
+        whole = tokenize(context + text)
+        if whole[:len(ctx)] == ctx:
+            txt = whole[len(ctx):]
+    return [begin] + ctx, txt
 
 
 @dataclass(frozen=True)
@@ -137,8 +257,11 @@ class Backend(Protocol):
     def chat(self, reqs: Sequence[ChatRequest]) -> list[Completion]:
         """Answer several independent chat requests (backends may run them concurrently)."""
 
-    def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[dict[str, float]]:
+    def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[ChoiceScores]:
         """For each request, the log-prob of each choice as the reply's beginning."""
+
+    def loglikelihood(self, reqs: Sequence[LoglikelihoodRequest]) -> list[LogLikelihood]:
+        """For each request, the teacher-forced log-likelihood of its text given its context."""
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` under this model's tokenizer."""

@@ -4,14 +4,19 @@ The n samples of a prompt come from ONE ``generate`` call with ``num_return_sequ
 Log-probs (``LOGPROB_KIND = "raw"``) are the log-softmax of ``output_logits`` (the unprocessed
 logits), not of ``output_scores`` (which are after temperature and top-p). Sample ``i`` is not
 individually seeded here: the batch is seeded from ``(seed, first index, count)``, and the cache
-keeps every drawn sample stable afterwards. Offline, a GGUF file loads through ``gguf_file=``.
+keeps every drawn sample stable afterwards. Offline, a GGUF file loads through ``gguf_file=``
+(dequantised: ``quantisation`` then names the file's type and the dtype it runs in).
+``loglikelihood`` scores ``[BOS] + context + text`` with one forward pass per rolling window.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Sequence
 
 from creval.core.errors import CrevalError
-from creval.models.base import ChatRequest, ChoiceRequest, Completion, ModelSpec, Sample, SampleRequest, derive_seed, split_thinking
+from creval.models.base import (ChatRequest, ChoiceRequest, ChoiceScores, Completion, LogLikelihood, LoglikelihoodRequest,
+                                ModelSpec, Sample, SampleRequest, derive_seed, rolling_windows, scored_tokens,
+                                split_thinking)
 from creval.models.registry import locate_weights
 
 
@@ -48,6 +53,13 @@ class HFBackend:
         eos = eos if isinstance(eos, list) else [eos]
         self.eos = {e for e in [*eos, self.tok.eos_token_id] if e is not None}
         self.version = getattr(self.lm.config, "_name_or_path", where)
+        self.quantisation = str(dtype).replace("torch.", "")
+        if kw.get("gguf_file"):
+            self.quantisation = f"{Path(kw['gguf_file']).stem.split('.')[-1]} dequantised to {self.quantisation}"
+        begin = self.tok.bos_token_id if self.tok.bos_token_id is not None else self.tok.eos_token_id
+        self.begin = int(begin)
+        limit = getattr(self.lm.config, "max_position_embeddings", None) or spec.context
+        self.window = min(spec.context, int(limit))     # tokens per forward pass of ``loglikelihood``
 
     def render(self, messages: Sequence[dict]) -> str:
         return self.tok.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=False)
@@ -106,7 +118,7 @@ class HFBackend:
             out.append(Completion(text, ids.shape[1], s.n_tokens - rt, reasoning, rt, s.finish_reason))
         return out
 
-    def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[dict[str, float]]:
+    def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[ChoiceScores]:
         """Exact log-prob of each choice's tokens after the prompt: one padded forward per request."""
         torch, out = self.torch, []
         for r in reqs:
@@ -117,8 +129,24 @@ class HFBackend:
             mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in seqs], device=self.device)
             with torch.no_grad():
                 logp = self.lm(input_ids=ids, attention_mask=mask).logits.float().log_softmax(-1)
-            res = {"_input_tokens": float(len(prompt))}
-            for i, (c, s) in enumerate(zip(r.choices, seqs)):
-                res[c] = float(sum(logp[i, j - 1, s[j]] for j in range(len(prompt), len(s))))
-            out.append(res)
+            res = {c: float(sum(logp[i, j - 1, s[j]] for j in range(len(prompt), len(s))))
+                   for i, (c, s) in enumerate(zip(r.choices, seqs))}
+            out.append(ChoiceScores(res, len(prompt)))
+        return out
+
+    def loglikelihood(self, reqs: Sequence[LoglikelihoodRequest]) -> list[LogLikelihood]:
+        torch, out = self.torch, []
+        tokenize = lambda t: self.tok(t, add_special_tokens=False).input_ids   # noqa: E731
+        for r in reqs:
+            prefix, text = scored_tokens(tokenize, self.begin, r.text, r.context)
+            seq, lps = prefix + text, []
+            wins = rolling_windows(len(prefix), len(seq), self.window) if text else []
+            for lo, start, hi in wins:
+                ids = torch.tensor([seq[lo:hi - 1]], device=self.device)
+                with torch.no_grad():
+                    logp = self.lm(input_ids=ids).logits[0].float().log_softmax(-1)
+                tgt = torch.tensor(seq[start:hi], device=self.device)
+                lps += logp[start - lo - 1:].gather(-1, tgt[:, None]).squeeze(-1).tolist()
+            out.append(LogLikelihood(float(sum(lps)), tuple(lps), len(r.text.encode()), len(prefix) - 1,
+                                     max(len(wins), 1), 0, self.spec.name, self.quantisation, self.LOGPROB_KIND))
         return out

@@ -8,9 +8,12 @@ seeded generator (sample ``i`` uses ``derive_seed(seed, i)``) and we read the lo
 
 Log-probs (``LOGPROB_KIND = "raw"``): log-softmax of the model's unscaled logits, i.e. the model's
 own probability of each chosen token, independent of the sampling temperature and top-p.
+``loglikelihood`` scores ``[BOS] + context + text`` teacher-forced on sequence 0 (a context shared by
+consecutive requests is decoded once), in rolling windows of ``context - 1`` tokens when the text is longer.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
 from typing import Sequence
@@ -18,7 +21,9 @@ from typing import Sequence
 import numpy as np
 
 from creval.core.errors import CrevalError
-from creval.models.base import ChatRequest, ChoiceRequest, Completion, ModelSpec, Sample, SampleRequest, derive_seed, split_thinking
+from creval.models.base import (ChatRequest, ChoiceRequest, ChoiceScores, Completion, LogLikelihood, LoglikelihoodRequest,
+                                ModelSpec, Sample, SampleRequest, derive_seed, rolling_windows, scored_tokens,
+                                split_thinking)
 from creval.models.registry import locate_weights
 
 MAX_SEQ = 32          # sequences decoded together (n > MAX_SEQ is drawn in chunks)
@@ -83,7 +88,13 @@ class LlamaCppBackend:
         self.formatter = Jinja2ChatFormatter(template, eos_token=tok("tokenizer.ggml.eos_token_id"),
                                              bos_token=tok("tokenizer.ggml.bos_token_id"))
         self.version = meta.get("general.name", spec.model)
+        desc = ctypes.create_string_buffer(256)
+        self.lc.llama_model_desc(self.llm.model, desc, len(desc))
+        self.quantisation = desc.value.decode(errors="ignore").split(" ")[-1]   # "llama 256M Q4_1" -> "Q4_1"
+        bos = int(llama_cpp.llama_vocab_bos(self.vocab))
+        self.begin = bos if bos >= 0 else int(llama_cpp.llama_vocab_eos(self.vocab))
         self.n_ctx = spec.context
+        self.window = self.n_ctx - 1      # tokens per forward pass of ``loglikelihood``
         params = llama_cpp.llama_context_default_params()
         params.n_ctx, params.n_batch, params.n_ubatch = self.n_ctx, N_BATCH, N_BATCH
         params.n_seq_max, params.kv_unified = MAX_SEQ, True
@@ -233,7 +244,7 @@ class LlamaCppBackend:
                 out.append(Completion(text, len(prompt), s.n_tokens - rt, reasoning, rt, s.finish_reason))
         return out
 
-    def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[dict[str, float]]:
+    def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[ChoiceScores]:
         """Exact log-prob of each choice's tokens after the rendered prompt (choices share the prompt's cache)."""
         out = []
         with self.lock:
@@ -241,7 +252,7 @@ class LlamaCppBackend:
                 prompt = self.tokenize(self.render(r.messages))
                 first = log_softmax(self._prefill(prompt).astype(np.float64))
                 choice_toks = [self.tokenize(c, special=False) for c in r.choices]
-                res: dict[str, float] = {"_input_tokens": float(len(prompt))}
+                res: dict[str, float] = {}
                 for c0 in range(0, len(r.choices), MAX_SEQ - 1):
                     group = list(range(c0, min(c0 + MAX_SEQ - 1, len(r.choices))))
                     entries, where = [], {}
@@ -259,7 +270,50 @@ class LlamaCppBackend:
                         for j in range(1, len(tks)):
                             lp += float(log_softmax(self._logits(where[(ci, j - 1)]).astype(np.float64))[tks[j]])
                         res[r.choices[ci]] = lp
-                out.append(res)
+                out.append(ChoiceScores(res, len(prompt)))
+        return out
+
+    def _score(self, tokens: list[int], start: int) -> list[float]:
+        """log p(tokens[j] | tokens[:j]) for j in ``start .. len(tokens)-1``, teacher-forced on sequence 0.
+
+        ``tokens`` must fit the context. What sequence 0 already holds is reused up to ``start - 1`` (the
+        first position whose logits are read)."""
+        keep = 0
+        for a, b in zip(self._held, tokens[:start - 1]):
+            if a != b:
+                break
+            keep += 1
+        for s in range(1, MAX_SEQ):
+            self.lc.llama_memory_seq_rm(self.mem, s, -1, -1)
+        if not self.lc.llama_memory_seq_rm(self.mem, 0, keep, -1):
+            self.lc.llama_memory_clear(self.mem, True)
+            keep = 0
+        self._held = []
+        feed, out = tokens[:-1], []        # the last token is only a target
+        for c0 in range(keep, len(feed), N_BATCH):
+            chunk = feed[c0:c0 + N_BATCH]
+            self._decode([(t, c0 + i, [0], c0 + i >= start - 1) for i, t in enumerate(chunk)])
+            for i in range(len(chunk)):
+                pos = c0 + i
+                if pos >= start - 1:
+                    x = self._logits(i).astype(np.float64)
+                    m = x.max()
+                    out.append(float(x[tokens[pos + 1]] - m - np.log(np.exp(x - m).sum())))
+        self._held = list(feed)
+        self.reused_tokens += keep
+        return out
+
+    def loglikelihood(self, reqs: Sequence[LoglikelihoodRequest]) -> list[LogLikelihood]:
+        out = []
+        with self.lock:
+            for r in reqs:
+                prefix, text = scored_tokens(lambda t: self.tokenize(t, special=False), self.begin, r.text, r.context)
+                seq, lps = prefix + text, []
+                wins = rolling_windows(len(prefix), len(seq), self.window) if text else []
+                for lo, start, hi in wins:
+                    lps += self._score(seq[lo:hi], start - lo)
+                out.append(LogLikelihood(float(sum(lps)), tuple(lps), len(r.text.encode()), len(prefix) - 1,
+                                         max(len(wins), 1), 0, self.spec.name, self.quantisation, self.LOGPROB_KIND))
         return out
 
     def __del__(self):

@@ -10,6 +10,13 @@ Log-probs (``LOGPROB_KIND = "server"``): whatever the server reports per token. 
 after its sampler chain. The kind is recorded with each result so runs are never mixed silently.
 ``choice_logprobs`` reads the first token's ``top_logprobs`` (up to 20): a choice's score is the
 log-prob of the best-matching first token (-inf when absent), an approximation for multi-token choices.
+``loglikelihood`` needs a server that echoes the prompt's log-probs on ``/completions`` (``echo: true``,
+``logprobs: 1``; llama.cpp's server started with ``--logits_all true``, vLLM; not OpenAI's chat models)
+and fails with a clear error otherwise. The prompt is ``bos_text + context + text``, where ``bos_text``
+comes from the spec's ``extra`` (e.g. ``{bos_text: "<|im_start|>"}``). Without it a text with no context
+has its first token unscored (servers report no log-prob for the prompt's first token), counted in
+``skipped_tokens``. Set it for llama-cpp-python's server: without a leading BOS its echoed log-probs
+are off by one position.
 """
 from __future__ import annotations
 
@@ -23,7 +30,8 @@ from typing import Any, Sequence
 import httpx
 
 from creval.core.errors import CrevalError
-from creval.models.base import ChatRequest, ChoiceRequest, Completion, ModelSpec, Sample, SampleRequest, derive_seed, split_thinking
+from creval.models.base import (ChatRequest, ChoiceRequest, ChoiceScores, Completion, LogLikelihood, LoglikelihoodRequest,
+                                ModelSpec, Sample, SampleRequest, derive_seed, split_thinking)
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
@@ -152,18 +160,62 @@ class OpenAIBackend:
                                   int(usage.get("completion_tokens", 0)) - rt, reasoning, rt, c.get("finish_reason") or "stop"))
         return out
 
-    def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[dict[str, float]]:
+    def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[ChoiceScores]:
         res = self._gather([self._body(r.messages, temperature=0, max_tokens=1, logprobs=True, top_logprobs=20)
                             for r in reqs])
         out = []
         for r, resp in zip(reqs, res):
             top = _top_alternatives(resp["choices"][0])
-            scores: dict[str, float] = {"_input_tokens": float((resp.get("usage") or {}).get("prompt_tokens", 0))}
+            scores: dict[str, float] = {}
             for c in r.choices:
                 matches = [lp for tok, lp in top.items() if tok.strip() and (c.startswith(tok.strip()) or tok.strip().startswith(c))]
                 scores[c] = max(matches) if matches else -math.inf
-            out.append(scores)
+            out.append(ChoiceScores(scores, int((resp.get("usage") or {}).get("prompt_tokens", 0))))
         return out
+
+    def _unsupported(self, why: str) -> CrevalError:
+        return CrevalError(f"model {self.spec.name}: the server at {self.base_url} does not support echoed log-probs "
+                           f"({why}), which log-likelihoods need",
+                           "use a llamacpp or hf model for log-likelihoods, or a server that echoes prompt log-probs "
+                           "on /completions (vLLM; llama.cpp's server with --logits_all true)")
+
+    def loglikelihood(self, reqs: Sequence[LoglikelihoodRequest]) -> list[LogLikelihood]:
+        bos = str(self.spec.extra.get("bos_text", ""))
+        todo = [r for r in reqs if r.text]
+        bodies = [("/completions", {"model": self.spec.model, "prompt": bos + (r.context or "") + r.text, "echo": True,
+                                    "logprobs": 1, "max_tokens": 1, "temperature": 0}) for r in todo]
+        try:
+            res = iter(self._gather(bodies) if bodies else [])
+        except CrevalError as e:
+            if "unreachable" in e.problem or "refused the API key" in e.problem:
+                raise
+            raise self._unsupported(e.problem) from None
+        return [self._echoed(r, next(res), bos) if r.text else
+                LogLikelihood(0.0, (), 0, 0, 1, 0, self.spec.name, "", self.LOGPROB_KIND) for r in reqs]
+
+    def _echoed(self, r: LoglikelihoodRequest, resp: dict, bos: str) -> LogLikelihood:
+        """The text's tokens and log-probs from an echoed completion (the generated token dropped)."""
+        choice = (resp.get("choices") or [{}])[0]
+        lp = choice.get("logprobs") or {}
+        tokens, lps = lp.get("tokens"), lp.get("token_logprobs")
+        if not tokens or not lps or len(tokens) != len(lps):
+            raise self._unsupported("the reply has no token log-probs")
+        n_gen = int((resp.get("usage") or {}).get("completion_tokens", 1))     # we asked for max_tokens=1
+        tokens, lps = tokens[:len(tokens) - n_gen], lps[:len(lps) - n_gen]
+        starts, pos = [], 0
+        for t in tokens:
+            starts.append(pos)
+            pos += len(t)
+        echoed = "".join(tokens)
+        if r.text and not echoed.endswith(r.text):
+            raise self._unsupported("the reply does not echo the prompt's tokens")
+        boundary = len(echoed) - len(r.text)
+        mine = [x for s, x in zip(starts, lps) if s >= boundary]
+        scored = tuple(float(x) for x in mine if x is not None)
+        context_tokens = sum(1 for s, t in zip(starts, tokens) if s < boundary and t != bos)
+        return LogLikelihood(float(sum(scored)), scored, len(r.text.encode()), context_tokens if r.context else 0, 1,
+                             len(mine) - len(scored), self.spec.name, str(self.spec.extra.get("quantisation", "")),
+                             self.LOGPROB_KIND)
 
     def count_tokens(self, text: str) -> int:
         """No tokenizer client-side: about 4 characters a token (servers' ``usage`` is used for accounting)."""

@@ -2,26 +2,29 @@
 run's accounting. Everything here goes through the same cached model calls as the later chapters."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import plotly.graph_objects as go
 
 from creval.domains import get_domain
-from creval.studies.divergent.generation import step_messages
+from creval.domains.steps import step_messages
 from creval.models.registry import load_model
 from creval.core.runs import RunStore
+from creval.studies.apparatus.config import ApparatusConfig
+from creval.studies.config import run_id
 
 
-def draw_next_steps(run_root: str | Path, model: str, n: int, max_tokens: int, temperature: float = 1.0,
-                    top_p: float = 0.9, seed: int = 0, domain: str = "macgyver") -> RunStore:
-    """Sample ``n`` first steps for the first problem of ``domain``; records go to ``<run_root>/apparatus``."""
+def draw_next_steps(cfg: ApparatusConfig, domain: str = "macgyver") -> RunStore:
+    """Sample ``apparatus_samples`` first steps for the first problem of ``domain`` (the same problem that
+    chapter 02 solves first); records go to ``<run_root>/apparatus/<model>/<run id>``."""
     dom = get_domain(domain)
-    problem = dom.load(limit=1, seed=seed)[0]
-    m = load_model(model)
-    store = RunStore(Path(run_root) / "apparatus" / model,
-                     {"model": model, "n": n, "max_tokens": max_tokens, "temperature": temperature,
-                      "top_p": top_p, "seed": seed, "domain": domain, "data_source": dom.last_source})
+    problem = dom.load(limit=1, seed=cfg.data_seed)[0]
+    m = load_model(cfg.model)
+    n, max_tokens, temperature, top_p, seed = (cfg.apparatus_samples, cfg.apparatus_max_tokens, cfg.temperature,
+                                               cfg.top_p, cfg.seed)
+    params = {"model": cfg.model, "n": n, "max_tokens": max_tokens, "temperature": temperature, "top_p": top_p,
+              "seed": seed, "data_seed": cfg.data_seed, "domain": domain}
+    store = RunStore(cfg.run_path / "apparatus" / cfg.model / run_id(params),
+                     {**params, "data_source": dom.last_source})
     store.note_model(m)
     store.seeds["sampling"] = seed
     samples = m.sample(step_messages(dom, problem, [], max_steps=5), n, temperature=temperature, top_p=top_p,

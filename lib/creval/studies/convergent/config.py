@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from creval.studies.divergent.config import DivergentConfig
+from creval.studies.divergent.config import GenerationConfig
 
 
 @dataclass(frozen=True)
-class ConvergentConfig(DivergentConfig):
+class ConvergentConfig(GenerationConfig):
     judge_model: str = "smollm2-135m"      # the LLM that judges
     judges: tuple[str, ...] = ("zero-shot", "few-shot", "cot", "chateval", "retrieval")
     human_pairs: int = 4                   # MacGyver solutions with human labels (paper: 50)

@@ -1,9 +1,11 @@
 """Tables and figures of chapter 03 (convergent creativity). Each chapter cell calls one function here.
 
-Run folders under ``<run_root>/03-convergent/``:
-``bench/<judge>/<model>/<domain>/`` verdicts on the chapter-02 solutions (Tables 3-5, Fig. 7),
-``human/<judge>/`` verdicts on MacGyver human-labelled pairs (Tables 2 and 15),
-``sweep/T<T>/`` the retrieval judge at each early-exit threshold (Fig. 12).
+The solutions judged are the divergent study's records (:func:`creval.studies.divergent.run.records`
+with the same config: chapter 02's runs, never rerun elsewhere). Run folders under
+``<run_root>/convergent/``, each named by its identity (judge settings and what is judged):
+``bench/<judge>/<judge model>/<model>/<domain>/<id>`` verdicts on chapter 02's solutions (Tables 3-5,
+Fig. 7), ``human/<judge model>/<judge>/<id>`` verdicts on MacGyver human-labelled pairs (Tables 2 and
+15), ``sweep/<judge model>/T<T>/<id>`` the retrieval judge at each early-exit threshold (Fig. 12).
 """
 from __future__ import annotations
 
@@ -18,40 +20,34 @@ from creval.core.io import read_jsonl
 from creval.datasets import judge_labels as human
 from creval.judges.base import crit_name
 from creval.judges.runner import run_judge
-
-JUDGE_PARAMS = ("threshold", "k", "j", "l", "max_rounds", "word_limit", "init_words", "retries", "verdict_via",
-                "confidence_via", "embedder", "seed")
-
-
-def _root(run_root) -> Path:
-    return Path(run_root) / "03-convergent"
+from creval.measures import stats as S
+from creval.studies.config import run_id
+from creval.studies.convergent.config import ConvergentConfig
+from creval.studies.divergent.run import records as divergent_records
 
 
-def _jp(params: dict) -> dict:
-    return {k: v for k, v in params.items() if k in JUDGE_PARAMS and v is not None}
+
+def _folder(cfg: ConvergentConfig, *parts, **identity) -> Path:
+    return cfg.run_path.joinpath("convergent", *map(str, parts), run_id({**cfg.judge_params(), **identity}))
 
 
 # -- benchmark (Tables 3-5, Fig. 7) ---------------------------------------------------------------
-def solutions(run_root, models, domains, limit, n_samples, temperature=1.0, top_p=0.9, max_steps=5,
-              max_step_tokens=48, nli="minilm-sick", strict_entailment=True, seed=0) -> pd.DataFrame:
-    """The chapter-02 solutions (same parameters, so served from chapter 02's runs / the call cache)."""
-    from creval.studies.divergent.report import run_main
-    _, problems = run_main(run_root, models, domains, limit, n_samples, temperature=temperature, top_p=top_p,
-                           max_steps=max_steps, max_step_tokens=max_step_tokens, nli=nli,
-                           strict_entailment=strict_entailment, seed=seed)
-    return problems
+def solutions(cfg: ConvergentConfig) -> pd.DataFrame:
+    """Chapter 02's solutions (the divergent records at the same settings; run only if missing)."""
+    return divergent_records(cfg, progress=False)[1]
 
 
-def judge_solutions(problems: pd.DataFrame, run_root, judge_model: str, judge: str = "retrieval",
-                    **params) -> pd.DataFrame:
-    """Verdicts of ``judge`` for every solution in ``problems`` (per model x domain run folder)."""
+def judge_solutions(cfg: ConvergentConfig, problems: pd.DataFrame) -> pd.DataFrame:
+    """Verdicts of ``bench_judge`` for every solution in ``problems`` (one folder per model x domain)."""
     from creval.domains import get_domain
     from creval.models.registry import load_model
-    m = load_model(judge_model)
+    m = load_model(cfg.judge_model)
     frames = []
     for (model, domain), g in problems.groupby(["model", "domain"], sort=False):
-        out = _root(run_root) / "bench" / judge / judge_model / str(model) / str(domain)
-        st = run_judge(judge, m, g.to_dict("records"), get_domain(domain).criteria, out, progress=False, **_jp(params))
+        out = _folder(cfg, "bench", cfg.bench_judge, cfg.judge_model, model, domain, judge=cfg.bench_judge,
+                      solutions=cfg.identity(str(model), str(domain)))
+        st = run_judge(cfg.bench_judge, m, g.to_dict("records"), get_domain(domain).criteria, out, progress=False,
+                       **cfg.judge_params())
         frames.append(st.frame("verdicts").assign(model=model, domain=domain))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -102,8 +98,9 @@ def fig_entropy_vs_criteria(verdicts: pd.DataFrame, bin_size: int = 15) -> go.Fi
 
 
 # -- human validation (Table 2), tokens (Table 15) -------------------------------------------------
-def human_pairs(n: int, seed: int = 0) -> list[dict]:
-    return human.sample_pairs(n, seed=seed)
+def human_pairs(cfg: ConvergentConfig) -> list[dict]:
+    """``human_pairs`` labelled MacGyver pairs drawn with ``data_seed`` (the same pairs for every judge)."""
+    return human.sample_pairs(cfg.human_pairs, seed=cfg.data_seed)
 
 
 def validation_criteria(domain: str = "macgyver"):
@@ -112,15 +109,20 @@ def validation_criteria(domain: str = "macgyver"):
     return [c for c in get_domain(domain).criteria if crit_name(c).lower() in ("feasibility", "effectiveness")]
 
 
-def validate_judges(run_root, judge_model: str, judges, n_pairs: int, **params) -> pd.DataFrame:
-    """Run each judge on the same ``n_pairs`` human-labelled MacGyver pairs; verdict rows with labels."""
+def _human_folder(cfg: ConvergentConfig, judge: str, **extra) -> Path:
+    return _folder(cfg, "human", cfg.judge_model, judge, judge=judge, pairs=cfg.human_pairs,
+                   data_seed=cfg.data_seed, **extra)
+
+
+def validate_judges(cfg: ConvergentConfig) -> pd.DataFrame:
+    """Run each of ``judges`` on the same human-labelled MacGyver pairs; verdict rows with labels."""
     from creval.models.registry import load_model
-    pairs = human_pairs(n_pairs, params.get("seed", 0))   # the same seed picks the pairs and seeds the judges
+    pairs = human_pairs(cfg)
     labels = {p["pair_id"]: p["labels"] for p in pairs}
-    m, crits = load_model(judge_model), validation_criteria()
+    m, crits = load_model(cfg.judge_model), validation_criteria()
     frames = []
-    for j in judges:
-        st = run_judge(j, m, pairs, crits, _root(run_root) / "human" / judge_model / j, progress=False, **_jp(params))
+    for j in cfg.judges:
+        st = run_judge(j, m, pairs, crits, _human_folder(cfg, j), progress=False, **cfg.judge_params())
         df = st.frame("verdicts")
         df = df[df.pair_id.isin(labels)].copy()
         df["label"] = [labels[p][c.lower()] for p, c in zip(df.pair_id, df.criterion)]
@@ -133,16 +135,11 @@ def validate_judges(run_root, judge_model: str, judges, n_pairs: int, **params) 
 def agreement_table(verdicts: pd.DataFrame) -> pd.DataFrame:
     """Table 2: accuracy, AUARC, kappa and coverage per judge and criterion, plus 'all' per judge."""
     rows = []
-    labels = {(p, c): l for p, c, l in zip(verdicts.pair_id, verdicts.criterion, verdicts.label)}
-    lab = {}
-    for (p, c), l in labels.items():
-        lab.setdefault(p, {})[c.lower()] = bool(l)
     for j, gj in verdicts.groupby("judge", sort=False):
         for c, g in list(gj.groupby("criterion", sort=False)) + [("all", gj)]:
-            recs = [{"pair_id": r.pair_id, "criterion": r.criterion,
-                     "verdict": None if r.unparsed or pd.isna(r.verdict) else bool(r.verdict),
-                     "confidence": None if pd.isna(r.confidence) else float(r.confidence)} for r in g.itertuples()]
-            rows.append({"judge": j, "criterion": c, **human.agreement(recs, lab)})
+            pred = [None if r.unparsed or pd.isna(r.verdict) else bool(r.verdict) for r in g.itertuples()]
+            conf = [None if pd.isna(r.confidence) else float(r.confidence) for r in g.itertuples()]
+            rows.append({"judge": j, "criterion": c, **S.agreement([bool(x) for x in g.label], pred, conf)})
     cols = ["judge", "criterion", "n", "coverage", "unparsed", "accuracy", "accuracy_all", "auarc", "kappa",
             "label_yes_rate"]
     return pd.DataFrame(rows)[cols]
@@ -200,7 +197,7 @@ def token_breakdown(verdicts: pd.DataFrame, judge: str = "retrieval") -> pd.Data
 
 
 # -- threshold sweep (Fig. 12) --------------------------------------------------------------------
-def threshold_sweep(run_root, judge_model: str, thresholds, n_pairs: int, **params) -> pd.DataFrame:
+def threshold_sweep(cfg: ConvergentConfig) -> pd.DataFrame:
     """The retrieval judge at each early-exit threshold T on the same human-labelled pairs.
 
     Every T reuses the cached turns of the others (the first round is the same for all T), so the
@@ -208,18 +205,20 @@ def threshold_sweep(run_root, judge_model: str, thresholds, n_pairs: int, **para
     """
     from creval.core.ledger import LEDGER
     from creval.models.registry import load_model
-    pairs = human_pairs(n_pairs, params.get("seed", 0))   # the same seed picks the pairs and seeds the judges
+    pairs = human_pairs(cfg)
     lab = {p["pair_id"]: {k.lower(): v for k, v in p["labels"].items()} for p in pairs}
-    m, crits = load_model(judge_model), validation_criteria()
+    m, crits = load_model(cfg.judge_model), validation_criteria()
     rows = []
-    for t in thresholds:
+    for t in cfg.confidence_thresholds:
         mark = LEDGER.mark()
-        p = {**_jp(params), "threshold": float(t)}
-        st = run_judge("retrieval", m, pairs, crits, _root(run_root) / "sweep" / judge_model / f"T{float(t):g}",
-                       progress=False, **p)
+        p = {**cfg.judge_params(), "threshold": float(t)}
+        out = cfg.run_path / "convergent" / "sweep" / cfg.judge_model / f"T{float(t):g}" / run_id(
+            {**p, "pairs": cfg.human_pairs, "data_seed": cfg.data_seed})
+        st = run_judge("retrieval", m, pairs, crits, out, progress=False, **p)
         recs = [r for r in LEDGER.since(mark) if r.kind == "chat"]
         v = [r for r in st.read("verdicts") if r["pair_id"] in lab]
-        a = human.agreement([{**r, "verdict": None if r["unparsed"] else r["verdict"]} for r in v], lab)
+        a = S.agreement([lab[r["pair_id"]][r["criterion"].lower()] for r in v],
+                        [None if r["unparsed"] else r["verdict"] for r in v], [r.get("confidence") for r in v])
         rows.append({"T": float(t), "accuracy": a["accuracy"], "auarc": a["auarc"], "coverage": a["coverage"],
                      "mean rounds": np.mean([r["rounds"] for r in v]),
                      "tokens per pair": sum(r["input_tokens"] + r["output_tokens"] for r in v) / max(len(pairs), 1),
@@ -241,9 +240,11 @@ def fig_threshold(sweep: pd.DataFrame) -> go.Figure:
 
 
 # -- transcript viewer ----------------------------------------------------------------------------
-def transcript_html(run_dir, pair_id: str | None = None, criterion: str | None = None, max_chars: int = 1500) -> str:
-    """One pair's discussion as collapsible HTML: each turn with its retrieved fragments and tokens."""
-    rows = read_jsonl(Path(run_dir) / "transcripts.jsonl")
+def transcript_html(cfg: ConvergentConfig, judge: str = "retrieval", pair_id: str | None = None,
+                    criterion: str | None = None, max_chars: int = 1500) -> str:
+    """One human-labelled pair's discussion by ``judge`` as collapsible HTML: each turn with its retrieved
+    fragments and tokens."""
+    rows = read_jsonl(_human_folder(cfg, judge) / "transcripts.jsonl")
     if not rows:
         return "<p><i>no transcripts in this run</i></p>"
     pick = [r for r in rows if (pair_id is None or r["pair_id"] == pair_id) and
@@ -266,9 +267,10 @@ def transcript_html(run_dir, pair_id: str | None = None, criterion: str | None =
     return "\n".join(parts)
 
 
-def show_transcript(run_dir, pair_id=None, criterion=None):
+def transcript(cfg: ConvergentConfig, judge: str = "retrieval", pair_id=None, criterion=None):
+    """The transcript as an HTML object the chapter cell displays."""
     from IPython.display import HTML
-    return HTML(transcript_html(run_dir, pair_id, criterion))
+    return HTML(transcript_html(cfg, judge, pair_id, criterion))
 
 
 PAPER_TABLE2 = pd.DataFrame([

@@ -44,83 +44,20 @@ excluded; NaN when no step), ``duplicate_filtered, temperature, n, nli``.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable
 
 from creval.domains import STOP, Domain, Problem
-from creval.datasets.sources import split_sentences
+from creval.domains.steps import (clean_step, count_units, has_consecutive_duplicates, is_stop_vote, join_solution,
+                                  step_messages)
+from creval.studies.divergent.records import ProblemRecord, StepRecord
 
-__all__ = ["solve", "SolveResult", "clean_step", "is_stop_vote", "count_units", "has_consecutive_duplicates"]
-
-_MARKER_RE = re.compile(r"^\s*(?:(?:step|sentence)\s*\d+\s*[:.)\-]?|\d+\s*[.):]|[-*•])\s*", re.I)
-_STEP_LINE_RE = re.compile(r"^\s*(?:(?:step)\s*\d+|\d+\s*[.):]|[-*•])\s*\S", re.I)
-_STOP_RE = re.compile(r"^\W*stop\b", re.I)
-
-
-def clean_step(text: str, unit: str = "step") -> str:
-    """The text of one unit: first non-empty line, numbering marker removed, whitespace collapsed;
-    for ``unit == "sentence"`` only its first sentence (closed with a period if unterminated)."""
-    lines = [ln for ln in str(text).strip().splitlines() if ln.strip()]
-    if not lines:
-        return ""
-    t = lines[0]
-    for _ in range(2):   # "Step 3: 3. do x" happens
-        t = _MARKER_RE.sub("", t, count=1)
-    t = " ".join(t.split()).strip().strip('"').strip()
-    if unit == "sentence" and t:
-        t = split_sentences(t)[0]
-        if t[-1] not in ".!?\"'”’":
-            t += "."
-    return t
-
-
-def is_stop_vote(clean: str) -> bool:
-    """A sample votes STOP when its cleaned text is empty or starts with the word STOP."""
-    return not clean or bool(_STOP_RE.match(clean))
-
-
-def count_units(answer: str, unit: str) -> int:
-    """Units in a complete answer: sentences for ``"sentence"``; step-like lines (else non-empty lines)."""
-    if unit == "sentence":
-        return len(split_sentences(answer))
-    lines = [ln for ln in answer.splitlines() if ln.strip()]
-    steps = [ln for ln in lines if _STEP_LINE_RE.match(ln)]
-    return len(steps) if steps else len(lines)
-
-
-def _norm(t: str) -> str:
-    return " ".join(t.lower().split())
-
-
-def has_consecutive_duplicates(steps: Sequence[str]) -> bool:
-    """True when two consecutive units are identical (case and whitespace ignored)."""
-    return any(_norm(a) == _norm(b) for a, b in zip(steps, steps[1:]))
-
-
-def render_so_far(steps: Sequence[str], unit: str) -> str:
-    if unit == "sentence":
-        return " ".join(steps) if steps else "(nothing yet)"
-    return "\n".join(f"Step {i + 1}: {s}" for i, s in enumerate(steps)) if steps else "(none yet)"
-
-
-def step_messages(domain: Domain, problem: Problem, chosen: Sequence[str], max_steps: int) -> list[dict]:
-    """The prompt asking for the unit after ``chosen`` (the STOP option is offered from the second unit on).
-    Chapter 01 samples its first step with this same prompt."""
-    k = len(chosen)
-    prompt = domain.render(domain.step_prompt, problem, k=k + 1, so_far=render_so_far(chosen, domain.unit),
-                           stop_rule=domain.stop_rule if k > 0 else "", max_steps=max_steps)
-    return [{"role": "system", "content": domain.system_prompt}, {"role": "user", "content": prompt}]
-
-
-def join_solution(steps: Sequence[str], unit: str) -> str:
-    return " ".join(steps) if unit == "sentence" else "\n".join(f"Step {i + 1}: {s}" for i, s in enumerate(steps))
-
+__all__ = ["solve", "SolveResult"]
 
 @dataclass
 class SolveResult:
-    steps: list[dict]       # rows for steps.jsonl
-    problem: dict           # the row for problems.jsonl
+    steps: list[StepRecord]     # rows of steps.jsonl
+    problem: ProblemRecord      # the row of problems.jsonl
 
 
 def _summary(values: list[float]) -> tuple[float, float, float]:
@@ -170,17 +107,16 @@ def solve(model, domain: Domain, problem: Problem, *, nli, nli_name: str, n: int
         is_stop = k > 0 and n_stop * 2 > n
         candidates = [i for i, v in enumerate(votes) if not v]
         pick = None if (is_stop or not candidates) else max(candidates, key=lambda i: (lps[i], -i))
-        rows.append({
-            "problem_id": problem.problem_id, "domain": domain.name, "model": model.name, "step_index": k,
-            "samples": [{**s.to_dict(), "clean": c, "stop_vote": v} for s, c, v in zip(samples, cleans, votes)],
-            "cluster_ids": ids,
-            "semantic_entropy": entropy.semantic_entropy(lps, ids),
-            "naive_entropy": entropy.naive_entropy(lps),
-            "discrete_entropy": entropy.discrete_entropy(ids),
-            "n_clusters": len(set(ids)), "chosen_index": pick, "stop_votes": n_stop, "is_stop": bool(is_stop),
-            "temperature": temperature, "top_p": top_p, "n": n, "nli": nli_name, "strict": strict,
-            "logprob_kind": model.logprob_kind, "seed": seed,
-        })
+        rows.append(StepRecord(
+            problem_id=problem.problem_id, domain=domain.name, model=model.name, step_index=k,
+            samples=[{**s.to_dict(), "clean": c, "stop_vote": v} for s, c, v in zip(samples, cleans, votes)],
+            cluster_ids=ids,
+            semantic_entropy=entropy.semantic_entropy(lps, ids),
+            naive_entropy=entropy.naive_entropy(lps),
+            discrete_entropy=entropy.discrete_entropy(ids),
+            n_clusters=len(set(ids)), chosen_index=pick, stop_votes=n_stop, is_stop=bool(is_stop),
+            temperature=temperature, top_p=top_p, n=n, nli=nli_name, strict=strict,
+            logprob_kind=model.logprob_kind, seed=seed))
         if is_stop:
             stopped_by = "vote"
             break
@@ -189,18 +125,15 @@ def solve(model, domain: Domain, problem: Problem, *, nli, nli_name: str, n: int
             break
         chosen.append(texts[pick])
 
-    used = [r for r in rows if r["chosen_index"] is not None]
-    se = [r["semantic_entropy"] for r in used]
-    mean_se, min_se, max_se = _summary(se)
-    mean = lambda key: _summary([r[key] for r in used])[0]  # noqa: E731
-    prow = {
-        "problem_id": problem.problem_id, "domain": domain.name, "model": model.name,
-        "problem_text": problem.text, "solution": join_solution(chosen, unit), "steps": chosen,
-        "n_steps": len(chosen), "budget": budget, "first_answer": first, "stopped_by": stopped_by,
-        "mean_semantic_entropy": mean_se, "min_semantic_entropy": min_se, "max_semantic_entropy": max_se,
-        "mean_naive_entropy": mean("naive_entropy"), "mean_discrete_entropy": mean("discrete_entropy"),
-        "mean_n_clusters": mean("n_clusters"),
-        "duplicate_filtered": has_consecutive_duplicates(chosen),
-        "temperature": temperature, "n": n, "nli": nli_name,
-    }
+    used = [r for r in rows if r.chosen_index is not None]
+    mean_se, min_se, max_se = _summary([r.semantic_entropy for r in used])
+    mean = lambda key: _summary([getattr(r, key) for r in used])[0]  # noqa: E731
+    prow = ProblemRecord(
+        problem_id=problem.problem_id, domain=domain.name, model=model.name,
+        problem_text=problem.text, solution=join_solution(chosen, unit), steps=chosen,
+        n_steps=len(chosen), budget=budget, first_answer=first, stopped_by=stopped_by,
+        mean_semantic_entropy=mean_se, min_semantic_entropy=min_se, max_semantic_entropy=max_se,
+        mean_naive_entropy=mean("naive_entropy"), mean_discrete_entropy=mean("discrete_entropy"),
+        mean_n_clusters=mean("n_clusters"), duplicate_filtered=has_consecutive_duplicates(chosen),
+        temperature=temperature, n=n, nli=nli_name)
     return SolveResult(rows, prow)

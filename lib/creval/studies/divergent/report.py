@@ -1,21 +1,20 @@
 """Tables and figures of chapter 02 (divergent creativity). Each function is one notebook cell.
 
-Runs live under ``<run_root>/02-divergent/``: ``main/<model>/<domain>/`` for the main benchmark and
-``sweep/<model>/<domain>/t<temperature>/`` for the temperature sweep. Every function (re)uses
-:func:`creval.studies.divergent.run.run_divergent`, so a rerun with the same parameters is served from the run
-folders and the call cache.
+Records come from :func:`creval.studies.divergent.run.records` (one folder per run identity under
+``<run_root>/divergent/``), so a rerun with the same parameters is served from the run folders and the
+call cache, and the sweep's temperature-1.0 runs are the main runs themselves.
 """
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from creval.studies.divergent.run import load_records, run_divergent
+from creval.measures import stats as S
+from creval.studies.divergent.config import DivergentConfig
+from creval.studies.divergent.run import records
 
 # Divergent column (semantic entropy, nats, n = 10 samples per step) of the paper's Tables 3-5.
 PAPER_SE = {
@@ -34,23 +33,9 @@ PAPER_SE_BOOKMIA_UNFILTERED = {"GPT 4o": 2.01, "Llama 3.1 8B Instruct": 1.81, "Q
                                "Qwen3 32B (Non-think)": 2.11}
 
 
-def _root(run_root) -> Path:
-    return Path(run_root) / "02-divergent"
-
-
-def run_main(run_root, models, domains, limit, n_samples, temperature=1.0, top_p=0.9, max_steps=5,
-             max_step_tokens=48, nli="minilm-sick", strict_entailment=True, seed=0):
-    """Run (or resume) every model x domain and return ``(steps_df, problems_df)`` of those runs."""
-    steps, probs = [], []
-    for m in models:
-        for d in domains:
-            out = _root(run_root) / "main" / m / d
-            run_divergent(m, d, limit, n_samples, out, temperature=temperature, top_p=top_p, max_steps=max_steps,
-                          max_step_tokens=max_step_tokens, nli=nli, strict=strict_entailment, seed=seed)
-            s, p = load_records(out)
-            steps.append(s)
-            probs.append(p)
-    return pd.concat(steps, ignore_index=True), pd.concat(probs, ignore_index=True)
+def main_records(cfg: DivergentConfig, progress: bool = False):
+    """``(steps, problems)`` of every model x domain at the chapter's settings (runs only what is missing)."""
+    return records(cfg, progress=progress)
 
 
 def records_summary(steps: pd.DataFrame, problems: pd.DataFrame) -> pd.DataFrame:
@@ -97,18 +82,11 @@ def paper_reference() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def temperature_sweep(run_root, models, temperatures, sweep_limit, domain="macgyver", n_samples=10, top_p=0.9,
-                      max_steps=5, max_step_tokens=48, nli="minilm-sick", strict_entailment=True, seed=0):
-    """Problems table over a temperature sweep (same ``sweep_limit`` problems at every temperature)."""
-    probs = []
-    for m in models:
-        for t in temperatures:
-            out = _root(run_root) / "sweep" / m / domain / f"t{float(t):g}"
-            run_divergent(m, domain, sweep_limit, n_samples, out, temperature=float(t), top_p=top_p,
-                          max_steps=max_steps, max_step_tokens=max_step_tokens, nli=nli, strict=strict_entailment,
-                          seed=seed)
-            probs.append(load_records(out)[1])
-    return pd.concat(probs, ignore_index=True)
+def temperature_sweep(cfg: DivergentConfig, progress: bool = False) -> pd.DataFrame:
+    """Problems table over the temperature sweep: the same ``sweep_limit`` problems of ``sweep_domain``
+    at every temperature of ``temperatures``."""
+    return pd.concat([records(cfg, domains=[cfg.sweep_domain], temperature=float(t), limit=cfg.sweep_limit,
+                              progress=progress)[1] for t in cfg.temperatures], ignore_index=True)
 
 
 def fig_temperature(sweep: pd.DataFrame) -> go.Figure:
@@ -120,15 +98,10 @@ def fig_temperature(sweep: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def _spearman(x, y) -> float:
-    x, y = pd.Series(x).rank(), pd.Series(y).rank()
-    return float(np.corrcoef(x, y)[0, 1]) if len(x) > 2 and x.std() > 0 and y.std() > 0 else float("nan")
-
-
 def fig_entropy_vs_classes(steps: pd.DataFrame) -> go.Figure:
     """Fig. 5a: each solution step's semantic entropy against its number of semantic classes."""
     s = steps[~steps["is_stop"].astype(bool)]
-    rho = _spearman(s["n_clusters"], s["semantic_entropy"])
+    rho = S.spearman(s["n_clusters"], s["semantic_entropy"], min_n=3)["rho"]
     fig = px.strip(s, x="n_clusters", y="semantic_entropy", color="domain", facet_col="model",
                    labels={"n_clusters": "semantic classes among the n samples", "semantic_entropy": "SE (nats)"},
                    title=f"Semantic entropy vs number of semantic classes (Spearman ρ = {rho:.2f}, {len(s)} steps)")
@@ -158,8 +131,10 @@ def fig_steps_by_classes(steps: pd.DataFrame) -> go.Figure:
                   title="Distribution of steps by number of semantic classes (cf. paper Fig. 20)")
 
 
-def nli_comparison(backends, limit: int, datasets=("sick", "msrp"), seed: int = 0) -> pd.DataFrame:
-    """Held-out accuracy of each entailment backend (Table 1 in spirit, on SICK test and MSRP test)."""
+def nli_comparison(cfg: DivergentConfig, datasets=("sick", "msrp")) -> pd.DataFrame:
+    """Held-out accuracy of the chapter's entailment backend and of ``llm:<model>`` (Table 1 in spirit,
+    on SICK test and MSRP test), ``nli_eval_pairs`` pairs each."""
+    backends, limit, seed = [cfg.nli, f"llm:{cfg.model}"], cfg.nli_eval_pairs, cfg.seed
     from creval.measures.nli.backends import evaluate_nli
     rows = []
     for b in backends:

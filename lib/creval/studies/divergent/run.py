@@ -1,11 +1,16 @@
 """Divergent creativity runs: every problem of a domain solved step by step with semantic entropy.
 
 ``run_divergent(model, domain, limit, n, out)`` writes one run folder (``creval.core.runs.RunStore``):
-``steps.jsonl`` and ``problems.jsonl`` (the record contract is documented in :mod:`creval.studies.divergent.generation`),
-plus ``manifest.json`` and ``calls.jsonl``. It is resumable: problems already in ``problems.jsonl`` are
+``steps.jsonl`` and ``problems.jsonl`` (typed records, :mod:`creval.studies.divergent.records`), plus
+``manifest.json`` and ``calls.jsonl``. It is resumable: problems already in ``problems.jsonl`` are
 skipped, step rows of a problem that never finished are dropped and recomputed (the call cache makes
 the recomputation free). ``load_records(path)`` reads one run folder, or every run folder below a
 root, into two pandas DataFrames.
+
+:func:`records` is how every chapter gets divergent results: for a :class:`GenerationConfig` it runs
+only what is missing, in folders named by the run's identity
+(``<run_root>/divergent/<model>/<domain>/<run id>``), and returns the records. Downstream studies
+(convergent, validation) call it with the same config and so read chapter 02's runs.
 """
 from __future__ import annotations
 
@@ -13,15 +18,22 @@ import json
 import logging
 from pathlib import Path
 
-from creval.domains import get_domain
 from creval.core.errors import CrevalError
 from creval.core.io import read_jsonl
 from creval.core.runs import RunStore
+from creval.domains import get_domain
+from creval.studies.config import run_id
+from creval.studies.divergent.config import GenerationConfig
 
 log = logging.getLogger("creval.studies.divergent.run")
 
+
+def resolved_nli_name(name: str) -> str:   # TODO(lead): wire to the datasets helper's fallback resolution
+    return name
+
 # parameters that change the records: resuming a folder with other values would mix two experiments
-_IDENTITY = ("model", "domain", "n", "temperature", "top_p", "max_steps", "max_step_tokens", "nli", "strict", "seed")
+_IDENTITY = ("model", "domain", "n", "temperature", "top_p", "max_steps", "max_step_tokens", "nli", "strict", "seed",
+             "data_seed")
 
 
 def run_divergent(model: str, domain: str, limit: int, n: int, out: str | Path, temperature: float = 1.0,
@@ -39,8 +51,10 @@ def run_divergent(model: str, domain: str, limit: int, n: int, out: str | Path, 
         raise CrevalError(f"bad sizes n={n}, limit={limit}, max_steps={max_steps}",
                           "use n >= 1, limit >= 0, max_steps >= 1")
     dom = get_domain(domain)
+    nli = resolved_nli_name(nli)          # the backend that really runs (e.g. a fallback when SICK is missing)
     params = {"model": model, "domain": dom.name, "limit": limit, "n": n, "temperature": temperature, "top_p": top_p,
-              "max_steps": max_steps, "max_step_tokens": max_step_tokens, "nli": nli, "strict": strict, "seed": seed}
+              "max_steps": max_steps, "max_step_tokens": max_step_tokens, "nli": nli, "strict": strict, "seed": seed,
+              "data_seed": dom.default_seed if data_seed is None else data_seed}
     out = Path(out)
     old = out / "manifest.json"
     if old.exists():
@@ -52,6 +66,7 @@ def run_divergent(model: str, domain: str, limit: int, n: int, out: str | Path, 
     problems, where = dom.load_with_source(limit=limit, source=source, seed=data_seed)
     params["data_source"] = where
     store = RunStore(out, params)
+    store.selected = [p.problem_id for p in problems]   # the problems of this call, in data order
     store.seeds["sampling"] = seed
     store.seeds["data_shuffle"] = dom.default_seed if data_seed is None else data_seed
 
@@ -74,6 +89,39 @@ def run_divergent(model: str, domain: str, limit: int, n: int, out: str | Path, 
     store.finish()
     log.info("divergent run in %s: %d problems (%d new) from %s", out, len(problems), len(todo), where)
     return store
+
+
+def run_dir(cfg: GenerationConfig, model: str, domain: str, n: int | None = None,
+            temperature: float | None = None) -> Path:
+    """The folder of one divergent run, named by its identity (other parameters, other folder)."""
+    ident = cfg.identity(model, domain, n, temperature)
+    ident["nli"] = resolved_nli_name(cfg.nli)
+    return cfg.run_path / "divergent" / model / domain / run_id(ident)
+
+
+def records(cfg: GenerationConfig, *, models=None, domains=None, n: int | None = None,
+            temperature: float | None = None, limit: int | None = None, progress: bool = True):
+    """``(steps_df, problems_df)`` for every model x domain at ``cfg``'s settings (``models``, ``domains``,
+    ``n``, ``temperature`` and ``limit`` override the config's), running only what is missing. Only the
+    first ``limit`` problems of the data order are returned, even when the folder holds more."""
+    import pandas as pd
+    steps, probs = [], []
+    for m in (cfg.models if models is None else models):
+        for d in (cfg.domains if domains is None else domains):
+            out = run_dir(cfg, m, d, n, temperature)
+            t = cfg.temperature if temperature is None else temperature
+            store = run_divergent(m, d, cfg.limit if limit is None else limit, cfg.n_samples if n is None else n,
+                                  out, temperature=float(t), top_p=cfg.top_p, max_steps=cfg.max_steps,
+                                  max_step_tokens=cfg.max_step_tokens, nli=cfg.nli, strict=cfg.strict_entailment,
+                                  seed=cfg.seed, data_seed=cfg.data_seed, progress=progress)
+            s, p = load_records(out)
+            keep = set(store.selected)
+            if len(p):
+                p = p[p["problem_id"].isin(keep)]
+                s = s[s["problem_id"].isin(keep)] if len(s) else s
+            steps.append(s)
+            probs.append(p)
+    return pd.concat(steps, ignore_index=True), pd.concat(probs, ignore_index=True)
 
 
 def load_records(path: str | Path):

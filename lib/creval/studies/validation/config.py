@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from creval.studies.divergent.config import DivergentConfig
+from creval.studies.divergent.config import GenerationConfig
 
 
 @dataclass(frozen=True)
-class ValidationConfig(DivergentConfig):
+class ValidationConfig(GenerationConfig):
     novelty_model: str = "smollm2-135m"    # pairwise novelty judge
     aut_items: int = 16                    # Ocsai-1 main2_test responses with human originality ratings
     aut_objects: int = 2                   # AUT objects they are spread over (the judge ranks within an object)

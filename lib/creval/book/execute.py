@@ -1,0 +1,129 @@
+"""Execute the chapters with papermill: the book's structure from ``_quarto.yml``, each chapter run in
+its own kernel with the parameters it declares, its model calls streamed to a ledger file."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import yaml
+
+from creval.core import paths
+from creval.core.io import read_jsonl
+from creval.core.ledger import CallRecord, Ledger
+
+
+def book_structure(quarto_file: Path | None = None) -> list[tuple[str | None, str]]:
+    """(part title or None, file) for every entry of ``_quarto.yml``'s book chapters, in order."""
+    cfg = yaml.safe_load((quarto_file or paths.REPO / "_quarto.yml").read_text())
+    out: list[tuple[str | None, str]] = []
+    for entry in cfg["book"]["chapters"]:
+        if isinstance(entry, str):
+            out.append((None, entry))
+        else:
+            out += [(entry["part"], c) for c in entry["chapters"]]
+    return out
+
+
+def book_title() -> str:
+    return yaml.safe_load((paths.REPO / "_quarto.yml").read_text())["book"]["title"]
+
+
+def notebook_title(nb_path: Path) -> str:
+    nb = json.loads(nb_path.read_text())
+    for c in nb["cells"]:
+        if c["cell_type"] == "markdown":
+            m = re.search(r"^#\s+(.+)$", "".join(c["source"]), re.M)
+            if m:
+                return m.group(1).strip()
+    return nb_path.stem
+
+
+def declared_parameters(nb_path: Path) -> set[str]:
+    """Names assigned in the notebook's cell tagged ``parameters``."""
+    import ast
+    nb = json.loads(Path(nb_path).read_text())
+    for c in nb["cells"]:
+        if "parameters" in c.get("metadata", {}).get("tags", []):
+            tree = ast.parse("".join(c["source"]))
+            return {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
+                    if isinstance(t, ast.Name)}
+    return set()
+
+
+_ASSIGN = re.compile(r"^(\w+)(\s*=\s*)(.*?)(\s*#.*)?$")
+
+
+def merge_injected(parameters_src: str, injected_src: str) -> str:
+    """The ``parameters`` cell with each value papermill injected written in place (comments kept)."""
+    import ast
+    values = {}
+    for node in ast.parse(injected_src).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values[node.targets[0].id] = ast.get_source_segment(injected_src, node.value)
+    out = []
+    for line in parameters_src.splitlines():
+        m = _ASSIGN.match(line)
+        if m and m.group(1) in values:
+            value, comment = values.pop(m.group(1)), m.group(4) or ""
+            line = f"{m.group(1)}{m.group(2)}{value}"
+            line = (line.ljust(len(m.group(1) + m.group(2) + m.group(3))) + comment) if comment else line
+        out.append(line)
+    out += [f"{k} = {v}" for k, v in values.items()]
+    return "\n".join(out)
+
+
+def show_parameters_once(nb_path: Path) -> None:
+    """Fold papermill's injected-parameters cell into the chapter's own parameters cell, so a rendered
+    page shows each parameter once, with the value it ran with and its comment."""
+    nb = json.loads(Path(nb_path).read_text())
+    cells = nb["cells"]
+    tags = [c.get("metadata", {}).get("tags", []) for c in cells]
+    own = next((i for i, t in enumerate(tags) if "parameters" in t), None)
+    inj = next((i for i, t in enumerate(tags) if "injected-parameters" in t), None)
+    if own is None or inj is None:
+        return
+    src = lambda c: "".join(c["source"]) if isinstance(c["source"], list) else c["source"]  # noqa: E731
+    merged = merge_injected(src(cells[own]), src(cells[inj]))
+    cells[own]["source"] = merged.splitlines(keepends=True)
+    cells[own]["metadata"]["tags"] = [*tags[own], "injected-parameters-merged"]
+    del cells[inj]
+    Path(nb_path).write_text(json.dumps(nb, indent=1, ensure_ascii=False))
+
+
+def execute_chapters(params: dict, out: Path, only: list[str] | None = None, progress: bool = True) -> list[dict]:
+    """Run each chapter notebook with papermill (cwd = repo root). Returns one status row per chapter."""
+    import papermill as pm
+    from tqdm.auto import tqdm
+
+    chapters = [f for _, f in book_structure() if f.endswith(".ipynb")]
+    if only:
+        chapters = [c for c in chapters if any(o in Path(c).stem for o in only)]
+    (out / "chapters").mkdir(parents=True, exist_ok=True)
+    (out / "ledger").mkdir(parents=True, exist_ok=True)
+    status = []
+    for ch in tqdm(chapters, desc="chapters", disable=not progress):
+        src, dst = paths.REPO / ch, out / ch
+        ledger_file = out / "ledger" / f"{Path(ch).stem}.jsonl"
+        ledger_file.unlink(missing_ok=True)
+        os.environ["CREVAL_LEDGER_FILE"] = str(ledger_file)
+        os.environ["TQDM_DISABLE"] = "1"        # progress is shown per cell here, not as noise inside the pages
+        t0, error = time.time(), None
+        declared = declared_parameters(src)             # inject only what the chapter declares
+        try:
+            pm.execute_notebook(str(src), str(dst), parameters={k: v for k, v in params.items() if k in declared}, cwd=str(paths.REPO), kernel_name="python3",
+                                progress_bar=progress, request_save_on_cell_execute=True)
+        except pm.PapermillExecutionError as e:
+            error = f"{e.ename}: {e.evalue}"
+        else:
+            show_parameters_once(dst)
+        finally:
+            os.environ.pop("CREVAL_LEDGER_FILE", None)
+            os.environ.pop("TQDM_DISABLE", None)
+        status.append({"chapter": ch, "seconds": round(time.time() - t0, 2), "error": error,
+                       "usage": Ledger.summarize([CallRecord(**r) for r in read_jsonl(ledger_file)])["total"]})
+    return status
+
+

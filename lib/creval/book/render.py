@@ -1,0 +1,107 @@
+"""Render executed chapters: an offline HTML book (nbconvert pages with a table of contents; plotly
+inlined, MathJax from PyPI, no CDN) or, when the ``quarto`` binary exists, ``quarto render``."""
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from creval.book.execute import book_structure, notebook_title
+from creval.core import paths
+from creval.core.errors import CrevalError
+from creval.models.registry import package_dir
+
+
+def book_title() -> str:
+    return yaml.safe_load((paths.REPO / "_quarto.yml").read_text())["book"]["title"]
+
+
+STYLE = """
+body{margin:0} .creval-nav{position:fixed;top:0;left:0;bottom:0;width:250px;overflow-y:auto;background:#f7f7f9;
+border-right:1px solid #ddd;padding:16px;font:14px/1.45 system-ui,sans-serif;box-sizing:border-box;z-index:10}
+.creval-nav a{color:#1a4f8b;text-decoration:none;display:block;padding:3px 0}.creval-nav a.active{font-weight:700}
+.creval-nav .part{margin-top:12px;font-weight:600;color:#555;text-transform:uppercase;font-size:12px}
+.creval-main{margin-left:260px;padding:8px 24px;max-width:1100px}
+.creval-nav h1{font-size:16px;margin:0 0 8px}
+"""
+
+
+def _nav(entries: list[tuple[str | None, str, str]], active: str, prefix: str) -> str:
+    items, part = [f"<h1>{html.escape(book_title())}</h1>"], None
+    for p, href, title in entries:
+        if p != part and p:
+            items.append(f'<div class="part">{html.escape(p)}</div>')
+        part = p
+        cls = ' class="active"' if href == active else ""
+        items.append(f'<a href="{prefix}{href}"{cls}>{html.escape(title)}</a>')
+    return f'<nav class="creval-nav">{"".join(items)}</nav>'
+
+
+def _strip_cdn(page: str) -> str:
+    """Drop scripts loaded from a CDN (require.js, mermaid): the book must not depend on the network."""
+    page = re.sub(r'<script[^>]+src="https?://[^"]+"[^>]*>\s*</script>', "", page)
+    return re.sub(r'<script type="module">(?:(?!</script>).)*https://cdn(?:(?!</script>).)*</script>', "", page, flags=re.S)
+
+
+def render_offline(out: Path) -> Path:
+    """Write ``out/site/index.html`` and one page per executed chapter, with a table of contents."""
+    import mistune
+    from nbconvert import HTMLExporter
+
+    site = out / "site"
+    (site / "chapters").mkdir(parents=True, exist_ok=True)
+    entries = []
+    for part, f in book_structure():
+        if f.endswith(".ipynb") and not (out / f).exists():
+            continue
+        title = notebook_title(out / f) if f.endswith(".ipynb") else "Preface"
+        entries.append((part, str(Path(f).with_suffix(".html")), title))
+    exporter = HTMLExporter(template_name="lab", exclude_input_prompt=True, exclude_output_prompt=True)
+    mathjax = package_dir("jupyter_server_mathjax")    # MathJax shipped on PyPI: formulas render offline
+    if mathjax and not (site / "mathjax").exists():
+        shutil.copytree(mathjax / "static", site / "mathjax")
+    if mathjax:
+        exporter.mathjax_url = "../mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+    for part, href, title in entries:
+        depth = href.count("/")
+        nav = _nav(entries, href, "../" * depth)
+        if href == "index.html":
+            text = re.sub(r"^---.*?---\s*", "", (paths.REPO / "index.qmd").read_text(), flags=re.S)
+            body = mistune.html(text)
+            page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(book_title())}</title>"
+                    f"<style>{STYLE} .creval-main{{font:16px/1.6 system-ui,sans-serif}}</style></head>"
+                    f"<body>{nav}<main class='creval-main'>{body}</main></body></html>")
+        else:
+            page, _ = exporter.from_filename(str(out / Path(href).with_suffix(".ipynb")))
+            page = _strip_cdn(page)
+            page = page.replace("</head>", f"<style>{STYLE}</style></head>", 1)
+            page = re.sub(r"<body([^>]*)>", lambda m: f"<body{m.group(1)}>{nav}<div class='creval-main'>", page, count=1)
+            page = page.replace("</body>", "</div></body>", 1)
+        (site / href).write_text(page)
+    return site / "index.html"
+
+
+def render_quarto(out: Path) -> Path:
+    """Stage the executed chapters beside ``_quarto.yml`` and run ``quarto render`` (no execution)."""
+    stage = out / "quarto"
+    if stage.exists():
+        shutil.rmtree(stage)
+    stage.mkdir(parents=True)
+    for f in ("_quarto.yml", "index.qmd", "references.bib"):
+        if (paths.REPO / f).exists():
+            shutil.copy(paths.REPO / f, stage / f)
+    shutil.copytree(out / "chapters", stage / "chapters")
+    r = subprocess.run(["quarto", "render", str(stage)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise CrevalError(f"quarto render failed:\n{r.stderr[-2000:]}", "see the message above; the offline build still works")
+    site = out / "site"
+    if site.exists():
+        shutil.rmtree(site)
+    shutil.copytree(stage / "_book", site)
+    return site / "index.html"
+
+

@@ -1,0 +1,171 @@
+"""The one fallback chain every external dataset is found through.
+
+:func:`resolve` tries, in this order, and returns the first that holds the dataset's required files:
+
+1. ``local``    an explicit path (a loader's ``source=`` argument) or the dataset's environment
+                variable (``CREVAL_MACGYVER_DIR``, ``CREVAL_SICK_DIR``, ...): a folder, or for some
+                datasets a single file. A broken explicit source is a :class:`CrevalError` naming the
+                path and what is missing; it never falls through silently.
+2. ``shared``   the staged copy ``<repo>/../shared/data/<folder>`` when it sits beside the checkout
+                (moved with ``CREVAL_SHARED_DATA``; ``CREVAL_SHARED_DATA=none`` hides it).
+3. ``download`` a previous download under ``creval.core.paths.downloads_dir()/<name>/``;
+4. ``download`` a fresh download of the public files (short timeout, each checked against its pinned
+                sha256, a mismatch is refused); skipped when ``CREVAL_OFFLINE=1`` and tried once per
+                process. A failure only logs a warning.
+5. ``sample``   the small sample written for this project under ``data/samples/<name>/`` (numbers on it
+                say nothing about the real dataset). A dataset without a sample raises a
+                :class:`CrevalError` saying how to provide it.
+
+The :class:`Source` returned says which step answered (``str(source)`` is ``"<kind>:<path>"``).
+Inside a folder a file is looked up as ``<folder>/<rel>`` and ``<folder>/data/<rel>``.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from creval.core import paths
+from creval.core.errors import CrevalError
+from creval.core.io import download
+
+log = logging.getLogger("creval.datasets")
+
+KINDS = ("local", "shared", "download", "sample")
+
+
+@dataclass(frozen=True)
+class Remote:
+    """One public file: where it comes from, its pinned sha256, and its name in the download folder."""
+    url: str
+    sha256: str | None
+    name: str
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """What the fallback chain needs to know about one external dataset.
+
+    ``files`` maps a logical file to the relative paths it may have (first found wins); ``required``
+    names the logical files a folder must hold to count as this dataset. ``fetch`` replaces the plain
+    download of ``remotes`` (e.g. an API that returns rows)."""
+    name: str
+    env: str
+    shared: str                                   # folder under ../shared/data
+    files: dict[str, tuple[str, ...]]
+    required: tuple[str, ...]
+    remotes: tuple[Remote, ...] = ()
+    fetch: Callable[[Path], None] | None = None
+    sample: bool = True                           # data/samples/<name>/ exists
+    file_ok: bool = False                         # an explicit single file is accepted
+    how: str = ""                                 # how to provide it, for error messages
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a dataset was read from: ``kind`` in local/shared/download/sample, and the folder or file."""
+    kind: str
+    path: Path
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.path}"
+
+    @property
+    def is_sample(self) -> bool:
+        return self.kind == "sample"
+
+
+def find(root: Path, rels: tuple[str, ...] | list[str]) -> Path | None:
+    """The first of ``rels`` present under ``root`` (also looked for under ``root/data``)."""
+    for rel in rels:
+        for cand in (root / rel, root / "data" / rel):
+            if cand.exists():
+                return cand
+    return None
+
+
+def file_of(ds: Dataset, src: Source, logical: str, required: bool = True) -> Path | None:
+    """The path of ``logical`` (a key of ``ds.files``) in ``src``; a missing required file is a CrevalError."""
+    if src.path.is_file():
+        if required:
+            raise CrevalError(f"{ds.name}: {src.path} is a single file, but {logical} needs the dataset folder",
+                              f"point {ds.env} at the folder holding {ds.files[logical][0]}")
+        return None
+    f = find(src.path, ds.files[logical])
+    if f is None and required:
+        raise CrevalError(f"{ds.name}: no {' or '.join(ds.files[logical])} in {src}",
+                          ds.how or f"point {ds.env} at a folder holding it")
+    return f
+
+
+def _holds(ds: Dataset, root: Path) -> bool:
+    return root.is_dir() and all(find(root, ds.files[k]) is not None for k in ds.required)
+
+
+def _explicit(ds: Dataset, source: str | Path | None) -> Source | None:
+    given = source or os.environ.get(ds.env)
+    if not given:
+        return None
+    how = "source" if source else f"${ds.env}"
+    p = Path(given).expanduser()
+    if not p.exists():
+        raise CrevalError(f"{ds.name} dataset {how} {p} does not exist",
+                          f"give an existing file or folder, or unset {ds.env} to use the fallbacks")
+    if p.is_file():
+        if not ds.file_ok:
+            raise CrevalError(f"{ds.name} dataset {how} {p} is a file; a folder is needed",
+                              f"give the folder holding {ds.files[ds.required[0]][0]}")
+        return Source("local", p)
+    if not _holds(ds, p):
+        missing = [ds.files[k][0] for k in ds.required if find(p, ds.files[k]) is None]
+        raise CrevalError(f"{ds.name} dataset {how} {p} has no {', '.join(missing)}",
+                          ds.how or f"point {ds.env} at the {ds.name} folder, or unset it to use the fallbacks")
+    return Source("local", p)
+
+
+_FAILED: set[str] = set()
+
+
+def _download(ds: Dataset, dest: Path) -> None:
+    if ds.fetch is not None:
+        ds.fetch(dest)
+        return
+    for r in ds.remotes:
+        if not (dest / r.name).exists():
+            download(r.url, dest / r.name, r.sha256)
+
+
+def resolve(ds: Dataset, source: str | Path | None = None, *, allow_download: bool = True) -> Source:
+    """The first place in the documented order that holds ``ds`` (see the module doc)."""
+    got = _explicit(ds, source)
+    if got is not None:
+        return got
+    shared = paths.shared_data_dir()
+    if shared is not None and _holds(ds, shared / ds.shared):
+        return Source("shared", shared / ds.shared)
+    dest = paths.downloads_dir() / ds.name
+    if _holds(ds, dest):
+        return Source("download", dest)
+    if allow_download and (ds.remotes or ds.fetch) and ds.name not in _FAILED:
+        try:
+            _download(ds, dest)
+            log.info("downloaded the %s dataset to %s", ds.name, dest)
+        except Exception as e:  # offline, timeout, HTTP error, sha256 mismatch: fall through
+            _FAILED.add(ds.name)  # try once per process
+            log.warning("%s: download failed (%s: %s); using the next fallback", ds.name, type(e).__name__, e)
+        if _holds(ds, dest):
+            return Source("download", dest)
+    if ds.sample:
+        return Source("sample", paths.samples_dir() / ds.name)
+    raise CrevalError(f"{ds.name} data not found: not in ${ds.env}, not staged in ../shared/data/{ds.shared}, "
+                      f"not downloaded to {dest}" + (" (CREVAL_OFFLINE=1)" if os.environ.get("CREVAL_OFFLINE") == "1"
+                                                     else ""),
+                      ds.how or f"set {ds.env} to a folder holding it, or run once with internet access")
+
+
+def forget_failures() -> None:
+    """Let the next :func:`resolve` try downloads again (tests; a long session that came online)."""
+    _FAILED.clear()

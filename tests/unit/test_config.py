@@ -1,0 +1,103 @@
+"""One Config per study: the parameter files, the chapters and the CLI cannot drift from it."""
+import ast
+import json
+
+import pytest
+import yaml
+
+from creval.book.execute import book_structure, merge_injected
+from creval.book.params import effective_params, load_params
+from creval.core.errors import CrevalError
+from creval.core.paths import REPO
+from creval.studies.config import run_id
+from creval.studies.convergent.config import ConvergentConfig
+from creval.studies.divergent.config import DivergentConfig
+from creval.studies.registry import STUDIES, all_defaults, check_params, declared_keys
+
+
+def _cells(chapter):
+    return json.loads((REPO / chapter).read_text())["cells"]
+
+
+def _parameters_cell(chapter) -> dict:
+    for c in _cells(chapter):
+        if "parameters" in c.get("metadata", {}).get("tags", []):
+            tree = ast.parse("".join(c["source"]))
+            return {n.targets[0].id: ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)}
+    raise AssertionError(f"{chapter} has no parameters cell")
+
+
+def test_default_profile_is_exactly_the_studies_defaults():
+    assert yaml.safe_load((REPO / "params/default.yaml").read_text()) == all_defaults()
+
+
+def test_every_profile_names_only_declared_keys():
+    for f in sorted((REPO / "params").glob("*.yaml")):
+        assert set(yaml.safe_load(f.read_text())) <= declared_keys(), f
+
+
+@pytest.mark.parametrize("study", list(STUDIES))
+def test_chapter_parameters_cell_repeats_its_config_defaults(study):
+    chapter, cls = STUDIES[study]
+    assert chapter in [f for _, f in book_structure()]
+    assert _parameters_cell(chapter) == cls.defaults()
+
+
+@pytest.mark.parametrize("study", list(STUDIES))
+def test_chapter_builds_its_config_from_every_parameter(study):
+    chapter, cls = STUDIES[study]
+    calls = [n for c in _cells(chapter) if c["cell_type"] == "code"
+             for n in ast.walk(ast.parse("".join(c["source"])))
+             if isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "from_params"
+             and getattr(n.func.value, "id", None) == cls.__name__]
+    assert len(calls) == 1, f"{chapter}: build the config once with {cls.__name__}.from_params(dict(...))"
+    passed = {k.arg: k.value.id for k in calls[0].args[0].keywords}
+    assert passed == {k: k for k in cls.keys()}
+
+
+def test_unknown_key_is_an_error_naming_key_and_file(tmp_path):
+    f = tmp_path / "mine.yaml"
+    f.write_text("modle: gpt-4o\nlimit: 3\n")
+    with pytest.raises(CrevalError, match=r"mine.yaml: unknown parameter 'modle'"):
+        load_params(f)
+    f.write_text("limit: 3\n")
+    with pytest.raises(CrevalError, match="unknown parameter 'n_sample'"):
+        load_params(f, ["n_sample=4"])
+
+
+def test_wrong_type_is_an_error_naming_the_key(tmp_path):
+    f = tmp_path / "p.yaml"
+    f.write_text("limit: three\n")
+    with pytest.raises(CrevalError, match=r"parameter 'limit' in .*p.yaml must be int, got 'three'"):
+        load_params(f)
+    with pytest.raises(CrevalError, match="'domains'"):
+        check_params({"domains": "macgyver"})
+    assert DivergentConfig.from_params({"temperature": 1}).temperature == 1.0   # an int is a valid float
+
+
+def test_from_params_takes_declared_keys_and_keeps_defaults():
+    cfg = DivergentConfig.from_params({"limit": 5, "models": ["a", "b"], "judge_k": 9})
+    assert cfg.limit == 5 and cfg.models == ("a", "b") and cfg.n_samples == DivergentConfig().n_samples
+    conv = ConvergentConfig.from_params({"judge_k": 9, "judge_max_rounds": 3})
+    assert conv.judge_params()["k"] == 9 and conv.judge_params()["max_rounds"] == 3
+    assert effective_params({"limit": 5})["limit"] == 5 and effective_params({})["n_samples"] == 10
+
+
+def test_run_root_resolves_against_the_data_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("CREVAL_HOME", str(tmp_path))
+    assert DivergentConfig().run_path == tmp_path / "runs" / "default"
+    assert DivergentConfig(run_root=str(tmp_path / "x")).run_path == tmp_path / "x"
+
+
+def test_run_ids_differ_exactly_when_the_identity_does():
+    a, b = DivergentConfig(), DivergentConfig(limit=7)
+    assert run_id(a.identity("m", "macgyver")) == run_id(b.identity("m", "macgyver"))   # limit: the run grows
+    assert run_id(a.identity("m", "macgyver")) != run_id(a.identity("m", "macgyver", n=20))
+    assert run_id(a.identity("m", "macgyver")) != run_id(DivergentConfig(top_p=0.5).identity("m", "macgyver"))
+    assert run_id({"x": [1, 2]}) == run_id({"x": (1, 2)}) and len(run_id({})) == 10
+
+
+def test_injected_values_are_written_into_the_parameters_cell_once():
+    own = 'run_root = "runs/default"   # where runs go\nlimit = 2\nnli = "minilm-sick"  # backend'
+    merged = merge_injected(own, '# Parameters\nrun_root = "runs/smoke"\nlimit = 1\n')
+    assert merged.splitlines() == ['run_root = "runs/smoke"     # where runs go', "limit = 1", 'nli = "minilm-sick"  # backend']
