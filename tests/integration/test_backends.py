@@ -17,6 +17,7 @@ from creval.models.registry import get_spec, load_model, locate_weights
 pytestmark = pytest.mark.integration
 MSGS = [{"role": "user", "content": "Name one unusual use for a paperclip."}]
 YESNO = [{"role": "user", "content": "Is water wet? Answer Yes or No."}]
+CONTEXT, ANSWER = "The capital of France is", " Paris."
 
 
 def _check_samples(samples, n):
@@ -39,20 +40,60 @@ def test_llamacpp_batched_samples_and_resume(tmp_path):
     m.sample(MSGS, 4, max_tokens=16, seed=7)
     usage = Ledger.summarize(LEDGER.since(mark))["total"]
     assert usage["calls_made"] == 8 and usage["cache_hits"] == 4
-    lp = m.choice_logprobs(YESNO, ["Yes", "No"])
-    assert math.exp(lp["Yes"]) + math.exp(lp["No"]) <= 1.0 + 1e-6
+    sc = m.choice_logprobs(YESNO, ["Yes", "No"])
+    lp = sc.logprobs
+    assert math.exp(lp["Yes"]) + math.exp(lp["No"]) <= 1.0 + 1e-6 and sc.input_tokens > 5
     c = m.chat(MSGS, max_tokens=12)
     assert c.text and c.input_tokens > 10 and 1 <= c.output_tokens <= 12
+
+
+def test_llamacpp_loglikelihood(tmp_path):
+    m = load_model("smollm2-135m", cache=CallCache(tmp_path / "ll.sqlite"))
+    mark = LEDGER.mark()
+    cond, ctx, whole = m.loglikelihood(ANSWER, CONTEXT), m.loglikelihood(CONTEXT), m.loglikelihood(CONTEXT + ANSWER)
+    alone = m.loglikelihood(ANSWER)
+    for r in (cond, ctx, whole, alone):
+        assert math.isclose(sum(r.token_logprobs), r.sum_logprob) and all(lp <= 1e-6 for lp in r.token_logprobs)
+        assert r.quantisation == "Q4_1" and r.logprob_kind == "raw" and r.windows == 1 and r.model == m.name
+    assert cond.n_tokens == 2 and cond.context_tokens == ctx.n_tokens == 5 and cond.n_bytes == len(ANSWER)
+    # the chain rule: log p(context) + log p(text | context) = log p(context + text), the same tokens
+    assert whole.n_tokens == ctx.n_tokens + cond.n_tokens
+    assert math.isclose(ctx.sum_logprob + cond.sum_logprob, whole.sum_logprob, abs_tol=1e-3)
+    assert cond.sum_logprob > alone.sum_logprob + 5             # the context makes the answer far likelier
+    usage = Ledger.summarize(LEDGER.since(mark))
+    assert usage["total"]["calls_made"] == 4 and usage["by_kind_model"][f"loglikelihood:{m.name}"]["input_tokens"] == \
+        sum(r.context_tokens + r.n_tokens + 1 for r in (cond, ctx, whole, alone))
+    mark = LEDGER.mark()
+    assert m.loglikelihood_many([(ANSWER, CONTEXT), CONTEXT]) == [cond, ctx]          # a rerun: from the cache
+    assert Ledger.summarize(LEDGER.since(mark))["total"]["cache_hits"] == 2
+    # a text longer than the window is scored in rolling windows, each token seeing half a window or more
+    from creval.models.base import LoglikelihoodRequest
+    from creval.models.registry import load_backend
+    text = " ".join(f"Step {i}: fold the paper once more and press it flat." for i in range(20))
+    be = load_backend(get_spec("smollm2-135m"))
+    full = be.loglikelihood([LoglikelihoodRequest(text)])[0]
+    be.window = 64
+    rolled = be.loglikelihood([LoglikelihoodRequest(text)])[0]
+    assert full.windows == 1 and rolled.windows > 3 and rolled.n_tokens == full.n_tokens
+    # the first window is the same computation (llama.cpp's quantised kernels differ a little with batch size)
+    assert rolled.token_logprobs[:63] == pytest.approx(full.token_logprobs[:63], abs=0.5)
+    # later windows see 32 tokens of the past instead of all of it: this repetitive text is less predictable
+    assert full.mean_logprob - 0.5 < rolled.mean_logprob < full.mean_logprob
 
 
 def test_hf_backend_matches_llamacpp_log_probs(tmp_path):
     hf = load_model("smollm2-135m-hf", cache=CallCache(tmp_path / "h.sqlite"))
     s = hf.sample(MSGS, 3, max_tokens=12, seed=1)
     _check_samples(s, 3)
-    a = hf.choice_logprobs(YESNO, ["Yes", "No"])
-    b = load_model("smollm2-135m", cache=CallCache(tmp_path / "l.sqlite")).choice_logprobs(YESNO, ["Yes", "No"])
+    a = hf.choice_logprobs(YESNO, ["Yes", "No"]).logprobs
+    local = load_model("smollm2-135m", cache=CallCache(tmp_path / "l.sqlite"))
+    b = local.choice_logprobs(YESNO, ["Yes", "No"]).logprobs
     for k in ("Yes", "No"):                        # same weights (GGUF Q4_1): float32 vs quantised kernels
         assert abs(a[k] - b[k]) < 0.5, (a, b)
+    for text, context in [(ANSWER, CONTEXT), (CONTEXT + ANSWER, None)]:
+        x, y = hf.loglikelihood(text, context), local.loglikelihood(text, context)
+        assert x.n_tokens == y.n_tokens and x.quantisation == "Q4_1 dequantised to float32"
+        assert all(abs(p - q) < 0.5 for p, q in zip(x.token_logprobs, y.token_logprobs)), (x, y)
 
 
 def _free_port():
@@ -92,11 +133,32 @@ def test_openai_backend_against_local_server(llama_server, tmp_path):
     _check_samples(s, 3)
     replies = m.chat_many([MSGS, YESNO], max_tokens=8)
     assert all(r.text and r.input_tokens > 5 and r.output_tokens >= 1 for r in replies)
-    lp = m.choice_logprobs(YESNO, ["Yes", "No"])
+    lp = m.choice_logprobs(YESNO, ["Yes", "No"]).logprobs
     assert max(lp["Yes"], lp["No"]) > -20
     usage = Ledger.summarize(LEDGER.since(mark))["total"]
     assert usage["calls_made"] == 6 and usage["output_tokens"] >= 3 + 2
     assert usage["cost_usd"] == pytest.approx((usage["input_tokens"] * 1.0 + usage["output_tokens"] * 2.0) / 1e6)
+
+
+def test_openai_loglikelihood_from_echoed_log_probs(llama_server, tmp_path):
+    spec = tmp_path / "echo.yaml"
+    spec.write_text(f"backend: openai\nmodel: smollm2\nbase_url: {llama_server}\nextra: {{bos_text: '<|im_start|>'}}\n")
+    m = load_model(str(spec), cache=CallCache(tmp_path / "e.sqlite"))
+    local = load_model("smollm2-135m", cache=CallCache(tmp_path / "el.sqlite"))
+    mark = LEDGER.mark()
+    for text, context in [(ANSWER, CONTEXT), (CONTEXT + ANSWER, None)]:
+        got, want = m.loglikelihood(text, context), local.loglikelihood(text, context)
+        assert got.logprob_kind == "server" and math.isclose(sum(got.token_logprobs), got.sum_logprob)
+        skip = 0 if context else 1                   # a server gives the prompt's first token no log-prob
+        assert got.skipped_tokens == skip and got.n_tokens == want.n_tokens - skip
+        assert got.token_logprobs == pytest.approx(want.token_logprobs[skip:], abs=0.3)   # the same llama.cpp
+    assert m.loglikelihood(ANSWER, CONTEXT) == m.loglikelihood_many([(ANSWER, CONTEXT)])[0]
+    assert Ledger.summarize(LEDGER.since(mark))["by_kind_model"]["loglikelihood:echo"]["cache_hits"] == 2
+    # without the begin-of-text token llama-cpp-python's echo is misaligned: refused, not misread
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(f"backend: openai\nmodel: smollm2\nbase_url: {llama_server}\n")
+    with pytest.raises(CrevalError, match="does not support echoed log-probs"):
+        load_model(str(plain), cache=CallCache(tmp_path / "p.sqlite")).loglikelihood(ANSWER, CONTEXT)
 
 
 def test_unreachable_endpoint_is_a_clear_error(tmp_path):

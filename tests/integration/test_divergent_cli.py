@@ -27,7 +27,9 @@ def rows(path):
 
 def test_divergent_cli_macgyver(tmp_path):
     out = tmp_path / "run"
-    env = {**os.environ, "CREVAL_OFFLINE": "1"}
+    env = {**os.environ, "CREVAL_OFFLINE": "1", "CREVAL_SHARED_DATA": "none"}   # the bundled sample
+    from creval.measures.nli.train import is_trained
+    nli_ran = "minilm-sick" if os.environ.get("CREVAL_SICK_DIR") or is_trained() else "minilm-cosine"
     r = subprocess.run([sys.executable, "-m", "creval", "divergent", "--model", "smollm2-135m", "--domain", "macgyver",
                         "--limit", "3", "--n", str(N), "--out", str(out)],
                        capture_output=True, text=True, timeout=1800, env=env)
@@ -47,7 +49,7 @@ def test_divergent_cli_macgyver(tmp_path):
         for key in ("semantic_entropy", "naive_entropy", "discrete_entropy"):
             assert -1e-12 <= s[key] <= math.log(N) + 1e-9, (key, s[key])
         assert s["n_clusters"] == len(set(s["cluster_ids"]))
-        assert s["logprob_kind"] == "raw" and s["nli"] == "minilm-sick"
+        assert s["logprob_kind"] == "raw" and s["nli"] == nli_ran
     for p in probs:
         own = [s for s in steps if s["problem_id"] == p["problem_id"] and s["chosen_index"] is not None]
         assert p["n_steps"] == len(own) == len(p["steps"]) and 1 <= p["budget"] <= 5

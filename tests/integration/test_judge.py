@@ -10,7 +10,7 @@ pytestmark = pytest.mark.integration
 def test_retrieval_and_chateval_on_macgyver(tmp_path):
     from creval.domains import get_domain
     from creval.judges import run_judge
-    from creval.datasets import judge_labels as human
+    from creval.datasets import macgyver as human
     from creval.models.registry import load_model
 
     model = load_model("smollm2-135m")

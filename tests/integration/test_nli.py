@@ -3,7 +3,8 @@ on held-out SICK pairs and used for clustering real sentences."""
 import pytest
 
 from creval.measures.clustering import CountingNLI, cluster, cluster_naive
-from creval.measures.nli.backends import CrossEncoderNLI, Label, evaluate_nli, load_nli
+from creval.measures.nli.backends import CrossEncoderNLI, Label, load_nli
+from creval.measures.nli.evaluate import evaluate_nli
 from creval.measures.nli.train import is_trained, model_dir
 
 pytestmark = pytest.mark.integration

@@ -7,18 +7,19 @@ import numpy as np
 import pytest
 
 from creval.measures import diversity as D
-from creval.datasets import human as H
+from creval.datasets import aut, macgyver
 from creval.measures import stats as S
 
 pytestmark = pytest.mark.integration
 
-needs_data = pytest.mark.skipif(not (H.aut_dir() / "ocsai1" / "ocsai1_all_flat.csv").exists(),
-                                reason="staged AUT data not found (set CREVAL_AUT_DIR)")
+needs_data = pytest.mark.skipif(aut.source(allow_download=False).is_sample
+                                or macgyver.source(allow_download=False).is_sample,
+                                reason="AUT / MacGyver data not found (set CREVAL_AUT_DIR, CREVAL_MACGYVER_DIR)")
 
 
 @needs_data
 def test_aut_metrics_on_real_rated_items():
-    df = H.load_ocsai(n=30, objects=2, seed=0)
+    df = aut.load_ocsai(n=30, objects=2, seed=0)
     assert len(df) == 30 and df["source"].eq("ocsai1").all() and df["prompt"].nunique() == 2
     assert df["score"].between(1.0, 5.0).all()
     it = D.item_originality(list(df["response"]), list(df["prompt"]))
@@ -27,7 +28,7 @@ def test_aut_metrics_on_real_rated_items():
     r = S.spearman(sd, df["score"])
     assert r["n"] == 30 and -1 <= r["rho"] <= 1 and 0 <= r["p"] <= 1
     # deterministic: the same seed draws the same items and gives the same statistic
-    again = H.load_ocsai(n=30, objects=2, seed=0)
+    again = aut.load_ocsai(n=30, objects=2, seed=0)
     assert again["item_id"].tolist() == df["item_id"].tolist()
     assert S.spearman(D.semdis(list(again["prompt"]), list(again["response"])), again["score"])["rho"] == \
         pytest.approx(r["rho"], abs=1e-6)
@@ -35,11 +36,11 @@ def test_aut_metrics_on_real_rated_items():
 
 @needs_data
 def test_cambridge_and_macgyver_loaders():
-    c = H.load_cambridge(n=10)
+    c = aut.load_cambridge(n=10)
     assert len(c) == 10 and c["score"].between(0, 4).all() and set(c["prompt"]) <= {"bowl", "paperclip"}
-    u = H.load_macgyver_unconventional(n_per_class=3)
+    u = macgyver.load_unconventional(n_per_class=3)
     assert u["unconventional"].sum() == 3 and len(u) == 6 and u["source"].eq("macgyver").all()
-    sets = H.human_solution_sets(min_solutions=3, problems=2)
+    sets = macgyver.human_solution_sets(min_solutions=3, problems=2)
     assert len(sets) == 2 and all(len(s) >= 3 for s in sets["solutions"])
 
 
@@ -48,7 +49,7 @@ def test_novelty_judge_on_real_aut_items(tmp_path, monkeypatch):
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "calls.sqlite"))
     from creval.judges.novelty import NoveltyJudge, rank_groups
     from creval.models.registry import load_model
-    df = H.load_ocsai(n=6, objects=2, seed=1)
+    df = aut.load_ocsai(n=6, objects=2, seed=1)
     judge = NoveltyJudge(load_model("smollm2-135m"), "aut")
     q = [f"Name an unusual use for a {o}." for o in df["prompt"]]
     nov = rank_groups(q, list(df["response"]), list(df["prompt"]), judge)

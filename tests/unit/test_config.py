@@ -101,3 +101,19 @@ def test_injected_values_are_written_into_the_parameters_cell_once():
     own = 'run_root = "runs/default"   # where runs go\nlimit = 2\nnli = "minilm-sick"  # backend'
     merged = merge_injected(own, '# Parameters\nrun_root = "runs/smoke"\nlimit = 1\n')
     assert merged.splitlines() == ['run_root = "runs/smoke"     # where runs go', "limit = 1", 'nli = "minilm-sick"  # backend']
+
+
+def test_cli_defaults_are_the_studies_defaults():
+    from creval.cli import build_parser
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices
+    div = {a.dest: a.default for a in sub["divergent"]._actions}
+    d = DivergentConfig()
+    assert (div["limit"], div["n"], div["max_steps"], div["max_step_tokens"], div["nli"], div["temperature"],
+            div["top_p"], div["seed"], div["data_seed"]) == (d.limit, d.n_samples, d.max_steps, d.max_step_tokens,
+                                                              d.nli, d.temperature, d.top_p, d.seed, d.data_seed)
+    judge = {a.dest: a.default for a in sub["judge"]._actions}
+    c = ConvergentConfig()
+    expected = {"word_limit": c.judge_word_limit, "k": c.judge_k, "j": c.judge_j, "l": c.judge_l,
+                "threshold": c.judge_threshold, "max_rounds": c.judge_max_rounds, "retries": c.judge_retries,
+                "verdict_via": c.judge_verdict_via, "seed": c.seed}
+    assert {k: judge[k] for k in expected} == expected and judge["judge"] == c.bench_judge

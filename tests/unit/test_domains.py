@@ -5,7 +5,7 @@ import pytest
 
 from creval.core import paths
 from creval.domains import DOMAINS, Criterion, get_domain, load_criteria
-from creval.datasets.sources import split_sentences
+from creval.core.text import split_sentences
 from creval.core.errors import CrevalError
 
 
@@ -13,6 +13,7 @@ from creval.core.errors import CrevalError
 def offline(monkeypatch, tmp_path):
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.setenv("CREVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
     for v in ("CREVAL_MACGYVER_DIR", "CREVAL_HYPOGEN_DIR", "CREVAL_BOOKMIA_DIR"):
         monkeypatch.delenv(v, raising=False)
 
@@ -34,7 +35,7 @@ def test_registry_and_criteria():
 def test_bundled_samples_and_filter():
     d = get_domain("macgyver")
     probs = d.load()
-    assert d.last_source == f"sample:{paths.samples_dir() / 'macgyver.jsonl'}"
+    assert d.last_source == f"sample:{paths.samples_dir() / 'macgyver' / 'problem_solution_pair.jsonl'}"
     ids = {p.problem_id for p in probs}
     assert len(probs) == 8 and "macgyver-s9" not in ids     # the unsolvable row is dropped
     assert all(p.domain == "macgyver" and p.text == p.fields["problem"] for p in probs)

@@ -1,9 +1,12 @@
 
 import pytest
 
-from creval.measures.nli.backends import (CrossEncoderNLI, LLMNLI, Label, evaluate_nli, label_from_name, load_nli, read_msrp,
-                               read_sick, sick_dir)
+from creval.datasets import base, msrp, sick
+from creval.measures.nli import backends
+from creval.measures.nli.backends import CosineNLI, CrossEncoderNLI, LLMNLI, Label, label_from_name, load_nli
+from creval.measures.nli.evaluate import evaluate_nli
 from creval.core.errors import CrevalError
+from creval.models.base import ChoiceScores
 
 
 @pytest.fixture(autouse=True)
@@ -67,7 +70,7 @@ class FakeModel:
             self.asked.append((messages, tuple(choices)))
             text = messages[-1]["content"]
             best = "contradiction" if "never" in text else "entailment" if "always" in text else "neutral"
-            out.append({c: (-0.2 if c == best else -3.0) for c in choices})
+            out.append(ChoiceScores({c: (-0.2 if c == best else -3.0) for c in choices}))
         return out
 
 
@@ -91,17 +94,23 @@ def test_load_nli_unknown_name():
         load_nli("hf:")
 
 
-def test_data_readers_and_missing_dir(monkeypatch, tmp_path):
+def _has_sick_and_msrp() -> bool:
     try:
-        sick_dir()
+        sick.source(allow_download=False), msrp.source(allow_download=False)
     except CrevalError:
-        pytest.skip("SICK not staged here")
-    train = read_sick("train")
-    assert len(train) == 4500 and train[0][2] is Label.NEUTRAL
-    assert len(read_msrp("test")) == 1725
+        return False
+    return True
+
+
+def test_data_readers_and_missing_dir(monkeypatch, tmp_path):
+    if not _has_sick_and_msrp():
+        pytest.skip("SICK/MSRP not staged here")
+    train = sick.read_sick("train")
+    assert len(train) == 4500 and Label(train[0][2]) is Label.NEUTRAL
+    assert len(msrp.read_msrp("test")) == 1725
     monkeypatch.setenv("CREVAL_SICK_DIR", str(tmp_path))
     with pytest.raises(CrevalError, match="CREVAL_SICK_DIR"):
-        read_sick("train")
+        sick.read_sick("train")
 
 
 class AlwaysEntails:
@@ -112,10 +121,8 @@ class AlwaysEntails:
 
 
 def test_evaluate_nli_with_a_constant_classifier():
-    try:
-        sick_dir()
-    except CrevalError:
-        pytest.skip("SICK not staged here")
+    if not _has_sick_and_msrp():
+        pytest.skip("SICK/MSRP not staged here")
     r = evaluate_nli(AlwaysEntails(), "msrp", limit=100, seed=0)
     # saying "entails" both ways for every pair = always "paraphrase": equals the baseline
     assert r["n"] == 100 and r["pairs_evaluated"] == 200
@@ -129,3 +136,59 @@ def test_evaluate_nli_with_a_constant_classifier():
     assert s["macro_f1"] == pytest.approx((2 * a / (1 + a)) / 3)
     with pytest.raises(CrevalError):
         evaluate_nli(AlwaysEntails(), "snli")
+    assert s["dataset"] == s["requested"] == "sick" and s["source"].startswith(("local:", "shared:", "download:"))
+
+
+@pytest.fixture
+def no_sick(monkeypatch, tmp_path):
+    """Nothing to train on: no CREVAL_SICK_DIR, ../shared hidden, offline, an empty data home."""
+    monkeypatch.delenv("CREVAL_SICK_DIR", raising=False)
+    monkeypatch.delenv("CREVAL_MSRP_DIR", raising=False)
+    monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
+    monkeypatch.setenv("CREVAL_OFFLINE", "1")
+    monkeypatch.setenv("CREVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "calls.sqlite"))
+    monkeypatch.setattr(backends, "_loaded", {})
+    base.forget_failures()
+
+
+def test_evaluate_falls_back_to_the_bundled_sample_and_says_so(no_sick):
+    r = evaluate_nli(AlwaysEntails(), "sick")
+    assert (r["dataset"], r["requested"], r["n"]) == ("sample", "sick", 50)
+    assert r["source"].endswith("entailment/pairs.tsv")
+    # always "entails" both ways = always "paraphrase": 18 of the 50 pairs are paraphrases
+    assert r["accuracy"] == pytest.approx(18 / 50) == pytest.approx(r["baseline_accuracy"])
+    assert r["nli3_accuracy"] == pytest.approx(26 / 50)          # 18 P + 8 E pairs entail A -> B
+    assert evaluate_nli(AlwaysEntails(), "msrp", limit=10)["dataset"] == "sample"
+
+
+def test_minilm_cosine_tells_a_paraphrase_from_an_unrelated_pair(no_sick):
+    nli = CosineNLI()
+    pairs = [("Use the coin to turn the screw.", "Turn the screw with the coin."),
+             ("Use the coin to turn the screw.", "The orchestra played a waltz after the interval.")]
+    cos = nli.cosines(pairs)
+    assert cos[0] > 0.9 and cos[1] < 0.2
+    assert nli.classify(pairs) == [Label.ENTAILMENT, Label.NEUTRAL]
+    assert nli.classify([(b, a) for a, b in pairs]) == [Label.ENTAILMENT, Label.NEUTRAL]   # symmetric
+    assert nli.name == nli.requested == "minilm-cosine" and load_nli("minilm-cosine").name == "minilm-cosine"
+    r = evaluate_nli(nli, "sample")
+    assert r["accuracy"] > r["baseline_accuracy"] + 0.3
+
+
+def test_minilm_sick_without_sick_falls_back_without_training(no_sick, monkeypatch, caplog):
+    import creval.measures.nli.train as train
+
+    def no_training(**kw):
+        raise AssertionError("must not train without SICK")
+    monkeypatch.setattr(train, "train_minilm_sick", no_training)
+    with caplog.at_level("WARNING", logger="creval.nli"):
+        nli = load_nli("minilm-sick")
+    assert isinstance(nli, CosineNLI) and nli.name == "minilm-cosine" and nli.requested == "minilm-sick"
+    assert "sick data not found" in nli.fallback_reason and "minilm-cosine instead" in caplog.text
+    assert not train.is_trained()
+    assert backends.resolved_name("minilm-sick") == "minilm-cosine" and backends.resolved_name("deberta") == "deberta"
+    # an explicitly given SICK that is broken is an error, not a silent fallback
+    monkeypatch.setattr(backends, "_loaded", {})
+    monkeypatch.setenv("CREVAL_SICK_DIR", "/nonexistent/sick")
+    with pytest.raises(CrevalError, match="CREVAL_SICK_DIR"):
+        load_nli("minilm-sick")

@@ -125,6 +125,7 @@ def fake_stack(monkeypatch, tmp_path):
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.setenv("CREVAL_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("CREVAL_MACGYVER_DIR", raising=False)
+    monkeypatch.setenv("CREVAL_SHARED_DATA", "none")   # the bundled sample, not ../shared
     models = []
 
     def load_model(name):

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 import pytest
 
 from creval.core.cache import CallCache
-from creval.datasets import judge_labels as human
+from creval.datasets import macgyver as human
 from creval.judges import make_judge, run_judge
 from creval.judges.retrieval import RetrievalJudge, split_discussion, split_points
 from creval.judges.store import FragmentStore
-from creval.models.base import Completion, ModelSpec
+from creval.models.base import ChoiceScores, Completion, ModelSpec
 from creval.models.cached import Model
 
 
@@ -61,7 +61,7 @@ class Panel:
                            7) for r in reqs]
 
     def choice_logprobs(self, reqs):
-        return [{"[[YES]]": -0.2, "[[NO]]": -1.8, "_input_tokens": 5} for _ in reqs]
+        return [ChoiceScores({"[[YES]]": -0.2, "[[NO]]": -1.8}, 5) for _ in reqs]
 
     def count_tokens(self, t):
         return len(t.split())
@@ -139,7 +139,7 @@ def test_retrieval_continues_below_threshold_and_routes_questions():
 
 def test_chateval_history_grows_and_majority():
     panel = Panel()
-    j = make_judge("chateval", Model(panel), rounds=2)
+    j = make_judge("chateval", Model(panel), max_rounds=2)
     v = j.judge(PROBLEM, SOLUTION, CRITS[:1], "p3")[0]
     turns = [p for p in panel.prompts if "Your turn" in p]
     assert len(turns) == 6
@@ -167,11 +167,13 @@ def test_run_judge_resumes(tmp_path):
     assert (tmp_path / "run" / "manifest.json").exists()
 
 
-def test_human_mapping_and_bundled_sample(monkeypatch):
+def test_human_mapping_and_bundled_sample(monkeypatch, tmp_path):
     assert human.labels_for("correct_inefficient") == {"feasibility": True, "effectiveness": False}
     assert human.labels_for("correct_efficient") == {"feasibility": True, "effectiveness": True}
     assert human.labels_for("wrong_fail_solvability_status") == {"feasibility": False, "effectiveness": False}
-    monkeypatch.setattr(human, "data_dir", lambda: None)
+    for k, v in {"CREVAL_SHARED_DATA": "none", "CREVAL_OFFLINE": "1", "CREVAL_HOME": str(tmp_path)}.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("CREVAL_MACGYVER_DIR", raising=False)
     rows, src = human.load_annotations()
     assert "illustrative" in src and len(rows) == 5            # correct_unsolvable excluded by default
     assert human.sample_pairs(3, seed=1) == human.sample_pairs(3, seed=1)
@@ -185,7 +187,7 @@ def test_score_expectation_reads_certainty_from_log_probs():
     assert math.isclose(score_expectation(one_hot), 0.7)
     uniform = {s: math.log(1 / 11) for s in SCORES}
     assert math.isclose(score_expectation(uniform), 0.5)
-    two = {"[[0.0]]": math.log(0.1), "[[0.8]]": math.log(0.3), "_input_tokens": 12.0}   # renormalised
+    two = {"[[0.0]]": math.log(0.1), "[[0.8]]": math.log(0.3)}   # renormalised
     assert math.isclose(score_expectation(two), 0.75 * 0.8)
     assert score_expectation({}) == 0.0
 
@@ -261,3 +263,64 @@ def test_token_table_and_summary_compare_on_common_pairs():
     s = report.token_summary(v, report.token_table(v))
     assert "32% of chateval" in s and "2 of 3 retrieval discussions" in s and "retrieval 1, chateval 3" in s
     assert f"{report.PAPER_SHARE:.1%}" == "36.5%"
+
+
+def test_registry_rejects_what_a_judge_does_not_declare():
+    import inspect
+    from creval.core.errors import CrevalError
+    from creval.judges import JUDGES, judge_settings
+    from creval.judges.chateval import ChatEvalJudge
+    from creval.judges.retrieval import RetrievalJudge
+    from creval.judges.single import SingleJudge
+    with pytest.raises(CrevalError, match="judge 'chateval' takes no parameter 'rounds'"):
+        make_judge("chateval", Model(Panel()), rounds=2)
+    with pytest.raises(CrevalError, match="'k', 'threshold'"):
+        make_judge("zero-shot", Model(Panel()), k=5, threshold=0.5, retries=1)
+    with pytest.raises(CrevalError, match="unknown judge 'chat-eval'"):
+        make_judge("chat-eval", Model(Panel()))
+    assert make_judge("chateval", Model(Panel()), max_rounds=3, seed=None).params()["max_rounds"] == 3
+    # every declared parameter reaches the judge's constructor under the same name
+    for name, cls in [("retrieval", RetrievalJudge), ("chateval", ChatEvalJudge), ("cot", SingleJudge)]:
+        accepted = set(inspect.signature(cls.__init__).parameters)
+        assert set(JUDGES[name].params) - {"embedder"} <= accepted, name
+    # one shared settings dict (the chapter's): each judge takes its share; a key no judge knows is an error
+    shared = {"word_limit": 150, "k": 5, "j": 4, "l": 8, "threshold": 0.5, "max_rounds": 2, "retries": 1,
+              "verdict_via": "text", "seed": 0}
+    assert judge_settings("retrieval", shared) == shared
+    assert judge_settings("chateval", shared) == {"word_limit": 150, "max_rounds": 2, "retries": 1,
+                                                  "verdict_via": "text", "seed": 0}
+    assert judge_settings("few-shot", {**shared, "embedder": None}) == {"retries": 1, "verdict_via": "text", "seed": 0}
+    with pytest.raises(CrevalError, match="no judge takes the setting 'judge_max_rounds'"):
+        judge_settings("chateval", {"judge_max_rounds": 2})
+
+
+def test_judgement_holds_a_verdict_or_a_scale_value_and_reads_old_rows():
+    from creval.judges import Judgement
+    v = Judgement("p1::m", "feasibility", True, "zero-shot", "m", confidence=0.8, p_yes=0.8, parsed_by="text",
+                  transcript=[{"agent": "judge"}])
+    row = v.to_dict()
+    assert row["verdict"] is True and row["unparsed"] is False and row["problem_id"] == "p1" and "transcript" not in row
+    assert Judgement.from_dict({**row, "solution_model": "m", "domain": "macgyver"}) == \
+        Judgement(**{**v.__dict__, "transcript": []})
+    u = Judgement("p2", "safety", None, "cot", "m", parsed_by="text")
+    assert u.unparsed and u.state == "unparsed" and u.parsed_by == "unparsed" and u.to_dict()["verdict"] is None
+    s = Judgement("p3", "originality", 3.5, "rubric", "m", kind="scale", scale=(1, 5))
+    assert s.verdict is None and Judgement.from_dict(s.to_dict()) == s and s.to_dict()["scale"] == [1, 5]
+    with pytest.raises(ValueError):
+        Judgement("p3", "originality", 3.5, "rubric", "m", kind="scale")
+    old = {"pair_id": "p4", "criterion": "safety", "verdict": False, "confidence": 0.6, "judge": "cot", "model": "m",
+           "unparsed": False, "verdict_path": "text-retry", "retries": 1}          # a row written before Judgement
+    o = Judgement.from_dict(old)
+    assert o.value is False and o.parsed_by == "text-retry" and o.state == "ok" and o.retries == 1
+    assert Judgement.from_dict({**old, "verdict": None, "unparsed": True}).unparsed
+
+
+def test_batched_turns_are_tagged_per_agent_in_the_ledger():
+    from creval.core.ledger import LEDGER
+    mark = LEDGER.mark()
+    RetrievalJudge(Model(Panel()), confidence_via="text", max_rounds=1).judge(PROBLEM, SOLUTION, CRITS[:1], "p9")
+    recs = [r for r in LEDGER.since(mark) if r.kind == "chat"]
+    disc = [r.tags["agent"] for r in recs if r.tags.get("phase") == "discussion"]
+    init = [r.tags["agent"] for r in recs if r.tags.get("phase") == "init"]
+    assert disc == ["PA", "SA", "CA"] and init == ["PA", "SA", "CA"]
+    assert all(r.tags["pair"] == "p9" for r in recs)

@@ -70,25 +70,3 @@ def test_item_originality_and_semdis():
     single = D.item_originality(["x", "y"], groups=["a", "b"], embedder=emb)
     assert single["cosine_to_others"].isna().all()
     assert D.semdis(["obj", "obj"], ["x", "y"], emb).tolist() == pytest.approx([0.0, 1.0])
-
-
-def test_loaders_fall_back_to_illustrative_samples(tmp_path, monkeypatch):
-    from creval.datasets import human
-    monkeypatch.setenv("CREVAL_AUT_DIR", str(tmp_path / "none"))
-    monkeypatch.setenv("CREVAL_MACGYVER_DIR", str(tmp_path / "none"))
-    aut = human.load_ocsai(n=6, objects=2)
-    assert len(aut) == 6 and set(aut["source"]) == {"sample"} and aut["prompt"].nunique() == 2
-    u = human.load_macgyver_unconventional(n_per_class=2)
-    assert u["unconventional"].tolist() == [True, True, False, False]
-    sets = human.human_solution_sets(min_solutions=3)
-    assert len(sets) == 3 and all(len(s) == 3 for s in sets["solutions"])
-
-
-def test_bad_ocsai_file_is_a_creval_error(tmp_path, monkeypatch):
-    from creval.core.errors import CrevalError
-    from creval.datasets import human
-    (tmp_path / "ocsai1").mkdir()
-    (tmp_path / "ocsai1" / "ocsai1_all_flat.csv").write_text("a,b\n1,2\n")
-    monkeypatch.setenv("CREVAL_AUT_DIR", str(tmp_path))
-    with pytest.raises(CrevalError, match="missing columns"):
-        human.load_ocsai(n=3)

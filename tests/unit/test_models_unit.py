@@ -99,3 +99,111 @@ def test_every_registered_spec_parses():
     for name in ("smollm2-135m", "qwen2.5-coder-1.5b", "gpt-4o", "gpt-4o-mini", "llama-3.1-8b-instruct", "vllm-example"):
         assert name in specs
     assert specs["smollm2-135m"].backend == "llamacpp" and specs["gpt-4o"].price_out > 0
+
+
+# -- records, rolling windows, tags, log-likelihood through the cache --------------------------------------
+def test_rolling_windows_score_every_token_once_with_half_a_window_of_past():
+    from creval.models.base import rolling_windows
+    assert rolling_windows(1, 10, 16) == [(0, 1, 10)]                 # fits: one window, all of the past
+    for first, total, w in [(1, 100, 16), (30, 100, 16), (1, 17, 16), (5, 6, 4), (40, 45, 16)]:
+        wins = rolling_windows(first, total, w)
+        scored = [j for lo, start, hi in wins for j in range(start, hi)]
+        assert scored == list(range(first, total))
+        for lo, start, hi in wins:
+            assert hi - lo <= w and lo < start
+            assert start - lo >= min(w // 2, start)                    # at least half a window of past
+    # a long context and a short text: as much context as fits in one window
+    assert rolling_windows(40, 45, 16) == [(29, 40, 45)]
+    with pytest.raises(ValueError):
+        rolling_windows(1, 5, 1)
+
+
+def test_scored_tokens_splits_the_text_as_it_reads_in_place():
+    from creval.models.base import scored_tokens
+    words = lambda t: t.replace(" ", " _").split()       # noqa: E731  a toy tokenizer: words, spaces attached
+    assert scored_tokens(words, 0, "b c", None) == ([0], ["b", "_c"])
+    assert scored_tokens(words, 0, " b", "a") == ([0, "a"], ["_b"])
+    assert scored_tokens(words, 0, "", "a") == ([0, "a"], [])
+
+
+def test_records_round_trip_and_legacy_choice_entries():
+    from creval.models.base import ChoiceScores, LogLikelihood
+    c = ChoiceScores({"Yes": -0.1, "No": -2.5}, 12)
+    assert ChoiceScores.from_dict(c.to_dict()) == c
+    assert ChoiceScores.from_dict({"Yes": -0.1, "No": -2.5, "_input_tokens": 12.0}) == c    # cached before the record
+    ll = LogLikelihood(math.log(0.25) * 2, (math.log(0.25), math.log(0.25)), 4, 3, model="m", quantisation="Q4_1")
+    assert LogLikelihood.from_dict(ll.to_dict()) == ll and ll.to_dict()["n_tokens"] == 2
+    assert ll.perplexity == pytest.approx(4.0) and ll.bits_per_byte == pytest.approx(1.0)
+
+
+class ScoringBackend(FakeBackend):
+    """Log-likelihood: -1 per character of the text, context tokens = its characters; chat echoes."""
+
+    def __init__(self):
+        super().__init__()
+        self.ll_asked = []
+
+    def loglikelihood(self, reqs):
+        from creval.models.base import LogLikelihood
+        self.ll_asked += [(r.text, r.context) for r in reqs]
+        return [LogLikelihood(-float(len(r.text)), tuple(-1.0 for _ in r.text), len(r.text.encode()),
+                              len(r.context or ""), model="fake", logprob_kind="raw") for r in reqs]
+
+    def chat(self, reqs):
+        from creval.models.base import Completion
+        return [Completion(r.messages[-1]["content"], 5, 2) for r in reqs]
+
+
+def test_loglikelihood_is_cached_and_recorded(tmp_path):
+    from creval.core.ledger import LEDGER
+    b = ScoringBackend()
+    m = Model(b, CallCache(tmp_path / "c.sqlite"))
+    mark = LEDGER.mark()
+    a = m.loglikelihood("abc", context="xy")
+    many = m.loglikelihood_many(["abc", ("abc", "xy"), ("zz", "")], tags=[{"item": 1}, {"item": 2}, {"item": 3}])
+    assert b.ll_asked == [("abc", "xy"), ("abc", None), ("zz", None)]     # "" is no context; the repeat is a hit
+    assert many[1] == a and a.sum_logprob == -3.0 and a.context_tokens == 2 and a.model == m.name
+    recs = [r for r in LEDGER.since(mark) if r.kind == "loglikelihood"]
+    assert [(r.cached, r.input_tokens, r.tags.get("item")) for r in recs] == \
+        [(False, 6, None), (True, 6, 2), (False, 4, 1), (False, 3, 3)]    # hits are recorded first
+
+
+def test_tags_of_a_batch_reach_each_calls_ledger_record(tmp_path):
+    from creval.core.ledger import LEDGER
+    m = Model(ScoringBackend(), CallCache(tmp_path / "c.sqlite"))
+    convs = [[{"role": "user", "content": t}] for t in ("a", "b", "a")]
+    mark = LEDGER.mark()
+    with LEDGER.tagged(phase="p", agent="outer"):
+        m.chat_many(convs, tags=[{"agent": "A"}, {"agent": "B"}, {"agent": "C"}])
+        m.chat_many(convs[:1], tags=[{"agent": "D"}])
+    recs = LEDGER.since(mark)
+    assert [(r.cached, r.tags["agent"], r.tags["phase"]) for r in recs] == \
+        [(False, "A", "p"), (False, "B", "p"), (True, "D", "p")]        # a miss asked twice is made once
+    with pytest.raises(ValueError, match="tag sets"):
+        m.chat_many(convs, tags=[{}])
+
+
+def test_openai_loglikelihood_reads_the_echo_or_fails_clearly(monkeypatch):
+    from creval.models.base import LoglikelihoodRequest
+    from creval.models.openai_compat import OpenAIBackend
+    be = OpenAIBackend(ModelSpec(name="srv", backend="openai", model="x", base_url="http://127.0.0.1:9/v1",
+                                 extra={"bos_text": "<s>"}))
+    echo = {"choices": [{"text": "<s>The cat sat!", "logprobs": {"tokens": ["The", " cat", " sat", "!"],
+                                                                 "token_logprobs": [None, -2.0, -1.5, -0.5]}}],
+            "usage": {"prompt_tokens": 4, "completion_tokens": 1}}
+    sent = []
+    monkeypatch.setattr(be, "_gather", lambda jobs: sent.extend(jobs) or [echo] * len(jobs))
+    ll, = be.loglikelihood([LoglikelihoodRequest(" sat", "The cat")])
+    assert sent[0][0] == "/completions" and sent[0][1]["prompt"] == "<s>The cat sat" and sent[0][1]["echo"] is True
+    assert ll.token_logprobs == (-1.5,) and ll.context_tokens == 2 and ll.n_bytes == 4 and ll.logprob_kind == "server"
+    ll, = be.loglikelihood([LoglikelihoodRequest("The cat sat")])
+    assert ll.token_logprobs == (-2.0, -1.5) and ll.skipped_tokens == 1      # the first token has no log-prob
+    monkeypatch.setattr(be, "_gather", lambda jobs: [{"choices": [{"text": "x"}]}])
+    with pytest.raises(CrevalError, match="does not support echoed log-probs"):
+        be.loglikelihood([LoglikelihoodRequest("The cat")])
+
+    def refuse(jobs):
+        raise CrevalError("model srv: http://127.0.0.1:9/v1/completions answered 404: not found", "check")
+    monkeypatch.setattr(be, "_gather", refuse)
+    with pytest.raises(CrevalError, match="does not support echoed log-probs"):
+        be.loglikelihood([LoglikelihoodRequest("The cat")])

@@ -7,7 +7,7 @@ import pytest
 
 from creval.core.cache import CallCache
 from creval.judges import novelty as N
-from creval.models.base import ModelSpec
+from creval.models.base import ChoiceScores, ModelSpec
 from creval.models.cached import Model
 
 
@@ -33,7 +33,7 @@ class TruthBackend:
             za, zb = a + self.bias, b
             m = max(za, zb)
             lse = m + math.log(math.exp(za - m) + math.exp(zb - m))
-            out.append({"A": za - lse, "B": zb - lse, "_input_tokens": 10})
+            out.append(ChoiceScores({"A": za - lse, "B": zb - lse}, 10))
         return out
 
     def count_tokens(self, text):
@@ -161,22 +161,21 @@ def test_report_tables_on_fake_records(tmp_path, monkeypatch):
     monkeypatch.setattr(D, "_embedder", lambda e: e or HashEmbedder())
     model, be = make({}, tmp_path)
     model.backend = AnyBackend({})
-    ctx = report.setup(run_root=str(tmp_path / "runs"), models=["m"], domains=["macgyver", "bookmia"], n_boot=50,
-                       unknown_key=1)
-    ctx._memo["records"] = _fake_records(np.random.default_rng(0))
-    ctx._memo[("model", ctx.novelty_model)] = model
-    div = report.step_diversity(ctx)
+    from creval.studies.validation.config import ValidationConfig
+    cfg = ValidationConfig(run_root=str(tmp_path / "runs"), models=("m",), domains=("macgyver", "bookmia"), n_boot=50)
+    report._MEMO[cfg, "records"] = _fake_records(np.random.default_rng(0))
+    report._MEMO[cfg, "judge model"] = model
+    div = report.step_diversity(cfg)
     assert len(div) == 36 and not div["self_bleu"].isna().any()          # STOP rows dropped
-    t = report.table_entropy_vs_diversity(ctx).data
+    t = report.table_entropy_vs_diversity(cfg)
     assert set(t["level"]) == {"step", "solution"} and (t["n"] == 18).sum() == 8 and (t["n"] == 6).sum() == 8
-    nov = report.solution_novelty(ctx)
+    assert t.attrs["caption"].startswith("Tables 8-10")
+    nov = report.solution_novelty(cfg)
     # the fake judge prefers longer solutions: solution p has length p + 1, so rank 1 is problem 5
     assert nov.loc[nov["problem_id"] == "macgyver5", "novelty_rank"].item() == 1
-    t11 = report.table_novelty_vs_entropy(ctx).data
+    t11 = report.table_novelty_vs_entropy(cfg)
     assert t11["domain"].tolist() == ["bookmia", "macgyver", "all (pooled)"] and t11["n"].tolist() == [6, 6, 12]
-    t13 = report.table_naive_vs_semantic(ctx).data
-    t14 = report.table_aggregation(ctx).data
+    t13 = report.table_naive_vs_semantic(cfg)
+    t14 = report.table_aggregation(cfg)
     assert {"naive rho", "semantic rho"} <= set(t13.columns) and {"min rho", "max rho", "mean rho"} <= set(t14.columns)
-    h1 = report.table_temperature_convergent(ctx).data
-    assert "skipped" in h1["note"].iloc[0]
-    assert (tmp_path / "runs" / "validating" / "solution_novelty.jsonl").exists()
+    assert (report.out_dir(cfg) / "solution_novelty.jsonl").exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from creval.judges import parsing as P
-from creval.models.base import Completion, ModelSpec
+from creval.models.base import ChoiceScores, Completion, ModelSpec
 from creval.models.cached import Model
 
 
@@ -24,7 +24,7 @@ class Scripted:
         return out
 
     def choice_logprobs(self, reqs):
-        return [dict(self.lp, _input_tokens=10) for _ in reqs]
+        return [ChoiceScores(dict(self.lp), 10) for _ in reqs]
 
     def count_tokens(self, t):
         return len(t.split())

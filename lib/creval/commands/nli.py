@@ -14,10 +14,11 @@ def register(subparsers) -> None:
     t.add_argument("--force", action="store_true", help="retrain even if a trained model exists")
     t.set_defaults(func=_train)
 
-    e = sub.add_parser("eval", help="accuracy of an NLI backend on SICK test or MSRP test")
+    e = sub.add_parser("eval", help="agreement of an NLI backend with SICK test, MSRP test or our own sample")
     e.add_argument("--nli", default="minilm-sick",
-                   help="minilm-sick | deberta | hf:<id or folder> | llm:<model name> (default minilm-sick)")
-    e.add_argument("--dataset", choices=["sick", "msrp"], default="sick")
+                   help="minilm-sick | minilm-cosine | deberta | hf:<id or folder> | llm:<model name> (default minilm-sick)")
+    e.add_argument("--dataset", choices=["sick", "msrp", "sample"], default="sick",
+                   help="sick | msrp (the bundled sample when they cannot be had) | sample")
     e.add_argument("--limit", type=int, default=200, help="random pairs to score (0 = all)")
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--json", action="store_true", help="print the full result as JSON")
@@ -35,12 +36,15 @@ def _train(args) -> int:
 
 
 def _eval(args) -> int:
-    from creval.measures.nli.backends import evaluate_nli
+    from creval.measures.nli.evaluate import evaluate_nli
     r = evaluate_nli(args.nli, args.dataset, limit=args.limit or None, seed=args.seed)
     if args.json:
         print(json.dumps(r, indent=2))
         return 0
-    print(f"{r['nli']} on {r['dataset']} ({r['n']} pairs, {r['pairs_evaluated']} NLI pairs, {r['seconds']:.1f} s)")
+    asked = f" (asked for {r['requested_nli']})" if r["requested_nli"] not in (None, r["nli"]) else ""
+    print(f"{r['nli']}{asked} on {r['dataset']} ({r['n']} pairs, {r['pairs_evaluated']} NLI pairs, {r['seconds']:.1f} s)")
+    if r["dataset"] != r["requested"]:
+        print(f"  {r['requested']} could not be had: measured on {r['source']} instead")
     print(f"  accuracy {r['accuracy']:.3f}   macro-F1 {r['macro_f1']:.3f}")
     if "precision" in r:
         print(f"  paraphrase precision {r['precision']:.3f}   recall {r['recall']:.3f}   "

@@ -1,4 +1,5 @@
-"""One content-addressed cache for every expensive call (generation, NLI pair, judge turn, embedding).
+"""One content-addressed cache for every expensive call (generation, NLI pair, judge turn, embedding,
+log-likelihood).
 
 A call is identified by the SHA-256 of its canonical JSON description: the model's identity (only the
 fields that change output), the request, and for sampled generations the sample index. Each result is
@@ -88,18 +89,24 @@ def default_cache() -> CallCache:
 
 
 def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute, *, model: str = "",
-                 usage=None, cache: CallCache | None = None, encode=lambda r: r, decode=lambda v: v) -> list[Any]:
+                 usage=None, cache: CallCache | None = None, encode=lambda r: r, decode=lambda v: v,
+                 tags: list[dict] | None = None) -> list[Any]:
     """Answer ``items`` from the cache, computing only the misses, in one batch, then storing them.
 
     The single cache mechanism behind every expensive call.
     - ``describe(item) -> dict``: what identifies the call besides ``identity`` (the model's output-relevant spec).
     - ``compute(missing_items) -> results``: one batched call for all misses (same order).
     - ``usage(result) -> (input_tokens, output_tokens)`` for the ledger; ``encode``/``decode`` map results to JSON.
-    Every item, hit or miss, is recorded in :data:`creval.core.ledger.LEDGER`.
+    - ``tags[i]`` (optional): ledger tags of item ``i``'s record, over those of the enclosing ``LEDGER.tagged``.
+    Every item, hit or miss, is recorded in :data:`creval.core.ledger.LEDGER` (a miss asked twice in one
+    batch is computed and recorded once, with the tags of its first occurrence).
     """
     from creval.core.ledger import LEDGER, CallRecord
 
     cache = cache if cache is not None else default_cache()
+    if tags is not None and len(tags) != len(items):
+        raise ValueError(f"{kind}: {len(tags)} tag sets for {len(items)} items")
+    tag = (lambda i: dict(tags[i] or {})) if tags is not None else (lambda i: {})
     keys = [make_key(kind, model=identity, call=describe(it)) for it in items]
     found = cache.get_many(list(dict.fromkeys(keys)))
     out: list[Any] = [None] * len(items)
@@ -113,7 +120,7 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
     for i, k in enumerate(keys):
         if k in found:
             tin, tout = rec_usage(out[i])
-            LEDGER.add(CallRecord(kind, model, True, tin, tout, 0.0, 0.0, {}, k))
+            LEDGER.add(CallRecord(kind, model, True, tin, tout, 0.0, 0.0, tag(i), k))
     if missing:
         first = [idx[0] for idx in missing.values()]
         t0 = time.perf_counter()
@@ -127,7 +134,7 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
             cost = 0.0
             if hasattr(usage, "cost"):
                 cost = usage.cost(tin, tout)
-            LEDGER.add(CallRecord(kind, model, False, tin, tout, cost, dt, {}, k))
+            LEDGER.add(CallRecord(kind, model, False, tin, tout, cost, dt, tag(idx[0]), k))
             for j, i in enumerate(idx):
                 out[i] = r if j == 0 else decode(encode(r))
     return out

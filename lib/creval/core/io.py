@@ -96,15 +96,6 @@ def read_any(path: Path) -> list[dict]:
                       "give a .xlsx, .json, .jsonl or .csv file")
 
 
-def pick_file(folder: Path, preferred: list[str]) -> Path:
-    """The dataset file inside ``folder``: the first preferred name present (also under ``data/``)."""
-    for name in preferred:
-        for cand in (folder / name, folder / "data" / name):
-            if cand.exists():
-                return cand
-    raise CrevalError(f"no dataset file in {folder}", f"expected one of {preferred}")
-
-
 class ChecksumError(ValueError):
     """A downloaded file whose sha256 is not the pinned one (it is not kept)."""
 

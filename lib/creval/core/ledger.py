@@ -17,7 +17,7 @@ from typing import Iterator
 
 @dataclass
 class CallRecord:
-    kind: str                 # sample | chat | choice | nli | embed
+    kind: str                 # sample | chat | choice | loglikelihood | nli | embed
     model: str
     cached: bool
     input_tokens: int = 0

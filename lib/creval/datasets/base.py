@@ -8,11 +8,11 @@
                 path and what is missing; it never falls through silently.
 2. ``shared``   the staged copy ``<repo>/../shared/data/<folder>`` when it sits beside the checkout
                 (moved with ``CREVAL_SHARED_DATA``; ``CREVAL_SHARED_DATA=none`` hides it).
-3. ``download`` a previous download under ``creval.core.paths.downloads_dir()/<name>/``;
-4. ``download`` a fresh download of the public files (short timeout, each checked against its pinned
-                sha256, a mismatch is refused); skipped when ``CREVAL_OFFLINE=1`` and tried once per
-                process. A failure only logs a warning.
-5. ``sample``   the small sample written for this project under ``data/samples/<name>/`` (numbers on it
+3. ``download`` a previous download under ``creval.core.paths.downloads_dir()/<name>/``, or a fresh
+                download of the public files there (short timeout, each file checked against its pinned
+                sha256, a mismatch is refused; a partial earlier download is completed). Skipped when
+                ``CREVAL_OFFLINE=1``, tried once per process; a failure only logs a warning.
+4. ``sample``   the small sample written for this project under ``data/samples/<name>/`` (numbers on it
                 say nothing about the real dataset). A dataset without a sample raises a
                 :class:`CrevalError` saying how to provide it.
 
@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from creval.core import paths
 from creval.core.errors import CrevalError
-from creval.core.io import download
+from creval.core.io import download, offline
 
 log = logging.getLogger("creval.datasets")
 
@@ -61,7 +61,6 @@ class Dataset:
     sample: bool = True                           # data/samples/<name>/ exists
     file_ok: bool = False                         # an explicit single file is accepted
     how: str = ""                                 # how to provide it, for error messages
-    extra: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -103,6 +102,10 @@ def file_of(ds: Dataset, src: Source, logical: str, required: bool = True) -> Pa
 
 def _holds(ds: Dataset, root: Path) -> bool:
     return root.is_dir() and all(find(root, ds.files[k]) is not None for k in ds.required)
+
+
+def _complete(ds: Dataset, dest: Path) -> bool:
+    return all((dest / r.name).exists() for r in ds.remotes)
 
 
 def _explicit(ds: Dataset, source: str | Path | None) -> Source | None:
@@ -147,25 +150,32 @@ def resolve(ds: Dataset, source: str | Path | None = None, *, allow_download: bo
     if shared is not None and _holds(ds, shared / ds.shared):
         return Source("shared", shared / ds.shared)
     dest = paths.downloads_dir() / ds.name
-    if _holds(ds, dest):
-        return Source("download", dest)
-    if allow_download and (ds.remotes or ds.fetch) and ds.name not in _FAILED:
-        try:
+    may_download = allow_download and bool(ds.remotes or ds.fetch) and ds.name not in _FAILED and not offline()
+    if may_download and not (_holds(ds, dest) and _complete(ds, dest)):
+        try:    # a first download, or completing a partial one
             _download(ds, dest)
             log.info("downloaded the %s dataset to %s", ds.name, dest)
         except Exception as e:  # offline, timeout, HTTP error, sha256 mismatch: fall through
             _FAILED.add(ds.name)  # try once per process
             log.warning("%s: download failed (%s: %s); using the next fallback", ds.name, type(e).__name__, e)
-        if _holds(ds, dest):
-            return Source("download", dest)
+    if _holds(ds, dest):
+        return Source("download", dest)
     if ds.sample:
         return Source("sample", paths.samples_dir() / ds.name)
     raise CrevalError(f"{ds.name} data not found: not in ${ds.env}, not staged in ../shared/data/{ds.shared}, "
-                      f"not downloaded to {dest}" + (" (CREVAL_OFFLINE=1)" if os.environ.get("CREVAL_OFFLINE") == "1"
-                                                     else ""),
+                      f"not downloaded to {dest}" + (" (CREVAL_OFFLINE=1)" if offline() else ""),
                       ds.how or f"set {ds.env} to a folder holding it, or run once with internet access")
 
 
 def forget_failures() -> None:
     """Let the next :func:`resolve` try downloads again (tests; a long session that came online)."""
     _FAILED.clear()
+
+
+def provenance(ds: Dataset, src: Source, what: str) -> str:
+    """One line for a chapter: where ``what`` (e.g. "human originality ratings") came from, and, when it is
+    only the bundled sample, that its numbers mean nothing and how to provide the real data."""
+    if not src.is_sample:
+        return f"{what}: {ds.name} from {src}"
+    return (f"{what}: the real {ds.name} data was not found, so the bundled hand-written sample is used "
+            f"(its numbers mean nothing); to use the real data, {ds.how or f'set {ds.env}'}")

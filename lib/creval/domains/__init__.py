@@ -8,7 +8,8 @@
 
 ``get_domain(name)`` returns a frozen :class:`Domain`. ``Domain.load(limit, source, seed)`` returns a
 deterministic, seeded shuffle of :class:`Problem` rows; the source actually used is logged and kept
-in ``Domain.last_source`` (see :mod:`creval.datasets.sources` for the order: explicit path / env var,
+in ``Domain.last_source`` (one loader per dataset, :mod:`creval.datasets.macgyver` / ``hypogen`` / ``bookmia``,
+all through the fallback chain of :mod:`creval.datasets.base`: explicit path / env var, ``../shared/data``,
 earlier download, download, bundled sample). Criteria (paper app. D.1, reworded) can be replaced from
 a YAML file with :func:`load_criteria` and ``domain.with_criteria(...)``.
 
@@ -27,7 +28,7 @@ from pathlib import Path
 import yaml
 
 from creval.core.errors import CrevalError
-from creval.datasets import sources
+from creval.datasets import bookmia, hypogen, macgyver
 
 log = logging.getLogger("creval.domains")
 
@@ -52,6 +53,7 @@ class Problem:
 
 
 _LAST_SOURCE: dict[str, str] = {}
+_ROWS = {"macgyver": macgyver.domain_rows, "hypogen": hypogen.domain_rows, "bookmia": bookmia.domain_rows}
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,8 @@ class Domain:
         return problems
 
     def load_with_source(self, limit=None, source=None, seed=None) -> tuple[list[Problem], str]:
-        rows, where = sources.resolve_rows(self.name, source)
+        rows, src = _ROWS[self.name](source)
+        where = str(src)
         if not rows:
             raise CrevalError(f"{self.name}: no usable problems in {where.split(':', 1)[1]}",
                               "check the file holds rows of this dataset")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from creval.datasets.sources import split_sentences
+from creval.core.text import split_sentences
 from creval.domains import Domain, Problem
 
 _MARKER_RE = re.compile(r"^\s*(?:(?:step|sentence)\s*\d+\s*[:.)\-]?|\d+\s*[.):]|[-*•])\s*", re.I)

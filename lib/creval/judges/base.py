@@ -1,6 +1,6 @@
-"""The judge protocol, the verdict record, prompt templates and token accounting shared by all judges.
+"""The judge protocol, the judgement record, prompt templates and token accounting shared by all judges.
 
-Every judge answers ``judge(problem, solution, criteria, pair_id) -> list[Verdict]`` (one verdict per
+Every judge answers ``judge(problem, solution, criteria, pair_id) -> list[Judgement]`` (one judgement per
 criterion). Tokens are never estimated: each model call runs inside ``LEDGER.tagged(judge=..., pair=...,
 criterion=..., agent=..., phase=...)`` and the verdict's token counts are summed from the ledger records
 of its calls. Cache hits are recorded with the tokens of the stored completion, so a warm rerun reports
@@ -9,7 +9,7 @@ the same token counts as the cold run and token comparisons stay valid.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol, Sequence, runtime_checkable
@@ -62,37 +62,83 @@ class Turn:
         return asdict(self)
 
 
+JUDGEMENT_KINDS = ("bool", "scale")
+
+
 @dataclass
-class Verdict:
+class Judgement:
+    """One judge's judgement of one item (``pair_id``) against one criterion.
+
+    ``value`` is a yes/no verdict (``kind="bool"``) or a number on ``scale = (low, high)`` (``kind="scale"``),
+    ``None`` when nothing parsed (``state="unparsed"``). ``parsed_by`` names the path that produced it:
+    ``text`` | ``text-retry`` | ``logprobs`` | ``majority:<paths>`` | ``unparsed``. ``confidence``: the judge's
+    confidence that the value is right (0-1), ``None`` if unknown; ``p_yes``: a stated or log-prob
+    probability that the criterion is met. Tokens are summed from the ledger records of its calls.
+    Rows also carry ``verdict`` (the yes/no value, ``None`` for a scale) and ``unparsed``, for table readers.
+    """
     pair_id: str
     criterion: str
-    verdict: bool | None           # None only when unparsed
-    confidence: float | None       # the judge's confidence that ``verdict`` is right (0-1), None if unknown
+    value: bool | float | None
     judge: str
     model: str
-    p_yes: float | None = None     # stated / log-prob probability that the criterion is met, when given
+    kind: str = "bool"
+    scale: tuple[float, float] | None = None
+    confidence: float | None = None
+    p_yes: float | None = None
+    state: str = "ok"              # ok | unparsed
+    parsed_by: str = "text"
     rounds: int = 0
     early_exit: bool = False
     input_tokens: int = 0
     output_tokens: int = 0
     calls: int = 0
-    unparsed: bool = False
-    verdict_path: str = "text"     # text | text-retry | logprobs | unparsed | majority
     retries: int = 0               # extra re-asks spent on format failures
     tokens_by: dict = field(default_factory=dict)   # "agent/phase" -> [input, output]
     transcript: list = field(default_factory=list)  # list of Turn dicts
     extra: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        if self.kind not in JUDGEMENT_KINDS:
+            raise ValueError(f"judgement kind must be one of {JUDGEMENT_KINDS}, not {self.kind!r}")
+        if self.kind == "scale" and self.scale is None:
+            raise ValueError("a scale judgement needs its scale (low, high)")
+        if self.value is None:
+            self.state, self.parsed_by = "unparsed", "unparsed"
+
     @property
     def problem_id(self) -> str:
         return self.pair_id.split("::")[0]
 
+    @property
+    def unparsed(self) -> bool:
+        return self.state == "unparsed"
+
+    @property
+    def verdict(self) -> bool | None:
+        """The yes/no value (``None`` when unparsed or a scale judgement)."""
+        return self.value if self.kind == "bool" else None
+
     def to_dict(self, with_transcript: bool = False) -> dict:
         d = asdict(self)
-        d["problem_id"] = self.problem_id
+        d["scale"] = list(self.scale) if self.scale is not None else None
+        d.update(problem_id=self.problem_id, verdict=self.verdict, unparsed=self.unparsed)
         if not with_transcript:
             d.pop("transcript")
         return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Judgement":
+        """From a row of ``verdicts.jsonl`` (also rows written before this record, with ``verdict`` /
+        ``verdict_path`` / ``unparsed``); columns the runner added beside the record are ignored."""
+        names = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in d.items() if k in names}
+        if "value" not in d:
+            kw["value"] = None if d.get("unparsed") else d.get("verdict")
+        if "parsed_by" not in d and "verdict_path" in d:
+            kw["parsed_by"] = d["verdict_path"]
+        if kw.get("scale") is not None:
+            kw["scale"] = tuple(kw["scale"])
+        return cls(**kw)
 
 
 @runtime_checkable
@@ -100,8 +146,11 @@ class Judge(Protocol):
     name: str
     model: object
 
-    def judge(self, problem: str, solution: str, criteria: Sequence, pair_id: str) -> list[Verdict]:
-        """One verdict per criterion, in the order of ``criteria``."""
+    def judge(self, problem: str, solution: str, criteria: Sequence, pair_id: str) -> list[Judgement]:
+        """One judgement per criterion, in the order of ``criteria``."""
+
+    def params(self) -> dict:
+        """The settings that change its judgements (a run resumes only with the same ones)."""
 
 
 def verdict_confidence(verdict: bool | None, p_yes: float | None) -> float | None:
@@ -133,7 +182,7 @@ def split_evenly(total: int, n: int) -> list[int]:
     return [base + (1 if i < rem else 0) for i in range(n)]
 
 
-def fill_tokens(v: Verdict, records: list[CallRecord]) -> Verdict:
+def fill_tokens(v: Judgement, records: list[CallRecord]) -> Judgement:
     s = token_summary(records)
     v.input_tokens, v.output_tokens, v.calls, v.tokens_by = s["input_tokens"], s["output_tokens"], s["calls"], s["tokens_by"]
     return v
@@ -141,27 +190,6 @@ def fill_tokens(v: Verdict, records: list[CallRecord]) -> Verdict:
 
 def strip_markup(text: str) -> str:
     return re.sub(r"\s+", " ", text or "").strip()
-
-
-def chat_many_tagged(model, convs: list, item_tags: list[dict], *, max_tokens: int, seed: int = 0,
-                     temperature: float = 0.0):
-    """``model.chat_many`` (one batch), then add ``item_tags[i]`` to the ledger record of request ``i``.
-
-    Records are matched to requests by cache key (a batch records cache hits before misses).
-    """
-    from creval.core.cache import make_key
-    from creval.models.base import ChatRequest
-    m = LEDGER.mark()
-    outs = model.chat_many(convs, max_tokens=max_tokens, seed=seed, temperature=temperature)
-    recs = [r for r in LEDGER.since(m) if r.kind == "chat"]
-    ident = model._ident() if hasattr(model, "_ident") else None
-    if ident is not None:
-        keys = [make_key("chat", model=ident, call=ChatRequest(tuple(c), temperature, max_tokens, seed).describe())
-                for c in convs]
-        for r in recs:
-            if r.key in keys:
-                r.tags.update(item_tags[keys.index(r.key)])
-    return outs
 
 
 def records_for(records: list[CallRecord], **tags) -> list[CallRecord]:

@@ -73,8 +73,8 @@ class NoveltyJudge:
         self.calls = 0
 
     def compare(self, x: tuple[str, str], y: tuple[str, str]) -> Comparison:
-        lp = self.model.choice_logprobs_many([(judge_messages(x, y, self.definition), ["A", "B"]),
-                                              (judge_messages(y, x, self.definition), ["A", "B"])])
+        lp = [s.logprobs for s in self.model.choice_logprobs_many([(judge_messages(x, y, self.definition), ["A", "B"]),
+                                                                    (judge_messages(y, x, self.definition), ["A", "B"])])]
         self.calls += 2
         v1 = _sign(lp[0]["A"] - lp[0]["B"])      # +1: x (shown as A) preferred
         v2 = _sign(lp[1]["B"] - lp[1]["A"])      # +1: x (shown as B) preferred

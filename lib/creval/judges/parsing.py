@@ -157,7 +157,7 @@ def ask_parsed(model, messages: list[dict], parse: Callable[[str], Any], *, fmt:
 def logprob_verdict(model, messages: list[dict]) -> Parsed:
     """Verdict read from the log-probs of ``[[YES]]`` vs ``[[NO]]`` as the start of the reply."""
     with LEDGER.tagged(attempt="logprobs"):
-        lp = model.choice_logprobs(messages, ["[[YES]]", "[[NO]]"])
+        lp = model.choice_logprobs(messages, ["[[YES]]", "[[NO]]"]).logprobs
     a, b = lp["[[YES]]"], lp["[[NO]]"]
     p_yes = 1.0 / (1.0 + math.exp(b - a))
     return Parsed(p_yes >= 0.5, f"[logprobs] P(YES)={p_yes:.3f}", 1, "logprobs", [], p_yes)

@@ -32,7 +32,7 @@ import re
 from typing import Sequence
 
 from creval.core.ledger import LEDGER
-from creval.judges.base import Turn, chat_many_tagged, Verdict, clip_words, crit_def, crit_name, fill_tokens, render, split_evenly
+from creval.judges.base import Judgement, Turn, clip_words, crit_def, crit_name, fill_tokens, render, split_evenly
 from creval.judges.parsing import ask_parsed, ask_verdict, parse_confidence, parse_stance
 from creval.judges.store import Fragment, FragmentStore
 
@@ -48,9 +48,9 @@ ADDRESS = re.compile(r"To\s+(?:the\s+)?(Problem|Solution|Criterion)\s+Analyst\s*
 SCORES = tuple(f"[[{i / 10:.1f}]]" for i in range(11))     # the paper's certainty format, one decimal
 
 
-def score_expectation(scores: dict) -> float:
+def score_expectation(scores: dict[str, float]) -> float:
     """Expected certainty under the model's distribution over the answers ``[[0.0]]`` ... ``[[1.0]]``
-    (log-probs, renormalised over those eleven answers)."""
+    (``scores``: their log-probs, e.g. ``ChoiceScores.logprobs``; renormalised over those eleven answers)."""
     lps = [scores.get(s, -math.inf) for s in SCORES]
     top = max(lps)
     if top == -math.inf:
@@ -135,7 +135,7 @@ class RetrievalJudge:
                 for i, t in enumerate(texts)]
 
     # -- the judge ----------------------------------------------------------------------------
-    def judge(self, problem: str, solution: str, criteria: Sequence, pair_id: str) -> list[Verdict]:
+    def judge(self, problem: str, solution: str, criteria: Sequence, pair_id: str) -> list[Judgement]:
         info = render("info", problem=problem.strip(), solution=solution.strip())
         self.store.reset(pair_id)
         crit_list = "; ".join(f"{crit_name(c)} ({crit_def(c)})" for c in criteria)
@@ -168,7 +168,7 @@ class RetrievalJudge:
             verdicts.append(v)
         return verdicts
 
-    def _judge_one(self, info, problem, solution, crit, pair_id) -> Verdict:
+    def _judge_one(self, info, problem, solution, crit, pair_id) -> Judgement:
         cname, cdef = crit_name(crit), crit_def(crit)
         turns: list[dict] = []
         retries = 0
@@ -238,11 +238,11 @@ class RetrievalJudge:
                           res.input_tokens, res.output_tokens, res.attempts,
                           retrieved_ids=[f.id for f in vg], retrieved=[f.text for f in vg],
                           parsed={"verdict": res.value, "path": res.path}).to_dict())
-        return Verdict(pair_id, cname, res.value, mean_conf if res.value is not None else None, self.name,
-                       self.model.name, p_yes=res.p_yes, rounds=rnd, early_exit=early, unparsed=res.unparsed,
-                       verdict_path=res.path, retries=retries, transcript=turns,
-                       extra={"confidences": conf, "stances": stance, "verdict_agent": best,
-                              "fragments": self.store.count(pair_id), "threshold": self.threshold})
+        return Judgement(pair_id, cname, res.value, self.name, self.model.name,
+                         confidence=mean_conf if res.value is not None else None, p_yes=res.p_yes, rounds=rnd,
+                         early_exit=early, parsed_by=res.path, retries=retries, transcript=turns,
+                         extra={"confidences": conf, "stances": stance, "verdict_agent": best,
+                                "fragments": self.store.count(pair_id), "threshold": self.threshold})
 
     def _confidence_convs(self, template, info, crit, cg) -> list[list[dict]]:
         return [[{"role": "user", "content": render(template, role=ROLES[a], criterion=crit_name(crit),
@@ -259,9 +259,9 @@ class RetrievalJudge:
                 with LEDGER.tagged(agent=a):
                     scores.append(self.model.choice_logprobs(conv, SCORES))
         for a, sc in zip(ROLES, scores):
-            conf[a] = score_expectation(sc)
+            conf[a] = score_expectation(sc.logprobs)
             turns.append(Turn(a, "confidence", rnd, "certainty: expected [[0.0]]-[[1.0]] score from log-probs",
-                              f"certainty {conf[a]:.2f}", int(sc.get("_input_tokens", 0)), 1,
+                              f"certainty {conf[a]:.2f}", sc.input_tokens, 1,
                               retrieved_ids=[f.id for f in cg[a]], retrieved=[f.text for f in cg[a]],
                               parsed={"confidence": conf[a], "path": "logprobs"}).to_dict())
         return 0
@@ -286,5 +286,5 @@ class RetrievalJudge:
         return retries
 
     def _chat_many_tagged(self, convs, agents, max_tokens):
-        return chat_many_tagged(self.model, convs, [{"agent": a} for a in agents], max_tokens=max_tokens,
-                                seed=self.seed)
+        """One batch of independent turns, each recorded in the ledger under its agent."""
+        return self.model.chat_many(convs, max_tokens=max_tokens, seed=self.seed, tags=[{"agent": a} for a in agents])

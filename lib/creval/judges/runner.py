@@ -1,7 +1,6 @@
 """``run_judge``: judge many problem-solution pairs into a run folder (resumable), used by the CLI and chapter."""
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 from pathlib import Path
@@ -12,30 +11,9 @@ from tqdm.auto import tqdm
 from creval.core.errors import CrevalError
 from creval.core.runs import RunStore
 from creval.judges.base import crit_name
+from creval.judges.registry import make_judge
 
 log = logging.getLogger("creval.judges")
-JUDGES = ("retrieval", "chateval", "zero-shot", "few-shot", "cot")
-
-
-def make_judge(name: str, model, *, store_dir: str | Path | None = None, embedder: str | None = None, **params):
-    """A judge by name; ``params`` not used by that judge are ignored (one parameter set serves all)."""
-    from creval.judges.chateval import ChatEvalJudge
-    from creval.judges.retrieval import RetrievalJudge
-    from creval.judges.single import SingleJudge
-    if name == "retrieval":
-        from creval.models.embeddings import DEFAULT, Embedder
-        from creval.judges.store import FragmentStore
-        store = FragmentStore(store_dir, Embedder(embedder or DEFAULT))
-        cls, kw = RetrievalJudge, {"store": store}
-    elif name == "chateval":
-        cls, kw = ChatEvalJudge, {}
-    elif name in ("zero-shot", "few-shot", "cot"):
-        cls, kw = SingleJudge, {"mode": name}
-    else:
-        raise CrevalError(f"unknown judge {name!r}", f"use one of: {', '.join(JUDGES)}")
-    accepted = set(inspect.signature(cls.__init__).parameters)
-    kw.update({k: v for k, v in params.items() if k in accepted and v is not None})
-    return cls(model, **kw)
 
 
 def pair_of(row: dict) -> tuple[str, str, str]:
@@ -60,7 +38,10 @@ def _forget_if_settings_changed(store: RunStore, settings: dict) -> None:
 
 def run_judge(judge_name: str, model, problems: list[dict], criteria: Sequence, out: str | Path,
               progress: bool = True, **params) -> RunStore:
-    """Judge every pair x criterion not yet in ``out/verdicts.jsonl``; write verdicts, transcripts, manifest."""
+    """Judge every pair x criterion not yet in ``out/verdicts.jsonl``; write verdicts, transcripts, manifest.
+
+    ``params`` are the judge's own (strict, see :func:`~creval.judges.registry.make_judge`); pick them from a
+    shared settings dict with :func:`~creval.judges.registry.judge_settings`."""
     out = Path(out)
     store = RunStore(out, {"judge": judge_name, "model": model.name, "criteria": [crit_name(c) for c in criteria],
                            **{k: v for k, v in params.items()}})
@@ -74,14 +55,14 @@ def run_judge(judge_name: str, model, problems: list[dict], criteria: Sequence, 
         todo = [c for c in criteria if (pid, crit_name(c)) not in done]
         if not todo:
             continue
-        verdicts = judge.judge(text, sol, todo, pid)
+        judgements = judge.judge(text, sol, todo, pid)
         extra = {k: row[k] for k in ("model", "domain", "mean_semantic_entropy", "solver", "annotation") if k in row}
         store.append("verdicts", [{**v.to_dict(), "solution_model": extra.get("model"),
-                                   **{k: x for k, x in extra.items() if k != "model"}} for v in verdicts])
+                                   **{k: x for k, x in extra.items() if k != "model"}} for v in judgements])
         store.append("transcripts", [{"pair_id": v.pair_id, "criterion": v.criterion, "judge": v.judge,
                                       "problem": text, "solution": sol, "transcript": v.transcript}
-                                     for v in verdicts])
+                                     for v in judgements])
         store.flush_calls()
-        done.update((pid, v.criterion) for v in verdicts)
+        done.update((pid, v.criterion) for v in judgements)
     store.finish()
     return store

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from creval.core.ledger import LEDGER
-from creval.judges.base import Turn, chat_many_tagged, records_for, Verdict, crit_def, crit_name, fill_tokens, render, verdict_confidence
+from creval.judges.base import Judgement, Turn, crit_def, crit_name, fill_tokens, records_for, render, verdict_confidence
 from creval.judges.parsing import ask_verdict, parse_verdict_and_probability
 
 EXAMPLES = [
@@ -71,7 +71,7 @@ class SingleJudge:
                                                        solution=solution.strip(), criterion=cname)})
         return msgs
 
-    def judge(self, problem: str, solution: str, criteria: Sequence, pair_id: str) -> list[Verdict]:
+    def judge(self, problem: str, solution: str, criteria: Sequence, pair_id: str) -> list[Judgement]:
         out = []
         convs = [self.messages(problem, solution, c) for c in criteria]
         max_tokens = int(self.reason_words * 1.6) + 24 if self.mode == "cot" else 24
@@ -81,8 +81,8 @@ class SingleJudge:
                 firsts = [None] * len(convs)
             else:   # first attempts of all criteria are independent: one batch
                 with LEDGER.tagged(attempt=0):
-                    firsts = chat_many_tagged(self.model, convs, [{"criterion": crit_name(c)} for c in criteria],
-                                              max_tokens=max_tokens, seed=self.seed)
+                    firsts = self.model.chat_many(convs, max_tokens=max_tokens, seed=self.seed,
+                                                  tags=[{"criterion": crit_name(c)} for c in criteria])
             for crit, conv, first in zip(criteria, convs, firsts):
                 with LEDGER.tagged(criterion=crit_name(crit)):
                     res = ask_verdict(self.model, conv, parse_verdict_and_probability, via=self.verdict_via,
@@ -96,9 +96,9 @@ class SingleJudge:
                             "\n---retry---\n".join(res.replies) or res.text,
                             res.input_tokens, res.output_tokens, res.attempts,
                             parsed={"verdict": v, "p_yes": p, "path": res.path})
-                out.append(Verdict(pair_id, crit_name(crit), v, verdict_confidence(v, p), self.name, self.model.name,
-                                   p_yes=p, rounds=0, unparsed=res.unparsed, verdict_path=res.path,
-                                   retries=max(res.attempts - 1, 0), transcript=[turn.to_dict()]))
+                out.append(Judgement(pair_id, crit_name(crit), v, self.name, self.model.name,
+                                     confidence=verdict_confidence(v, p), p_yes=p, rounds=0, parsed_by=res.path,
+                                     retries=max(res.attempts - 1, 0), transcript=[turn.to_dict()]))
         recs = LEDGER.since(mark)
         for v in out:
             fill_tokens(v, records_for(recs, criterion=v.criterion))

@@ -1,7 +1,9 @@
 """``Model``: the object every chapter and module calls. It wraps a backend with the call cache.
 
 Sampled generations are cached per sample index (``n=10`` then ``n=20`` reuses the first ten), chat
-turns and choice scores per request. Only cache misses reach the backend, in one batch.
+turns, choice scores and log-likelihoods per request. Only cache misses reach the backend, in one batch.
+The batch verbs take ``tags``: one dict per request, recorded on that request's ledger record (beside
+the tags of any enclosing ``LEDGER.tagged`` block), so a batch of several agents' turns stays attributable.
 """
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ from dataclasses import replace
 from typing import Sequence
 
 from creval.core.cache import CallCache, cached_batch
-from creval.models.base import Backend, ChatRequest, ChoiceRequest, Completion, Sample, SampleRequest
+from creval.models.base import (Backend, ChatRequest, ChoiceRequest, ChoiceScores, Completion, LogLikelihood,
+                                LoglikelihoodRequest, Sample, SampleRequest)
 
 
 class _Usage:
@@ -52,10 +55,11 @@ class Model:
 
     # -- chat -------------------------------------------------------------------------------
     def chat_many(self, conversations: Sequence[Sequence[dict]], *, temperature: float = 0.0,
-                  max_tokens: int = 256, seed: int = 0) -> list[Completion]:
+                  max_tokens: int = 256, seed: int = 0, tags: Sequence[dict] | None = None) -> list[Completion]:
+        """One reply per conversation (one batch); ``tags[i]`` goes on conversation ``i``'s ledger record."""
         reqs = [ChatRequest(tuple(m), temperature, max_tokens, seed) for m in conversations]
         return cached_batch("chat", self._ident(), reqs, ChatRequest.describe, self.backend.chat,
-                            model=self.name, cache=self.cache,
+                            model=self.name, cache=self.cache, tags=tags,
                             usage=_Usage(self.spec, lambda c: (c.input_tokens, c.output_tokens + c.reasoning_tokens)),
                             encode=Completion.to_dict, decode=lambda d: Completion(**d))
 
@@ -63,14 +67,33 @@ class Model:
         return self.chat_many([messages], **kw)[0]
 
     # -- choice scoring ---------------------------------------------------------------------
-    def choice_logprobs_many(self, items: Sequence[tuple[Sequence[dict], Sequence[str]]]) -> list[dict[str, float]]:
+    def choice_logprobs_many(self, items: Sequence[tuple[Sequence[dict], Sequence[str]]], *,
+                             tags: Sequence[dict] | None = None) -> list[ChoiceScores]:
+        """For each ``(messages, choices)``, the log-prob of each choice as the start of the reply."""
         reqs = [ChoiceRequest(tuple(m), tuple(c)) for m, c in items]
         return cached_batch("choice", self._ident(), reqs, ChoiceRequest.describe, self.backend.choice_logprobs,
-                            model=self.name, cache=self.cache,
-                            usage=_Usage(self.spec, lambda r: (int(r.get("_input_tokens", 0)), 1)))
+                            model=self.name, cache=self.cache, tags=tags,
+                            usage=_Usage(self.spec, lambda r: (r.input_tokens, 1)),
+                            encode=ChoiceScores.to_dict, decode=ChoiceScores.from_dict)
 
-    def choice_logprobs(self, messages: Sequence[dict], choices: Sequence[str]) -> dict[str, float]:
+    def choice_logprobs(self, messages: Sequence[dict], choices: Sequence[str]) -> ChoiceScores:
         return self.choice_logprobs_many([(messages, choices)])[0]
+
+    # -- log-likelihood ---------------------------------------------------------------------
+    def loglikelihood_many(self, items: Sequence[str | tuple[str, str | None]], *,
+                           tags: Sequence[dict] | None = None) -> list[LogLikelihood]:
+        """Teacher-forced log-likelihood of each ``text`` or ``(text, context)``; see :class:`LogLikelihood`.
+
+        The context's tokens condition the text and are not counted; an empty context is no context."""
+        reqs = [LoglikelihoodRequest(*((it, None) if isinstance(it, str) else (it[0], it[1] or None))) for it in items]
+        out = cached_batch("loglikelihood", self._ident(), reqs, LoglikelihoodRequest.describe,
+                           self.backend.loglikelihood, model=self.name, cache=self.cache, tags=tags,
+                           usage=_Usage(self.spec, lambda r: (r.context_tokens + r.n_tokens + r.skipped_tokens + 1, 0)),
+                           encode=LogLikelihood.to_dict, decode=LogLikelihood.from_dict)
+        return [r if r.model == self.name else replace(r, model=self.name) for r in out]
+
+    def loglikelihood(self, text: str, context: str | None = None) -> LogLikelihood:
+        return self.loglikelihood_many([(text, context)])[0]
 
     # -- tokens -----------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:

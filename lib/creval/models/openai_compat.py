@@ -61,6 +61,7 @@ class OpenAIBackend:
         if spec.api_key_env and not self.api_key:
             raise CrevalError(f"model {spec.name} needs an API key", f"export {spec.api_key_env}=...")
         self.version = spec.model
+        self.quantisation = str(spec.extra.get("quantisation", ""))    # a server does not say; the spec may
 
     # -- HTTP ---------------------------------------------------------------------------------
     async def _post(self, client: httpx.AsyncClient, sem: asyncio.Semaphore, path: str, body: dict) -> dict:
@@ -177,7 +178,8 @@ class OpenAIBackend:
         return CrevalError(f"model {self.spec.name}: the server at {self.base_url} does not support echoed log-probs "
                            f"({why}), which log-likelihoods need",
                            "use a llamacpp or hf model for log-likelihoods, or a server that echoes prompt log-probs "
-                           "on /completions (vLLM; llama.cpp's server with --logits_all true)")
+                           "on /completions (vLLM; llama-cpp-python's server with --logits_all true and the model's "
+                           "begin-of-text token in the spec: `extra: {bos_text: '<|im_start|>'}` or the like)")
 
     def loglikelihood(self, reqs: Sequence[LoglikelihoodRequest]) -> list[LogLikelihood]:
         bos = str(self.spec.extra.get("bos_text", ""))
@@ -191,7 +193,7 @@ class OpenAIBackend:
                 raise
             raise self._unsupported(e.problem) from None
         return [self._echoed(r, next(res), bos) if r.text else
-                LogLikelihood(0.0, (), 0, 0, 1, 0, self.spec.name, "", self.LOGPROB_KIND) for r in reqs]
+                LogLikelihood(0.0, (), 0, 0, 1, 0, self.spec.name, self.quantisation, self.LOGPROB_KIND) for r in reqs]
 
     def _echoed(self, r: LoglikelihoodRequest, resp: dict, bos: str) -> LogLikelihood:
         """The text's tokens and log-probs from an echoed completion (the generated token dropped)."""
@@ -214,8 +216,7 @@ class OpenAIBackend:
         scored = tuple(float(x) for x in mine if x is not None)
         context_tokens = sum(1 for s, t in zip(starts, tokens) if s < boundary and t != bos)
         return LogLikelihood(float(sum(scored)), scored, len(r.text.encode()), context_tokens if r.context else 0, 1,
-                             len(mine) - len(scored), self.spec.name, str(self.spec.extra.get("quantisation", "")),
-                             self.LOGPROB_KIND)
+                             len(mine) - len(scored), self.spec.name, self.quantisation, self.LOGPROB_KIND)
 
     def count_tokens(self, text: str) -> int:
         """No tokenizer client-side: about 4 characters a token (servers' ``usage`` is used for accounting)."""

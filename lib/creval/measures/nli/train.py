@@ -18,9 +18,9 @@ from pathlib import Path
 
 from creval.core import paths
 from creval.core.errors import CrevalError
+from creval.datasets.sick import LABELS, read_sick
 
 MODEL_DIRNAME = "minilm-sick-nli"
-LABELS = ("entailment", "neutral", "contradiction")
 DEFAULTS = dict(epochs=2, seed=0, lr=1e-4, batch_size=32, max_length=128, warmup=0.1, weight_decay=0.01)
 
 
@@ -57,7 +57,7 @@ def _batches(rows, batch_size, rng):
     return [[rows[i] for i in idx[j:j + batch_size]] for j in range(0, len(idx), batch_size)]
 
 
-def _accuracy(model, tok, rows, max_length, batch_size=128) -> float:
+def _trial_accuracy(model, tok, rows, max_length, batch_size=128) -> float:
     import torch
     model.eval()
     correct = 0
@@ -85,14 +85,12 @@ def train_minilm_sick(*, epochs: int = DEFAULTS["epochs"], seed: int = DEFAULTS[
     from tqdm.auto import tqdm
     from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
 
-    from creval.measures.nli.backends import read_sick
-
     out = Path(out_dir) if out_dir else model_dir()
     if is_trained(out) and not force:
         return json.loads((out / "metadata.json").read_text())
     label_id = {lab: i for i, lab in enumerate(LABELS)}
-    train = [(a, b, label_id[y.value]) for a, b, y in read_sick("train")]
-    trial = [(a, b, label_id[y.value]) for a, b, y in read_sick("trial")]
+    train = [(a, b, label_id[y]) for a, b, y in read_sick("train")]
+    trial = [(a, b, label_id[y]) for a, b, y in read_sick("trial")]
     rng = random.Random(seed)
     if limit:
         train = rng.sample(train, min(limit, len(train)))
@@ -133,7 +131,7 @@ def train_minilm_sick(*, epochs: int = DEFAULTS["epochs"], seed: int = DEFAULTS[
             bar.set_postfix(loss=f"{last_loss:.3f}")
     bar.close()
     train_seconds = time.perf_counter() - t0
-    acc = _accuracy(model, tok, trial, max_length)
+    acc = _trial_accuracy(model, tok, trial, max_length)
     meta = {"name": "minilm-sick", "base": "sentence-transformers/all-MiniLM-L6-v2 (bundled)",
             "train_data": "SICK train", "train_pairs": len(train), "epochs": epochs, "seed": seed, "lr": lr,
             "batch_size": batch_size, "max_length": max_length, "warmup": warmup, "weight_decay": weight_decay,

@@ -17,8 +17,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.core.io import read_jsonl
-from creval.datasets import judge_labels as human
+from creval.datasets import macgyver
 from creval.judges.base import crit_name
+from creval.judges.registry import judge_settings
 from creval.judges.runner import run_judge
 from creval.measures import stats as S
 from creval.studies.config import run_id
@@ -47,7 +48,7 @@ def judge_solutions(cfg: ConvergentConfig, problems: pd.DataFrame) -> pd.DataFra
         out = _folder(cfg, "bench", cfg.bench_judge, cfg.judge_model, model, domain, judge=cfg.bench_judge,
                       solutions=cfg.identity(str(model), str(domain)))
         st = run_judge(cfg.bench_judge, m, g.to_dict("records"), get_domain(domain).criteria, out, progress=False,
-                       **cfg.judge_params())
+                       **judge_settings(cfg.bench_judge, cfg.judge_params()))
         frames.append(st.frame("verdicts").assign(model=model, domain=domain))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -100,7 +101,13 @@ def fig_entropy_vs_criteria(verdicts: pd.DataFrame, bin_size: int = 15) -> go.Fi
 # -- human validation (Table 2), tokens (Table 15) -------------------------------------------------
 def human_pairs(cfg: ConvergentConfig) -> list[dict]:
     """``human_pairs`` labelled MacGyver pairs drawn with ``data_seed`` (the same pairs for every judge)."""
-    return human.sample_pairs(cfg.human_pairs, seed=cfg.data_seed)
+    return macgyver.sample_pairs(cfg.human_pairs, seed=cfg.data_seed)
+
+
+def labels_source(cfg: ConvergentConfig) -> str:
+    """One line: where the human labels of the judge validation came from (or that they are missing)."""
+    from creval.datasets.base import provenance
+    return provenance(macgyver.DATASET, macgyver.source(), "Human labels of the judged pairs (MacGyver benchmark)")
 
 
 def validation_criteria(domain: str = "macgyver"):
@@ -122,7 +129,8 @@ def validate_judges(cfg: ConvergentConfig) -> pd.DataFrame:
     m, crits = load_model(cfg.judge_model), validation_criteria()
     frames = []
     for j in cfg.judges:
-        st = run_judge(j, m, pairs, crits, _human_folder(cfg, j), progress=False, **cfg.judge_params())
+        st = run_judge(j, m, pairs, crits, _human_folder(cfg, j), progress=False,
+                       **judge_settings(j, cfg.judge_params()))
         df = st.frame("verdicts")
         df = df[df.pair_id.isin(labels)].copy()
         df["label"] = [labels[p][c.lower()] for p, c in zip(df.pair_id, df.criterion)]
@@ -214,7 +222,7 @@ def threshold_sweep(cfg: ConvergentConfig) -> pd.DataFrame:
         p = {**cfg.judge_params(), "threshold": float(t)}
         out = cfg.run_path / "convergent" / "sweep" / cfg.judge_model / f"T{float(t):g}" / run_id(
             {**p, "pairs": cfg.human_pairs, "data_seed": cfg.data_seed})
-        st = run_judge("retrieval", m, pairs, crits, out, progress=False, **p)
+        st = run_judge("retrieval", m, pairs, crits, out, progress=False, **judge_settings("retrieval", p))
         recs = [r for r in LEDGER.since(mark) if r.kind == "chat"]
         v = [r for r in st.read("verdicts") if r["pair_id"] in lab]
         a = S.agreement([lab[r["pair_id"]][r["criterion"].lower()] for r in v],

@@ -131,16 +131,27 @@ def fig_steps_by_classes(steps: pd.DataFrame) -> go.Figure:
                   title="Distribution of steps by number of semantic classes (cf. paper Fig. 20)")
 
 
+def entailment_backend(cfg: DivergentConfig) -> pd.DataFrame:
+    """Which entailment backend clustered the samples: the one asked for, the one that ran, and why."""
+    from creval.measures.nli.backends import load_nli
+    b = load_nli(cfg.nli)
+    why = getattr(b, "fallback_reason", None)
+    df = pd.DataFrame([{"requested": cfg.nli, "ran": b.name,
+                        "why": f"fallback: {why}" if why else "as requested"}])
+    df.attrs["caption"] = "Entailment backend used for semantic clustering"
+    return df
+
+
 def nli_comparison(cfg: DivergentConfig, datasets=("sick", "msrp")) -> pd.DataFrame:
     """Held-out accuracy of the chapter's entailment backend and of ``llm:<model>`` (Table 1 in spirit,
     on SICK test and MSRP test), ``nli_eval_pairs`` pairs each."""
     backends, limit, seed = [cfg.nli, f"llm:{cfg.model}"], cfg.nli_eval_pairs, cfg.seed
-    from creval.measures.nli.backends import evaluate_nli
+    from creval.measures.nli.evaluate import evaluate_nli
     rows = []
     for b in backends:
         for d in datasets:
             r = evaluate_nli(b, dataset=d, limit=limit, seed=seed)
-            rows.append({"backend": b, "dataset": d, "pairs": r["n"], "accuracy": r["accuracy"],
+            rows.append({"backend": b, "ran": r["nli"], "dataset": r["dataset"], "pairs": r["n"], "accuracy": r["accuracy"],
                          "macro F1": r["macro_f1"], "baseline": r["baseline"],
                          "baseline accuracy": r["baseline_accuracy"], "seconds": r["seconds"]})
     return pd.DataFrame(rows)

@@ -28,8 +28,10 @@ from creval.studies.divergent.config import GenerationConfig
 log = logging.getLogger("creval.studies.divergent.run")
 
 
-def resolved_nli_name(name: str) -> str:   # TODO(lead): wire to the datasets helper's fallback resolution
-    return name
+def resolved_nli_name(name: str) -> str:
+    """The entailment backend that really runs for ``name`` (``minilm-cosine`` when ``minilm-sick`` falls back)."""
+    from creval.measures.nli.backends import resolved_name
+    return resolved_name(name)
 
 # parameters that change the records: resuming a folder with other values would mix two experiments
 _IDENTITY = ("model", "domain", "n", "temperature", "top_p", "max_steps", "max_step_tokens", "nli", "strict", "seed",

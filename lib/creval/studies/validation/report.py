@@ -19,7 +19,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.measures import diversity as D
-from creval.datasets import human as H
+from creval.datasets import aut, macgyver
 from creval.measures import stats as S
 from creval.judges.novelty import NoveltyJudge, rank_by_novelty, rank_groups
 from creval.studies.config import run_id
@@ -59,7 +59,7 @@ def _save(cfg: ValidationConfig, table: str, df: pd.DataFrame) -> None:
 
 def _judge_model(cfg: ValidationConfig):
     from creval.models.registry import load_model
-    return _memo(cfg, ("model", cfg.novelty_model), lambda: load_model(cfg.novelty_model))
+    return _memo(cfg, "judge model", lambda: load_model(cfg.novelty_model))
 
 
 def _corr_row(x, y, cfg: ValidationConfig, **keys) -> dict:
@@ -71,6 +71,15 @@ def _corr_row(x, y, cfg: ValidationConfig, **keys) -> dict:
 def records(cfg: ValidationConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Steps and problems of every model x domain: chapter 02's records (run only if missing)."""
     return _memo(cfg, "records", lambda: divergent_records(cfg, progress=False))
+
+
+def data_sources(cfg: ValidationConfig) -> str:
+    """One line per human ground truth this chapter uses: its source, or what is missing and how to add it."""
+    from creval.datasets import aut, macgyver
+    from creval.datasets.base import provenance
+    lines = [provenance(aut.DATASET, aut.source(), "AUT originality ratings (Ocsai-1, Cambridge)"),
+             provenance(macgyver.DATASET, macgyver.source(), "MacGyver unconventional labels and crowd solutions")]
+    return "\n".join(lines)
 
 
 def run_summary(cfg: ValidationConfig):
@@ -268,7 +277,7 @@ def aut_items(cfg: ValidationConfig) -> pd.DataFrame:
     """Human-rated AUT responses (Ocsai-1 ``main2_test``) with every measure: judged novelty (ranked within
     each object), per-item distance from the other responses (cosine, BLEU), distinct-n and SemDis."""
     def build():
-        df = H.load_ocsai(n=cfg.aut_items, objects=cfg.aut_objects, seed=cfg.seed)
+        df = aut.load_ocsai(n=cfg.aut_items, objects=cfg.aut_objects, seed=cfg.seed)
         q = [f"Name an unusual use for a {o}." for o in df["prompt"]]
         nov = rank_groups(q, list(df["response"]), list(df["prompt"]), NoveltyJudge(_judge_model(cfg), "aut"),
                           seed=cfg.seed)
@@ -320,7 +329,7 @@ def table_aut_validation(cfg: ValidationConfig):
 def _cambridge(cfg: ValidationConfig):
     if cfg.cambridge_items <= 0:
         return None
-    df = H.load_cambridge(n=cfg.cambridge_items, seed=cfg.seed)
+    df = aut.load_cambridge(n=cfg.cambridge_items, seed=cfg.seed)
     return pd.concat([df, _item_measures(df)], axis=1)
 
 
@@ -339,7 +348,7 @@ def macgyver_items(cfg: ValidationConfig) -> pd.DataFrame:
     all of them), SemDis (problem vs solution) and distinct-n. (A "distance from crowd solutions" measure is not
     offered: every problem with crowd solutions is labelled unconventional, so it could not separate the classes.)"""
     def build():
-        df = H.load_macgyver_unconventional(n_per_class=cfg.macgyver_items, seed=cfg.seed)
+        df = macgyver.load_unconventional(n_per_class=cfg.macgyver_items, seed=cfg.seed)
         r = rank_by_novelty(list(zip(df["problem"], df["solution"])), NoveltyJudge(_judge_model(cfg), "macgyver"),
                             seed=cfg.seed)
         df["novelty_score"], df["comparisons"], df["ties"] = r.score, r.comparisons, r.ties
@@ -385,7 +394,7 @@ def human_reference(cfg: ValidationConfig) -> pd.DataFrame:
     ``model`` for the same problems (``human_ref_problems`` problems with >= 3 crowd solutions)."""
     def build():
         from creval.models.registry import load_model
-        sets = H.human_solution_sets(min_solutions=3, problems=cfg.human_ref_problems, seed=cfg.seed)
+        sets = macgyver.human_solution_sets(min_solutions=3, problems=cfg.human_ref_problems, seed=cfg.seed)
         m = load_model(cfg.model)
         rows = []
         for _, row in sets.iterrows():

@@ -1,0 +1,91 @@
+"""The judges by name, each with the parameters it declares.
+
+:func:`make_judge` is strict: a parameter the named judge does not declare is an error that names it
+(a misspelt or misplaced setting never silently falls back to a default). One concept has one name
+across judges (``max_rounds``, ``word_limit``, ``retries``, ``verdict_via``, ``seed``). A caller holding
+one settings dict for several judges (a chapter, the CLI) picks each judge's share with
+:func:`judge_settings`, which rejects only keys that no judge declares.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from creval.core.errors import CrevalError
+
+_DISCUSSION = ("word_limit", "max_rounds", "retries", "verdict_via", "seed", "tokens_per_word")
+
+
+@dataclass(frozen=True)
+class JudgeInfo:
+    name: str
+    params: tuple[str, ...]          # the keyword parameters it takes (defaults live on the judge class)
+    summary: str
+    build: Callable                  # (model, store_dir, **params) -> judge
+
+
+def _retrieval(model, store_dir, embedder=None, **params):
+    from creval.judges.retrieval import RetrievalJudge
+    from creval.judges.store import FragmentStore
+    from creval.models.embeddings import DEFAULT, Embedder
+    return RetrievalJudge(model, store=FragmentStore(store_dir, Embedder(embedder or DEFAULT)), **params)
+
+
+def _chateval(model, store_dir, **params):
+    from creval.judges.chateval import ChatEvalJudge
+    return ChatEvalJudge(model, **params)
+
+
+def _single(mode):
+    def build(model, store_dir, **params):
+        from creval.judges.single import SingleJudge
+        return SingleJudge(model, mode, **params)
+    return build
+
+
+JUDGES: dict[str, JudgeInfo] = {j.name: j for j in [
+    JudgeInfo("retrieval", _DISCUSSION + ("k", "j", "l", "threshold", "init_words", "fragment_words", "confidence_via",
+                                          "embedder"),
+              "three analysts discuss over retrieved fragments, stop early when confident (the paper's judge)",
+              _retrieval),
+    JudgeInfo("chateval", _DISCUSSION, "three analysts discuss with the full history for max_rounds rounds", _chateval),
+    *[JudgeInfo(m, ("retries", "verdict_via", "seed", "reason_words"), f"one call per criterion ({m})", _single(m))
+      for m in ("zero-shot", "few-shot", "cot")],
+]}
+
+
+def judge_names() -> tuple[str, ...]:
+    return tuple(JUDGES)
+
+
+def judge_info(name: str) -> JudgeInfo:
+    if name not in JUDGES:
+        raise CrevalError(f"unknown judge {name!r}", f"use one of: {', '.join(JUDGES)}")
+    return JUDGES[name]
+
+
+def make_judge(name: str, model, *, store_dir: str | Path | None = None, **params):
+    """The judge ``name`` over ``model`` with ``params`` (``None`` values mean the judge's default).
+
+    ``store_dir``: where a judge that keeps files (the retrieval judge's fragments) keeps them."""
+    info = judge_info(name)
+    unknown = [k for k in params if k not in info.params]
+    if unknown:
+        raise CrevalError(f"judge {name!r} takes no parameter {', '.join(map(repr, unknown))}",
+                          f"its parameters are {', '.join(info.params)}; to share one settings dict between judges "
+                          f"pass judge_settings({name!r}, settings)")
+    return info.build(model, store_dir, **{k: v for k, v in params.items() if v is not None})
+
+
+def judge_settings(name: str, settings: dict) -> dict:
+    """The part of a shared ``settings`` dict that judge ``name`` declares (``None`` values dropped).
+
+    A key that no judge declares is an error naming it, so a typo is caught even where it is not used."""
+    info = judge_info(name)
+    everywhere = {p for j in JUDGES.values() for p in j.params}
+    unknown = [k for k in settings if k not in everywhere]
+    if unknown:
+        raise CrevalError(f"no judge takes the setting {', '.join(map(repr, unknown))}",
+                          f"judge settings are: {', '.join(sorted(everywhere))}")
+    return {k: v for k, v in settings.items() if k in info.params and v is not None}
