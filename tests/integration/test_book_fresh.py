@@ -15,11 +15,13 @@ pytestmark = pytest.mark.integration
 
 
 def _no_network_prefix() -> list[str]:
-    """Run in a new network namespace when the machine allows it (only loopback inside); otherwise rely on
-    CREVAL_OFFLINE=1 and HF_HUB_OFFLINE=1, which every download path of creval honours."""
-    unshare = shutil.which("unshare")
-    if unshare and subprocess.run([unshare, "-rn", "true"], capture_output=True).returncode == 0:
-        return [unshare, "-rn"]
+    """Run in a new network namespace with only loopback up (the notebook kernels talk over it) when the
+    machine allows it; otherwise rely on CREVAL_OFFLINE=1 and HF_HUB_OFFLINE=1, which every download path
+    of creval honours."""
+    unshare, ip = shutil.which("unshare"), shutil.which("ip")
+    prefix = [unshare, "-rn", "sh", "-c", f'{ip} link set lo up && exec "$@"', "sh"] if unshare and ip else []
+    if prefix and subprocess.run([*prefix, "true"], capture_output=True).returncode == 0:
+        return prefix
     return []
 
 

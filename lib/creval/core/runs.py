@@ -19,7 +19,6 @@ from typing import Any, Iterable
 
 from creval import __version__
 from creval.core import paths
-from creval.core.errors import CrevalError
 from creval.core.io import read_jsonl
 from creval.core.ledger import LEDGER, Ledger
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol, Sequence, runtime_checkable
 
-from creval.core.ledger import LEDGER, CallRecord
+from creval.core.ledger import CallRecord
 
 PROMPTS = Path(__file__).parent / "prompts"
 MODEL_KINDS = ("chat", "choice", "sample")

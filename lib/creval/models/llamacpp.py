@@ -142,17 +142,11 @@ class LlamaCppBackend:
         ptr = self.lc.llama_get_logits_ith(self.ctx, i)
         return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()  # float32, copied out of llama.cpp's buffer
 
-    def _prefill(self, tokens: list[int]) -> np.ndarray:
-        """Hold ``tokens`` in sequence 0 and return the raw logits after the last one.
-
-        Prefix reuse: the tokens sequence 0 already holds from the previous prompt are kept up to the
-        first difference, so prompts that share a beginning (same system prompt and problem, a growing
-        discussion) only pay for their new part. Every other sequence is emptied."""
-        if len(tokens) >= self.n_ctx:
-            raise CrevalError(f"prompt of {len(tokens)} tokens does not fit model {self.spec.name}'s context {self.n_ctx}",
-                              "raise `context` in the model spec")
+    def _reuse_prefix(self, usable: list[int]) -> int:
+        """Keep the longest prefix of ``usable`` that sequence 0 already holds, empty every other sequence,
+        and return how many tokens were kept (0 when llama.cpp cannot trim sequence 0)."""
         keep = 0
-        for a, b in zip(self._held, tokens[:-1]):       # the last token is always decoded: we need its logits
+        for a, b in zip(self._held, usable):
             if a != b:
                 break
             keep += 1
@@ -162,6 +156,18 @@ class LlamaCppBackend:
             self.lc.llama_memory_clear(self.mem, True)
             keep = 0
         self._held = []
+        return keep
+
+    def _prefill(self, tokens: list[int]) -> np.ndarray:
+        """Hold ``tokens`` in sequence 0 and return the raw logits after the last one.
+
+        Prefix reuse: the tokens sequence 0 already holds from the previous prompt are kept up to the
+        first difference, so prompts that share a beginning (same system prompt and problem, a growing
+        discussion) only pay for their new part. Every other sequence is emptied."""
+        if len(tokens) >= self.n_ctx:
+            raise CrevalError(f"prompt of {len(tokens)} tokens does not fit model {self.spec.name}'s context {self.n_ctx}",
+                              "raise `context` in the model spec")
+        keep = self._reuse_prefix(tokens[:-1])           # the last token is always decoded: we need its logits
         rest = tokens[keep:]
         for start in range(0, len(rest), N_BATCH):
             chunk = rest[start:start + N_BATCH]
@@ -278,17 +284,7 @@ class LlamaCppBackend:
 
         ``tokens`` must fit the context. What sequence 0 already holds is reused up to ``start - 1`` (the
         first position whose logits are read)."""
-        keep = 0
-        for a, b in zip(self._held, tokens[:start - 1]):
-            if a != b:
-                break
-            keep += 1
-        for s in range(1, MAX_SEQ):
-            self.lc.llama_memory_seq_rm(self.mem, s, -1, -1)
-        if not self.lc.llama_memory_seq_rm(self.mem, 0, keep, -1):
-            self.lc.llama_memory_clear(self.mem, True)
-            keep = 0
-        self._held = []
+        keep = self._reuse_prefix(tokens[:start - 1])
         feed, out = tokens[:-1], []        # the last token is only a target
         for c0 in range(keep, len(feed), N_BATCH):
             chunk = feed[c0:c0 + N_BATCH]
