@@ -26,6 +26,13 @@ def test_book_builds_then_rebuilds_from_cache(tmp_path, fresh_cache):
         assert "Traceback" not in html                                      # no cell failed
         assert not re.search(r'<script[^>]+src="https?://', html)          # offline: no script from the network
         assert 'import("https://' not in html
+    # the parameters appear once per page, with the values the chapter ran with
+    for ch in cold["chapters"]:
+        cells = json.loads((tmp_path / "book" / ch["chapter"]).read_text())["cells"]
+        tags = [c.get("metadata", {}).get("tags", []) for c in cells]
+        assert sum("parameters" in t for t in tags) == 1 and not any("injected-parameters" in t for t in tags)
+        own = "".join(next(c["source"] for c, t in zip(cells, tags) if "parameters" in t))
+        assert f'run_root = "{tmp_path / "runs"}"' in own and "seed = 0" in own, own
     # every chapter shows plotly figures, with plotly.js embedded once per page
     for ch in cold["chapters"]:
         html = (site / ch["chapter"].replace(".ipynb", ".html")).read_text()
