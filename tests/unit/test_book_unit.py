@@ -22,7 +22,7 @@ def test_load_params_and_overrides(tmp_path):
     p.write_text("- a\n- b\n")
     with pytest.raises(CrevalError, match="flat mapping"):
         load_params(p)
-    p.write_text("a: 1\n")
+    p.write_text("model: a\n")
     with pytest.raises(CrevalError, match="key=value"):
         load_params(p, ["oops"])
 

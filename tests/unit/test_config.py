@@ -117,3 +117,26 @@ def test_cli_defaults_are_the_studies_defaults():
                 "threshold": c.judge_threshold, "max_rounds": c.judge_max_rounds, "retries": c.judge_retries,
                 "verdict_via": c.judge_verdict_via, "seed": c.seed}
     assert {k: judge[k] for k in expected} == expected and judge["judge"] == c.bench_judge
+
+
+def test_override_mistakes_name_the_override(tmp_path):
+    f = tmp_path / "p.yaml"
+    f.write_text("limit: 3\n")
+    with pytest.raises(CrevalError, match="the -p overrides: unknown parameter 'modle'"):
+        load_params(f, ["modle=x"])
+    with pytest.raises(CrevalError, match="override 'models=\\[a': the value is not valid YAML"):
+        load_params(f, ["models=[a"])
+    assert load_params(f, ["limit=4"]) == {"limit": 4}
+
+
+def test_runs_on_sample_data_never_share_a_folder_with_runs_on_real_data(monkeypatch):
+    from creval.core.paths import samples_dir
+    from creval.studies.divergent.run import run_dir
+    monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
+    monkeypatch.setenv("CREVAL_OFFLINE", "1")
+    monkeypatch.delenv("CREVAL_MACGYVER_DIR", raising=False)
+    cfg = DivergentConfig(nli="minilm-cosine")
+    on_sample = run_dir(cfg, "m", "macgyver")
+    monkeypatch.setenv("CREVAL_MACGYVER_DIR", str(samples_dir() / "macgyver"))    # the same files, given explicitly
+    assert run_dir(cfg, "m", "macgyver") != on_sample
+    assert run_dir(cfg, "m", "macgyver").parent == on_sample.parent

@@ -25,12 +25,17 @@ def load_params(path: str | Path, overrides: list[str] = ()) -> dict:
         raise CrevalError(f"parameter file {p} is not valid YAML: {e}", "fix its syntax") from None
     if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
         raise CrevalError(f"parameter file {p} must be a flat mapping of names to values", "see params/default.yaml")
+    check_params(params, where=str(p))
+    given = {}
     for o in overrides:
         if "=" not in o:
             raise CrevalError(f"override {o!r} is not key=value", "e.g. -p model=gpt-4o")
         k, v = o.split("=", 1)
-        params[k.strip()] = yaml.safe_load(v)
-    return check_params(params, where=str(p))
+        try:
+            given[k.strip()] = yaml.safe_load(v)
+        except yaml.YAMLError as e:
+            raise CrevalError(f"override {o!r}: the value is not valid YAML ({e})", "e.g. -p models=[a, b]") from None
+    return check_params({**params, **check_params(given, where="the -p overrides")}, where=str(p))
 
 
 def effective_params(params: dict) -> dict:

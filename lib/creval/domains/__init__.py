@@ -54,6 +54,7 @@ class Problem:
 
 _LAST_SOURCE: dict[str, str] = {}
 _ROWS = {"macgyver": macgyver.domain_rows, "hypogen": hypogen.domain_rows, "bookmia": bookmia.domain_rows}
+_SOURCES = {"macgyver": macgyver.source, "hypogen": hypogen.source, "bookmia": bookmia.source}
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,10 @@ class Domain:
         """Problems of this domain, shuffled with ``seed`` (default 42), first ``limit`` of them."""
         problems, _ = self.load_with_source(limit, source, seed)
         return problems
+
+    def source_kind(self, source=None) -> str:
+        """Which step of the dataset's fallback chain answers now: local, shared, download or sample."""
+        return _SOURCES[self.name](source).kind
 
     def load_with_source(self, limit=None, source=None, seed=None) -> tuple[list[Problem], str]:
         rows, src = _ROWS[self.name](source)

@@ -22,20 +22,16 @@ from creval.core.errors import CrevalError
 from creval.core.io import read_jsonl
 from creval.core.runs import RunStore
 from creval.domains import get_domain
+from creval.measures.nli.backends import resolved_name
 from creval.studies.config import run_id
 from creval.studies.divergent.config import GenerationConfig
 
 log = logging.getLogger("creval.studies.divergent.run")
 
 
-def resolved_nli_name(name: str) -> str:
-    """The entailment backend that really runs for ``name`` (``minilm-cosine`` when ``minilm-sick`` falls back)."""
-    from creval.measures.nli.backends import resolved_name
-    return resolved_name(name)
-
 # parameters that change the records: resuming a folder with other values would mix two experiments
 _IDENTITY = ("model", "domain", "n", "temperature", "top_p", "max_steps", "max_step_tokens", "nli", "strict", "seed",
-             "data_seed")
+             "data_seed", "data")
 
 
 def run_divergent(model: str, domain: str, limit: int, n: int, out: str | Path, temperature: float = 1.0,
@@ -53,10 +49,11 @@ def run_divergent(model: str, domain: str, limit: int, n: int, out: str | Path, 
         raise CrevalError(f"bad sizes n={n}, limit={limit}, max_steps={max_steps}",
                           "use n >= 1, limit >= 0, max_steps >= 1")
     dom = get_domain(domain)
-    nli = resolved_nli_name(nli)          # the backend that really runs (e.g. a fallback when SICK is missing)
+    nli = resolved_name(nli)              # the backend that really runs (e.g. a fallback when SICK is missing)
     params = {"model": model, "domain": dom.name, "limit": limit, "n": n, "temperature": temperature, "top_p": top_p,
               "max_steps": max_steps, "max_step_tokens": max_step_tokens, "nli": nli, "strict": strict, "seed": seed,
-              "data_seed": dom.default_seed if data_seed is None else data_seed}
+              "data_seed": dom.default_seed if data_seed is None else data_seed,
+              "data": dom.source_kind(source)}   # sample problems never mix with the real dataset's
     out = Path(out)
     old = out / "manifest.json"
     if old.exists():
@@ -97,7 +94,8 @@ def run_dir(cfg: GenerationConfig, model: str, domain: str, n: int | None = None
             temperature: float | None = None) -> Path:
     """The folder of one divergent run, named by its identity (other parameters, other folder)."""
     ident = cfg.identity(model, domain, n, temperature)
-    ident["nli"] = resolved_nli_name(cfg.nli)
+    ident["nli"] = resolved_name(cfg.nli)
+    ident["data"] = get_domain(domain).source_kind()
     return cfg.run_path / "divergent" / model / domain / run_id(ident)
 
 
