@@ -157,7 +157,7 @@ def resolve(ds: Dataset, source: str | Path | None = None, *, allow_download: bo
             log.info("downloaded the %s dataset to %s", ds.name, dest)
         except Exception as e:  # offline, timeout, HTTP error, sha256 mismatch: fall through
             _FAILED.add(ds.name)  # try once per process
-            log.warning("%s: download failed (%s: %s); using the next fallback", ds.name, type(e).__name__, e)
+            log.info("%s: download failed (%s: %s); using the next fallback", ds.name, type(e).__name__, e)
     if _holds(ds, dest):
         return Source("download", dest)
     if ds.sample:

@@ -46,7 +46,10 @@ def records_summary(steps: pd.DataFrame, problems: pd.DataFrame) -> pd.DataFrame
                 duplicates_flagged=("duplicate_filtered", "sum")).reset_index()
     st = steps.groupby(["model", "domain"]).agg(step_rows=("step_index", "size"), n=("n", "first"),
                                                 stop_rows=("is_stop", "sum")).reset_index()
-    return out.merge(st, on=["model", "domain"])
+    out = out.merge(st, on=["model", "domain"])
+    if "data_source" in problems:      # which step of the dataset's fallback chain the problems came from
+        out["data"] = out["domain"].map(problems.groupby("domain")["data_source"].first())
+    return out
 
 
 def _mean_sd(x: pd.Series) -> str:

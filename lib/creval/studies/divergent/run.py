@@ -117,7 +117,7 @@ def records(cfg: GenerationConfig, *, models=None, domains=None, n: int | None =
             s, p = load_records(out)
             keep = set(store.selected)
             if len(p):
-                p = p[p["problem_id"].isin(keep)]
+                p = p[p["problem_id"].isin(keep)].assign(data_source=store.params["data_source"])
                 s = s[s["problem_id"].isin(keep)] if len(s) else s
             steps.append(s)
             probs.append(p)
