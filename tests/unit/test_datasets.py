@@ -113,7 +113,7 @@ def test_sha256_mismatch_is_refused(tmp_path, monkeypatch, server, caplog):
     www, url = server
     monkeypatch.setenv("CREVAL_OFFLINE", "0")
     _served_macgyver(monkeypatch, www, url, sha="0" * 64)
-    with caplog.at_level(logging.WARNING, logger="creval.datasets"):
+    with caplog.at_level(logging.INFO, logger="creval.datasets"):
         src = macgyver.source()
     assert src.kind == "sample" and "sha256" in caplog.text
     assert not (paths.downloads_dir() / "macgyver").exists() or not any((paths.downloads_dir() / "macgyver").iterdir())
