@@ -20,12 +20,12 @@ from creval.core.io import read_jsonl
 from creval.datasets import macgyver
 from creval.judges.base import crit_name
 from creval.judges.registry import judge_settings
-from creval.judges.runner import run_judge
+from creval.judges.runner import pair_of, run_judge
 from creval.measures import stats as S
 from creval.studies.config import run_id
 from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.divergent.run import records as divergent_records
-
+from creval.studies.divergent.run import run_dir as divergent_run_dir
 
 
 def _folder(cfg: ConvergentConfig, *parts, **identity) -> Path:
@@ -46,10 +46,12 @@ def judge_solutions(cfg: ConvergentConfig, problems: pd.DataFrame) -> pd.DataFra
     frames = []
     for (model, domain), g in problems.groupby(["model", "domain"], sort=False):
         out = _folder(cfg, "bench", cfg.bench_judge, cfg.judge_model, model, domain, judge=cfg.bench_judge,
-                      solutions=cfg.identity(str(model), str(domain)))
-        st = run_judge(cfg.bench_judge, m, g.to_dict("records"), get_domain(domain).criteria, out, progress=False,
+                      solutions=divergent_run_dir(cfg, str(model), str(domain)).name)
+        rows = g.to_dict("records")
+        st = run_judge(cfg.bench_judge, m, rows, get_domain(domain).criteria, out, progress=False,
                        **judge_settings(cfg.bench_judge, cfg.judge_params()))
-        frames.append(st.frame("verdicts").assign(model=model, domain=domain))
+        v = st.frame("verdicts")     # only these solutions' verdicts (the folder may hold more from a larger limit)
+        frames.append(v[v["pair_id"].isin({pair_of(r)[0] for r in rows})].assign(model=model, domain=domain))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
