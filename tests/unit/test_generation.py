@@ -93,6 +93,10 @@ def test_solve_steps_entropy_stop_and_choice():
     assert p["mean_semantic_entropy"] == pytest.approx(sum(expect) / 2, abs=1e-12)
     assert p["max_semantic_entropy"] == pytest.approx(max(expect)) and p["min_semantic_entropy"] == pytest.approx(min(expect))
     assert all(len(s["samples"]) == 4 and s["samples"][0]["n_tokens"] == 2 for s in [r.to_dict() for r in res.steps])
+    # typed records round-trip through their JSONL rows (a row's extra keys, e.g. ``run``, are ignored)
+    from creval.studies.divergent.records import ProblemRecord, StepRecord
+    assert StepRecord.from_dict({**s1, "run": "."}) == res.steps[1]
+    assert ProblemRecord.from_dict(p) == res.problem and ProblemRecord.from_dict(p).to_dict() == p
 
 
 def test_budget_clamp_and_duplicates():

@@ -4,8 +4,7 @@ one :class:`ProblemRecord` per finished problem (``problems.jsonl``). Field mean
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 
 class _Record:
@@ -65,8 +64,3 @@ class ProblemRecord(_Record):
     temperature: float
     n: int
     nli: str
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        d = dataclasses.asdict(self)
-        return {**{k: v for k, v in d.items() if k != "extra"}, **d["extra"]}
