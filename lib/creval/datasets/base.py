@@ -100,6 +100,12 @@ def file_of(ds: Dataset, src: Source, logical: str, required: bool = True) -> Pa
     return f
 
 
+def table_file(ds: Dataset, src: Source, logical: str) -> Path:
+    """The file holding ``logical``: the source itself when it is a single file (datasets with ``file_ok``),
+    else that file inside the source's folder."""
+    return src.path if src.path.is_file() else file_of(ds, src, logical)
+
+
 def _holds(ds: Dataset, root: Path) -> bool:
     return root.is_dir() and all(find(root, ds.files[k]) is not None for k in ds.required)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from creval.core.errors import CrevalError
 from creval.core.io import download_rows, read_any
 from creval.core.text import split_sentences
-from creval.datasets.base import Dataset, Source, file_of, resolve
+from creval.datasets.base import Dataset, Source, resolve, table_file
 
 DATASET = Dataset(
     name="bookmia", env="CREVAL_BOOKMIA_DIR", shared="bookmia",
@@ -32,7 +32,7 @@ def domain_rows(given: str | Path | None = None) -> tuple[list[dict], Source]:
     """Starter/ending pairs as fields ``id, starter, ending, book``: given directly, or the first and last
     sentence of a BookMIA ``snippet`` (snippets of fewer than 3 sentences are skipped)."""
     src = source(given)
-    f = src.path if src.path.is_file() else file_of(DATASET, src, "rows")
+    f = table_file(DATASET, src, "rows")
     rows = read_any(f)
     if rows and not ({"starter", "ending"} <= set(rows[0]) or "snippet" in rows[0]):
         raise CrevalError(f"{f}: BookMIA rows need 'snippet' or both 'starter' and 'ending'",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from creval.core.errors import CrevalError
 from creval.core.io import download_rows, read_any
-from creval.datasets.base import Dataset, Source, file_of, resolve
+from creval.datasets.base import Dataset, Source, resolve, table_file
 
 DATASET = Dataset(
     name="hypogen", env="CREVAL_HYPOGEN_DIR", shared="hypogen",
@@ -32,7 +32,7 @@ def domain_rows(given: str | Path | None = None) -> tuple[list[dict], Source]:
     """HypoGen items as fields ``id, bit, flip, title, hidden_chain_of_reasoning`` (the dataset's own chain
     of reasoning is kept aside, never shown)."""
     src = source(given)
-    f = src.path if src.path.is_file() else file_of(DATASET, src, "rows")
+    f = table_file(DATASET, src, "rows")
     rows = read_any(f)
     if rows and not {"bit", "flip"} <= set(rows[0]):
         raise CrevalError(f"{f}: HypoGen rows need 'bit' and 'flip' fields", f"found fields {sorted(rows[0])}")

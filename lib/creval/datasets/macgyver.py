@@ -43,7 +43,7 @@ import pandas as pd
 
 from creval.core.errors import CrevalError
 from creval.core.io import read_any
-from creval.datasets.base import Dataset, Remote, Source, file_of, resolve
+from creval.datasets.base import Dataset, Remote, Source, file_of, resolve, table_file
 
 _RAW = "https://raw.githubusercontent.com/allenai/MacGyver/5e3ecc9d1b4b2edca554cc019420b675194709dc/data"
 
@@ -102,9 +102,10 @@ def _sample(n: int | None, df: pd.DataFrame, seed: int) -> pd.DataFrame:
 # -- problems --------------------------------------------------------------------------------------
 def load_problems(given: str | Path | None = None) -> tuple[list[dict], Source]:
     """Every row of ``problem_solution_pair`` as ``problem_id, problem, solvable, unconventional, solution,
-    label`` (``unconventional``: True/False for solvable problems, None otherwise), and its source."""
+    label`` (``unconventional``: True/False for solvable problems, None otherwise), and its source (naming
+    the file read)."""
     src = source(given)
-    f = src.path if src.path.is_file() else file_of(DATASET, src, "problems")
+    f = table_file(DATASET, src, "problems")
     rows = read_any(f)
     if rows and not {"ID", "Problem", "Solvable?"} <= set(rows[0]):
         raise CrevalError(f"{f}: MacGyver rows need the columns 'ID', 'Problem' and 'Solvable?'",
@@ -120,16 +121,15 @@ def load_problems(given: str | Path | None = None) -> tuple[list[dict], Source]:
                     "solution": clean(r.get("Solution")), "label": r.get("Label")})
     if not out:
         raise CrevalError(f"{f}: no MacGyver rows with ID and Problem", "use problem_solution_pair.xlsx")
-    return out, src
+    return out, Source(src.kind, f)
 
 
 def domain_rows(given: str | Path | None = None) -> tuple[list[dict], Source]:
     """The macgyver domain's problems: solvable ones only (``Solvable? == Yes``, as the paper's loader does),
     as fields ``id, problem, reference_solution, unconventional``, and the source (naming the file read)."""
     rows, src = load_problems(given)
-    f = src.path if src.path.is_file() else file_of(DATASET, src, "problems")
     return [{"id": r["problem_id"], "problem": r["problem"], "reference_solution": r["solution"],
-             "unconventional": r["unconventional"]} for r in rows if r["solvable"]], Source(src.kind, f)
+             "unconventional": r["unconventional"]} for r in rows if r["solvable"]], src
 
 
 def load_pairs(given: str | Path | None = None) -> pd.DataFrame:
