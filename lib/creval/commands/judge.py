@@ -5,6 +5,7 @@ import argparse
 from pathlib import Path
 
 from creval.core.errors import CrevalError
+from creval.judges.registry import judge_names
 from creval.studies.convergent.config import ConvergentConfig
 
 C = ConvergentConfig()     # the CLI's defaults are the study's (a test holds them equal)
@@ -14,7 +15,7 @@ def register(sub) -> None:
     p = sub.add_parser("judge", help="judge solutions against the domain's criteria (convergent creativity)",
                        description="Reads DIR/problems.jsonl written by `creval divergent` and writes verdicts.jsonl, "
                                    "transcripts.jsonl and manifest.json to --out (resumable).")
-    p.add_argument("--judge", default=C.bench_judge, choices=["retrieval", "chateval", "zero-shot", "few-shot", "cot"])
+    p.add_argument("--judge", default=C.bench_judge, choices=judge_names())
     p.add_argument("--model", default=C.judge_model, help="judge model (params/models/<name>.yaml)")
     p.add_argument("--domain", default="macgyver", help="domain whose criteria are judged")
     p.add_argument("--solutions", required=True, help="folder of a `creval divergent` run (has problems.jsonl)")

@@ -34,13 +34,6 @@ def all_defaults() -> dict:
     return out
 
 
-def config_for_chapter(chapter: str) -> type[Config] | None:
-    for ch, cls in STUDIES.values():
-        if ch.endswith(chapter) or chapter.endswith(ch):
-            return cls
-    return None
-
-
 def check_params(params: Mapping, where: str = "the parameters") -> dict:
     """``params`` unchanged when every key is declared by some study and every value has its type."""
     unknown = sorted(set(params) - declared_keys())
