@@ -27,10 +27,6 @@ def book_structure(quarto_file: Path | None = None) -> list[tuple[str | None, st
     return out
 
 
-def book_title() -> str:
-    return yaml.safe_load((paths.REPO / "_quarto.yml").read_text())["book"]["title"]
-
-
 def notebook_title(nb_path: Path) -> str:
     nb = json.loads(nb_path.read_text())
     for c in nb["cells"]:
