@@ -75,7 +75,6 @@ def records(cfg: ValidationConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def data_sources(cfg: ValidationConfig) -> str:
     """One line per human ground truth this chapter uses: its source, or what is missing and how to add it."""
-    from creval.datasets import aut, macgyver
     from creval.datasets.base import provenance
     lines = [provenance(aut.DATASET, aut.source(), "AUT originality ratings (Ocsai-1, Cambridge)"),
              provenance(macgyver.DATASET, macgyver.source(), "MacGyver unconventional labels and crowd solutions")]
