@@ -140,3 +140,8 @@ def test_runs_on_sample_data_never_share_a_folder_with_runs_on_real_data(monkeyp
     monkeypatch.setenv("CREVAL_MACGYVER_DIR", str(samples_dir() / "macgyver"))    # the same files, given explicitly
     assert run_dir(cfg, "m", "macgyver") != on_sample
     assert run_dir(cfg, "m", "macgyver").parent == on_sample.parent
+
+
+def test_default_profile_and_chapter_parameters_are_in_sync_with_the_configs():
+    from creval.book.sync import sync
+    assert sync(write=False) == [], "run `creval sync-params` after changing a Config"

@@ -5,9 +5,12 @@ from typing import Mapping
 
 from creval.core.errors import CrevalError
 from creval.studies.apparatus.config import ApparatusConfig
+from creval.studies.aut.config import AutConfig
 from creval.studies.config import Config
 from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.divergent.config import DivergentConfig
+from creval.studies.neocoder.config import NeoCoderConfig
+from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.validation.config import ValidationConfig
 
 # study name -> (chapter notebook, Config class)
@@ -16,6 +19,9 @@ STUDIES: dict[str, tuple[str, type[Config]]] = {
     "divergent": ("chapters/02-divergent.ipynb", DivergentConfig),
     "convergent": ("chapters/03-convergent.ipynb", ConvergentConfig),
     "validation": ("chapters/04-validating-entropy.ipynb", ValidationConfig),
+    "neocoder": ("chapters/05-neocoder.ipynb", NeoCoderConfig),
+    "rethinking": ("chapters/06-rethinking-metrics.ipynb", RethinkingConfig),
+    "aut": ("chapters/07-aut-agreement.ipynb", AutConfig),
 }
 
 

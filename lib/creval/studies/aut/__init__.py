@@ -1,0 +1,1 @@
+"""The LLM agreement on the Alternative Uses Test study (chapter 07)."""

@@ -1,0 +1,1 @@
+"""The Code creativity (NeoCoder) study (chapter 05)."""

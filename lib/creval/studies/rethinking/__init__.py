@@ -1,0 +1,1 @@
+"""The Rethinking the metrics study (chapter 06)."""
