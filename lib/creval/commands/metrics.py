@@ -1,4 +1,8 @@
-"""``creval metrics diversity FILE`` and ``creval metrics novelty FILE --model M``.
+"""``creval metrics diversity|novelty|ci|ppl|templates|rubric FILE``.
+
+``ci``, ``ppl``, ``templates`` and ``rubric`` are the measures of chapter 06 (Rethinking creativity
+evaluation): creativity index against the file's other texts or a folder of reference texts, perplexity
+(optionally given each row's ``question``), syntactic templates and CR-POS, and the rubric LLM judge.
 
 FILE holds one text per item: ``.txt`` (one per non-empty line), ``.jsonl`` (a ``text`` field per row) or
 ``.csv`` (a ``text`` column). For ``novelty`` an optional ``question`` field/column gives each text's task
@@ -86,9 +90,84 @@ def cmd_novelty(args) -> int:
     return 0
 
 
+def cmd_ci(args) -> int:
+    from creval.measures import creativity_index as C
+    from creval.measures.ngram_index import NgramIndex, folder_documents
+    texts, _ = read_texts(args.file)
+    lo, hi = args.L
+    if lo < 1 or hi < lo:
+        raise CrevalError(f"--L {lo} {hi}: not a range of n-gram lengths", "give two lengths lo <= hi, e.g. --L 5 7")
+    if args.reference == "pool":
+        idx = NgramIndex.build([(f"text-{i}", t) for i, t in enumerate(texts)], range(lo, hi + 1), "file-pool")
+        groups = [f"text-{i}" for i in range(len(texts))]
+    else:
+        idx = NgramIndex.build(folder_documents(args.reference), range(lo, hi + 1), str(args.reference))
+        groups = [None] * len(texts)
+    recs = C.creativity_index_many(texts, idx, range(lo, hi + 1), args.agg, groups)
+    if args.json:
+        for r in recs:
+            print(json.dumps(r.to_dict()))
+        return 0
+    ref = idx.describe()
+    print(f"reference {ref['reference']} ({ref['docs']} docs, {ref['tokens']} words, sha256 {ref['reference_hash']}); "
+          f"CI = {args.agg} of uniq_L, L = {lo}..{hi}" + ("; each text against the OTHER texts" if args.reference == "pool" else ""))
+    print(f"{'item':>4}  {'CI':>6}  {'words':>5}  text (reused spans in [brackets])")
+    for i, (t, r, g) in enumerate(zip(texts, recs, groups)):
+        shown = C.highlight(t, idx, lo, g)
+        print(f"{i:>4}  {r.ci:6.3f}  {r.n_tokens:>5}  {shown[:110]}")
+    print(f"mean CI {sum(r.ci for r in recs) / len(recs):.3f} over {len(recs)} texts")
+    return 0
+
+
+def cmd_ppl(args) -> int:
+    from creval.measures.perplexity import perplexity_many
+    from creval.models.registry import load_model
+    texts, questions = read_texts(args.file)
+    ctx = [args.context or q for q in questions] if (args.conditional or args.context) else None
+    recs = perplexity_many(load_model(args.model), texts, ctx)
+    print(f"{'item':>4}  {'PPL':>8}  {'bits/byte':>9}  {'tokens':>6}  text" + ("   (given its question)" if ctx else ""))
+    for i, (t, r) in enumerate(zip(texts, recs)):
+        print(f"{i:>4}  {r.ppl:8.2f}  {r.bits_per_byte:9.3f}  {r.n_tokens:>6}  {t.replace(chr(10), ' ')[:80]}")
+    return 0
+
+
+def cmd_templates(args) -> int:
+    from creval.measures import templates as T
+    texts, _ = read_texts(args.file)
+    tagged = T.pos_tag(texts)
+    st = T.template_stats(tagged, texts, n=args.n, top_n=args.top, mode="compat" if args.compat else "sequence")
+    print(f"texts {len(texts)}; templates = top {args.top} POS {args.n}-grams ({'compat: surface strings' if args.compat else 'tag sequences'})")
+    print(f"share of texts with >= 1 template   {100 * st['rate']:.1f}%")
+    print(f"templates per token (mean)          {st['tpt_mean']:.4f}")
+    print(f"CR-POS (gzip ratio of POS tags)     {st['cr_pos']:.3f}   (lower = more varied syntax)")
+    print("most frequent templates:")
+    for t, c in st["templates"][:args.show]:
+        print(f"  {c:>5}  {' '.join(t)}")
+    return 0
+
+
+def cmd_rubric(args) -> int:
+    from creval.judges.rubric import ASPECTS, rubric_judge
+    from creval.models.registry import load_model
+    texts, questions = read_texts(args.file)
+    if args.domain == "ps" and not any(args.question or q for q in questions):
+        raise CrevalError(f"{args.file}: the ps rubric needs each solution's problem",
+                          "add a question field/column, or give --question")
+    items = [{"id": str(i), "text": t, "problem": args.question or q or ""} for i, (t, q) in enumerate(zip(texts, questions))]
+    recs = rubric_judge(load_model(args.model), items, args.domain, analysis_tokens=args.tokens)
+    names = [a for a, _, _ in ASPECTS[args.domain]]
+    print(f"{'item':>4}  " + "  ".join(f"{n[:14]:>14}" for n in names) + "  state")
+    for r in recs:
+        vals = ["      unparsed" if r.scores[n] is None else f"{r.scores[n]:14.2f}" for n in names]
+        print(f"{int(r.item_id):>4}  " + "  ".join(vals) + f"  {r.state} ({r.via})")
+    return 0
+
+
 def register(subparsers) -> None:
-    p = subparsers.add_parser("metrics", help="diversity and novelty of a set of texts",
-                              description="Diversity metrics and pairwise LLM novelty ranking of texts in a file.")
+    p = subparsers.add_parser("metrics", help="diversity, novelty, creativity index, perplexity, templates, rubric judge of texts",
+                              description="Measures of a set of texts in a file: diversity, pairwise LLM novelty, "
+                                          "and chapter 06's creativity index, perplexity, syntactic templates and "
+                                          "rubric judge.")
     sub = p.add_subparsers(dest="metric", metavar="METRIC")
     d = sub.add_parser("diversity", help="cosine similarity, self-BLEU, distinct-1/2 of the texts in FILE")
     d.add_argument("file", help=".txt (one text per line), .jsonl (field text) or .csv (column text)")
@@ -101,4 +180,32 @@ def register(subparsers) -> None:
     n.add_argument("--question", default=None, help="the task every text answers (overrides the file's)")
     n.add_argument("--seed", type=int, default=0, help="seed of the input shuffle (decides the order of ties)")
     n.set_defaults(func=cmd_novelty)
+    c = sub.add_parser("ci", help="creativity index of the texts in FILE (exact n-gram reuse, Lu et al.)")
+    c.add_argument("file", help=".txt (one text per line), .jsonl (field text) or .csv (column text)")
+    c.add_argument("--reference", default="pool",
+                   help="pool (each text against the file's other texts) or a folder of .txt reference texts")
+    c.add_argument("--L", nargs=2, type=int, default=[5, 7], metavar=("LO", "HI"), help="n-gram lengths (default 5 7)")
+    c.add_argument("--agg", choices=["mean", "sum"], default="mean", help="aggregation over L (paper: mean)")
+    c.add_argument("--json", action="store_true", help="one JSON record per text")
+    c.set_defaults(func=cmd_ci)
+    pp = sub.add_parser("ppl", help="perplexity and bits per byte of the texts in FILE under a model")
+    pp.add_argument("file", help=".txt, .jsonl (fields text, question) or .csv")
+    pp.add_argument("--model", default="smollm2-135m", help="scoring model (params/models/<name>.yaml)")
+    pp.add_argument("--conditional", action="store_true", help="condition each text on its question field")
+    pp.add_argument("--context", default=None, help="one context for every text (implies --conditional)")
+    pp.set_defaults(func=cmd_ppl)
+    tp = sub.add_parser("templates", help="syntactic templates (POS n-grams) and CR-POS of the texts in FILE")
+    tp.add_argument("file", help=".txt, .jsonl or .csv")
+    tp.add_argument("--n", type=int, default=5, help="template length in POS tags (default 5)")
+    tp.add_argument("--top", type=int, default=100, help="most frequent n-grams kept as templates (default 100)")
+    tp.add_argument("--compat", action="store_true", help="the diversity library's surface-string matching")
+    tp.add_argument("--show", type=int, default=10, help="templates listed")
+    tp.set_defaults(func=cmd_templates)
+    r = sub.add_parser("rubric", help="rubric LLM judge scores (creative writing, problem solving, research ideas)")
+    r.add_argument("file", help=".txt, .jsonl (fields text, question = the problem) or .csv")
+    r.add_argument("--domain", choices=["cw", "ps", "ri"], default="ps", help="rubric: cw, ps or ri")
+    r.add_argument("--model", default="smollm2-135m", help="judge model (params/models/<name>.yaml)")
+    r.add_argument("--question", default=None, help="the problem every solution answers (ps)")
+    r.add_argument("--tokens", type=int, default=160, help="token budget of the analysis turn")
+    r.set_defaults(func=cmd_rubric)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])

@@ -126,12 +126,20 @@ def load_ocsai(n: int | None = None, objects: int | None = 2, split: str = "main
     return out
 
 
+def _num(v) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
 def load_cambridge(n: int | None = None, objects=OBJECTS, seed: int = 0,
-                   given: str | Path | None = None) -> pd.DataFrame:
+                   given: str | Path | None = None, raters: bool = False) -> pd.DataFrame:
     """Cambridge AUT responses with the ``average`` originality of their raters (0-4).
 
     Returns ``item_id, source, prompt, response, score, n_raters``; ``n`` responses spread evenly over
-    ``objects`` (duplicate responses of an object removed). ``source`` is ``cambridge`` or ``sample``."""
+    ``objects`` (duplicate responses of an object removed). ``source`` is ``cambridge`` or ``sample``.
+    ``raters=True`` adds the columns ``rater1, rater2, rater3`` (floats, NaN where a rater is missing)."""
     src = source(given)
     frames = []
     for obj in objects:
@@ -151,7 +159,8 @@ def load_cambridge(n: int | None = None, objects=OBJECTS, seed: int = 0,
             rid = int(rid) if isinstance(rid, float) and rid.is_integer() else rid
             recs.append({"item_id": f"cambridge-{obj}-{rid}", "source": "sample" if src.is_sample else "cambridge",
                          "prompt": obj, "response": str(resp).strip(), "score": float(avg),
-                         "n_raters": sum(v not in (None, "") for v in raters)})
+                         "n_raters": sum(v not in (None, "") for v in raters),
+                         **({f"rater{i + 1}": _num(v) for i, v in enumerate(raters)} if raters else {})})
         frames.append(pd.DataFrame(recs).drop_duplicates(subset=["response"]))
     out = _spread(pd.concat(frames, ignore_index=True), n, None, seed)
     out.attrs["source"] = str(src)

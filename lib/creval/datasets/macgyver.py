@@ -234,3 +234,45 @@ def human_solution_sets(min_solutions: int = 3, problems: int | None = None, see
     g = df.groupby("problem_id").agg(problem=("problem", "first"), solutions=("solution", list)).reset_index()
     g = g[g["solutions"].map(len) >= min_solutions]
     return _sample(problems, g, seed)
+
+
+# -- Rethinking creativity evaluation (chapter 06) ----------------------------------------------------
+FEASIBLE_LABELS = ("efficient", "inefficient")
+
+
+def load_feasible_unconventional(n_per_class: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """Solvable problems whose verified solution is feasible (``Label`` efficient or inefficient) with the
+    ``Unconventional?`` flag: on the full data 573 unconventional and 230 conventional rows (the paper's
+    problem-solving creative side is exactly these 573). ``n_per_class`` of each class (seeded)."""
+    df = load_pairs()
+    df = df[df["solvable"] & df["unconventional"].notna() & (df["solution"] != "")
+            & df["label"].astype(str).str.strip().str.lower().isin(FEASIBLE_LABELS)]
+    out = pd.concat([_sample(n_per_class, df[df["unconventional"] == flag], seed) for flag in (True, False)],
+                    ignore_index=True)
+    out["unconventional"] = out["unconventional"].astype(bool)
+    out.attrs["source"] = df.attrs.get("source", "")
+    return out
+
+
+def load_solver_pairs(llm: str = "solutions_gpt4", human: str = "Prolific", problems: int | None = None,
+                      seed: int = 0) -> pd.DataFrame:
+    """One crowd solution and one ``llm`` solution of the same benchmark problem (the first of each, any
+    annotation), one row per problem: ``problem_id, problem, human, llm``; ``problems`` of them (seeded).
+    Empty when the source has no such pairs (the bundled sample)."""
+    src = source()
+    problems_text = {r["problem_id"]: r["problem"] for r in load_problems()[0]}
+    first: dict = {}
+    for r in _benchmark(src):
+        pid = problem_id(r["problem_id"])
+        sol = clean(r.get("solution"))
+        if pid not in problems_text or not sol or sol.lower().startswith(NOT_A_SOLUTION):
+            continue
+        for who, name in (("human", human), ("llm", llm)):
+            if r.get("model") == name:
+                first.setdefault(pid, {}).setdefault(who, sol)
+    rows = [{"problem_id": p, "problem": problems_text[p], "human": v["human"], "llm": v["llm"]}
+            for p, v in first.items() if "human" in v and "llm" in v]
+    df = pd.DataFrame(rows, columns=["problem_id", "problem", "human", "llm"])
+    df = _sample(problems, df.sort_values("problem_id"), seed) if len(df) else df
+    df.attrs["source"] = str(src)
+    return df

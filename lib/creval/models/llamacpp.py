@@ -28,6 +28,8 @@ from creval.models.registry import locate_weights
 
 MAX_SEQ = 32          # sequences decoded together (n > MAX_SEQ is drawn in chunks)
 N_BATCH = 512
+CHAT_SEQ = 8          # independent chat requests decoded together (each in its own KV stream)
+CHAT_SEQ_CTX = 2048   # tokens (prompt + reply) per stream of the batched-chat context
 
 
 def log_softmax(x: np.ndarray) -> np.ndarray:
@@ -107,6 +109,9 @@ class LlamaCppBackend:
         self.batch = llama_cpp.llama_batch_init(max(N_BATCH, MAX_SEQ * 8), 0, MAX_SEQ)
         self.lock = threading.Lock()
         self._held: list[int] = []        # prompt tokens sequence 0 holds (positions 0..len-1)
+        self.batched = True               # chat(): decode several requests together (False: one at a time)
+        self._bctx = self._bmem = self._bbatch = None    # the batched-chat context, made on first use
+        self._chat_seq_ctx = min(CHAT_SEQ_CTX, self.n_ctx)
         self.reused_tokens = 0            # prompt tokens served from the KV cache (prefix reuse)
 
     # -- text <-> tokens ----------------------------------------------------------------------
@@ -126,20 +131,20 @@ class LlamaCppBackend:
         return bool(self.lc.llama_vocab_is_eog(self.vocab, tok))
 
     # -- low-level decoding -------------------------------------------------------------------
-    def _decode(self, entries: list[tuple[int, int, list[int], bool]]) -> None:
-        """Decode (token, pos, seq_ids, want_logits) entries as one batch."""
-        b = self.batch
+    def _decode(self, entries: list[tuple[int, int, list[int], bool]], ctx=None, batch=None) -> None:
+        """Decode (token, pos, seq_ids, want_logits) entries as one batch (on ``ctx``, default the main one)."""
+        b = batch if batch is not None else self.batch
         b.n_tokens = len(entries)
         for i, (tok, pos, seqs, logits) in enumerate(entries):
             b.token[i], b.pos[i], b.n_seq_id[i], b.logits[i] = tok, pos, len(seqs), logits
             for j, s in enumerate(seqs):
                 b.seq_id[i][j] = s
-        if self.lc.llama_decode(self.ctx, b) != 0:
+        if self.lc.llama_decode(ctx if ctx is not None else self.ctx, b) != 0:
             raise CrevalError(f"model {self.spec.name}: llama_decode failed (context of {self.n_ctx} tokens full?)",
                               "shorten the prompt or raise `context` in the model spec")
 
-    def _logits(self, i: int) -> np.ndarray:
-        ptr = self.lc.llama_get_logits_ith(self.ctx, i)
+    def _logits(self, i: int, ctx=None) -> np.ndarray:
+        ptr = self.lc.llama_get_logits_ith(ctx if ctx is not None else self.ctx, i)
         return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()  # float32, copied out of llama.cpp's buffer
 
     def _reuse_prefix(self, usable: list[int]) -> int:
@@ -240,15 +245,107 @@ class LlamaCppBackend:
         return out
 
     def chat(self, reqs: Sequence[ChatRequest]) -> list[Completion]:
-        out = []
+        """Several requests are decoded together (:meth:`_generate_batch`: one KV stream each, one
+        ``llama_decode`` per token step for all of them); a single request keeps the prefix-reusing path."""
+        prompts = [self.tokenize(self.render(r.messages)) for r in reqs]
+        samples: list[Sample | None] = [None] * len(reqs)
         with self.lock:
-            for r in reqs:
-                prompt = self.tokenize(self.render(r.messages))
-                s = self._generate(prompt, [derive_seed(r.seed, 0)], r.temperature, 1.0, r.max_tokens, ())[0]
-                text, reasoning = split_thinking(s.text) if self.spec.thinking else (s.text.strip(), "")
-                rt = self.count_tokens(reasoning) if reasoning else 0
-                out.append(Completion(text, len(prompt), s.n_tokens - rt, reasoning, rt, s.finish_reason))
+            if self.batched and len(reqs) > 1:
+                for group in self._groups(prompts, [r.max_tokens for r in reqs]):
+                    if len(group) == 1:
+                        continue
+                    res = self._generate_batch([prompts[k] for k in group],
+                                               [derive_seed(reqs[k].seed, 0) for k in group],
+                                               [reqs[k].temperature for k in group], [reqs[k].max_tokens for k in group])
+                    for k, smp in zip(group, res):
+                        samples[k] = smp
+            for k, r in enumerate(reqs):
+                if samples[k] is None:
+                    samples[k] = self._generate(prompts[k], [derive_seed(r.seed, 0)], r.temperature, 1.0,
+                                                r.max_tokens, ())[0]
+        out = []
+        for prompt, s in zip(prompts, samples):
+            text, reasoning = split_thinking(s.text) if self.spec.thinking else (s.text.strip(), "")
+            rt = self.count_tokens(reasoning) if reasoning else 0
+            out.append(Completion(text, len(prompt), s.n_tokens - rt, reasoning, rt, s.finish_reason))
         return out
+
+    def _groups(self, prompts: list[list[int]], max_tokens: list[int]) -> list[list[int]]:
+        """Requests in order, ``CHAT_SEQ`` per group; a request that does not fit one stream of the batched
+        context (prompt + budget > ``CHAT_SEQ_CTX``) is a group of its own (decoded on the main context)."""
+        groups, cur = [], []
+        for k, (p, m) in enumerate(zip(prompts, max_tokens)):
+            if len(p) + m + 1 > self._chat_seq_ctx:
+                groups.append([k])
+                continue
+            cur.append(k)
+            if len(cur) == CHAT_SEQ:
+                groups.append(cur)
+                cur = []
+        return groups + ([cur] if cur else [])
+
+    def _chat_context(self):
+        """The batched-chat context (created on first use): ``CHAT_SEQ`` separate KV streams of
+        ``CHAT_SEQ_CTX`` tokens (``kv_unified = False``), so each request attends only to its own tokens."""
+        if self._bctx is None:
+            lc = self.lc
+            params = lc.llama_context_default_params()
+            params.n_ctx = self._chat_seq_ctx * CHAT_SEQ
+            params.n_batch, params.n_ubatch = N_BATCH, N_BATCH
+            params.n_seq_max, params.kv_unified = CHAT_SEQ, False
+            params.n_threads = params.n_threads_batch = self.threads
+            ctx = lc.llama_init_from_model(self.llm.model, params)
+            if not ctx:
+                raise CrevalError(f"model {self.spec.name}: llama.cpp could not create the batched-chat context",
+                                  "set `batched = False` on the backend or lower CHAT_SEQ_CTX")
+            self._bctx, self._bmem = ctx, lc.llama_get_memory(ctx)
+            self._bbatch = lc.llama_batch_init(N_BATCH, 0, CHAT_SEQ)
+        return self._bctx
+
+    def _generate_batch(self, prompts: list[list[int]], seeds: list[int], temps: list[float],
+                        max_tokens: list[int]) -> list[Sample]:
+        """One continuation per prompt, all decoded together on the batched-chat context: prompt ``s`` lives
+        in stream ``s``; the prompts are prefilled in shared batches, then every live sequence advances one
+        token per ``llama_decode``. The caller guarantees that each fits a stream (:meth:`_groups`)."""
+        ctx = self._chat_context()
+        self.lc.llama_memory_clear(self._bmem, True)
+        entries = [(t, i, [s], i == len(p) - 1, s) for s, p in enumerate(prompts) for i, t in enumerate(p)]
+        rows: dict[int, np.ndarray] = {}
+        for c0 in range(0, len(entries), N_BATCH):
+            chunk = entries[c0:c0 + N_BATCH]
+            self._decode([(t, pos, sq, lg) for t, pos, sq, lg, _ in chunk], ctx, self._bbatch)
+            for i, e in enumerate(chunk):
+                if e[3]:
+                    rows[e[4]] = self._logits(i, ctx)
+        n = len(prompts)
+        rngs = [np.random.default_rng(sd) for sd in seeds]
+        pos = [len(p) for p in prompts]
+        toks: list[list[int]] = [[] for _ in range(n)]
+        lps: list[list[float]] = [[] for _ in range(n)]
+        done: list[str | None] = [None] * n
+        while True:
+            step = []
+            for s in range(n):
+                if done[s] is not None:
+                    continue
+                t, lp = sample_token(rows[s], temps[s], 1.0, rngs[s])
+                toks[s].append(t)
+                lps[s].append(lp)
+                if self.is_eog(t):
+                    done[s] = "stop"
+                    toks[s].pop()
+                elif len(toks[s]) >= max_tokens[s]:
+                    done[s] = "length"
+                else:
+                    step.append(s)
+            if not step:
+                break
+            self._decode([(toks[s][-1], pos[s], [s], True) for s in step], ctx, self._bbatch)
+            rows = {s: self._logits(i, ctx) for i, s in enumerate(step)}
+            for s in step:
+                pos[s] += 1
+        self.lc.llama_memory_clear(self._bmem, True)
+        return [Sample(self.detok(toks[s]), tuple(lps[s]), done[s] or "length") for s in range(n)]
 
     def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[ChoiceScores]:
         """Exact log-prob of each choice's tokens after the rendered prompt (choices share the prompt's cache)."""
@@ -314,6 +411,9 @@ class LlamaCppBackend:
 
     def __del__(self):
         try:
+            if self._bctx is not None:
+                self.lc.llama_batch_free(self._bbatch)
+                self.lc.llama_free(self._bctx)
             self.lc.llama_batch_free(self.batch)
             self.lc.llama_free(self.ctx)
         except Exception:

@@ -1,4 +1,9 @@
-"""Parameters of chapter 07, LLM agreement on the Alternative Uses Test (Rabeyah et al. 2024)."""
+"""Parameters of chapter 07, LLM agreement on the Alternative Uses Test (Rabeyah et al. 2024).
+
+Generators are ``models``; judges are ``models`` plus ``judge_model`` (each judge judges every generator,
+itself included, as in the paper). ``aut_items``/``aut_objects``/``cambridge_items`` mean what they mean in
+chapter 04 (human-rated responses drawn the same way).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,3 +14,26 @@ from creval.studies.config import Config
 @dataclass(frozen=True)
 class AutConfig(Config):
     """Chapter 07."""
+    judge_model: str = "smollm2-135m"      # the LLM that judges
+    aut_things: tuple[str, ...] = ("fork", "paperclip")   # objects whose uses are generated (paper: fork, wallet, soap, cotton swab, paperclip)
+    aut_per_level: int = 3                 # uses asked per object and creativity level (paper: 5)
+    aut_settings: tuple[str, ...] = ("comprehensive", "segmented")   # one list per object, or groups with one use per cell (paper: both)
+    aut_methods: tuple[str, ...] = ("score", "rank")   # scoring 1-5 and ranking (paper: both)
+    aut_forceful_turns: int = 4            # escalating follow-ups for the highly creative level (paper: 4)
+    aut_gen_temperature: float = 0.7       # sampling temperature of the generators (paper: not given)
+    aut_gen_max_tokens: int = 96           # token limit of one generation turn
+    aut_retries: int = 2                   # re-asks for missing items or a short list before unparsed
+    aut_verdict_via: str = "text+logprobs"  # scores still missing after re-asks come from the log-probs of 1..5 (text: unparsed)
+    aut_items: int = 16                    # Ocsai-1 main2_test responses with human originality ratings
+    aut_objects: int = 2                   # AUT objects they are spread over (the judge ranks within an object)
+    cambridge_items: int = 60              # Cambridge AUT responses (read at run time only; CC BY-NC-ND)
+    aut_human_list: int = 8                # responses per segmented list when judges rank/score human responses (paper: 12)
+    n_boot: int = 1000                     # bootstrap resamples for confidence intervals
+
+    @property
+    def generators(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.models))
+
+    @property
+    def judges(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*self.models, self.judge_model)))

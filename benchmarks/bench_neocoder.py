@@ -1,0 +1,126 @@
+"""Speed of the NeoCoder replay: every stored GPT-4 code under both judges, in the sandbox.
+
+1. Cold: all 1,194 stored codes (199 problems x 6 rounds) under the repo-compatible and the strict judge with an
+   empty cache; one sandboxed interpreter per problem runs all its programs, each program (and for single-test
+   problems each case) in its own forked process (``neocoder_pack=problem``).
+2. Warm: the same call again; every result must come from the cache (the number of sandbox launches is counted
+   and must be 0).
+3. Baseline, measured in the same run on the first ``--baseline-problems`` problems (cold, its own cache): the
+   straightforward safe way, a fresh sandboxed interpreter per test case (strict judge: each case alone behind a
+   ``1`` count line) and per program (repo harness). The packed way is timed on the same subset.
+
+Programs/s counts judged programs (codes x judges); "excluding timeouts" leaves out the programs that hit a
+time limit and the wall time they held a worker (their limit / workers). Usage:
+    nice -n 10 .venv/bin/python benchmarks/bench_neocoder.py [--workers 2] [--baseline-problems 25]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+from creval.core import cache as cache_mod
+from creval.datasets import neocoder as ds
+from creval.measures import neocoder_correctness as nc
+from creval import sandbox
+
+
+def _fresh_cache(tag: str) -> None:
+    d = tempfile.mkdtemp(prefix=f"bench-neocoder-{tag}-")
+    os.environ["CREVAL_CACHE"] = os.path.join(d, "calls.sqlite")
+    cache_mod._default = None
+
+
+class Counter:
+    def __init__(self):
+        self.launches = 0
+        self._orig = sandbox._launch
+
+    def __enter__(self):
+        def wrapped(units):
+            self.launches += 1
+            return self._orig(units)
+        sandbox._launch = wrapped
+        return self
+
+    def __exit__(self, *a):
+        sandbox._launch = self._orig
+
+
+def _timeouts(verdicts) -> tuple[int, float]:
+    n, secs = 0, 0.0
+    for v in verdicts:
+        for j, x in v.items():
+            if x.verdict == nc.TLE:
+                n += 1
+                secs += nc.REPO_LIMITS.wall_s if j == "repo" else nc.STRICT_LIMITS.wall_s
+    return n, secs
+
+
+def judge_all(items, workers, pack="problem"):
+    with Counter() as c:
+        t0 = time.perf_counter()
+        v = nc.judge_codes(items, workers=workers, pack=pack)
+        dt = time.perf_counter() - t0
+    return v, dt, c.launches
+
+
+def baseline(items, workers) -> tuple[float, int]:
+    """A fresh sandboxed interpreter per test case (strict) and per program (repo), no cache."""
+    units = []
+    for p, code in items:
+        u = nc.strict_units(p, code)
+        if u is not None:
+            stdins = ([c.stdin(with_count=False) for c in p.cases] if p.flags.single_test
+                      else [c.stdin(with_count=True) for c in p.cases])
+            units += [[{**u, "stdins": [s]}] for s in stdins]
+        r = nc.repo_units(p, code)
+        if r is not None:
+            units.append([r])
+    from concurrent.futures import ThreadPoolExecutor
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(sandbox._launch, units))
+    return time.perf_counter() - t0, len(units)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--baseline-problems", type=int, default=25)
+    args = ap.parse_args()
+    ps, src = ds.load()
+    items = [(p, rd.code) for p in ps for rd in p.rounds]
+    n_prog = 2 * len(items)
+    print(f"data: {src}; {len(ps)} problems, {len(items)} stored codes, {n_prog} judged programs; "
+          f"workers {args.workers}; isolation {sandbox.isolation().describe()}; interpreter {sandbox.interpreter()}")
+
+    _fresh_cache("cold")
+    v, cold, launches = judge_all(items, args.workers)
+    n_to, to_secs = _timeouts(v)
+    rate = n_prog / cold
+    rate_ex = (n_prog - n_to) / max(cold - to_secs / args.workers, 1e-9)
+    rows = {j: [sum(x[j].correct for x in v)] for j in nc.JUDGES}
+    print(f"cold replay: {cold:.1f} s, {launches} sandbox launches, {rate:.1f} programs/s "
+          f"({rate_ex:.1f} programs/s excluding {n_to} timeouts holding {to_secs:.0f} worker-s); "
+          f"correct: repo {rows['repo'][0]}, strict {rows['strict'][0]}")
+
+    with Counter() as c:
+        t0 = time.perf_counter()
+        v2 = nc.judge_codes(items, workers=args.workers)
+        warm = time.perf_counter() - t0
+    same = all(a[j].verdict == b[j].verdict for a, b in zip(v, v2) for j in nc.JUDGES)
+    print(f"warm replay: {warm:.2f} s, {c.launches} sandbox launches (must be 0), same verdicts: {same}")
+
+    sub = [(p, code) for p, code in items if p in ps[:args.baseline_problems]]
+    _fresh_cache("packed-subset")
+    vs, packed, _ = judge_all(sub, args.workers)
+    base, n_launch = baseline(sub, args.workers)
+    print(f"subset of {args.baseline_problems} problems ({2 * len(sub)} programs): packed {packed:.1f} s "
+          f"({2 * len(sub) / packed:.1f} programs/s) vs fresh interpreter per test case {base:.1f} s "
+          f"({n_launch} launches, {2 * len(sub) / base:.1f} programs/s): {base / packed:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

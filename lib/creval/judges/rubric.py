@@ -1,0 +1,210 @@
+"""Rubric LLM judges of Rethinking creativity evaluation (App. G: "multi-aspect rubric + CoT"), in our words.
+
+A dialogue per text: turn 1 asks for an analysis of every aspect (no scores), then each aspect is scored on
+its own anchored scale, the answer written as ``[[Aspect: X]]``.
+
+- Local model (``logprob_kind == "raw"``): the score is the EXPECTED VALUE of the model's distribution over
+  the allowed answers ``[[Aspect: v]]`` (exact log-probs via ``Model.choice_logprobs``, renormalised over
+  the allowed values), so no score is ever unparsed; the arg-max value is kept too.
+- Server (no raw log-probs): the reply is parsed; up to ``reasks`` re-asks quote the expected form; then
+  the score is ``None`` with ``state = "unparsed"`` (never a silent default).
+
+Domains and aspects (the paper's Table 2 column in bold): creative writing ``cw`` (Background Setup,
+Logic, Development, **Originality**; 1-5), problem solving ``ps`` (Problem Difficulty,
+**Unconventionality**, Efficiency; 1-5), research ideation ``ri`` (Soundness 1-4 by halves, Presentation
+1-4, **Contribution** 1-4, Overall 1-10).
+
+Also: :func:`twist_test` (ask "is it conventional?" and "is it unconventional?"; a consistent judge says
+yes to exactly one) and :func:`rerun_consistency` (the analysis sampled k times at temperature 1).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from creval.judges.base import render, template
+
+ASPECTS: dict[str, list[tuple[str, tuple, str]]] = {
+    "cw": [
+        ("Background Setup", (1, 2, 3, 4, 5), "1 = a stock setting seen many times; 3 = familiar with some fresh details; "
+                                              "5 = a setting unlike any you know"),
+        ("Logic", (1, 2, 3, 4, 5), "1 = events contradict each other or come from nowhere; 3 = mostly coherent; "
+                                   "5 = every event follows from what came before"),
+        ("Development", (1, 2, 3, 4, 5), "1 = flat, no turns; 3 = some build-up; 5 = turns that build to a strong climax"),
+        ("Originality", (1, 2, 3, 4, 5), "1 = entirely predictable or borrowed; 2 = mostly predictable; "
+                                         "3 = a mix of the expected and the new; 4 = clearly different from usual "
+                                         "plots; 5 = surprising and inventive throughout"),
+    ],
+    "ps": [
+        ("Problem Difficulty", (1, 2, 3, 4, 5), "1 = trivial with what is at hand; 3 = needs some thought; "
+                                                "5 = very hard with what is at hand"),
+        ("Unconventionality", (1, 2, 3, 4, 5), "1 = the standard way anyone would do it; 2 = mostly standard; "
+                                               "3 = a somewhat unusual twist; 4 = uses objects well beyond their "
+                                               "purpose; 5 = reframes the problem in a surprising way"),
+        ("Efficiency", (1, 2, 3, 4, 5), "1 = many needless steps or materials; 3 = reasonable; "
+                                        "5 = as few steps and materials as possible"),
+    ],
+    "ri": [
+        ("Soundness", (1, 1.5, 2, 2.5, 3, 3.5, 4), "1 = poor, claims unsupported; 2 = fair; 3 = good; "
+                                                   "4 = excellent, claims fully supported"),
+        ("Presentation", (1, 2, 3, 4), "1 = poor; 2 = fair; 3 = good; 4 = excellent"),
+        ("Contribution", (1, 2, 3, 4), "1 = poor, nothing new; 2 = fair; 3 = good, a clear new contribution; "
+                                       "4 = excellent, opens a new direction"),
+        ("Overall", tuple(range(1, 11)), "1 = trivial or wrong; 3 = reject; 5 = borderline accept; "
+                                         "6 = weak accept; 8 = strong accept; 10 = award quality"),
+    ],
+}
+HEADLINE = {"cw": "Originality", "ps": "Unconventionality", "ri": "Contribution"}
+
+
+def _fmt(v) -> str:
+    if isinstance(v, str):
+        return v
+    return str(int(v)) if float(v).is_integer() else str(v)
+
+
+def answer(aspect: str, v) -> str:
+    return f"[[{aspect}: {_fmt(v)}]]"
+
+
+def parse_score(reply: str, aspect: str, values: Sequence) -> float | None:
+    """The value in ``[[Aspect: X]]`` (also ``Aspect: X``) if it is an allowed value, else None."""
+    allowed = {float(v) for v in values}
+    for pat in (rf"\[\[\s*{re.escape(aspect)}\s*:\s*([0-9]+(?:\.[0-9]+)?)\s*\]\]",
+                rf"{re.escape(aspect)}\s*:\s*([0-9]+(?:\.[0-9]+)?)"):
+        m = re.search(pat, reply, flags=re.I)
+        if m and float(m.group(1)) in allowed:
+            return float(m.group(1))
+    return None
+
+
+@dataclass
+class RubricRecord:
+    """One text's rubric scores: ``scores[aspect]`` (expected value or parsed), ``argmax``, ``state``."""
+    item_id: str
+    domain: str
+    scores: dict
+    argmax: dict
+    state: str                     # ok | unparsed
+    via: str                       # logprobs | parsed
+    analysis: str
+    model: str
+    variant: int = 0               # 0: greedy analysis; k >= 1: the k-th sampled analysis (rerun test)
+    attempts: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RubricRecord":
+        return cls(**d)
+
+
+def _analyse_messages(domain: str, text: str, problem: str | None) -> list[dict]:
+    if domain not in ASPECTS:
+        raise ValueError(f"rubric domain must be one of {sorted(ASPECTS)}, got {domain!r}")
+    user = render(f"rubric_{domain}_analyse", text=text, problem=problem or "")
+    return [{"role": "system", "content": template("rubric_system")}, {"role": "user", "content": user}]
+
+
+def _score_messages(base: list[dict], analysis: str, aspect: str, values, anchors: str) -> list[dict]:
+    ask = render("rubric_score", aspect=aspect, anchors=anchors, values=", ".join(_fmt(v) for v in values))
+    return [*base, {"role": "assistant", "content": analysis}, {"role": "user", "content": ask}]
+
+
+def expected_scores(model, items: Sequence[tuple[list[dict], str, tuple]]) -> list[tuple[float, float]]:
+    """(expected value, arg-max) of each ``(messages, aspect, values)`` from the label log-probs."""
+    res = model.choice_logprobs_many([(m, [answer(a, v) for v in vals]) for m, a, vals in items])
+    out = []
+    for (m, a, vals), r in zip(items, res):
+        lp = np.array([r.logprobs[answer(a, v)] for v in vals], dtype=float)
+        p = np.exp(lp - lp.max())
+        p /= p.sum()
+        out.append((float(np.dot(p, np.asarray(vals, dtype=float))), float(vals[int(np.argmax(p))])))
+    return out
+
+
+def rubric_judge(model, items: Sequence[dict], domain: str, analysis_tokens: int = 200, reasks: int = 2,
+                 samples: int = 0, seed: int = 0) -> list[RubricRecord]:
+    """Score ``items`` (dicts with ``id``, ``text`` and for ``ps`` a ``problem``) on the domain's rubric.
+
+    ``samples = 0``: one greedy analysis per item (variant 0). ``samples = k``: k analyses sampled at
+    temperature 1 (variants 1..k), for :func:`rerun_consistency`. All calls go through the model cache."""
+    bases = [_analyse_messages(domain, it["text"], it.get("problem")) for it in items]
+    if samples:
+        analyses = [[s.text for s in model.sample(b, samples, temperature=1.0, max_tokens=analysis_tokens, seed=seed)]
+                    for b in bases]
+    else:
+        analyses = [[c.text] for c in model.chat_many(bases, temperature=0.0, max_tokens=analysis_tokens)]
+    local = getattr(model, "logprob_kind", "raw") == "raw"
+    aspects = ASPECTS[domain]
+    out = []
+    jobs = [(i, k, a, vals, anch) for i in range(len(items)) for k in range(len(analyses[i]))
+            for a, vals, anch in aspects]
+    msgs = [_score_messages(bases[i], analyses[i][k], a, vals, anch) for i, k, a, vals, anch in jobs]
+    per: dict = {}
+    if local:
+        for (i, k, a, vals, _), ev in zip(jobs, expected_scores(model, [(m, j[2], j[3]) for m, j in zip(msgs, jobs)])):
+            per.setdefault((i, k), {})[a] = (ev[0], ev[1], 0)
+    else:
+        for (i, k, a, vals, _), m in zip(jobs, msgs):
+            score, tries, conv = None, 0, list(m)
+            while tries <= reasks:
+                reply = model.chat(conv, temperature=0.0, max_tokens=24).text
+                tries += 1
+                score = parse_score(reply, a, vals)
+                if score is not None:
+                    break
+                conv = [*conv, {"role": "assistant", "content": reply},
+                        {"role": "user", "content": f"Write only {answer(a, 'X')} with X one of "
+                                                    f"{', '.join(_fmt(v) for v in vals)}."}]
+            per.setdefault((i, k), {})[a] = (score, score, tries)
+    for i, it in enumerate(items):
+        for k in range(len(analyses[i])):
+            s = per[(i, k)]
+            state = "ok" if all(v[0] is not None for v in s.values()) else "unparsed"
+            out.append(RubricRecord(str(it["id"]), domain, {a: v[0] for a, v in s.items()},
+                                    {a: v[1] for a, v in s.items()}, state, "logprobs" if local else "parsed",
+                                    analyses[i][k], model.name, k + 1 if samples else 0,
+                                    {a: v[2] for a, v in s.items()}))
+    return out
+
+
+def twist_test(model, items: Sequence[dict]) -> list[dict]:
+    """P(yes) to "is this solution conventional?" and to "... unconventional?" for each item; a consistent
+    judge answers yes to exactly one (``contradiction``: both yes or both no, by P(yes) > 0.5)."""
+    asks = []
+    for it in items:
+        for pol in ("conventional", "unconventional"):
+            asks.append(([{"role": "user", "content": render("rubric_twist", problem=it.get("problem", ""),
+                                                                text=it["text"], polarity=pol)}], ["Yes", "No"]))
+    res = model.choice_logprobs_many(asks)
+    out = []
+    for j, it in enumerate(items):
+        py = []
+        for r in res[2 * j:2 * j + 2]:
+            a, b = r.logprobs["Yes"], r.logprobs["No"]
+            py.append(float(1 / (1 + np.exp(b - a))))
+        out.append({"id": it["id"], "p_yes_conventional": py[0], "p_yes_unconventional": py[1],
+                    "says_unconventional": py[1] > 0.5, "says_conventional": py[0] > 0.5,
+                    "contradiction": (py[0] > 0.5) == (py[1] > 0.5)})
+    return out
+
+
+def rerun_consistency(records: Sequence[RubricRecord], aspect: str) -> dict:
+    """Spread of one aspect's score over reruns of the same item: mean within-item SD, the share of items
+    whose arg-max score changes, and the number of items/reruns."""
+    by: dict = {}
+    for r in records:
+        if r.scores.get(aspect) is not None:
+            by.setdefault(r.item_id, []).append((r.scores[aspect], r.argmax[aspect]))
+    multi = {k: v for k, v in by.items() if len(v) >= 2}
+    if not multi:
+        return {"aspect": aspect, "items": 0, "reruns": 0, "mean_sd": float("nan"), "argmax_changes": float("nan")}
+    sds = [float(np.std([s for s, _ in v], ddof=1)) for v in multi.values()]
+    changes = [len({a for _, a in v}) > 1 for v in multi.values()]
+    return {"aspect": aspect, "items": len(multi), "reruns": int(np.median([len(v) for v in multi.values()])),
+            "mean_sd": float(np.mean(sds)), "argmax_changes": float(np.mean(changes))}

@@ -1,0 +1,376 @@
+"""The program that runs INSIDE the sandbox (a standalone script: it imports nothing from creval).
+
+The host starts it as ``[unshare ...] <python> -I _runner.py`` with an empty environment, in a fresh
+session, its stdin carrying one JSON job batch. It then
+1. (when started as root in new mount/pid namespaces) mounts a private tmpfs on /tmp, /var/tmp, /dev/shm and
+   works in a fresh folder there, so the program can write nowhere that outlives the run;
+2. sets the resource limits (address space, file size, open files, processes, no core files);
+3. drops root to ``nobody`` (when it is root);
+4. runs every unit in its own forked child (own process group, CPU limit, wall clock limit, stdin from a file,
+   stdout/stderr to capped files) and, when it is pid 1 of its own pid namespace, kills every leftover
+   process after each unit (a detached child cannot outlive its unit);
+5. writes one JSON result per unit to the descriptor it kept of its original stdout.
+
+Untrusted code only ever runs in the forked children. Modes: ``program`` (the code is a whole program run
+with ``__name__ == "__main__"`` on the unit's stdin) and ``repo`` (an emulation of the NeoCoder repo's
+harness: see :func:`_repo_harness`).
+"""
+import json
+import os
+import resource
+import select
+import signal
+import sys
+import time
+
+OUT_CAP_DEFAULT = 1 << 20
+
+
+def _log_fd():
+    fd = os.dup(1)
+    os.set_inheritable(fd, False)
+    return fd
+
+
+def _mount_private_tmp():
+    """Private tmpfs mounts (only as root in our own mount namespace). Returns the new working folder or None."""
+    if os.environ.get("CREVAL_SANDBOX_MOUNTNS") != "1" or os.geteuid() != 0:
+        return None
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        for target in ("/tmp", "/var/tmp", "/dev/shm"):
+            if os.path.isdir(target):
+                if libc.mount(b"tmpfs", target.encode(), b"tmpfs", 0, b"size=64m,mode=1777") != 0:
+                    return None
+        work = "/tmp/work"
+        os.mkdir(work, 0o700)
+        return work
+    except Exception:
+        return None
+
+
+def _drop_privileges(work):
+    if os.geteuid() != 0:
+        return False
+    try:
+        import pwd
+        nobody = pwd.getpwnam("nobody")
+        uid, gid = nobody.pw_uid, nobody.pw_gid
+    except Exception:
+        uid = gid = 65534
+    if work:
+        os.chown(work, uid, gid)
+    try:
+        os.setgroups([])
+        os.setgid(gid)
+        os.setuid(uid)
+    except OSError:
+        return False
+    return True
+
+
+def _set_limits(lim):
+    mb = 1 << 20
+    pairs = [(resource.RLIMIT_AS, lim["memory_mb"] * mb), (resource.RLIMIT_FSIZE, lim["output_bytes"]),
+             (resource.RLIMIT_NOFILE, lim["open_files"]), (resource.RLIMIT_CORE, 0)]
+    if hasattr(resource, "RLIMIT_NPROC"):
+        pairs.append((resource.RLIMIT_NPROC, lim["processes"]))
+    for what, value in pairs:
+        try:
+            resource.setrlimit(what, (value, value))
+        except (ValueError, OSError):
+            pass
+
+
+# ---------------------------------------------------------------------------------------------------
+# the repo-compatible harness (runs in the child)
+
+def _repo_harness(code, cases, expected, result_path):
+    """Emulates JHU-CLSP/NeoCoder ``CodeForceCorrectnessEvaluator.test_correctness`` semantics: exec the code
+    at module level in a namespace holding the names the evaluator module had; a zero-argument mocked input
+    over a list of lines (exhaustion raises StopIteration); stdout swapped for a StringIO. First try: all cases
+    at once behind a count line, output stripped and split on newlines, compared pairwise with zip (so a
+    prefix passes). If anything raises: each case alone, output stripped, exceptions count as failure.
+    A list expected value is compared with the eval of the output (that eval runs here, in the sandbox)."""
+    import builtins
+    import io
+    import collections
+    import typing
+    import json as _json
+    import logging as _logging
+
+    ns = {"__name__": "creval_repo_eval", "__builtins__": builtins, "defaultdict": collections.defaultdict,
+          "Counter": collections.Counter, "json": _json, "logging": _logging}
+    for nm in ("Text", "Dict", "Any", "List", "Optional", "Tuple", "Union"):
+        ns[nm] = getattr(typing, nm)
+    try:
+        import numpy
+        ns["np"] = numpy
+    except Exception:
+        pass
+    report = {"stage": "exec", "try": None, "per_case": [], "outputs": None}
+
+    def save():
+        with open(result_path, "w") as f:
+            f.write(_json.dumps(report))
+
+    def compare(out, exp):
+        if isinstance(exp, list):
+            return list(map(str, eval(out, {"__builtins__": builtins}))) == exp
+        return out == exp
+
+    real_input, real_stdout = builtins.input, sys.stdout
+    try:
+        exec(compile(code, "<solution>", "exec"), ns)
+    except BaseException as e:
+        report.update(stage="not executable", error=type(e).__name__)
+        save()
+        return
+    solve = ns.get("solve")
+    report["stage"] = "batch"
+
+    def feed(lines):
+        it = iter(lines)
+        builtins.input = lambda: next(it)
+
+    try:
+        lines = [str(len(cases))] + [" ".join(row) for case in cases for row in case]
+        feed(lines)
+        buf = io.StringIO()
+        sys.stdout = buf
+        try:
+            solve()
+            output = buf.getvalue().strip().split("\n")
+        finally:
+            sys.stdout = real_stdout
+            builtins.input = real_input
+        flags = [compare(o, e) for o, e in zip(output, expected)]
+        report.update({"try": "batch", "per_case": flags, "outputs": output[:200]})
+        save()
+        return
+    except BaseException:
+        sys.stdout = real_stdout
+        builtins.input = real_input
+    flags, outs = [], []
+    for case, exp in zip(cases, expected):
+        feed([" ".join(row) for row in case])
+        buf = io.StringIO()
+        sys.stdout = buf
+        try:
+            solve()
+            o = buf.getvalue().strip()
+            sys.stdout = real_stdout
+            flags.append(bool(compare(o, exp)))
+            outs.append(o[:2000])
+        except BaseException as e:
+            sys.stdout = real_stdout
+            flags.append(False)
+            outs.append(None)
+        finally:
+            builtins.input = real_input
+    report.update({"try": "per_case", "per_case": flags, "outputs": outs})
+    save()
+
+
+# ---------------------------------------------------------------------------------------------------
+
+def _child(unit, code_obj, work, log_fd, idx):
+    """In the forked child: own process group, limits, redirections, then the untrusted code."""
+    try:
+        os.setpgid(0, 0)
+        os.close(log_fd)
+        cpu = max(1, int(unit["limits"]["cpu_s"] + 0.999))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        fin = os.open(os.path.join(work, f"in{idx}"), os.O_RDONLY)
+        fout = os.open(os.path.join(work, f"out{idx}"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        ferr = os.open(os.path.join(work, f"err{idx}"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(fin, 0)
+        os.dup2(fout, 1)
+        os.dup2(ferr, 2)
+        for fd in (fin, fout, ferr):
+            os.close(fd)
+        sys.stdin = open(0, "r", closefd=False)
+        sys.stdout = open(1, "w", closefd=False)
+        sys.stderr = open(2, "w", closefd=False)
+        sys.argv = ["solution.py"]
+        os.chdir(work)
+    except BaseException:
+        os._exit(70)
+    code = 0
+    try:
+        if unit["mode"] == "repo":
+            _repo_harness(unit["code"], unit["cases"], unit["expected"], os.path.join(work, f"res{idx}"))
+        else:
+            import builtins
+            exec(code_obj, {"__name__": "__main__", "__builtins__": builtins})
+    except SystemExit as e:
+        c = e.code
+        code = c if isinstance(c, int) else (0 if c is None else 1)
+        if not isinstance(c, int) and c is not None:
+            try:
+                sys.stderr.write(str(c) + "\n")
+            except BaseException:
+                pass
+    except MemoryError:
+        code = 75
+        try:
+            sys.stderr.write("MemoryError\n")
+        except BaseException:
+            pass
+    except BaseException:
+        code = 1
+        try:
+            import traceback
+            traceback.print_exc()
+        except BaseException:
+            pass
+    try:
+        sys.stdout.flush()
+    except BaseException:
+        if code == 0:
+            code = 1
+    try:
+        sys.stderr.flush()
+    except BaseException:
+        pass
+    os._exit(code & 0xFF)
+
+
+def _wait(pid, wall_s):
+    """Wait for ``pid`` at most ``wall_s`` seconds; kill its group on overrun. (status, rusage, timed_out, wall)."""
+    t0 = time.monotonic()
+    timed_out = False
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = None
+    while True:
+        left = wall_s - (time.monotonic() - t0)
+        if left <= 0:
+            timed_out = True
+            break
+        if fd is not None:
+            if select.select([fd], [], [], left)[0]:
+                break
+        else:
+            got, status, ru = os.wait4(pid, os.WNOHANG)
+            if got:
+                return status, ru, False, time.monotonic() - t0
+            time.sleep(0.002)
+    if timed_out:
+        for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+            try:
+                kill()
+            except OSError:
+                pass
+    if fd is not None:
+        os.close(fd)
+    _, status, ru = os.wait4(pid, 0)
+    return status, ru, timed_out, time.monotonic() - t0
+
+
+def _sweep():
+    """Kill every other process in our pid namespace (only when we are its init)."""
+    if os.getpid() != 1:
+        return
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            time.sleep(0.001)
+
+
+def _read_cap(path, cap):
+    try:
+        with open(path, "rb") as f:
+            data = f.read(cap + 1)
+    except OSError:
+        return "", False
+    return data[:cap].decode("utf-8", "replace"), len(data) > cap
+
+
+def main():
+    log_fd = _log_fd()
+    raw = sys.stdin.buffer.read()
+    batch = json.loads(raw)
+    dev_null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(dev_null, 0)
+    os.dup2(dev_null, 1)
+    os.close(dev_null)
+    work = _mount_private_tmp()
+    private_tmp = work is not None
+    os.environ.clear()
+    if work is None:
+        work = os.getcwd()
+    dropped = _drop_privileges(work if private_tmp else None)
+    _set_limits(batch["limits"])
+    pidns = os.getpid() == 1
+    results = []
+    for unit in batch["units"]:
+        lim = unit["limits"]
+        res = {"env": {"private_tmp": private_tmp, "dropped_to": os.getuid(), "pid_namespace": pidns,
+                       "privileges_dropped": dropped}, "cases": []}
+        code_obj = None
+        if unit["mode"] == "program":
+            try:
+                code_obj = compile(unit["code"], "solution.py", "exec")
+            except (SyntaxError, ValueError) as e:
+                res["not_parsable"] = f"{type(e).__name__}: {e}"
+                results.append(res)
+                continue
+        stdins = unit["stdins"] if unit["mode"] == "program" else [""]
+        for idx, stdin in enumerate(stdins):
+            if unit.get("stop_after_timeout", True) and any(
+                    c.get("timed_out") or c.get("signal") == signal.SIGXCPU for c in res["cases"]):
+                res["cases"].append({"skipped": True})
+                continue
+            with open(os.path.join(work, f"in{idx}"), "w") as f:
+                f.write(stdin)
+            pid = os.fork()
+            if pid == 0:
+                _child(unit, code_obj, work, log_fd, idx)
+            status, ru, timed_out, wall = _wait(pid, lim["wall_s"])
+            _sweep()
+            out, out_trunc = _read_cap(os.path.join(work, f"out{idx}"), lim["capture_bytes"])
+            err, _ = _read_cap(os.path.join(work, f"err{idx}"), 4000)
+            case = {"rc": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+                    "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+                    "timed_out": timed_out, "wall_s": round(wall, 4),
+                    "cpu_s": round(ru.ru_utime + ru.ru_stime, 4), "max_rss_kb": ru.ru_maxrss,
+                    "stdout": out, "stdout_truncated": out_trunc, "stderr_tail": err[-2000:]}
+            if unit["mode"] == "repo":
+                rp = os.path.join(work, f"res{idx}")
+                rep, _ = _read_cap(rp, 1 << 20)
+                try:
+                    case["harness"] = json.loads(rep) if rep else None
+                except ValueError:
+                    case["harness"] = None
+            res["cases"].append(case)
+            for name in os.listdir(work):
+                p = os.path.join(work, name)
+                try:
+                    if os.path.isdir(p) and not os.path.islink(p):
+                        import shutil
+                        shutil.rmtree(p, ignore_errors=True)
+                    else:
+                        os.unlink(p)
+                except OSError:
+                    pass
+        results.append(res)
+    data = json.dumps(results).encode()
+    while data:
+        data = data[os.write(log_fd, data):]
+    os.close(log_fd)
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
