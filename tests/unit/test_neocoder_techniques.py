@@ -72,3 +72,10 @@ def test_llm_detector_reasks_then_unparsed():
     m = FakeModel(["?", "?"])
     d = LLMDetector(m, retries=1).detect(["x=1"])[0]
     assert d.status == "unparsed" and d.techniques == () and m.calls == 2
+
+
+def test_llm_detector_rejects_a_parroted_list():
+    parrot = "\n".join(f"- {t}" for t in VOCABULARY[:20])
+    m = FakeModel([parrot, parrot])
+    d = LLMDetector(m, retries=1).detect(["x=1"])[0]
+    assert d.status == "unparsed" and d.techniques == () and m.calls == 2

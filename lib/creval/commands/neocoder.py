@@ -14,7 +14,8 @@ def register(subparsers) -> None:
     sub = p.add_subparsers(dest="neocoder_cmd", required=True)
     for name, help_ in (("replay", "judge every stored GPT-4 code with both judges and print Table 3's pass@1"),
                         ("run", "denial prompting with --model on the shortest verifiable problems"),
-                        ("score", "Table 1, Table 3 and the creativity columns from the replay records")):
+                        ("score", "Table 1, Table 3 and the creativity columns from the replay records"),
+                        ("humans", "run the human Python solutions through the strict judge (the test-suite check)")):
         q = sub.add_parser(name, help=help_)
         q.add_argument("--run-root", default=D.run_root, help="where run folders go (default: %(default)s)")
         q.add_argument("--problems", type=int, default=D.neocoder_problems, help="replayed problems, 0 for all")
@@ -46,6 +47,17 @@ def main(args) -> int:
         if not args.fresh:
             print(report.live(cfg).to_string(index=False))
         print(f"{len(recs)} rounds")
+        return 0
+    if args.neocoder_cmd == "humans":
+        rows = run.human_pass_rates(progress=True, workers=args.workers or None)
+        sus = [r for r in rows if r["suspect"]]
+        flagged = [r for r in rows if r["input_flattened"] or r["needs_checker"]]
+        for r in sus:
+            print(f"{r['problem_id']}: {r['passed']}/{r['python solutions']} pass {r['verdicts']} "
+                  f"flagged={r['input_flattened'] or r['needs_checker']}")
+        print(f"{len(sus)} problems where at most one in five human Python solutions passes; "
+              f"{len(flagged)} flagged unverifiable; {sum(1 for r in sus if not (r['input_flattened'] or r['needs_checker']))} "
+              f"suspect but not flagged")
         return 0
     if args.neocoder_cmd == "replay":
         recs = run.replay(cfg, progress=True)

@@ -254,11 +254,13 @@ REASK = Path(__file__).with_name("prompts") / "neocoder_techniques_reask.txt"
 @dataclass
 class LLMDetector:
     """A registered model lists the techniques (temperature 0; the model's cache makes it once per code).
-    A reply with no vocabulary name is re-asked (``retries`` times, with the reply and a reminder in the
-    thread); after that the detection is ``unparsed``."""
+    A reply with no vocabulary name, or with more than ``max_names`` (small models parrot the whole list back),
+    is re-asked (``retries`` times, with the reply and a reminder in the thread); after that the detection is
+    ``unparsed``."""
     model: object
     retries: int = 2
     max_tokens: int = 96
+    max_names: int = 10       # a reply naming more is the vocabulary parroted back: re-asked, then unparsed
     name: str = "llm"
 
     def _messages(self, code: str) -> list[dict]:
@@ -277,6 +279,8 @@ class LLMDetector:
             nxt = []
             for i, rep in zip(todo, replies):
                 d = parse_reply(rep.text)
+                if len(d.techniques) > self.max_names:
+                    d = Detection((), "unparsed", d.unknown, rep.text)
                 d = Detection(d.techniques, d.status, d.unknown, rep.text, f"{self.name}:{self.model.name}")
                 out[i] = d
                 if d.status == "unparsed" and attempt < self.retries:

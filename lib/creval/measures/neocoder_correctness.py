@@ -27,7 +27,7 @@ OK, WA, RE, TLE, MLE, OLE, NP, SBX = ("OK", "wrong answer", "runtime error", "ti
                                       "output limit", "not parsable", "sandbox error")
 VERDICTS = (OK, WA, RE, TLE, MLE, OLE, NP, SBX)
 JUDGES = ("repo", "strict")
-JUDGE_VERSION = 2          # bump when a judge's semantics change (part of the replay run's identity)
+JUDGE_VERSION = 3          # bump when a judge's semantics change (part of the replay run's identity)
 STRICT_LIMITS = Limits()
 REPO_LIMITS = Limits(wall_s=6.0, cpu_s=6.0)       # the repo joins its thread after 6 s
 

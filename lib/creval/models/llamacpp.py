@@ -75,7 +75,9 @@ class LlamaCppBackend:
 
         self.spec, self.lc = spec, llama_cpp
         self.path = locate_weights(spec)
-        self.threads = spec.threads or os.cpu_count() or 1
+        # CREVAL_THREADS overrides the spec (threads never change outputs): on a machine shared with other busy
+        # processes, fewer threads than cores avoids llama.cpp's spinning thread barrier stalling
+        self.threads = int(os.environ.get("CREVAL_THREADS") or 0) or spec.threads or os.cpu_count() or 1
         try:
             self.llm = llama_cpp.Llama(str(self.path), n_ctx=256, n_threads=self.threads, verbose=False)
         except Exception as e:  # llama.cpp raises ValueError on an unreadable file
@@ -309,14 +311,14 @@ class LlamaCppBackend:
         token per ``llama_decode``. The caller guarantees that each fits a stream (:meth:`_groups`)."""
         ctx = self._chat_context()
         self.lc.llama_memory_clear(self._bmem, True)
-        entries = [(t, i, [s], i == len(p) - 1, s) for s, p in enumerate(prompts) for i, t in enumerate(p)]
         rows: dict[int, np.ndarray] = {}
-        for c0 in range(0, len(entries), N_BATCH):
-            chunk = entries[c0:c0 + N_BATCH]
-            self._decode([(t, pos, sq, lg) for t, pos, sq, lg, _ in chunk], ctx, self._bbatch)
-            for i, e in enumerate(chunk):
-                if e[3]:
-                    rows[e[4]] = self._logits(i, ctx)
+        for s, p in enumerate(prompts):          # prefill: one prompt per batch (compute-bound either way)
+            for c0 in range(0, len(p), N_BATCH):
+                chunk = p[c0:c0 + N_BATCH]
+                last = c0 + len(chunk) == len(p)
+                self._decode([(t, c0 + i, [s], last and i == len(chunk) - 1) for i, t in enumerate(chunk)],
+                             ctx, self._bbatch)
+            rows[s] = self._logits(len(p) - 1 - (len(p) - 1) // N_BATCH * N_BATCH, ctx)
         n = len(prompts)
         rngs = [np.random.default_rng(sd) for sd in seeds]
         pos = [len(p) for p in prompts]

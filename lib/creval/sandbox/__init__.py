@@ -32,7 +32,7 @@ from creval.core.cache import cached_batch
 log = logging.getLogger("creval.sandbox")
 
 RUNNER = Path(__file__).with_name("_runner.py")
-RUNNER_VERSION = 2          # bump when the runner's semantics change (part of every cache key)
+RUNNER_VERSION = 3          # bump when the runner's semantics change (part of every cache key)
 
 
 @dataclass(frozen=True)
@@ -144,6 +144,7 @@ def _launch(units: list[dict]) -> list[dict]:
     work = tempfile.mkdtemp(prefix="creval-sbx-")
     env = {"CREVAL_SANDBOX_MOUNTNS": "1"} if iso.mount_namespace else {}
     t0 = time.monotonic()
+    proc = None
     try:
         if iso.root:
             os.chown(work, 65534, 65534)
@@ -166,7 +167,7 @@ def _launch(units: list[dict]) -> list[dict]:
                                   f"{err.decode('utf-8', 'replace')[-500:]}")
             got = [{"sandbox_error": failure, "cases": []} for _ in units]
     finally:
-        _kill_group_quiet(proc if "proc" in locals() else None)
+        _kill_group_quiet(proc)
         shutil.rmtree(work, ignore_errors=True)
     wall = time.monotonic() - t0
     for g in got:

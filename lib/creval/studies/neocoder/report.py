@@ -113,13 +113,13 @@ def verdicts(cfg: NeoCoderConfig) -> pd.DataFrame:
     return out
 
 
-def creativity(cfg: NeoCoderConfig, judge: str = "strict") -> pd.DataFrame:
+def creativity(cfg: NeoCoderConfig, judge: str = "strict", subset: str = "all") -> pd.DataFrame:
     """Table 3's other columns for the stored GPT-4 codes with OUR detector (GPT-4's own detections of these
     codes were not released): following, convergent, divergent, NeoGauge and the cumulative NeoGauge."""
     recs = _records(cfg)
     rows, ngs = [], []
     for t in range(6):
-        rs = _state_rows(recs, t, "all")
+        rs = _state_rows(recs, t, subset)
         if not rs:
             continue
         m = ng.state_metrics([getattr(r, f"correct_{judge}") for r in rs], [r.follows for r in rs],
@@ -135,7 +135,8 @@ def creativity(cfg: NeoCoderConfig, judge: str = "strict") -> pd.DataFrame:
     cum = ng.cumulative(ngs)
     for row, c in zip(rows, cum):
         row["cumulative NeoGauge % (running sum: our definition)"] = round(100 * c, 2)
-    return _frame(rows, f"Creativity of the stored GPT-4 codes ({judge} judge, static technique detector)")
+    return _frame(rows, f"Creativity of the stored GPT-4 codes ({judge} judge, static technique detector, "
+                        f"{subset} problems)")
 
 
 def human_curves(cfg: NeoCoderConfig) -> go.Figure:

@@ -217,3 +217,46 @@ def denial_run(cfg: NeoCoderConfig, source=None, progress: bool = False, mode: s
         store.append("rounds", [r.to_dict() for r in rows])
     store.finish()
     return [RoundRecord.from_dict(d) for d in store.read("rounds")]
+
+
+# ---------------------------------------------------------------------------------------------------
+# the test-suite check behind ``datasets.neocoder.UNVERIFIABLE``
+
+def human_pass_rates(source=None, progress: bool = False, workers: int | None = None) -> list[dict]:
+    """Run every distinct human Python 3 solution through the strict judge's sandbox run (whole program, real
+    test file); one row per problem: solutions run, passed, verdict counts, the stored flags. Problems where at
+    most one in five passes are the candidates for ``UNVERIFIABLE`` (cached: a rerun executes nothing)."""
+    from collections import Counter
+
+    from creval.measures.neocoder_correctness import Verdict, _case_verdict, _overall, _split_verdicts, test_stdins
+    from creval.measures.neocoder_extract import parse
+    from creval.sandbox import Limits, program_unit, run_units
+
+    ps, _ = ds.load(source)
+    units, owner = [], []
+    for p in ps:
+        for h in dict.fromkeys(p.human_solutions):
+            try:
+                parse(h)
+            except (SyntaxError, ValueError):
+                continue
+            units.append(program_unit(h, test_stdins(p), Limits(), group=p.problem_id))
+            owner.append(p)
+    results = run_units(units, workers=workers, progress=progress)
+    per: dict[str, Counter] = {}
+    for p, r in zip(owner, results):
+        if r.get("sandbox_error") or r.get("not_parsable"):
+            v = "not parsable"
+        elif p.flags.single_test:
+            v = _overall([_case_verdict(c, pc.expected, p.flags.yes_no, "lines") for c, pc in zip(r["cases"], p.cases)])
+        else:
+            v = _split_verdicts(r["cases"][0], p, "lines")[0]
+        per.setdefault(p.problem_id, Counter())[v] += 1
+    rows = []
+    for p in ps:
+        c = per.get(p.problem_id, Counter())
+        n = sum(c.values())
+        rows.append({"problem_id": p.problem_id, "python solutions": n, "passed": c.get("OK", 0),
+                     "verdicts": dict(c), "suspect": n > 0 and c.get("OK", 0) <= max(1, n // 5),
+                     "input_flattened": p.flags.input_flattened, "needs_checker": p.flags.needs_checker})
+    return rows

@@ -22,9 +22,10 @@ class RethinkingConfig(Config):
     rethink_template_n_sweep: tuple[int, ...] = (4, 5, 6, 7, 8)   # Fig. 4 sweep of template lengths (paper: 4 to 8)
     rethink_ttcw_stories: int = 36                    # TTCW LLM-written stories scored (all 36 have text)
     rethink_aut_ratings: int = 100                    # Ocsai-1 main2_test AUT responses with human originality ratings
-    rethink_aut_l_max: int = 3                        # creativity index of short AUT responses uses L from 2 to this
+    rethink_aut_l_max: int = 3                        # creativity index of short texts (AUT responses, MSRP sentences) uses L from 2 to this
     rethink_paraphrase_pairs: int = 50               # MSRP paraphrase and non-paraphrase pairs each
-    rethink_judge_items: int = 6                     # MacGyver solutions per class (and TTCW stories) scored by the rubric judge
+    rethink_judge_items: int = 6                     # MacGyver solutions per class scored by the rubric judge
+    rethink_ttcw_judge_stories: int = 6               # TTCW stories scored by the creative-writing rubric judge
     rethink_judge_tokens: int = 96                   # token budget of the judge's analysis turn
     rethink_twist_items: int = 12                     # solutions asked both conventional and unconventional
     rethink_rerun_items: int = 3                      # solutions whose judge analysis is sampled several times

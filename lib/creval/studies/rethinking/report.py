@@ -226,7 +226,9 @@ def _reference(cfg, text_set):
 
 # -- per-text measures ----------------------------------------------------------------------------------
 def _ci_range(cfg, text_set):
-    return C.l_range(2, cfg.rethink_aut_l_max) if text_set == "aut" else Ls(cfg)
+    """L range of the CI: the paper's for solutions and stories; 2..rethink_aut_l_max for short texts
+    (AUT responses, MSRP sentences), where 5-grams are almost never shared."""
+    return C.l_range(2, cfg.rethink_aut_l_max) if text_set in ("aut", "msrp") else Ls(cfg)
 
 
 def measures(cfg: RethinkingConfig, text_set: str) -> pd.DataFrame:
@@ -275,8 +277,16 @@ def _measures(cfg, text_set):
 
 # -- the rubric judge --------------------------------------------------------------------------------
 def _balanced(t: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    """``n`` texts per kind (seeded)."""
     parts = [g.sample(min(n, len(g)), random_state=seed) for _, g in t.groupby("kind", sort=True)]
     return pd.concat(parts).reset_index(drop=True) if parts else t.iloc[:0]
+
+
+def _alternating(t: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    """``n`` texts in all, taken in turn from each kind (seeded): 1 -> one text, 4 -> two of each of 2 kinds."""
+    b = _balanced(t, n, seed)
+    b["_r"] = b.groupby("kind").cumcount()
+    return b.sort_values(["_r", "kind"]).head(n).drop(columns="_r").reset_index(drop=True)
 
 
 def judge_scores(cfg: RethinkingConfig, text_set: str = "ps") -> pd.DataFrame:
@@ -286,10 +296,13 @@ def judge_scores(cfg: RethinkingConfig, text_set: str = "ps") -> pd.DataFrame:
 
 def _judge_scores(cfg, text_set):
     t = texts(cfg, text_set)
-    if t.empty or cfg.rethink_judge_items <= 0:
+    if t.empty:
         return pd.DataFrame(columns=["id", "kind", "label", "judge"])
     domain = "cw" if text_set == "ttcw" else "ps"
-    pick = _balanced(t, cfg.rethink_judge_items, cfg.seed) if text_set != "ttcw" else t.iloc[:cfg.rethink_judge_items]
+    n = cfg.rethink_ttcw_judge_stories if text_set == "ttcw" else cfg.rethink_judge_items
+    if n <= 0:
+        return pd.DataFrame(columns=["id", "kind", "label", "judge"])
+    pick = _balanced(t, n, cfg.seed) if text_set != "ttcw" else t.iloc[:n]
     items = [{"id": r.id, "text": _cut_words(r.text, cfg.rethink_ppl_max_words), "problem": r.context}
              for r in pick.itertuples()]
     recs = R.rubric_judge(_model(cfg, cfg.judge_model), items, domain, analysis_tokens=cfg.rethink_judge_tokens)
@@ -434,18 +447,19 @@ def table_invariance(cfg: RethinkingConfig) -> pd.DataFrame:
         r = S.auc_ci((~lab.astype(bool)).astype(float), d, n_boot=cfg.n_boot, seed=cfg.seed)
         rows.append({"measure": MEASURES[c], "mean |diff| paraphrase": float(d[lab].mean()),
                      "mean |diff| different": float(d[~lab].mean()),
-                     "paraphrase |diff| / group SD": float(d[lab].mean() / m[c].std()),
+                     "paraphrase |diff| / SD of the measure": float(d[lab].mean() / m[c].std()) if m[c].std() > 0 else np.nan,
                      "AUROC(|diff|: different > paraphrase)": r["auc"], "ci_low": r["lo"], "ci_high": r["hi"],
                      "pairs": r["n"]})
     return _captioned(pd.DataFrame(rows), "Paraphrase invariance on MSRP sentence pairs: a measure of the idea "
-                                          "should not move for a paraphrase (|diff| ~ 0)")
+                                          "should not move for a paraphrase (|diff| ~ 0). CI here: L = 2.."
+                                          f"{cfg.rethink_aut_l_max} against the other pairs' sentences")
 
 
 # -- the judge's own tests -----------------------------------------------------------------------------
 def table_twist(cfg: RethinkingConfig) -> pd.DataFrame:
     """Prompt-twist test: the same solutions asked "is it conventional?" and "is it unconventional?"."""
     t = texts(cfg, "ps")
-    pick = _balanced(t, max(cfg.rethink_twist_items // 2, 1), cfg.seed)
+    pick = _alternating(t, cfg.rethink_twist_items, cfg.seed)
     res = pd.DataFrame(R.twist_test(_model(cfg, cfg.judge_model),
                                     [{"id": r.id, "text": r.text, "problem": r.context} for r in pick.itertuples()]))
     res["kind"] = list(pick["kind"])
@@ -465,7 +479,7 @@ def table_twist(cfg: RethinkingConfig) -> pd.DataFrame:
 def table_rerun(cfg: RethinkingConfig) -> pd.DataFrame:
     """Rerun consistency: ``reruns`` analyses sampled at temperature 1 for ``rerun_items`` solutions."""
     t = texts(cfg, "ps")
-    pick = _balanced(t, max(cfg.rethink_rerun_items // 2, 1), cfg.seed)
+    pick = _alternating(t, cfg.rethink_rerun_items, cfg.seed)
     items = [{"id": r.id, "text": r.text, "problem": r.context} for r in pick.itertuples()]
     recs = R.rubric_judge(_model(cfg, cfg.judge_model), items, "ps", analysis_tokens=cfg.rethink_judge_tokens,
                           samples=cfg.rethink_reruns, seed=cfg.seed)
@@ -563,7 +577,9 @@ def table_example(cfg: RethinkingConfig) -> pd.DataFrame:
     """Every measure on one unconventional MacGyver solution, its reused spans highlighted."""
     t = texts(cfg, "ps")
     m = _with_judge(cfg, "ps")
-    row = m[m["kind"] == "unconventional"].iloc[0] if (m["kind"] == "unconventional").any() else m.iloc[0]
+    pref = m.assign(_j=m["judge"].notna(), _u=m["kind"] == "unconventional").sort_values(["_j", "_u"], ascending=False,
+                                                                                        kind="stable")
+    row = pref.iloc[0]
     idx = reference(cfg, "ps")
     marked = C.highlight(row["text"], idx, cfg.rethink_ci_l_min, row["group"], ("\x01", "\x02"))
     marked = html.escape(marked).replace("\x01", "<mark>").replace("\x02", "</mark>")
