@@ -80,3 +80,11 @@ def test_same_output():
     assert nc.same_output("yes\nNo\n", ("YES", "NO"), yes_no=True)
     assert not nc.same_output("yes\n", ("YES",))
     assert nc.same_output("1  2\n3", ("1 2 3",), comparator="tokens")
+
+
+def test_human_solution_check_on_the_sample(problems):
+    from creval.studies.neocoder.run import human_pass_rates
+    rows = {r["problem_id"]: r for r in human_pass_rates()}
+    assert rows["neocoder-S1A"]["python solutions"] == 2       # the C++ submission is skipped
+    assert rows["neocoder-S1A"]["passed"] == 2 and not rows["neocoder-S1A"]["suspect"]
+    assert rows["neocoder-S2A"]["passed"] == 2 and rows["neocoder-S3A"]["passed"] == 2

@@ -334,11 +334,14 @@ def table_human_reference(cfg: AutConfig) -> pd.DataFrame:
     rows = []
     try:
         cb = ds.load_cambridge(n=None, seed=cfg.data_seed, raters=True)
-        both = cb.dropna(subset=["rater1", "rater2"])
-        sp = stats.spearman_ci(both["rater1"], both["rater2"], n_boot=cfg.n_boot, seed=cfg.seed)
-        rows.append({"reference": f"Cambridge rater 1 vs rater 2 ({cb['source'].iloc[0]})", "n": sp["n"],
-                     "rho pooled": sp["rho"], "lo": sp["lo"], "hi": sp["hi"], "rho per-object mean": float(np.nanmean(
-                         [stats.spearman(g["rater1"], g["rater2"])["rho"] for _, g in both.groupby("prompt")]))})
+        r = cb[["rater1", "rater2", "rater3"]].to_numpy(float)
+        pairs = [(row[np.isfinite(row)][0], row[np.isfinite(row)][1]) for row in r if np.isfinite(row).sum() >= 2]
+        a, b = (np.array(x) for x in zip(*pairs)) if pairs else (np.array([]), np.array([]))
+        sp = stats.spearman_ci(a, b, n_boot=cfg.n_boot, seed=cfg.seed)
+        alpha = A.krippendorff_interval(r.T)
+        rows.append({"reference": f"Cambridge: one rater vs another on the same response ({cb['source'].iloc[0]}; "
+                                  f"Krippendorff alpha interval {alpha:.3f})", "n": sp["n"],
+                     "rho pooled": sp["rho"], "lo": sp["lo"], "hi": sp["hi"]})
     except CrevalError as e:
         rows.append({"reference": f"Cambridge raters: not available ({e.problem})"})
     for r in OCSAI_REFERENCE.to_dict("records"):
