@@ -111,7 +111,10 @@ class LlamaCppBackend:
         self.batch = llama_cpp.llama_batch_init(max(N_BATCH, MAX_SEQ * 8), 0, MAX_SEQ)
         self.lock = threading.Lock()
         self._held: list[int] = []        # prompt tokens sequence 0 holds (positions 0..len-1)
-        self.batched = True               # chat(): decode several requests together (False: one at a time)
+        # chat(): decode several requests together. Off by default: measured on 2 CPU cores with SmolLM2 it is
+        # 0.82x (slower; benchmarks/bench_aut.py) and greedy replies can differ with the batch's make-up;
+        # CREVAL_BATCH_CHAT=1 (or backend.batched = True) turns it on
+        self.batched = os.environ.get("CREVAL_BATCH_CHAT", "0") == "1"
         self._bctx = self._bmem = self._bbatch = None    # the batched-chat context, made on first use
         self._chat_seq_ctx = min(CHAT_SEQ_CTX, self.n_ctx)
         self.reused_tokens = 0            # prompt tokens served from the KV cache (prefix reuse)

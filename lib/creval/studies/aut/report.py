@@ -297,10 +297,10 @@ def human_values(cfg: AutConfig) -> pd.DataFrame:
     h = records(cfg)["human"]
     if h.empty:
         return h
-    h = h.assign(value=pd.to_numeric(h["value"], errors="coerce"),
-                 mode=h["mode"].replace({"segmented-rank": "segmented-rank"}))
+    h = h.assign(value=pd.to_numeric(h["value"], errors="coerce"))
     return h.groupby(["dataset", "object", "item_id", "human", "scorer", "mode"], as_index=False).agg(
-        value=("value", "mean"), unparsed=("parse_path", lambda p: float((p == "unparsed").mean())))
+        value=("value", "mean"), unparsed=("parse_path", lambda p: float((p == "unparsed").mean())),
+        logprobs=("parse_path", lambda p: float((p == "logprobs").mean())))
 
 
 def table_human(cfg: AutConfig) -> pd.DataFrame:
@@ -320,11 +320,15 @@ def table_human(cfg: AutConfig) -> pd.DataFrame:
                      "rho per-object mean": float(np.mean(per)) if per else float("nan"),
                      "rho pooled": sp["rho"], "lo": sp["lo"], "hi": sp["hi"],
                      "tau-b": stats.kendall(x["value"], x["human"])["tau"],
-                     "unparsed": float(x["unparsed"].mean()), "note": sp["note"]})
+                     "unparsed": float(x["unparsed"].mean()), "via logprobs": float(x["logprobs"].mean()),
+                     "note": sp["note"]})
     df = pd.DataFrame(rows)
-    return _cap(df, "Scorers against human ratings (Ocsai-1 main2_test 1-5; Cambridge 0-4). Ranks are normalised "
-                    "within a list, so pooled values of segmented-rank mix lists. A 'sample-*' dataset is the "
-                    "bundled illustrative sample written for creval: its 'human' scores are our guesses.")
+    return _cap(df, "Scorers against human ratings (Ocsai-1 main2_test 1-5; Cambridge 0-4). Ranks are "
+                    "normalised within a list, so pooled values of segmented-rank mix lists. 'via logprobs': "
+                    "share of values read from the log-probs of 1..5 in a one-response prompt (pointwise always; "
+                    "list scores after failed re-asks): a segmented-score row with 1.0 there is the pointwise "
+                    "row again. A 'sample-*' dataset is the bundled illustrative sample written for creval: its "
+                    "'human' scores are our guesses.")
 
 
 def table_human_reference(cfg: AutConfig) -> pd.DataFrame:
