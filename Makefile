@@ -39,6 +39,9 @@ qwen: setup                       ## install Qwen2.5-Coder-1.5B-Instruct (1.1 GB
 bench: setup                      ## speed benchmarks (batched vs naive)
 	$(BIN)/python benchmarks/bench_sampling.py
 	$(BIN)/python benchmarks/bench_clustering.py
+	$(BIN)/python benchmarks/bench_neocoder.py
+	$(BIN)/python benchmarks/bench_creativity_index.py
+	$(BIN)/python benchmarks/bench_aut.py
 
 clean:                            ## remove build products (keeps the call cache in data/cache)
 	rm -rf _build _book
