@@ -20,9 +20,13 @@ def _no_network_prefix() -> list[str]:
     machine allows it; otherwise rely on CREVAL_OFFLINE=1 and HF_HUB_OFFLINE=1, which every download path
     of creval honours."""
     unshare, ip = shutil.which("unshare"), shutil.which("ip")
-    prefix = [unshare, "-rn", "sh", "-c", f'{ip} link set lo up && exec "$@"', "sh"] if unshare and ip else []
-    if prefix and subprocess.run([*prefix, "true"], capture_output=True).returncode == 0:
-        return prefix
+    if not (unshare and ip):
+        return []
+    # plain -n where we may (root: the sandbox of chapter 05 can still drop to nobody), else a user namespace
+    for flags in ("-n", "-rn"):
+        prefix = [unshare, flags, "sh", "-c", f'{ip} link set lo up && exec "$@"', "sh"]
+        if subprocess.run([*prefix, "true"], capture_output=True).returncode == 0:
+            return prefix
     return []
 
 

@@ -155,3 +155,27 @@ def test_cases_are_fresh_processes_and_packed_units_isolated(cache):
     a, b = run_units(units, cache=cache)
     assert a["cases"][0]["stdout"].startswith("False") and a["cases"][1]["stdout"].startswith("False")
     assert "'f'" not in b["cases"][0]["stdout"]
+
+
+def test_root_of_a_user_namespace_cannot_drop_to_nobody(tmp_path):
+    from creval.sandbox import _maps
+    f = tmp_path / "uid_map"
+    f.write_text("         0          0          1\n")            # `unshare -r`: only root is mapped
+    assert not _maps(str(f), 65534) and _maps(str(f), 0)
+    f.write_text("         0          0 4294967295\n")            # the initial namespace
+    assert _maps(str(f), 65534)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not __import__("shutil").which("unshare"), reason="needs root and unshare")
+def test_programs_still_run_as_root_of_a_user_namespace_and_the_record_says_so(tmp_path):
+    import json
+    import subprocess
+    import sys
+    script = ("import json; from creval.core.cache import CallCache; from creval.sandbox import program_unit, run_units;"
+              f"r = run_units([program_unit('print(6*7)', [''])], cache=CallCache({str(tmp_path / 'c.sqlite')!r}))[0];"
+              "print(json.dumps(r))")
+    out = subprocess.run(["unshare", "-rn", sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    rec = json.loads(out.stdout.strip().splitlines()[-1])
+    assert rec["cases"][0]["stdout"].strip() == "42"
+    assert rec["env"]["drops_root"] is False

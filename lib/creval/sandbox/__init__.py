@@ -70,10 +70,28 @@ def _works(prefix: list[str]) -> bool:
         return False
 
 
+def _maps(path: str, ident: int) -> bool:
+    """Whether ``ident`` is mapped in this process's user namespace (``/proc/self/uid_map`` or ``gid_map``)."""
+    try:
+        rows = [line.split() for line in Path(path).read_text().splitlines()]
+        return any(int(a) <= ident < int(a) + int(n) for a, _, n in rows)
+    except (OSError, ValueError):
+        return False
+
+
+def can_drop_root() -> bool:
+    """Root that can become ``nobody``: not the root of a user namespace that maps only itself (``unshare -r``,
+    rootless containers), where programs would keep the namespace's root and the record says ``drops_root: false``."""
+    return os.geteuid() == 0 and _maps("/proc/self/uid_map", 65534) and _maps("/proc/self/gid_map", 65534)
+
+
 @lru_cache(maxsize=1)
 def isolation() -> Isolation:
     """The strongest isolation ``unshare`` gives on this machine (probed once per process)."""
-    root = os.geteuid() == 0
+    root = can_drop_root()
+    if os.geteuid() == 0 and not root:
+        log.warning("sandbox: running as the root of a user namespace that does not map 'nobody': programs "
+                    "cannot drop to an unprivileged user; every record says drops_root: false")
     if os.environ.get("CREVAL_SANDBOX_UNSHARE", "1") != "0" and shutil.which("unshare"):
         tries = []
         if root:

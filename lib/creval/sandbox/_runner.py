@@ -59,9 +59,9 @@ def _drop_privileges(work):
         uid, gid = nobody.pw_uid, nobody.pw_gid
     except Exception:
         uid = gid = 65534
-    if work:
-        os.chown(work, uid, gid)
     try:
+        if work:
+            os.chown(work, uid, gid)     # EINVAL where nobody is not mapped (root of a user namespace)
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
