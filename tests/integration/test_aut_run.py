@@ -5,6 +5,7 @@ from creval.core.ledger import LEDGER
 from creval.studies.aut import report
 from creval.studies.aut.config import AutConfig
 from creval.studies.aut.run import records
+from creval.studies import tables
 
 pytestmark = pytest.mark.integration
 
@@ -24,7 +25,7 @@ def test_tiny_run_records_every_state_and_rebuilds_warm_without_calls(tmp_path):
     from creval.studies.aut.run import run_dir
     shutil.rmtree(run_dir(cfg))                    # recomputed from the call cache: every call a hit
     mark = LEDGER.mark()
-    report._MEMO.clear()
+    tables.MEMO.clear()
     again = records(cfg, progress=False)
     assert [c for c in LEDGER.since(mark) if not c.cached and c.kind != "embed"] == []
     assert again["judgments"]["value"].fillna(-1).tolist() == j["value"].fillna(-1).tolist()

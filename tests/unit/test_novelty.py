@@ -9,6 +9,7 @@ from creval.core.cache import CallCache
 from creval.judges import novelty as N
 from creval.models.base import ChoiceScores, ModelSpec
 from creval.models.cached import Model
+from creval.studies import tables
 
 
 class TruthBackend:
@@ -163,8 +164,8 @@ def test_report_tables_on_fake_records(tmp_path, monkeypatch):
     model.backend = AnyBackend({})
     from creval.studies.validation.config import ValidationConfig
     cfg = ValidationConfig(run_root=str(tmp_path / "runs"), models=("m",), domains=("macgyver", "bookmia"), n_boot=50)
-    report._MEMO[cfg, "records"] = _fake_records(np.random.default_rng(0))
-    report._MEMO[cfg, "judge model"] = model
+    tables.MEMO[cfg, "records"] = _fake_records(np.random.default_rng(0))
+    tables.MEMO[cfg, "judge model"] = model
     div = report.step_diversity(cfg)
     assert len(div) == 36 and not div["self_bleu"].isna().any()          # STOP rows dropped
     t = report.table_entropy_vs_diversity(cfg)
@@ -178,4 +179,4 @@ def test_report_tables_on_fake_records(tmp_path, monkeypatch):
     t13 = report.table_naive_vs_semantic(cfg)
     t14 = report.table_aggregation(cfg)
     assert {"naive rho", "semantic rho"} <= set(t13.columns) and {"min rho", "max rho", "mean rho"} <= set(t14.columns)
-    assert (report.out_dir(cfg) / "solution_novelty.jsonl").exists()
+    assert (tables.study_dir(cfg, "validation") / "solution_novelty.jsonl").exists()

@@ -1,21 +1,13 @@
 """Typed rows of the AUT agreement run (``uses``, ``turns``, ``judgments``, ``human``)."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
-
-class _Rec:
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict):
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+from creval.core.records import Record
 
 
 @dataclass
-class UseRecord(_Rec):
+class UseRecord(Record):
     """One generated alternative use."""
     au_id: str           # hash of object|generator|level|idx
     object: str
@@ -30,7 +22,7 @@ class UseRecord(_Rec):
 
 
 @dataclass
-class TurnRecord(_Rec):
+class TurnRecord(Record):
     """One reply of a generation conversation (every attempt of every turn)."""
     object: str
     generator: str
@@ -43,7 +35,7 @@ class TurnRecord(_Rec):
 
 
 @dataclass
-class JudgmentRecord(_Rec):
+class JudgmentRecord(Record):
     """One use as judged in one list by one judge (one row per use per list per order)."""
     object: str
     au_id: str
@@ -66,7 +58,7 @@ class JudgmentRecord(_Rec):
 
 
 @dataclass
-class HumanRecord(_Rec):
+class HumanRecord(Record):
     """One human-rated response as judged by one scorer (no response text: join on item_id at run time)."""
     dataset: str         # ocsai1 | cambridge | sample-ocsai1 | sample-cambridge
     object: str

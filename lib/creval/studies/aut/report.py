@@ -18,8 +18,8 @@ from plotly.subplots import make_subplots
 from creval.measures import aut_agreement as A
 from creval.measures import stats
 from creval.studies.aut.config import AutConfig
+from creval.studies.tables import captioned, memo, save_table, study_dir
 
-_MEMO: dict = {}
 ORACLE = "oracle"
 SETTINGS = ("comprehensive score", "comprehensive rank", "segmented score", "segmented rank")
 
@@ -42,20 +42,9 @@ OCSAI_REFERENCE = pd.DataFrame([
 ], columns=["scorer", "rho pooled", "rho per-object mean"])
 
 
-def _memo(cfg: AutConfig, key: str, fn):
-    if (cfg, key) not in _MEMO:
-        _MEMO[cfg, key] = fn()
-    return _MEMO[cfg, key]
-
-
-def _cap(df: pd.DataFrame, caption: str) -> pd.DataFrame:
-    df.attrs["caption"] = caption
-    return df
-
-
 def records(cfg: AutConfig) -> dict[str, pd.DataFrame]:
     from creval.studies.aut.run import records as rec
-    return _memo(cfg, "records", lambda: rec(cfg))
+    return memo(cfg, "records", lambda: rec(cfg))
 
 
 # -- the run ---------------------------------------------------------------------------------------
@@ -67,17 +56,17 @@ def run_summary(cfg: AutConfig) -> pd.DataFrame:
             ("uses generated", len(u)), ("judgments (use x list x order)", len(j)),
             ("human-rated responses", h["item_id"].nunique() if len(h) else 0),
             ("human data", ", ".join(sorted(h["dataset"].unique())) if len(h) else "none found")]
-    return _cap(pd.DataFrame(rows, columns=["what", "value"]), "The run behind this chapter.")
+    return captioned(pd.DataFrame(rows, columns=["what", "value"]), "The run behind this chapter.")
 
 
 def use_examples(cfg: AutConfig) -> pd.DataFrame:
     u = records(cfg)["uses"]
     if u.empty:
-        return _cap(pd.DataFrame(columns=["object", "generator", "level", "uses"]), "No uses were generated.")
+        return captioned(pd.DataFrame(columns=["object", "generator", "level", "uses"]), "No uses were generated.")
     df = (u.sort_values("idx").groupby(["object", "generator", "level_code", "level"], as_index=False)["text"]
           .agg(lambda s: " · ".join(s)).rename(columns={"text": "uses"}))
     df = df.sort_values(["object", "generator", "level_code"]).drop(columns="level_code")
-    return _cap(df.reset_index(drop=True), "Generated alternative uses per object, generator and level "
+    return captioned(df.reset_index(drop=True), "Generated alternative uses per object, generator and level "
                                            "(Table 1 analogue).")
 
 
@@ -91,7 +80,7 @@ def generation_health(cfg: AutConfig) -> pd.DataFrame:
                      "refusals": int(tt["refusal"].sum()),
                      "uses kept": len(uu), "asked": cfg.aut_per_level * len(cfg.aut_things),
                      "turn kept (mean)": float(uu["turn"].mean()) if len(uu) else float("nan")})
-    return _cap(pd.DataFrame(rows), "Generation health: replies (turns and re-asks for short lists), refusals "
+    return captioned(pd.DataFrame(rows), "Generation health: replies (turns and re-asks for short lists), refusals "
                                     "and uses kept per level. The highly creative set is the last non-refused "
                                     f"turn of the forceful chain ({cfg.aut_forceful_turns} follow-ups).")
 
@@ -102,7 +91,7 @@ def level_check(cfg: AutConfig) -> pd.DataFrame:
     from creval.measures.diversity import semdis
     u = records(cfg)["uses"]
     if u.empty:
-        return _cap(pd.DataFrame(), "No uses.")
+        return captioned(pd.DataFrame(), "No uses.")
     u = u.assign(semdis=semdis(list(u["object"]), list(u["text"])), words=u["text"].str.split().str.len())
     rows = []
     for g, ug in u.groupby("generator"):
@@ -116,7 +105,7 @@ def level_check(cfg: AutConfig) -> pd.DataFrame:
         means = [row[f"semdis {lvl}"] for lvl in A.LEVELS]
         row["levels ordered"] = bool(np.all(np.diff(means) > 0))
         rows.append(row)
-    return _cap(pd.DataFrame(rows), "Oracle check: the oracle assumes common < creative < highly creative. "
+    return captioned(pd.DataFrame(rows), "Oracle check: the oracle assumes common < creative < highly creative. "
                                     "Mean semantic distance (1 - cos of MiniLM embeddings of object and use) and "
                                     "length per level; 'levels ordered' is True only when the distance rises "
                                     "strictly with the level.")
@@ -133,7 +122,7 @@ def use_values(cfg: AutConfig) -> pd.DataFrame:
         j = j.assign(setting=j["setting"] + " " + j["method"], value=pd.to_numeric(j["value"], errors="coerce"))
         return j.groupby(["judge", "setting", "object", "au_id", "generator", "level", "level_code"],
                          as_index=False)["value"].mean()
-    return _memo(cfg, "use_values", build)
+    return memo(cfg, "use_values", build)
 
 
 def _cells(v: pd.DataFrame) -> tuple[dict, dict]:
@@ -162,19 +151,19 @@ def agreement(cfg: AutConfig) -> pd.DataFrame:
                 rows.append({"setting": s, "object": o, "a": ja, "b": jb, "src": A.judge_src(va, vb, la),
                              "cell_rho": A.cell_rho(va, vb), "pair_acc": float("nan")})
         return pd.DataFrame(rows, columns=["setting", "object", "a", "b", "src", "cell_rho", "pair_acc"])
-    return _memo(cfg, "agreement", build)
+    return memo(cfg, "agreement", build)
 
 
 def table_agreement(cfg: AutConfig) -> pd.DataFrame:
     """Table 2 analogue: mean over objects per setting and pair, our metric columns side by side."""
     a = agreement(cfg)
     if a.empty:
-        return _cap(pd.DataFrame(), "No judgments.")
+        return captioned(pd.DataFrame(), "No judgments.")
     df = a.assign(pair=a["a"].str.replace(ORACLE, "O") + " – " + a["b"])
     t = df.groupby(["setting", "pair"], as_index=False)[["src", "cell_rho", "pair_acc"]].mean()
     t["setting"] = pd.Categorical(t["setting"], [s for s in SETTINGS if s in set(t["setting"])])
     t = t.sort_values(["setting", "pair"]).reset_index(drop=True)
-    return _cap(t, "Agreement per setting, mean over objects. src = the paper's SRC (Spearman between the "
+    return captioned(t, "Agreement per setting, mean over objects. src = the paper's SRC (Spearman between the "
                    "sequences of level labels of the sorted cells; multiples of 1/8 with 12 cells, of "
                    f"{_step(cfg)} here); cell_rho = Spearman of the cell means (counts which generator is where); "
                    "pair_acc = share of cross-level use pairs ordered as the oracle (0.5 = chance).")
@@ -195,7 +184,7 @@ def paper_table2() -> pd.DataFrame:
     df = PAPER_TABLE2.copy()
     df.loc["mean of settings"] = df.mean().round(3)
     df = df.reset_index(names="setting")
-    return _cap(df, "Rabeyah et al. 2024, Table 2 (mean over fork, wallet, soap, cotton swab, paperclip; "
+    return captioned(df, "Rabeyah et al. 2024, Table 2 (mean over fork, wallet, soap, cotton swab, paperclip; "
                     "4 commercial judges; O = oracle) and the Fig. 7 means.")
 
 
@@ -244,11 +233,11 @@ def table_means(cfg: AutConfig) -> pd.DataFrame:
     """Tables 12-15 analogue: mean value per generator x level (rows) and judge (columns), per setting."""
     v = use_values(cfg)
     if v.empty:
-        return _cap(pd.DataFrame(), "No judgments.")
+        return captioned(pd.DataFrame(), "No judgments.")
     t = v.pivot_table(index=["setting", "generator", "level"], columns="judge", values="value", aggfunc="mean")
     t["sd across judges"] = t.std(axis=1, ddof=1) if t.shape[1] > 1 else np.nan
     t = t.reset_index()
-    return _cap(t, "Mean value per generator and level as each judge saw it (scores 1-5; ranks mapped to [0, 1], "
+    return captioned(t, "Mean value per generator and level as each judge saw it (scores 1-5; ranks mapped to [0, 1], "
                    "1 = most creative). Paper Table 12 (comprehensive scoring): common 1.43-1.53, creative "
                    "2.60-3.20, highly creative 3.30-4.83.")
 
@@ -260,7 +249,7 @@ def table_self_preference(cfg: AutConfig) -> pd.DataFrame:
         for r in A.self_preference(vs, n_boot=min(cfg.n_boot, 1000), seed=cfg.seed):
             rows.append({"setting": s, **r})
     df = pd.DataFrame(rows, columns=["setting", "judge", "sp", "lo", "hi", "n_own", "n_other", "note"])
-    return _cap(df, "Self-preference: sp = mean over own uses minus mean over other generators' uses of "
+    return captioned(df, "Self-preference: sp = mean over own uses minus mean over other generators' uses of "
                     "(judge's value - other judges' mean value on the same use); removes use quality and "
                     "judge leniency. 95% bootstrap CI over objects. Needs >= 2 judges that are also generators.")
 
@@ -269,7 +258,7 @@ def table_bias(cfg: AutConfig) -> pd.DataFrame:
     """Position bias and parse health per judge and setting."""
     j = records(cfg)["judgments"]
     if j.empty:
-        return _cap(pd.DataFrame(), "No judgments.")
+        return captioned(pd.DataFrame(), "No judgments.")
     j = j.assign(setting=j["setting"] + " " + j["method"], value=pd.to_numeric(j["value"], errors="coerce"))
     rows = []
     for (jd, s), x in j.groupby(["judge", "setting"]):
@@ -285,7 +274,7 @@ def table_bias(cfg: AutConfig) -> pd.DataFrame:
         else:
             row["rho(forward, reverse)"] = np.nan
         rows.append(row)
-    return _cap(pd.DataFrame(rows), "Position bias and parse health. rho(position, value): Spearman between the "
+    return captioned(pd.DataFrame(rows), "Position bias and parse health. rho(position, value): Spearman between the "
                                     "place a use was shown (0 = first) and its value (0 = no position effect; "
                                     "-1 = the judge copies the presented order). rho(forward, reverse): the same "
                                     "uses ranked in a list and in its reverse (1 = order-independent). Shares of "
@@ -308,7 +297,7 @@ def table_human(cfg: AutConfig) -> pd.DataFrame:
     bootstrap CI, Kendall tau-b."""
     h = human_values(cfg)
     if h.empty:
-        return _cap(pd.DataFrame(columns=["dataset", "scorer", "mode"]),
+        return captioned(pd.DataFrame(columns=["dataset", "scorer", "mode"]),
                     "No human-rated AUT data was found (set CREVAL_AUT_DIR or stage ../shared/data/aut): "
                     "the comparison with people is missing.")
     rows = []
@@ -323,7 +312,7 @@ def table_human(cfg: AutConfig) -> pd.DataFrame:
                      "unparsed": float(x["unparsed"].mean()), "via logprobs": float(x["logprobs"].mean()),
                      "note": sp["note"]})
     df = pd.DataFrame(rows)
-    return _cap(df, "Scorers against human ratings (Ocsai-1 main2_test 1-5; Cambridge 0-4). Ranks are "
+    return captioned(df, "Scorers against human ratings (Ocsai-1 main2_test 1-5; Cambridge 0-4). Ranks are "
                     "normalised within a list, so pooled values of segmented-rank mix lists. 'via logprobs': "
                     "share of values read from the log-probs of 1..5 in a one-response prompt (pointwise always; "
                     "list scores after failed re-asks): a segmented-score row with 1.0 there is the pointwise "
@@ -351,5 +340,5 @@ def table_human_reference(cfg: AutConfig) -> pd.DataFrame:
     for r in OCSAI_REFERENCE.to_dict("records"):
         rows.append({"reference": f"{r['scorer']} on all of main2_test (published)", "n": 3030,
                      "rho pooled": r["rho pooled"], "rho per-object mean": r["rho per-object mean"]})
-    return _cap(pd.DataFrame(rows), "Reference rows: the ceiling on Cambridge (its two raters against each other) "
+    return captioned(pd.DataFrame(rows), "Reference rows: the ceiling on Cambridge (its two raters against each other) "
                                     "and Ocsai's numbers on the full Ocsai-1 test set (Spearman; spec §3.4).")

@@ -6,20 +6,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-
-class _Record:
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, row: dict):
-        """The record of a JSONL row; keys the record does not declare (e.g. ``run``) are ignored."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in row.items() if k in names})
+from creval.core.records import Record
 
 
 @dataclass
-class StepRecord(_Record):
+class StepRecord(Record):
     problem_id: str
     domain: str
     model: str
@@ -43,7 +34,7 @@ class StepRecord(_Record):
 
 
 @dataclass
-class ProblemRecord(_Record):
+class ProblemRecord(Record):
     problem_id: str
     domain: str
     model: str

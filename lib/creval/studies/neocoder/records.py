@@ -2,21 +2,13 @@
 :class:`RoundRecord` per live denial-prompting round."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass
 
-
-class _Rec:
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict):
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+from creval.core.records import Record
 
 
 @dataclass(frozen=True)
-class CodeRecord(_Rec):
+class CodeRecord(Record):
     """A stored code of one round, judged and analysed."""
     problem_id: str
     round: int
@@ -39,7 +31,7 @@ class CodeRecord(_Rec):
 
 
 @dataclass(frozen=True)
-class RoundRecord(_Rec):
+class RoundRecord(Record):
     """One live round of Algorithm 1 (denial prompting) for one problem."""
     problem_id: str
     model: str

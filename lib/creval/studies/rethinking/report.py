@@ -25,8 +25,6 @@ minus the pair itself.
 from __future__ import annotations
 
 import html
-import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -39,10 +37,9 @@ from creval.measures import stats as S
 from creval.measures import templates as T
 from creval.measures.ngram_index import cached_index, word_tokenize
 from creval.measures.perplexity import perplexity_many
-from creval.studies.config import run_id
 from creval.studies.rethinking.config import RethinkingConfig
+from creval.studies.tables import captioned, memo, save_table, study_dir
 
-_MEMO: dict = {}
 MEASURES = {"ci": "creativity index", "ppl": "perplexity", "ppl_cond": "PPL(text | problem)", "bpb": "bits per byte",
             "tpt": "templates per token", "has_template": ">= 1 template", "judge": "rubric judge"}
 # expected sign if the measure tracks what people call creative (+: higher = more creative)
@@ -57,30 +54,9 @@ PAPER_TABLE2 = [
 ]
 
 
-def _memo(cfg, key, fn):
-    if (cfg, key) not in _MEMO:
-        _MEMO[cfg, key] = fn()
-    return _MEMO[cfg, key]
-
-
-def _captioned(df: pd.DataFrame, caption: str) -> pd.DataFrame:
-    df.attrs["caption"] = caption
-    return df
-
-
-def out_dir(cfg: RethinkingConfig) -> Path:
-    return cfg.run_path / "rethinking" / run_id(cfg.to_params())
-
-
-def _save(cfg: RethinkingConfig, name: str, df: pd.DataFrame) -> None:
-    from creval.core.runs import RunStore
-    store = RunStore(out_dir(cfg), cfg.to_params())
-    store.write(name, json.loads(df.to_json(orient="records")))
-
-
 def _model(cfg, name):
     from creval.models.registry import load_model
-    return _memo(cfg, f"model {name}", lambda: load_model(name))
+    return memo(cfg, f"model {name}", lambda: load_model(name))
 
 
 def Ls(cfg) -> tuple[int, ...]:
@@ -113,13 +89,13 @@ def data_sources(cfg: RethinkingConfig) -> pd.DataFrame:
         src, err = _try(fn)
         rows.append({"data": what, "where": err if src is None else provenance(ds, src, what).split(": ", 1)[1],
                      "labels": "no" if src is None or src.is_sample else "yes"})
-    return _captioned(pd.DataFrame(rows), "Data read by this chapter (labels: 'no' means the checks that need "
+    return captioned(pd.DataFrame(rows), "Data read by this chapter (labels: 'no' means the checks that need "
                                           "them say so and are skipped)")
 
 
 def texts(cfg: RethinkingConfig, text_set: str) -> pd.DataFrame:
     """The texts of one set: ``id, group, text, label`` (+ ``context``, ``problem``, set-specific fields)."""
-    return _memo(cfg, f"texts {text_set}", lambda: _texts(cfg, text_set))
+    return memo(cfg, f"texts {text_set}", lambda: _texts(cfg, text_set))
 
 
 def _texts(cfg, text_set):
@@ -192,7 +168,7 @@ def _max_L(cfg) -> int:
 
 def reference(cfg: RethinkingConfig, text_set: str):
     """The leave-group-out n-gram index a text set is scored against (built once, saved by corpus hash)."""
-    return _memo(cfg, f"index {text_set}", lambda: _reference(cfg, text_set))
+    return memo(cfg, f"index {text_set}", lambda: _reference(cfg, text_set))
 
 
 def macgyver_pool() -> list[tuple[str, str]]:
@@ -234,7 +210,7 @@ def _ci_range(cfg, text_set):
 def measures(cfg: RethinkingConfig, text_set: str) -> pd.DataFrame:
     """One row per text: CI (+ uniq_L for every L of the index), PPL, PPL given the context, bits per
     byte, template presence and templates per token (templates pooled over the whole set)."""
-    return _memo(cfg, f"measures {text_set}", lambda: _measures(cfg, text_set))
+    return memo(cfg, f"measures {text_set}", lambda: _measures(cfg, text_set))
 
 
 def _measures(cfg, text_set):
@@ -271,7 +247,7 @@ def _measures(cfg, text_set):
     t["has_template"] = [float(h) for h in st["has"]]
     t["tpt"] = st["tpt"]
     t.attrs.update(texts(cfg, text_set).attrs)
-    _save(cfg, f"measures_{text_set}", t.drop(columns=["context"]))
+    save_table(cfg, "rethinking", f"measures_{text_set}", t.drop(columns=["context"]))
     return t
 
 
@@ -291,7 +267,7 @@ def _alternating(t: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
 
 def judge_scores(cfg: RethinkingConfig, text_set: str = "ps") -> pd.DataFrame:
     """Rubric-judge scores (expected values) of ``judge_items`` texts per class: ``id, kind, label, judge``."""
-    return _memo(cfg, f"judge {text_set}", lambda: _judge_scores(cfg, text_set))
+    return memo(cfg, f"judge {text_set}", lambda: _judge_scores(cfg, text_set))
 
 
 def _judge_scores(cfg, text_set):
@@ -312,7 +288,7 @@ def _judge_scores(cfg, text_set):
     for a in recs[0].scores if recs else []:
         out[f"judge_{a}"] = [r.scores[a] for r in recs]
     out["state"] = [r.state for r in recs]
-    _save(cfg, f"judge_{text_set}", pd.DataFrame([r.to_dict() for r in recs]))
+    save_table(cfg, "rethinking", f"judge_{text_set}", pd.DataFrame([r.to_dict() for r in recs]))
     return out
 
 
@@ -346,7 +322,7 @@ def table2(cfg: RethinkingConfig) -> pd.DataFrame:
                          "CR-POS": st["cr_pos"], "template rate (TPT)": f"{100 * st['rate']:.1f}% ({st['tpt_mean']:.3f})",
                          "judge": _ms(g["judge"]), "words": round(float(g["n_words"].mean()), 1), "note": ""})
     df = pd.DataFrame(rows)
-    return _captioned(df, f"Table 2 analogue on our data: CI = mean uniq_L over L = {cfg.rethink_ci_l_min}..{cfg.rethink_ci_l_max} "
+    return captioned(df, f"Table 2 analogue on our data: CI = mean uniq_L over L = {cfg.rethink_ci_l_min}..{cfg.rethink_ci_l_max} "
                           f"({cfg.rethink_ci_agg}), in-pool leave-group-out reference; PPL under {cfg.model}; CR-POS and "
                           f"template rate with top-{cfg.rethink_template_top} POS {cfg.rethink_template_n}-grams of each group; judge = "
                           f"rubric headline aspect ({cfg.judge_model}, expected value, {cfg.rethink_judge_items} per group)")
@@ -354,7 +330,7 @@ def table2(cfg: RethinkingConfig) -> pd.DataFrame:
 
 def paper_table2() -> pd.DataFrame:
     df = pd.DataFrame(PAPER_TABLE2, columns=["domain", "group", "CI", "PPL", "CR-POS", "template rate (TPT)", "judge"])
-    return _captioned(df, "The paper's Table 2 (Lu et al. 2025; row labels corrected: the text extract shifts the "
+    return captioned(df, "The paper's Table 2 (Lu et al. 2025; row labels corrected: the text extract shifts the "
                           "domain column). Its PS conventional side is not released; its PPL model is not stated.")
 
 
@@ -407,7 +383,7 @@ def table_checks(cfg: RethinkingConfig) -> pd.DataFrame:
     rows += _check_rows(cfg, f"AUT human originality (CI with L = 2..{cfg.rethink_aut_l_max})", measures(cfg, "aut"), "label",
                         "rho", cols=["ci", "ppl", "ppl_cond", "bpb"]) if t.attrs.get("labelled") \
         else _skip("AUT human originality", t.attrs.get("why", ""))
-    return _captioned(pd.DataFrame(rows), "Checks against people. 'right direction': the measure moves the way its "
+    return captioned(pd.DataFrame(rows), "Checks against people. 'right direction': the measure moves the way its "
                                           "reading as creativity predicts (CI, PPL, judge up; templates down for the "
                                           "more creative side). TTCW: n = 36 stories, |rho| >= 0.33 is needed for "
                                           "p < .05.")
@@ -418,7 +394,7 @@ def table_ttcw_judges(cfg: RethinkingConfig) -> pd.DataFrame:
     counts, a baseline for the measures above."""
     t = texts(cfg, "ttcw")
     if not t.attrs.get("labelled"):
-        return _captioned(pd.DataFrame(_skip("TTCW staged LLM judges", t.attrs.get("why", ""))), "TTCW LLM-judge baseline")
+        return captioned(pd.DataFrame(_skip("TTCW staged LLM judges", t.attrs.get("why", ""))), "TTCW LLM-judge baseline")
     rows = []
     for name in ttcw.llm_judge_models():
         j = ttcw.load_llm_judge(name)
@@ -427,7 +403,7 @@ def table_ttcw_judges(cfg: RethinkingConfig) -> pd.DataFrame:
         rows.append({"LLM judge (staged)": name, "rho vs expert passes": r["rho"], "ci_low": r["lo"],
                      "ci_high": r["hi"], "n": r["n"], "mean Yes count (of 14)": float(m["llm_passes"].mean()),
                      "expert mean (of 42)": float(m["passes"].mean())})
-    return _captioned(pd.DataFrame(rows), "Staged TTCW LLM-judge replies (Yes counts over the 14 tests) vs the "
+    return captioned(pd.DataFrame(rows), "Staged TTCW LLM-judge replies (Yes counts over the 14 tests) vs the "
                                           "experts' pass counts, on the LLM-written stories")
 
 
@@ -437,7 +413,7 @@ def table_invariance(cfg: RethinkingConfig) -> pd.DataFrame:
     paraphrase: AUROC of |diff| separating the non-paraphrases, and the mean |diff| of each kind."""
     t = texts(cfg, "msrp")
     if not t.attrs.get("labelled"):
-        return _captioned(pd.DataFrame(_skip("paraphrase invariance", t.attrs.get("why", ""))), "Paraphrase invariance")
+        return captioned(pd.DataFrame(_skip("paraphrase invariance", t.attrs.get("why", ""))), "Paraphrase invariance")
     m = measures(cfg, "msrp")
     rows = []
     for c in ["ci", "ppl", "bpb", "tpt"]:
@@ -450,7 +426,7 @@ def table_invariance(cfg: RethinkingConfig) -> pd.DataFrame:
                      "paraphrase |diff| / SD of the measure": float(d[lab].mean() / m[c].std()) if m[c].std() > 0 else np.nan,
                      "AUROC(|diff|: different > paraphrase)": r["auc"], "ci_low": r["lo"], "ci_high": r["hi"],
                      "pairs": r["n"]})
-    return _captioned(pd.DataFrame(rows), "Paraphrase invariance on MSRP sentence pairs: a measure of the idea "
+    return captioned(pd.DataFrame(rows), "Paraphrase invariance on MSRP sentence pairs: a measure of the idea "
                                           "should not move for a paraphrase (|diff| ~ 0). CI here: L = 2.."
                                           f"{cfg.rethink_aut_l_max} against the other pairs' sentences")
 
@@ -463,7 +439,7 @@ def table_twist(cfg: RethinkingConfig) -> pd.DataFrame:
     res = pd.DataFrame(R.twist_test(_model(cfg, cfg.judge_model),
                                     [{"id": r.id, "text": r.text, "problem": r.context} for r in pick.itertuples()]))
     res["kind"] = list(pick["kind"])
-    _save(cfg, "twist", res)
+    save_table(cfg, "rethinking", "twist", res)
     out = res.groupby("kind").agg(n=("id", "size"), p_yes_conventional=("p_yes_conventional", "mean"),
                                   p_yes_unconventional=("p_yes_unconventional", "mean"),
                                   says_unconventional=("says_unconventional", "mean"),
@@ -472,7 +448,7 @@ def table_twist(cfg: RethinkingConfig) -> pd.DataFrame:
            "p_yes_unconventional": res["p_yes_unconventional"].mean(),
            "says_unconventional": res["says_unconventional"].mean(), "contradictions": res["contradiction"].mean()}
     out = pd.concat([out, pd.DataFrame([tot])], ignore_index=True)
-    return _captioned(out, f"Prompt twist ({cfg.judge_model}): P(yes) to both questions; a contradiction is yes to "
+    return captioned(out, f"Prompt twist ({cfg.judge_model}): P(yes) to both questions; a contradiction is yes to "
                            "both or no to both (paper: ~20% of solutions)")
 
 
@@ -483,9 +459,9 @@ def table_rerun(cfg: RethinkingConfig) -> pd.DataFrame:
     items = [{"id": r.id, "text": r.text, "problem": r.context} for r in pick.itertuples()]
     recs = R.rubric_judge(_model(cfg, cfg.judge_model), items, "ps", analysis_tokens=cfg.rethink_judge_tokens,
                           samples=cfg.rethink_reruns, seed=cfg.seed)
-    _save(cfg, "rerun", pd.DataFrame([r.to_dict() for r in recs]))
+    save_table(cfg, "rethinking", "rerun", pd.DataFrame([r.to_dict() for r in recs]))
     rows = [R.rerun_consistency(recs, a) for a, _, _ in R.ASPECTS["ps"]]
-    return _captioned(pd.DataFrame(rows), "Rerun consistency of the rubric judge: mean within-solution SD of the "
+    return captioned(pd.DataFrame(rows), "Rerun consistency of the rubric judge: mean within-solution SD of the "
                                           "expected score, and the share of solutions whose most likely score changes")
 
 
@@ -522,7 +498,7 @@ def table_l_ranges(cfg: RethinkingConfig) -> pd.DataFrame:
                 rows.append({"contrast": text_set, "L range": f"{cfg.rethink_ci_l_min}..{hi}", "agg": agg,
                              "gap (positive - other)": float(ci[m["label"]].mean() - ci[~m["label"]].mean()),
                              "AUROC": a["auc"], "n": a["n"]})
-    return _captioned(pd.DataFrame(rows), "CI gap vs L range (paper Fig. 3: widening 5-7 to 5-11 makes the "
+    return captioned(pd.DataFrame(rows), "CI gap vs L range (paper Fig. 3: widening 5-7 to 5-11 makes the "
                                           "human-LLM gap negligible); positive = unconventional / crowd side")
 
 
@@ -554,7 +530,7 @@ def table_template_modes(cfg: RethinkingConfig) -> pd.DataFrame:
                 st = T.template_stats(tagged, list(g["text"]), n=cfg.rethink_template_n, top_n=cfg.rethink_template_top, mode=mode)
                 rows.append({"set": text_set, "group": kind, "mode": mode, "n": len(g), "template rate": st["rate"],
                              "TPT": st["tpt_mean"], "CR-POS": st["cr_pos"]})
-    return _captioned(pd.DataFrame(rows), "Template statistics: tag-sequence matching within sentences (ours) vs "
+    return captioned(pd.DataFrame(rows), "Template statistics: tag-sequence matching within sentences (ours) vs "
                                           "the diversity library's surface-substring matching over a stream whose "
                                           "n-grams cross sentences, and its double-gzip CR-POS (compat)")
 
@@ -596,5 +572,5 @@ def table_example(cfg: RethinkingConfig) -> pd.DataFrame:
             ("template occurrences / tokens (first shown)", f"{len(hits)} / {len(tagged.tags)}: {shown}"),
             ("rubric judge Unconventionality (expected value, 1-5)",
              "not judged" if pd.isna(row.get("judge")) else f"{row['judge']:.2f}")]
-    return _captioned(pd.DataFrame(rows, columns=["measure", "value"]),
+    return captioned(pd.DataFrame(rows, columns=["measure", "value"]),
                       f"One MacGyver solution ({row['id']}, {row['kind']}) under every measure")

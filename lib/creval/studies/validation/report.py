@@ -11,9 +11,6 @@ added. With fewer than 5 points a correlation is shown as NaN with a note: it is
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -22,9 +19,9 @@ from creval.measures import diversity as D
 from creval.datasets import aut, macgyver
 from creval.measures import stats as S
 from creval.judges.novelty import NoveltyJudge, rank_by_novelty, rank_groups
-from creval.studies.config import run_id
 from creval.studies.divergent.run import records as divergent_records
 from creval.studies.validation.config import ValidationConfig
+from creval.studies.tables import captioned, memo, save_table, study_dir
 
 DIVERSITY = ["cosine", "self_bleu", "distinct_1", "distinct_2"]
 LABELS = {"cosine": "Average cosine similarity", "self_bleu": "Self-BLEU", "distinct_1": "Distinct-1",
@@ -32,34 +29,11 @@ LABELS = {"cosine": "Average cosine similarity", "self_bleu": "Self-BLEU", "dist
 
 
 BIN_SIZE = 15                  # solutions per fixed-count bin in the figures
-_MEMO: dict = {}
-
-
-def _memo(cfg: ValidationConfig, key: str, fn):
-    """``fn()`` computed once per (config, key) in this process."""
-    if (cfg, key) not in _MEMO:
-        _MEMO[cfg, key] = fn()
-    return _MEMO[cfg, key]
-
-
-def _captioned(df: pd.DataFrame, caption: str) -> pd.DataFrame:
-    df.attrs["caption"] = caption
-    return df
-
-
-def out_dir(cfg: ValidationConfig) -> Path:
-    return cfg.run_path / "validation" / run_id(cfg.to_params())
-
-
-def _save(cfg: ValidationConfig, table: str, df: pd.DataFrame) -> None:
-    from creval.core.runs import RunStore
-    store = RunStore(out_dir(cfg), cfg.to_params())
-    store.write(table, json.loads(df.to_json(orient="records")))
 
 
 def _judge_model(cfg: ValidationConfig):
     from creval.models.registry import load_model
-    return _memo(cfg, "judge model", lambda: load_model(cfg.novelty_model))
+    return memo(cfg, "judge model", lambda: load_model(cfg.novelty_model))
 
 
 def _corr_row(x, y, cfg: ValidationConfig, **keys) -> dict:
@@ -70,7 +44,7 @@ def _corr_row(x, y, cfg: ValidationConfig, **keys) -> dict:
 # -- divergent records ----------------------------------------------------------------------------------
 def records(cfg: ValidationConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Steps and problems of every model x domain: chapter 02's records (run only if missing)."""
-    return _memo(cfg, "records", lambda: divergent_records(cfg, progress=False))
+    return memo(cfg, "records", lambda: divergent_records(cfg, progress=False))
 
 
 def data_sources(cfg: ValidationConfig) -> str:
@@ -91,7 +65,7 @@ def run_summary(cfg: ValidationConfig):
         rows.append({"model": m, "domain": d, "problems": len(g), "steps": len(st),
                      "mean semantic entropy": g["mean_semantic_entropy"].mean(),
                      "duplicate-filtered solutions": int(g.get("duplicate_filtered", pd.Series(dtype=bool)).fillna(False).sum())})
-    return _captioned(pd.DataFrame(rows), "Divergent runs used in this chapter")
+    return captioned(pd.DataFrame(rows), "Divergent runs used in this chapter")
 
 
 def _live_steps(steps: pd.DataFrame) -> pd.DataFrame:
@@ -113,9 +87,9 @@ def step_diversity(cfg: ValidationConfig) -> pd.DataFrame:
         cols = ["model", "domain", "problem_id", "step_index", "semantic_entropy", "naive_entropy",
                 "discrete_entropy", "n_clusters"]
         df = pd.concat([live[[c for c in cols if c in live]].reset_index(drop=True), pd.DataFrame(div)], axis=1)
-        _save(cfg, "step_diversity", df)
+        save_table(cfg, "validation", "step_diversity", df)
         return df
-    return _memo(cfg, "step_diversity", build)
+    return memo(cfg, "step_diversity", build)
 
 
 def table_entropy_vs_diversity(cfg: ValidationConfig):
@@ -132,8 +106,8 @@ def table_entropy_vs_diversity(cfg: ValidationConfig):
                 rows.append(_corr_row(g["semantic_entropy"], g[metric], cfg, domain=d, level=level,
                                       metric=LABELS[metric], model=m))
     out = pd.DataFrame(rows)
-    _save(cfg, "entropy_vs_diversity", out)
-    return _captioned(out, "Tables 8-10: semantic entropy vs diversity (Spearman; expected sign: negative for "
+    save_table(cfg, "validation", "entropy_vs_diversity", out)
+    return captioned(out, "Tables 8-10: semantic entropy vs diversity (Spearman; expected sign: negative for "
                             "cosine and self-BLEU, positive for distinct-n)")
 
 
@@ -170,9 +144,9 @@ def solution_novelty(cfg: ValidationConfig) -> pd.DataFrame:
                                                        "max_semantic_entropy", "mean_naive_entropy",
                                                        "mean_discrete_entropy", "duplicate_filtered")}})
         df = pd.DataFrame(out)
-        _save(cfg, "solution_novelty", df)
+        save_table(cfg, "validation", "solution_novelty", df)
         return df
-    return _memo(cfg, "solution_novelty", build)
+    return memo(cfg, "solution_novelty", build)
 
 
 def _by_model_domain(df: pd.DataFrame):
@@ -191,7 +165,7 @@ def table_novelty_vs_entropy(cfg: ValidationConfig):
              "ties": int(g.drop_duplicates("domain")["ties"].sum())} for m, d, g in _by_model_domain(df)]
     for r in rows:
         r["note"] = _tie_note(r["ties"], r["comparisons"], r["note"])
-    return _captioned(pd.DataFrame(rows), "Table 11: novelty vs semantic entropy (positive = more entropy, more novel). "
+    return captioned(pd.DataFrame(rows), "Table 11: novelty vs semantic entropy (positive = more entropy, more novel). "
                                            "Novelty scores are ranks within one domain, so pooled rows mix rankings.")
 
 
@@ -211,7 +185,7 @@ def table_naive_vs_semantic(cfg: ValidationConfig):
     """Table 13: Spearman rho of judged novelty with naive (sequence-level), semantic and discrete entropy."""
     df = _novelty_rhos(solution_novelty(cfg), [("mean_naive_entropy", "naive"), ("mean_semantic_entropy", "semantic"),
                                                ("mean_discrete_entropy", "discrete")])
-    return _captioned(df, "Table 13: naive vs semantic entropy against judged novelty "
+    return captioned(df, "Table 13: naive vs semantic entropy against judged novelty "
                            "(our score: 1 = most novel, so positive rho means aligned; the paper "
                            "correlates with rank position, where negative means aligned)")
 
@@ -219,7 +193,7 @@ def table_naive_vs_semantic(cfg: ValidationConfig):
 def table_aggregation(cfg: ValidationConfig):
     """Table 14: min / max / mean aggregation of per-step semantic entropy against judged novelty."""
     df = _novelty_rhos(solution_novelty(cfg), [(f"{how}_semantic_entropy", how) for how in ("min", "max", "mean")])
-    return _captioned(df, "Table 14: aggregation of step entropies vs judged novelty")
+    return captioned(df, "Table 14: aggregation of step entropies vs judged novelty")
 
 
 # -- H.2 sample size -------------------------------------------------------------------
@@ -237,7 +211,7 @@ def sample_size(cfg: ValidationConfig) -> pd.DataFrame:
             s = s[s["problem_id"].isin(ids)]
             rows.append(s.assign(n=n)[["problem_id", "step_index", "n", "n_clusters", "semantic_entropy"]])
         return pd.concat(rows[::-1], ignore_index=True)
-    return _memo(cfg, "sample_size", build)
+    return memo(cfg, "sample_size", build)
 
 
 def table_sample_size(cfg: ValidationConfig):
@@ -256,7 +230,7 @@ def table_sample_size(cfg: ValidationConfig):
                                                       f"steps at n={first.columns[0]}": a.mean(),
                                                       f"steps at n={first.columns[1]}": b.mean()}])])
     out = pd.concat([dist.astype({"n_clusters": str}), summary], ignore_index=True)
-    return _captioned(out, f"H.2: distribution of steps over semantic classes, n={cfg.n_samples} vs n={cfg.n_large}")
+    return captioned(out, f"H.2: distribution of steps over semantic classes, n={cfg.n_samples} vs n={cfg.n_large}")
 
 
 def fig_sample_size(cfg: ValidationConfig) -> go.Figure:
@@ -281,9 +255,9 @@ def aut_items(cfg: ValidationConfig) -> pd.DataFrame:
         nov = rank_groups(q, list(df["response"]), list(df["prompt"]), NoveltyJudge(_judge_model(cfg), "aut"),
                           seed=cfg.seed)
         out = pd.concat([df, nov, _item_measures(df)], axis=1)
-        _save(cfg, "aut_items", out)
+        save_table(cfg, "validation", "aut_items", out)
         return out
-    return _memo(cfg, "aut_items", build)
+    return memo(cfg, "aut_items", build)
 
 
 def _item_measures(df: pd.DataFrame) -> pd.DataFrame:
@@ -317,12 +291,12 @@ def table_aut_validation(cfg: ValidationConfig):
     rows = _rank_rows(df, "score", cfg, f"ocsai1 main2_test ({df['source'].iloc[0]})")
     groups = df.drop_duplicates("prompt")
     rows[0]["note"] = _tie_note(int(groups["group_ties"].sum()), int(groups["group_comparisons"].sum()), rows[0]["note"])
-    camb = _memo(cfg, "cambridge", lambda: _cambridge(cfg))
+    camb = memo(cfg, "cambridge", lambda: _cambridge(cfg))
     if camb is not None:
         rows += _rank_rows(camb, "score", cfg, "cambridge_aut (no judge)")
     judge_note = (f"judge: {int(df.drop_duplicates('prompt')['group_comparisons'].sum())} comparisons, "
                   f"{int(df.drop_duplicates('prompt')['group_ties'].sum())} ties (orders disagreed)")
-    return _captioned(pd.DataFrame(rows), f"AUT: measures vs human originality (higher = more original). {judge_note}")
+    return captioned(pd.DataFrame(rows), f"AUT: measures vs human originality (higher = more original). {judge_note}")
 
 
 def _cambridge(cfg: ValidationConfig):
@@ -354,9 +328,9 @@ def macgyver_items(cfg: ValidationConfig) -> pd.DataFrame:
         df["semdis"] = D.semdis(list(df["problem"]), list(df["solution"]))
         df["distinct_1"] = [D.distinct_n([t], 1) for t in df["solution"]]
         df["distinct_2"] = [D.distinct_n([t], 2) for t in df["solution"]]
-        _save(cfg, "macgyver_items", df)
+        save_table(cfg, "validation", "macgyver_items", df)
         return df
-    return _memo(cfg, "macgyver_items", build)
+    return memo(cfg, "macgyver_items", build)
 
 
 def table_macgyver_unconventional(cfg: ValidationConfig):
@@ -374,7 +348,7 @@ def table_macgyver_unconventional(cfg: ValidationConfig):
         rows.append({"measure": name, "AUC": a["auc"], "ci_low": lo, "ci_high": hi, "p (Mann-Whitney)": a["p"],
                      "n": a["n"], "unconventional": a["n_pos"], "note": note})
     note = f"judge: {int(df['comparisons'].iloc[0])} comparisons, {int(df['ties'].iloc[0])} ties" if len(df) else ""
-    return _captioned(pd.DataFrame(rows), f"MacGyver: unconventional vs conventional solutions (AUC). {note}")
+    return captioned(pd.DataFrame(rows), f"MacGyver: unconventional vs conventional solutions (AUC). {note}")
 
 
 def _tie_note(ties: int, comparisons: int, note: str = "") -> str:
@@ -405,16 +379,16 @@ def human_reference(cfg: ValidationConfig) -> pd.DataFrame:
             for who, texts in (("humans (crowd)", human), (cfg.model, model_texts)):
                 rows.append({"problem_id": row["problem_id"], "solver": who, **D.diversity(texts)})
         df = pd.DataFrame(rows)
-        _save(cfg, "human_reference", df)
+        save_table(cfg, "validation", "human_reference", df)
         return df
-    return _memo(cfg, "human_reference", build)
+    return memo(cfg, "human_reference", build)
 
 
 def table_human_reference(cfg: ValidationConfig):
     """Mean diversity of whole solutions: crowd vs model, same problems and set sizes."""
     df = human_reference(cfg)
     if df.empty:
-        return _captioned(pd.DataFrame([{"note": "no problem with >= 3 crowd solutions"}]), "Human reference")
+        return captioned(pd.DataFrame([{"note": "no problem with >= 3 crowd solutions"}]), "Human reference")
     out = df.groupby("solver")[[*DIVERSITY, "n"]].mean().reset_index()
     out.insert(1, "problems", df.groupby("solver")["problem_id"].nunique().values)
-    return _captioned(out, "Whole-solution diversity: crowd-written vs model-sampled solutions")
+    return captioned(out, "Whole-solution diversity: crowd-written vs model-sampled solutions")
