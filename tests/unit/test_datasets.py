@@ -234,6 +234,9 @@ def test_loaders_fall_back_to_illustrative_samples():
     c = aut.load_cambridge(n=6)
     assert len(c) == 6 and set(c["prompt"]) == {"bowl", "paperclip"} and c["score"].between(0, 4).all()
     assert c["n_raters"].between(2, 3).all()
+    assert "rater1" not in c.columns                                   # rater columns only when asked for
+    r = aut.load_cambridge(n=6, raters=True)
+    assert (r[["rater1", "rater2", "rater3"]].notna().sum(axis=1) == r["n_raters"]).all()
     u = macgyver.load_unconventional(n_per_class=2)
     assert u["unconventional"].tolist() == [True, True, False, False] and set(u["source"]) == {"sample"}
     sets = macgyver.human_solution_sets(min_solutions=3)

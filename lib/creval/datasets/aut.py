@@ -154,13 +154,13 @@ def load_cambridge(n: int | None = None, objects=OBJECTS, seed: int = 0,
             resp, avg = r.get("Responses"), r.get("average")
             if resp is None or avg in (None, "") or str(resp).strip() == "":
                 continue
-            raters = [r.get(k) for k in ("rater1", "rater2", "rater3")]
+            marks = [r.get(k) for k in ("rater1", "rater2", "rater3")]
             rid = r.get("id")
             rid = int(rid) if isinstance(rid, float) and rid.is_integer() else rid
             recs.append({"item_id": f"cambridge-{obj}-{rid}", "source": "sample" if src.is_sample else "cambridge",
                          "prompt": obj, "response": str(resp).strip(), "score": float(avg),
-                         "n_raters": sum(v not in (None, "") for v in raters),
-                         **({f"rater{i + 1}": _num(v) for i, v in enumerate(raters)} if raters else {})})
+                         "n_raters": sum(v not in (None, "") for v in marks),
+                         **({f"rater{i + 1}": _num(v) for i, v in enumerate(marks)} if raters else {})})
         frames.append(pd.DataFrame(recs).drop_duplicates(subset=["response"]))
     out = _spread(pd.concat(frames, ignore_index=True), n, None, seed)
     out.attrs["source"] = str(src)
