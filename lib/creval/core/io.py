@@ -32,21 +32,32 @@ def read_jsonl(path: Path) -> list[dict]:
     return rows
 
 
-def read_json_rows(path: Path) -> list[dict]:
-    """Rows of a ``.json`` (list, or ``{"rows": [...]}``) or ``.jsonl`` file; CrevalError if malformed."""
+def _dataset_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as e:
         raise CrevalError(f"cannot read dataset file {path}: {e}", "check the path and its permissions") from None
+
+
+def read_json(path: Path):
+    """The JSON value of a dataset file (any shape); a CrevalError naming the file if it cannot be read."""
     try:
-        if path.suffix == ".jsonl":
-            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-        else:
-            data = json.loads(text)
-            rows = data.get("rows", data) if isinstance(data, dict) else data
-            rows = [r.get("row", r) if isinstance(r, dict) else r for r in rows]
+        return json.loads(_dataset_text(path))
     except json.JSONDecodeError as e:
         raise CrevalError(f"dataset file {path} is not valid JSON: {e}", "repair or replace the file") from None
+
+
+def read_json_rows(path: Path) -> list[dict]:
+    """Rows of a ``.json`` (list, or ``{"rows": [...]}``) or ``.jsonl`` file; CrevalError if malformed."""
+    if path.suffix == ".jsonl":
+        try:
+            rows = [json.loads(line) for line in _dataset_text(path).splitlines() if line.strip()]
+        except json.JSONDecodeError as e:
+            raise CrevalError(f"dataset file {path} is not valid JSON: {e}", "repair or replace the file") from None
+    else:
+        data = read_json(path)
+        rows = data.get("rows", data) if isinstance(data, dict) else data
+        rows = [r.get("row", r) if isinstance(r, dict) else r for r in rows]
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise CrevalError(f"dataset file {path} must hold a list of objects (one per problem)",
                           "use the dataset's own JSON/JSONL layout")

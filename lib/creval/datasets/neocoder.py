@@ -32,13 +32,13 @@ with hand-written rounds, codes, tests and "human" solutions: it lets the pipeli
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from creval.core.errors import CrevalError
+from creval.core.io import read_json
 from creval.datasets.base import Dataset, Remote, Source, file_of, resolve
 
 _RAW = ("https://raw.githubusercontent.com/JHU-CLSP/NeoCoder/23cd8e64dc2129e5c4fae4bcb5dff8cec41f9d4f/"
@@ -191,12 +191,8 @@ def _yes_no(statement: str, cases: list[Case]) -> bool:
 
 
 def _read(path: Path | None):
-    if path is None:
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise CrevalError(f"neocoder: cannot read {path}: {e}", "give an intact copy of the upstream JSON file")
+    """The JSON of an optional file (None when the file is absent)."""
+    return None if path is None else read_json(path)
 
 
 @lru_cache(maxsize=4)

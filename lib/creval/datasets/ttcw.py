@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from creval.core.errors import CrevalError
+from creval.core.io import read_json
 from creval.datasets.base import Dataset, Source, file_of, resolve
 
 DATASET = Dataset(
@@ -39,12 +40,6 @@ def source(given: str | Path | None = None, allow_download: bool = True) -> Sour
     return resolve(DATASET, given, allow_download=allow_download)
 
 
-def _json(f: Path):
-    try:
-        return json.loads(f.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise CrevalError(f"{f}: cannot read TTCW json ({e})", "replace the file with the upstream one") from None
-
 
 def plot_group(story_idx) -> str:
     return f"ttcw-plot-{int(story_idx)}"
@@ -55,7 +50,7 @@ def load_stories(given: str | Path | None = None, with_text_only: bool = True) -
     where upstream has only a URL; those rows dropped unless ``with_text_only=False``)."""
     src = source(given)
     f = file_of(DATASET, src, "stories")
-    rows = _json(f)
+    rows = read_json(f)
     if not isinstance(rows, list) or not rows or not {"story_id", "story_idx", "content"} <= set(rows[0]):
         raise CrevalError(f"{f}: expected a list of stories with story_idx, story_id, content",
                           "use Art_or_Artifice/stories/ttcw_short_stories.json")
@@ -84,7 +79,7 @@ def load_verdicts(given: str | Path | None = None) -> pd.DataFrame:
     (tests 9-11), ``n_verdicts``."""
     src = source(given)
     f = file_of(DATASET, src, "verdicts")
-    rows = _json(f)
+    rows = read_json(f)
     df = pd.DataFrame(rows)
     if not {"story_id", "ttcw_idx", "binary_verdict"} <= set(df.columns):
         raise CrevalError(f"{f}: expected rows with story_id, ttcw_idx, binary_verdict",

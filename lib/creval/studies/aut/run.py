@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from creval.core.io import read_jsonl
 from creval.core.runs import RunStore
 from creval.judges.aut import ListJob, judge_lists, pointwise_scores
 from creval.measures.aut_agreement import rank_value
@@ -233,9 +234,5 @@ def records(cfg: AutConfig, progress: bool = True) -> dict[str, pd.DataFrame]:
     out = run_dir(cfg)
     if not (out / "manifest.json").exists():
         run(cfg, out, progress=progress)
-    return {t: pd.DataFrame(list(_read(out / f"{t}.jsonl"))) for t in TABLES}
+    return {t: pd.DataFrame(read_jsonl(out / f"{t}.jsonl")) for t in TABLES}
 
-
-def _read(path: Path):
-    from creval.core.io import read_jsonl
-    return read_jsonl(path) if path.exists() else []
