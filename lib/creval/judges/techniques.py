@@ -143,6 +143,11 @@ def _call_name(n: ast.Call) -> str:
     return ""
 
 
+# statements that are a technique by their node type alone
+STATEMENT_TECHNIQUES = {ast.While: "while loop", ast.Break: "break statement", ast.Continue: "continue statement",
+                        ast.Pass: "pass statement", ast.Match: "match statement"}
+
+
 @dataclass(frozen=True)
 class StaticDetector:
     """Techniques decided from the syntax tree. The switches choose the ambiguous definitions."""
@@ -185,16 +190,8 @@ class StaticDetector:
                     add("for loop")
                 if self.comprehension_if_is_if and n.ifs:
                     add("if statement")
-            elif isinstance(n, ast.While):
-                add("while loop")
-            elif isinstance(n, ast.Break):
-                add("break statement")
-            elif isinstance(n, ast.Continue):
-                add("continue statement")
-            elif isinstance(n, ast.Pass):
-                add("pass statement")
-            elif isinstance(n, ast.Match):
-                add("match statement")
+            elif type(n) in STATEMENT_TECHNIQUES:
+                add(STATEMENT_TECHNIQUES[type(n)])
             elif isinstance(n, ast.Tuple):
                 if isinstance(n.ctx, ast.Load) or self.unpacking_is_tuple:
                     add("tuple")
