@@ -1,5 +1,6 @@
-"""The book end to end: every chapter executed by papermill on the smoke profile with the real local
-model, rendered to offline HTML; then a warm rebuild that must make no model call at all."""
+"""The book end to end: every study run on the smoke profile with the real local model, then every chapter
+executed by papermill (reading the records only) and rendered to offline HTML; then a warm rebuild that
+must make no model call at all."""
 import json
 import re
 
@@ -8,6 +9,7 @@ import pytest
 from creval.book.build import build_book
 from creval.book.params import load_params
 from creval.core.paths import REPO
+from creval.studies.registry import STUDIES
 
 pytestmark = pytest.mark.integration
 
@@ -16,7 +18,11 @@ def test_book_builds_then_rebuilds_from_cache(tmp_path, fresh_cache):
     params = load_params(REPO / "params/smoke.yaml", [f"run_root={tmp_path / 'runs'}"])
     cold = build_book(params, tmp_path / "book", render="offline", progress=False)
     assert [c["error"] for c in cold["chapters"]] == [None] * len(cold["chapters"]), cold["chapters"]
+    assert [s["error"] for s in cold["studies"]] == [None] * len(cold["studies"]), cold["studies"]
+    assert [s["study"] for s in cold["studies"]] == list(STUDIES)        # every study, upstream first
     assert cold["usage"]["total"]["calls_made"] > 0
+    for ch in cold["chapters"]:                     # a page only reads records: no call, not even a cached one
+        assert ch["usage"]["calls_made"] == ch["usage"]["cache_hits"] == 0, ch
     site = tmp_path / "book" / "site"
     index = (site / "index.html").read_text()
     for ch in cold["chapters"]:
@@ -40,7 +46,7 @@ def test_book_builds_then_rebuilds_from_cache(tmp_path, fresh_cache):
     warm = build_book(params, tmp_path / "book2", render="none", progress=False)
     assert warm["usage"]["total"]["calls_made"] == 0, warm["usage"]
     assert [c["error"] for c in warm["chapters"]] == [None] * len(warm["chapters"])
-    # finished work is read back from the run records, the rest from the call cache: nothing is recomputed
-    assert 0 < warm["usage"]["total"]["cache_hits"] < cold["usage"]["total"]["calls_made"] + cold["usage"]["total"]["cache_hits"]
+    # finished studies are read back from their run folders: nothing is recomputed, nothing even looked up
+    assert warm["usage"]["total"]["cache_hits"] == 0
     manifest = json.loads((tmp_path / "book2" / "book-manifest.json").read_text())
-    assert manifest["chapters"][0]["usage"]["calls_made"] == 0
+    assert all(s["usage"]["calls_made"] == 0 and s["seconds"] < 30 for s in manifest["studies"]), manifest["studies"]

@@ -1,4 +1,4 @@
-"""`creval divergent` end to end with the real local model (smollm2-135m) and the minilm-sick NLI."""
+"""`creval run divergent` end to end with the real local model (smollm2-135m) and the minilm-sick NLI."""
 import json
 import math
 import os
@@ -26,15 +26,18 @@ def rows(path):
 
 
 def test_divergent_cli_macgyver(tmp_path):
-    out = tmp_path / "run"
     env = {**os.environ, "CREVAL_OFFLINE": "1", "CREVAL_SHARED_DATA": "none"}   # the bundled sample
     from creval.measures.nli.train import is_trained
     nli_ran = "minilm-sick" if os.environ.get("CREVAL_SICK_DIR") or is_trained() else "minilm-cosine"
-    r = subprocess.run([sys.executable, "-m", "creval", "divergent", "--model", "smollm2-135m", "--domain", "macgyver",
-                        "--limit", "3", "--n", str(N), "--out", str(out)],
-                       capture_output=True, text=True, timeout=1800, env=env)
+    cmd = [sys.executable, "-m", "creval", "run", "divergent", "--params", "params/smoke.yaml",
+           "-p", f"run_root={tmp_path / 'runs'}", "-p", "limit=3", "-p", f"n_samples={N}", "-p", "max_steps=5",
+           "-p", "max_step_tokens=48", "-p", "temperatures=[1.0]", "-p", "nli_eval_pairs=2"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     assert r.returncode == 0, r.stderr[-3000:]
-    for f in ("steps.jsonl", "problems.jsonl", "manifest.json"):
+    assert "divergent: ok" in r.stdout and "calls " in r.stdout, r.stdout
+    (out,) = (tmp_path / "runs" / "divergent").iterdir()           # the study's one run folder
+    assert out.name in r.stdout
+    for f in ("steps.jsonl", "problems.jsonl", "manifest.json", "sweep.jsonl", "nli_eval.jsonl"):
         assert (out / f).exists(), f
     steps, probs = rows(out / "steps.jsonl"), rows(out / "problems.jsonl")
     assert len(probs) == 3 and len({p["problem_id"] for p in probs}) == 3
@@ -56,9 +59,10 @@ def test_divergent_cli_macgyver(tmp_path):
         if own:
             assert p["mean_semantic_entropy"] == pytest.approx(sum(s["semantic_entropy"] for s in own) / len(own))
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["params"]["n"] == N and manifest["params"]["data_source"].startswith("sample:")
-    # resuming does nothing new
-    r2 = subprocess.run([sys.executable, "-m", "creval", "divergent", "--model", "smollm2-135m", "--domain", "macgyver",
-                         "--limit", "3", "--n", str(N), "--out", str(out)], capture_output=True, text=True,
-                        timeout=600, env=env)
-    assert r2.returncode == 0 and len(rows(out / "problems.jsonl")) == 3 and len(rows(out / "steps.jsonl")) == len(steps)
+    assert manifest["params"]["n_samples"] == N and manifest["complete"] and "smollm2-135m" in manifest["models"]
+    assert manifest["params"]["identity"]["data"] == {"macgyver": "sample"}
+    assert {p["data_source"] for p in probs} == {"sample"}
+    # running again does nothing new
+    r2 = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    assert r2.returncode == 0 and "calls 0 made" in r2.stdout, r2.stdout
+    assert len(rows(out / "problems.jsonl")) == 3 and len(rows(out / "steps.jsonl")) == len(steps)

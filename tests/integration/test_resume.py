@@ -20,9 +20,8 @@ def _made(ledger):
 
 def test_sigkill_then_resume_repeats_no_finished_call(tmp_path):
     env = {**os.environ, "CREVAL_CACHE": str(tmp_path / "calls.sqlite")}
-    out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "creval", "divergent", "--model", "smollm2-135m", "--domain", "macgyver",
-           "--limit", "2", "--n", "3", "--max-steps", "2", "--out", str(out)]
+    cmd = [sys.executable, "-m", "creval", "run", "divergent", "--params", "params/smoke.yaml",
+           "-p", f"run_root={tmp_path / 'runs'}", "-p", "limit=2", "-p", "temperatures=[1.0]"]
     first = tmp_path / "first.jsonl"
     proc = subprocess.Popen(cmd, env={**env, "CREVAL_LEDGER_FILE": str(first)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -37,6 +36,7 @@ def test_sigkill_then_resume_repeats_no_finished_call(tmp_path):
     r = subprocess.run(cmd, env={**env, "CREVAL_LEDGER_FILE": str(second)}, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-2000:]
     assert not before & set(_made(second))                   # nothing finished before the kill is made again
+    (out,) = (tmp_path / "runs" / "divergent").iterdir()
     problems = [json.loads(x) for x in (out / "problems.jsonl").read_text().splitlines() if x.strip()]
     assert len(problems) == 2 and len({p["problem_id"] for p in problems}) == 2
-    assert (out / "manifest.json").exists()
+    assert json.loads((out / "manifest.json").read_text())["complete"]

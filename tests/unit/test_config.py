@@ -38,14 +38,14 @@ def test_every_profile_names_only_declared_keys():
 
 @pytest.mark.parametrize("study", list(STUDIES))
 def test_chapter_parameters_cell_repeats_its_config_defaults(study):
-    chapter, cls = STUDIES[study]
+    chapter, cls = STUDIES[study].chapter, STUDIES[study].config
     assert chapter in [f for _, f in book_structure()]
     assert _parameters_cell(chapter) == cls.defaults()
 
 
 @pytest.mark.parametrize("study", list(STUDIES))
 def test_chapter_builds_its_config_from_every_parameter(study):
-    chapter, cls = STUDIES[study]
+    chapter, cls = STUDIES[study].chapter, STUDIES[study].config
     calls = [n for c in _cells(chapter) if c["cell_type"] == "code"
              for n in ast.walk(ast.parse("".join(c["source"])))
              if isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "from_params"
@@ -89,12 +89,28 @@ def test_run_root_resolves_against_the_data_home(tmp_path, monkeypatch):
     assert DivergentConfig(run_root=str(tmp_path / "x")).run_path == tmp_path / "x"
 
 
-def test_run_ids_differ_exactly_when_the_identity_does():
-    a, b = DivergentConfig(), DivergentConfig(limit=7)
-    assert run_id(a.identity("m", "macgyver")) == run_id(b.identity("m", "macgyver"))   # limit: the run grows
-    assert run_id(a.identity("m", "macgyver")) != run_id(a.identity("m", "macgyver", n=20))
-    assert run_id(a.identity("m", "macgyver")) != run_id(DivergentConfig(top_p=0.5).identity("m", "macgyver"))
+def test_run_ids_differ_exactly_when_the_identity_does(tmp_path):
+    a = DivergentConfig()
+    assert a.run_id == DivergentConfig(run_root=str(tmp_path)).run_id         # where runs go is not identity
+    assert a.run_id != DivergentConfig(limit=7).run_id != DivergentConfig(top_p=0.5).run_id
+    assert a.run_dir == a.run_path / "divergent" / a.run_id
+    assert a.identity()["study"] == "divergent" and a.identity()["nli"] in ("minilm-sick", "minilm-cosine")
     assert run_id({"x": [1, 2]}) == run_id({"x": (1, 2)}) and len(run_id({})) == 10
+
+
+def test_retired_keys_name_their_successor(tmp_path):
+    f = tmp_path / "old.yaml"
+    f.write_text("neocoder_model: qwen\n")
+    with pytest.raises(CrevalError, match=r"old.yaml: parameter 'neocoder_model' was retired") as e:
+        load_params(f)
+    assert e.value.fix.startswith("use model")
+    with pytest.raises(CrevalError, match="novelty_model"):
+        check_params({"novelty_model": "x"})
+
+
+def test_models_under_test_are_model_then_models():
+    assert DivergentConfig().tested == ("smollm2-135m",)
+    assert DivergentConfig(model="a", models=("b", "a", "c")).tested == ("a", "b", "c")
 
 
 def test_injected_values_are_written_into_the_parameters_cell_once():
@@ -131,15 +147,14 @@ def test_override_mistakes_name_the_override(tmp_path):
 
 def test_runs_on_sample_data_never_share_a_folder_with_runs_on_real_data(monkeypatch):
     from creval.core.paths import samples_dir
-    from creval.studies.divergent.run import run_dir
     monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.delenv("CREVAL_MACGYVER_DIR", raising=False)
-    cfg = DivergentConfig(nli="minilm-cosine")
-    on_sample = run_dir(cfg, "m", "macgyver")
-    monkeypatch.setenv("CREVAL_MACGYVER_DIR", str(samples_dir() / "macgyver"))    # the same files, given explicitly
-    assert run_dir(cfg, "m", "macgyver") != on_sample
-    assert run_dir(cfg, "m", "macgyver").parent == on_sample.parent
+    cfg = DivergentConfig(nli="minilm-cosine", domains=("macgyver",))
+    on_sample = cfg.run_dir
+    assert cfg.identity()["data"] == {"macgyver": "sample"}
+    monkeypatch.setenv("CREVAL_MACGYVER_DIR", str(samples_dir() / "macgyver"))    # given as a dataset: real
+    assert cfg.run_dir != on_sample and cfg.run_dir.parent == on_sample.parent
 
 
 def test_default_profile_and_chapter_parameters_are_in_sync_with_the_configs():

@@ -6,7 +6,8 @@ import types
 
 import pytest
 
-from creval.studies.divergent.run import load_records, run_divergent
+from creval.studies.divergent.config import DivergentConfig
+from creval.studies.divergent.run import load_records, solve_domain
 from creval.domains import get_domain
 from creval.core.errors import CrevalError
 from creval.domains.steps import clean_step, count_units, has_consecutive_duplicates, is_stop_vote
@@ -143,33 +144,34 @@ def fake_stack(monkeypatch, tmp_path):
     return models
 
 
-def test_run_divergent_records_and_resume(fake_stack, tmp_path):
+def test_solve_domain_records_and_resume(fake_stack, tmp_path):
     out = tmp_path / "run"
-    store = run_divergent("fake", "macgyver", limit=2, n=4, out=out, nli="exact", progress=False)
-    assert (out / "manifest.json").exists() and store.params["data_source"].startswith("sample:")
+    cfg = DivergentConfig(nli="exact")
+    kept = solve_domain(cfg, "fake", "macgyver", out, n=4, limit=2, progress=False)
+    assert (out / "manifest.json").exists() and len(kept) == 2
     steps, probs = load_records(out)
-    assert len(probs) == 2 and len(steps) == 6 and set(steps["problem_id"]) == set(probs["problem_id"])
+    assert len(probs) == 2 and len(steps) == 6 and set(steps["problem_id"]) == set(probs["problem_id"]) == set(kept)
     for _, r in steps.iterrows():
         lps = [s["mean_logprob"] for s in r["samples"]]
         assert r["semantic_entropy"] == pytest.approx(H(lps, r["cluster_ids"]), abs=1e-9)
     # an interrupted third problem left two step rows behind: they are dropped and redone
     third = get_domain("macgyver").load(limit=3)[2].problem_id
-    store.append("steps", [{**steps.iloc[0].drop("run").to_dict(), "problem_id": third}] * 2)
-    run_divergent("fake", "macgyver", limit=3, n=4, out=out, nli="exact", progress=False)
+    from creval.core.runs import RunStore
+    RunStore(out).append("steps", [{**steps.iloc[0].drop("run").to_dict(), "problem_id": third}] * 2)
+    solve_domain(cfg, "fake", "macgyver", out, n=4, limit=3, progress=False)
     assert fake_stack[-1].sample_calls == 3          # only the third problem was solved again
     steps, probs = load_records(out)
     assert len(probs) == 3 and len(steps) == 9 and (steps["problem_id"] == third).sum() == 3
-    with pytest.raises(CrevalError, match="other parameters"):
-        run_divergent("fake", "macgyver", limit=3, n=5, out=out, nli="exact", progress=False)
-    # load_records on a root finds every run below it
+    with pytest.raises(CrevalError, match="bad sizes"):
+        solve_domain(cfg, "fake", "macgyver", out, n=0, progress=False)
+    # load_records on a root finds every unit below it
     s2, p2 = load_records(tmp_path)
     assert len(p2) == 3 and set(p2["run"]) == {"run"}
 
 
-def test_cli_parses(fake_stack, tmp_path, capsys):
+def test_run_command_refuses_bad_parameters_in_one_line(tmp_path, capsys):
     from creval.cli import main
-    rc = main(["divergent", "--model", "fake", "--domain", "macgyver", "--limit", "1", "--n", "4",
-               "--out", str(tmp_path / "c"), "--nli", "exact"])
-    assert rc == 0
-    assert re.search(r"1 problems, 3 steps .* mean semantic entropy 0\.\d{3} nats", capsys.readouterr().out)
-    assert main(["divergent", "--domain", "chess", "--out", str(tmp_path / "d")]) == 2
+    assert main(["run", "divergent", "-p", "domains=[chess]", "-p", f"run_root={tmp_path}"]) == 2
+    assert "chess" in capsys.readouterr().err
+    assert main(["run", "neocoder", "-p", "neocoder_model=x"]) == 2
+    assert "use model" in capsys.readouterr().err

@@ -1,10 +1,12 @@
-"""The book pipeline: execute every chapter with papermill, then render the book.
+"""The book pipeline: run every study (in dependency order), execute every chapter with papermill, render.
 
-``build_book(params, out)`` runs the chapters listed in ``_quarto.yml`` (in order) into
+``build_book(params, out)`` first runs each study (:mod:`creval.book.studies`: every model, judge and sandbox
+call, into the studies' run folders), then runs the chapters listed in ``_quarto.yml`` (in order) into
 ``out/chapters/*.ipynb`` and renders ``out/site``: with Quarto when the ``quarto`` binary exists,
 otherwise an offline HTML book (nbconvert pages with a table of contents; plotly inlined, no CDN).
 Each chapter's kernel streams its model calls to ``out/ledger/<chapter>.jsonl``; the build writes
-``out/book-manifest.json`` with calls made vs served from cache, tokens, cost and timings per chapter.
+``out/book-manifest.json`` with calls made vs served from cache, tokens, cost and timings per study and
+per chapter (a chapter only reads records, so its calls should be 0).
 """
 from __future__ import annotations
 
@@ -16,27 +18,34 @@ from pathlib import Path
 from creval.book.execute import execute_chapters
 from creval.book.params import effective_params
 from creval.book.render import render_offline, render_quarto
+from creval.book.studies import run_studies
 from creval.core.io import read_jsonl
-from creval.core.ledger import CallRecord, Ledger
+from creval.core.ledger import LEDGER, CallRecord, Ledger
 from creval.core.runs import git_commit, package_versions
 
 
 def build_book(params: dict, out: Path, only: list[str] | None = None, render: str = "auto",
                progress: bool = True) -> dict:
     """Execute and render the whole book; returns (and writes) the book manifest."""
+    from creval.studies.registry import STUDIES
     out = Path(out)
     t0 = time.time()
-    status = execute_chapters(params, out, only, progress)
-    t_exec = time.time() - t0
+    chosen = [n for n, s in STUDIES.items() if not only or any(o in Path(s.chapter).stem for o in only)]
+    studies = run_studies(effective_params(params), chosen) if chosen else []
+    t_studies = time.time() - t0
+    failed = {STUDIES[r["study"]].chapter: r["error"] for r in studies if r["error"]}
+    status = execute_chapters(params, out, only, progress, skip=failed)
+    t_exec = time.time() - t0 - t_studies
     index, renderer = None, None
     if render != "none":
         use_quarto = render == "quarto" or (render == "auto" and bool(shutil.which("quarto")))
         index = render_quarto(out) if use_quarto else render_offline(out)
         renderer = "quarto" if use_quarto else "offline-html"
     records = [CallRecord(**r) for f in sorted((out / "ledger").glob("*.jsonl")) for r in read_jsonl(f)]
+    records += LEDGER.since(0)          # the studies' calls, made in this process
     manifest = {"params": effective_params(params), "git_commit": git_commit(), "packages": package_versions(),
-                "seconds_execute": round(t_exec, 2), "seconds_total": round(time.time() - t0, 2),
-                "chapters": status, "usage": Ledger.summarize(records), "index": str(index) if index else None,
+                "seconds_studies": round(t_studies, 2), "seconds_execute": round(t_exec, 2),
+                "seconds_total": round(time.time() - t0, 2), "studies": studies, "chapters": status, "usage": Ledger.summarize(records), "index": str(index) if index else None,
                 "renderer": renderer}
     (out / "book-manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
     return manifest

@@ -89,8 +89,10 @@ def show_parameters_once(nb_path: Path) -> None:
     Path(nb_path).write_text(json.dumps(nb, indent=1, ensure_ascii=False))
 
 
-def execute_chapters(params: dict, out: Path, only: list[str] | None = None, progress: bool = True) -> list[dict]:
-    """Run each chapter notebook with papermill (cwd = repo root). Returns one status row per chapter."""
+def execute_chapters(params: dict, out: Path, only: list[str] | None = None, progress: bool = True,
+                     skip: dict[str, str] | None = None) -> list[dict]:
+    """Run each chapter notebook with papermill (cwd = repo root). Returns one status row per chapter.
+    ``skip``: chapter -> why it is not executed (its study failed; the error is in the book manifest)."""
     import papermill as pm
     from tqdm.auto import tqdm
 
@@ -101,6 +103,10 @@ def execute_chapters(params: dict, out: Path, only: list[str] | None = None, pro
     (out / "ledger").mkdir(parents=True, exist_ok=True)
     status = []
     for ch in tqdm(chapters, desc="chapters", disable=not progress):
+        if skip and ch in skip:
+            status.append({"chapter": ch, "seconds": 0.0, "error": f"not executed: its study failed ({skip[ch]})",
+                           "usage": Ledger.summarize([])["total"]})
+            continue
         src, dst = paths.REPO / ch, out / ch
         ledger_file = out / "ledger" / f"{Path(ch).stem}.jsonl"
         ledger_file.unlink(missing_ok=True)

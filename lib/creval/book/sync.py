@@ -62,7 +62,8 @@ def _aligned(rows: list[tuple[str, str]]) -> list[str]:
 def default_yaml(studies: dict) -> str:
     seen: set[str] = set()
     parts = [HEADER]
-    for name, (chapter, cls) in studies.items():
+    for name, study in studies.items():
+        chapter, cls = study.chapter, study.config
         comments = field_comments(cls)
         rows = [(f"{k}: {yaml_value(v)}", comments.get(k, "")) for k, v in cls.defaults().items() if k not in seen]
         seen |= set(cls.keys())
@@ -137,8 +138,7 @@ def sync(write: bool = True) -> list[str]:
         changed.append(str(target.relative_to(paths.REPO)))
         if write:
             target.write_text(text)
-    for chapter, cls in STUDIES.values():
-        p = paths.REPO / chapter
-        if sync_chapter(p, cls, write):
-            changed.append(chapter)
+    for study in STUDIES.values():
+        if sync_chapter(paths.REPO / study.chapter, study.config, write):
+            changed.append(study.chapter)
     return changed

@@ -6,13 +6,16 @@ from pathlib import Path
 
 from creval.book.build import build_book
 from creval.book.params import load_params
+from creval.book.studies import summary_line
 
 
 def _summary(m: dict, out: Path) -> str:
     u = m["usage"]["total"]
     failed = [c["chapter"] for c in m["chapters"] if c["error"]]
-    lines = [f"book: {m['index'] or '(not rendered)'}",
-             f"chapters: {len(m['chapters'])} executed in {m['seconds_execute']:.1f} s ({m['renderer'] or 'no render'})",
+    lines = [summary_line(r) for r in m.get("studies", [])]
+    lines += [f"book: {m['index'] or '(not rendered)'}",
+             f"studies: {len(m.get('studies', []))} run in {m.get('seconds_studies', 0):.1f} s; "
+             f"chapters: {sum(not c['error'] for c in m['chapters'])} of {len(m['chapters'])} executed in {m['seconds_execute']:.1f} s ({m['renderer'] or 'no render'})",
              f"model calls: {u['calls_made']} made, {u['cache_hits']} served from cache; "
              f"tokens in/out {u['input_tokens']}/{u['output_tokens']}; cost ${u['cost_usd']:.4f}",
              f"manifest: {out / 'book-manifest.json'}"]
@@ -34,7 +37,7 @@ def cmd_batch(args) -> int:
     code = 0
     for model in args.models:
         params = load_params(args.params, args.p)
-        params.update(model=model, models=[model], run_root=f"runs/{model}")   # under the data home (CREVAL_HOME)
+        params.update(model=model, models=[], run_root=f"runs/{model}")   # under the data home (CREVAL_HOME)
         out = Path(args.out) / model
         print(f"== {model} -> {out}", file=sys.stderr)
         m = build_book(params, out, args.chapters, args.render)

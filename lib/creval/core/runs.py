@@ -57,6 +57,7 @@ class RunStore:
         self.calls_mark = self.mark          # ledger rows before this one are already in calls.jsonl
         self.models: dict[str, dict] = {}
         self.seeds: dict[str, int] = {}
+        self.complete = False                # set by a study when every record of the run is written
 
     def path(self, table: str) -> Path:
         return self.root / f"{table}.jsonl"
@@ -92,7 +93,7 @@ class RunStore:
                 "finished": time.time(), "seconds": round(time.time() - self.t0, 3), "argv": sys.argv,
                 "params": self.params, "seeds": self.seeds, "models": self.models,
                 "packages": package_versions(), "host": platform.node(),
-                "usage": Ledger.summarize(calls)}
+                "usage": Ledger.summarize(calls), "complete": self.complete}
 
     def flush_calls(self) -> None:
         """Append the call rows not yet written to ``calls.jsonl``: call it with each finished item, so

@@ -1,4 +1,6 @@
-"""Model registry: a model name maps to a small YAML spec in ``params/models/<name>.yaml``.
+"""Model registry: a model name maps to a small YAML spec ``<name>.yaml`` in the folders of ``CREVAL_MODELS``
+(``os.pathsep``-separated: the user's own specs, searched first) and then ``params/models/``. A path to a
+spec file works wherever a name does; the model is then named by the spec's ``name`` or the file's stem.
 
 ``load_model("smollm2-135m")`` returns a cached :class:`~creval.models.cached.Model`. Backends are
 imported lazily, so using the OpenAI backend never imports torch or llama.cpp.
@@ -24,6 +26,12 @@ def models_dir() -> Path:
     return paths.params_dir() / "models"
 
 
+def spec_dirs() -> list[Path]:
+    """Where specs are looked up, first match wins: ``CREVAL_MODELS`` folders, then ``params/models``."""
+    extra = [Path(d).expanduser() for d in os.environ.get("CREVAL_MODELS", "").split(os.pathsep) if d.strip()]
+    return [*extra, models_dir()]
+
+
 def read_spec(path: Path) -> ModelSpec:
     try:
         data = yaml.safe_load(path.read_text())
@@ -42,18 +50,24 @@ def read_spec(path: Path) -> ModelSpec:
 
 
 def all_specs() -> dict[str, ModelSpec]:
-    return {p.stem: read_spec(p) for p in sorted(models_dir().glob("*.yaml"))}
+    out: dict[str, ModelSpec] = {}
+    for d in reversed(spec_dirs()):          # earlier folders win
+        out.update({p.stem: read_spec(p) for p in sorted(d.glob("*.yaml"))})
+    return dict(sorted(out.items()))
 
 
 def get_spec(name: str) -> ModelSpec:
-    p = Path(name)
-    if p.suffix in (".yaml", ".yml") and p.exists():
+    p = Path(name).expanduser()
+    if p.suffix in (".yaml", ".yml"):
+        if not p.exists():
+            raise CrevalError(f"model spec {p} does not exist", "give the path of a YAML model spec, or a registered name")
         return read_spec(p)
-    f = models_dir() / f"{name}.yaml"
-    if not f.exists():
-        names = ", ".join(sorted(all_specs()))
-        raise CrevalError(f"unknown model {name!r}", f"use one of: {names}; or add params/models/{name}.yaml")
-    return read_spec(f)
+    for d in spec_dirs():
+        if (d / f"{name}.yaml").exists():
+            return read_spec(d / f"{name}.yaml")
+    names = ", ".join(sorted(all_specs()))
+    raise CrevalError(f"unknown model {name!r}", f"use one of: {names}; or add {name}.yaml to params/models/ "
+                                                 "or to a folder named in CREVAL_MODELS")
 
 
 def package_dir(package: str) -> Path | None:
@@ -161,3 +175,9 @@ def load_model(name: str, cache=None):
     if not ok:
         raise CrevalError(f"model {spec.name} is not usable here", why)
     return Model(LazyBackend(spec), cache)
+
+
+def model_name(name_or_path: str) -> str:
+    """The name a model goes by in records and folder names: a registered name as it is, a spec file by
+    its spec's ``name`` (or its file stem)."""
+    return get_spec(name_or_path).name if str(name_or_path).endswith((".yaml", ".yml")) else str(name_or_path)

@@ -1,9 +1,15 @@
-"""One typed Config per study: the single home of every parameter default.
+"""One typed Config per study: the single home of every parameter default, and of the run id.
 
 Each study declares its parameters as fields of a frozen dataclass deriving from :class:`Config`.
 ``params/default.yaml`` is exactly the union of these defaults, each chapter's ``parameters`` cell
 repeats them, and ``params/*.yaml`` may only name declared keys (tests hold all three to this).
 A key shared by several studies means the same thing in all of them (the parameter files are flat).
+
+Fields that change a study's records are declared with :func:`identity` (field metadata); the run id is a
+hash of those fields alone (each as it resolves on this machine, see :meth:`Config.resolved`), so two
+configs differing only in presentation (``n_boot``, ``run_root``) share one run folder, and any change of an
+identity field gives a new one. A study that reads another study's records inherits that study's Config, so
+it can rebuild the upstream config from its own parameters.
 
 ``run_root`` is resolved against the data home (``CREVAL_HOME``, default ``<repo>/data``) unless it is
 absolute, so a JupyterLab kernel started in ``chapters/`` finds the same runs as ``creval book``.
@@ -14,9 +20,9 @@ import dataclasses
 import hashlib
 import json
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from creval.core import paths
 from creval.core.errors import CrevalError
@@ -51,14 +57,48 @@ def _check(name: str, kind: Any, value: Any, where: str) -> Any:
     return value
 
 
+def identity(default: Any) -> Any:
+    """A Config field whose value changes the study's records: it enters the run id."""
+    return field(default=default, metadata={"identity": True})
+
+
 @dataclass(frozen=True)
 class Config:
-    """Parameters every study shares."""
+    """Parameters every study shares. ``model``/``models`` are the models under test in every study."""
+    study: ClassVar[str] = ""                # the registry name of the study this Config belongs to
     run_root: str = "runs/default"           # run records: relative to the data home (CREVAL_HOME) or absolute
-    model: str = "smollm2-135m"              # the model whose creativity is measured
-    models: tuple[str, ...] = ("smollm2-135m",)   # models compared side by side in tables
-    seed: int = 0                            # sampling seed (sample i of a call uses a seed derived from it)
-    data_seed: int = 42                      # shuffle of a dataset before its first `limit` items (paper: 42)
+    model: str = identity("smollm2-135m")    # the model whose creativity is measured
+    models: tuple[str, ...] = identity(())   # further models measured beside `model` (tables compare them)
+    seed: int = identity(0)                  # sampling seed (sample i of a call uses a seed derived from it)
+    data_seed: int = identity(42)            # shuffle of a dataset before its first `limit` items (paper: 42)
+
+    @property
+    def tested(self) -> tuple[str, ...]:
+        """The models under test: ``model`` first, then the other ``models`` (each once)."""
+        return tuple(dict.fromkeys((self.model, *self.models)))
+
+    @classmethod
+    def identity_keys(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls) if f.metadata.get("identity"))
+
+    def resolved(self) -> dict:
+        """Facts of this machine that change the records, added to the identity: override to name e.g.
+        the entailment backend that really runs, or whether a dataset is the real one or our sample."""
+        return {}
+
+    def identity(self) -> dict:
+        """What makes two runs of this study the same experiment: the identity fields, resolved."""
+        return {"study": self.study, **{k: _plain(getattr(self, k)) for k in self.identity_keys()},
+                **self.resolved()}
+
+    @property
+    def run_id(self) -> str:
+        return run_id(self.identity())
+
+    @property
+    def run_dir(self) -> Path:
+        """The study's one run folder: ``<run_root>/<study>/<run id>``."""
+        return self.run_path / self.study / self.run_id
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:
@@ -97,3 +137,15 @@ def run_id(identity: Mapping[str, Any], n: int = 10) -> str:
     """A short content hash naming a run folder: runs with other parameters sit side by side."""
     blob = json.dumps({k: _plain(v) for k, v in sorted(identity.items())}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:n]
+
+
+@dataclass(frozen=True)
+class JudgeConfig(Config):
+    """A study with an LLM judge: ``judge_model`` is the LLM behind every judge in every study."""
+    judge_model: str = identity("smollm2-135m")   # the LLM that judges (every judge of every study)
+
+
+@dataclass(frozen=True)
+class BootstrapConfig(Config):
+    """A study whose reports give bootstrap intervals (a report setting: it does not change the records)."""
+    n_boot: int = 1000                       # bootstrap resamples for confidence intervals

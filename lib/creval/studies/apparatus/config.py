@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from creval.studies.config import Config
+from creval.studies.config import Config, identity
 
 
 @dataclass(frozen=True)
 class ApparatusConfig(Config):
-    apparatus_samples: int = 10            # next steps sampled for one MacGyver problem
-    apparatus_max_tokens: int = 40         # token budget of one sampled step
-    temperature: float = 1.0               # sampling temperature (paper: 1.0)
-    top_p: float = 0.9                     # nucleus sampling (paper: 0.9)
+    study: ClassVar[str] = "apparatus"
+    apparatus_samples: int = identity(10)   # next steps sampled for one MacGyver problem
+    apparatus_max_tokens: int = identity(40)   # token budget of one sampled step
+    temperature: float = identity(1.0)   # sampling temperature (paper: 1.0)
+    top_p: float = identity(0.9)   # nucleus sampling (paper: 0.9)

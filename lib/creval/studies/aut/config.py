@@ -7,33 +7,33 @@ chapter 04 (human-rated responses drawn the same way).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from creval.studies.config import Config
+from creval.studies.config import BootstrapConfig, JudgeConfig, identity
 
 
 @dataclass(frozen=True)
-class AutConfig(Config):
+class AutConfig(JudgeConfig, BootstrapConfig):
     """Chapter 07."""
-    judge_model: str = "smollm2-135m"      # the LLM that judges
-    aut_things: tuple[str, ...] = ("fork", "paperclip")   # objects whose uses are generated (paper: fork, wallet, soap, cotton swab, paperclip)
-    aut_per_level: int = 3                 # uses asked per object and creativity level (paper: 5)
-    aut_settings: tuple[str, ...] = ("comprehensive", "segmented")   # one list per object, or groups with one use per cell (paper: both)
-    aut_methods: tuple[str, ...] = ("score", "rank")   # scoring 1-5 and ranking (paper: both)
-    aut_forceful_turns: int = 4            # escalating follow-ups for the highly creative level (paper: 4)
-    aut_gen_temperature: float = 0.7       # sampling temperature of the generators (paper: not given)
-    aut_gen_max_tokens: int = 96           # token limit of one generation turn
-    aut_retries: int = 2                   # re-asks for missing items or a short list before unparsed
-    aut_verdict_via: str = "text+logprobs"  # scores still missing after re-asks come from the log-probs of 1..5 (text: unparsed)
-    aut_items: int = 16                    # Ocsai-1 main2_test responses with human originality ratings
-    aut_objects: int = 2                   # AUT objects they are spread over (the judge ranks within an object)
-    cambridge_items: int = 60              # Cambridge AUT responses (read at run time only; CC BY-NC-ND)
-    aut_human_list: int = 8                # responses per segmented list when judges rank/score human responses (paper: 12)
-    n_boot: int = 1000                     # bootstrap resamples for confidence intervals
+    study: ClassVar[str] = "aut"
+    aut_things: tuple[str, ...] = identity(("fork", "paperclip"))   # objects whose uses are generated (paper: fork, wallet, soap, cotton swab, paperclip)
+    aut_per_level: int = identity(3)   # uses asked per object and creativity level (paper: 5)
+    aut_settings: tuple[str, ...] = identity(("comprehensive", "segmented"))   # one list per object, or groups with one use per cell (paper: both)
+    aut_methods: tuple[str, ...] = identity(("score", "rank"))   # scoring 1-5 and ranking (paper: both)
+    aut_forceful_turns: int = identity(4)   # escalating follow-ups for the highly creative level (paper: 4)
+    aut_gen_temperature: float = identity(0.7)   # sampling temperature of the generators (paper: not given)
+    aut_gen_max_tokens: int = identity(96)   # token limit of one generation turn
+    aut_retries: int = identity(2)   # re-asks for missing items or a short list before unparsed
+    aut_verdict_via: str = identity("text+logprobs")   # scores still missing after re-asks come from the log-probs of 1..5 (text: unparsed)
+    aut_items: int = identity(16)   # Ocsai-1 main2_test responses with human originality ratings
+    aut_objects: int = identity(2)   # AUT objects they are spread over (the judge ranks within an object)
+    cambridge_items: int = identity(60)   # Cambridge AUT responses (read at run time only; CC BY-NC-ND)
+    aut_human_list: int = identity(8)   # responses per segmented list when judges rank/score human responses (paper: 12)
 
     @property
     def generators(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(self.models))
+        return self.tested
 
     @property
     def judges(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys((*self.models, self.judge_model)))
+        return tuple(dict.fromkeys((*self.tested, self.judge_model)))

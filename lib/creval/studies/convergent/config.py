@@ -2,25 +2,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from creval.studies.divergent.config import GenerationConfig
+from creval.studies.config import JudgeConfig, identity
+from creval.studies.divergent.config import DivergentConfig
 
 
 @dataclass(frozen=True)
-class ConvergentConfig(GenerationConfig):
-    judge_model: str = "smollm2-135m"      # the LLM that judges
-    judges: tuple[str, ...] = ("zero-shot", "few-shot", "cot", "chateval", "retrieval")
-    human_pairs: int = 4                   # MacGyver solutions with human labels (paper: 50)
-    confidence_thresholds: tuple[float, ...] = (0.3, 0.5, 0.7, 0.9)
-    judge_word_limit: int = 150            # words per discussion turn, both discussion judges (paper: 150)
-    judge_k: int = 5                       # fragments per discussion turn (paper k)
-    judge_j: int = 4                       # fragments per confidence turn (paper j)
-    judge_l: int = 8                       # fragments for the verdict (paper l)
-    judge_threshold: float = 0.5           # early-exit mean confidence T
-    judge_max_rounds: int = 2              # discussion rounds at most
-    judge_retries: int = 1                 # format re-asks before a verdict counts as unparsed
-    judge_verdict_via: str = "text+logprobs"   # text | logprobs | text+logprobs
-    bench_judge: str = "retrieval"         # judge of Tables 3-5 and Fig. 7
+class ConvergentConfig(DivergentConfig, JudgeConfig):
+    study: ClassVar[str] = "convergent"
+    judges: tuple[str, ...] = identity(("zero-shot", "few-shot", "cot", "chateval", "retrieval"))
+    human_pairs: int = identity(4)   # MacGyver solutions with human labels (paper: 50)
+    confidence_thresholds: tuple[float, ...] = identity((0.3, 0.5, 0.7, 0.9))
+    judge_word_limit: int = identity(150)   # words per discussion turn, both discussion judges (paper: 150)
+    judge_k: int = identity(5)   # fragments per discussion turn (paper k)
+    judge_j: int = identity(4)   # fragments per confidence turn (paper j)
+    judge_l: int = identity(8)   # fragments for the verdict (paper l)
+    judge_threshold: float = identity(0.5)   # early-exit mean confidence T
+    judge_max_rounds: int = identity(2)   # discussion rounds at most
+    judge_retries: int = identity(1)   # format re-asks before a verdict counts as unparsed
+    judge_verdict_via: str = identity("text+logprobs")   # text | logprobs | text+logprobs
+    bench_judge: str = identity("retrieval")   # judge of Tables 3-5 and Fig. 7
 
     def judge_params(self) -> dict:
         """The judge settings under the names the judge registry declares."""

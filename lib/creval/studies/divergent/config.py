@@ -1,36 +1,43 @@
-"""Parameters of the divergent study (chapter 02); later studies read its records with the same values."""
+"""Parameters of the divergent study (chapter 02). Studies that read its records (convergent, validation)
+inherit this Config, so they rebuild the same divergent config from their own parameters."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from creval.studies.config import Config
-
-
-@dataclass(frozen=True)
-class GenerationConfig(Config):
-    """What defines the divergent records: every study that reads them declares these keys."""
-    domains: tuple[str, ...] = ("macgyver", "hypogen", "bookmia")
-    limit: int = 2                         # problems per domain (paper: 300; tiny so the book runs on a CPU)
-    n_samples: int = 10                    # samples per step (paper: 10)
-    temperature: float = 1.0               # sampling temperature (paper: 1.0)
-    top_p: float = 0.9                     # nucleus sampling (paper: 0.9)
-    max_steps: int = 3                     # upper bound of the step budget (paper: the first answer's length)
-    max_step_tokens: int = 32              # token limit of one sampled step
-    nli: str = "minilm-sick"               # entailment backend: minilm-sick | minilm-cosine | deberta | hf:<id> | llm:<model>
-    strict_entailment: bool = True         # two samples are equivalent when each entails the other
-
-    def identity(self, model: str, domain: str, n: int | None = None, temperature: float | None = None) -> dict:
-        """What makes two divergent runs the same experiment (``limit`` is not part of it: a run grows)."""
-        return {"model": model, "domain": domain, "n": self.n_samples if n is None else n,
-                "temperature": float(self.temperature if temperature is None else temperature),
-                "top_p": self.top_p, "max_steps": self.max_steps, "max_step_tokens": self.max_step_tokens,
-                "nli": self.nli, "strict": self.strict_entailment, "seed": self.seed, "data_seed": self.data_seed}
+from creval.studies.config import Config, identity
 
 
 @dataclass(frozen=True)
-class DivergentConfig(GenerationConfig):
-    """Chapter 02: the records plus its temperature sweep and entailment comparison."""
-    temperatures: tuple[float, ...] = (0.3, 1.0, 1.5)   # Fig. 5b sweep
-    sweep_limit: int = 1                   # problems per temperature in the sweep
-    sweep_domain: str = "macgyver"         # domain of the temperature sweep
-    nli_eval_pairs: int = 20               # held-out pairs per entailment backend and dataset
+class DivergentConfig(Config):
+    """Chapter 02: semantic entropy of every model under test on every domain, a temperature sweep, and the
+    entailment backends on held-out pairs."""
+    study: ClassVar[str] = "divergent"
+    domains: tuple[str, ...] = identity(("macgyver", "hypogen", "bookmia"))
+    limit: int = identity(2)               # problems per domain (paper: 300; tiny so the book runs on a CPU)
+    n_samples: int = identity(10)          # samples per step (paper: 10)
+    temperature: float = identity(1.0)     # sampling temperature (paper: 1.0)
+    top_p: float = identity(0.9)           # nucleus sampling (paper: 0.9)
+    max_steps: int = identity(3)           # upper bound of the step budget (paper: the first answer's length)
+    max_step_tokens: int = identity(32)    # token limit of one sampled step
+    nli: str = identity("minilm-sick")     # entailment backend: minilm-sick | minilm-cosine | deberta | hf:<id> | llm:<model>
+    strict_entailment: bool = identity(True)   # two samples are equivalent when each entails the other
+    temperatures: tuple[float, ...] = identity((0.3, 1.0, 1.5))   # Fig. 5b sweep
+    sweep_limit: int = identity(1)         # problems per temperature in the sweep
+    sweep_domain: str = identity("macgyver")   # domain of the temperature sweep
+    nli_eval_pairs: int = identity(20)     # held-out pairs per entailment backend and dataset
+
+    def resolved(self) -> dict:
+        """The entailment backend that really runs here, and whether each domain's data is our sample."""
+        return _resolved(self.nli, tuple(sorted({*self.domains, self.sweep_domain})))
+
+    def divergent(self) -> "DivergentConfig":
+        """The divergent study's own config (for a downstream study: the records it reads)."""
+        return DivergentConfig.from_params(self.to_params())
+
+
+def _resolved(nli: str, domains: tuple[str, ...]) -> dict:
+    from creval.domains import get_domain
+    from creval.measures.nli.backends import resolved_name
+    return {"nli": resolved_name(nli),
+            "data": {d: "sample" if get_domain(d).source_kind() == "sample" else "real" for d in domains}}

@@ -1,8 +1,5 @@
-"""Tables and figures of chapter 02 (divergent creativity). Each function is one notebook cell.
-
-Records come from :func:`creval.studies.divergent.run.records` (one folder per run identity under
-``<run_root>/divergent/``), so a rerun with the same parameters is served from the run folders and the
-call cache, and the sweep's temperature-1.0 runs are the main runs themselves.
+"""Tables and figures of chapter 02 (divergent creativity), pure: the study's records in (tables of
+:func:`creval.studies.divergent.run.records`), a DataFrame or Figure out. Each function is one notebook cell.
 """
 from __future__ import annotations
 
@@ -13,8 +10,6 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
-from creval.studies.divergent.config import DivergentConfig
-from creval.studies.divergent.run import records
 
 # Divergent column (semantic entropy, nats, n = 10 samples per step) of the paper's Tables 3-5.
 PAPER_SE = {
@@ -31,11 +26,6 @@ PAPER_SE = {
 # BookMIA without the consecutive-duplicate filter (paper Table 18).
 PAPER_SE_BOOKMIA_UNFILTERED = {"GPT 4o": 2.01, "Llama 3.1 8B Instruct": 1.81, "Qwen3 32B (Thinking)": 2.18,
                                "Qwen3 32B (Non-think)": 2.11}
-
-
-def main_records(cfg: DivergentConfig, progress: bool = False):
-    """``(steps, problems)`` of every model x domain at the chapter's settings (runs only what is missing)."""
-    return records(cfg, progress=progress)
 
 
 def records_summary(steps: pd.DataFrame, problems: pd.DataFrame) -> pd.DataFrame:
@@ -85,13 +75,6 @@ def paper_reference() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def temperature_sweep(cfg: DivergentConfig, progress: bool = False) -> pd.DataFrame:
-    """Problems table over the temperature sweep: the same ``sweep_limit`` problems of ``sweep_domain``
-    at every temperature of ``temperatures``."""
-    return pd.concat([records(cfg, domains=[cfg.sweep_domain], temperature=float(t), limit=cfg.sweep_limit,
-                              progress=progress)[1] for t in cfg.temperatures], ignore_index=True)
-
-
 def fig_temperature(sweep: pd.DataFrame) -> go.Figure:
     """Fig. 5b: mean semantic entropy (± SD over problems) against sampling temperature."""
     g = sweep.groupby(["model", "temperature"])["mean_semantic_entropy"].agg(["mean", "std", "size"]).reset_index()
@@ -134,30 +117,17 @@ def fig_steps_by_classes(steps: pd.DataFrame) -> go.Figure:
                   title="Distribution of steps by number of semantic classes (cf. paper Fig. 20)")
 
 
-def entailment_backend(cfg: DivergentConfig) -> pd.DataFrame:
+def entailment_backend(entailment: pd.DataFrame) -> pd.DataFrame:
     """Which entailment backend clustered the samples: the one asked for, the one that ran, and why."""
-    from creval.measures.nli.backends import load_nli
-    b = load_nli(cfg.nli)
-    why = getattr(b, "fallback_reason", None)
-    df = pd.DataFrame([{"requested": cfg.nli, "ran": b.name,
-                        "why": f"fallback: {why}" if why else "as requested"}])
+    df = entailment.copy()
     df.attrs["caption"] = "Entailment backend used for semantic clustering"
     return df
 
 
-def nli_comparison(cfg: DivergentConfig, datasets=("sick", "msrp")) -> pd.DataFrame:
+def nli_comparison(nli_eval: pd.DataFrame) -> pd.DataFrame:
     """Held-out accuracy of the chapter's entailment backend and of ``llm:<model>`` (Table 1 in spirit,
-    on SICK test and MSRP test), ``nli_eval_pairs`` pairs each."""
-    backends, limit, seed = [cfg.nli, f"llm:{cfg.model}"], cfg.nli_eval_pairs, cfg.seed
-    from creval.measures.nli.evaluate import evaluate_nli
-    rows = []
-    for b in backends:
-        for d in datasets:
-            r = evaluate_nli(b, dataset=d, limit=limit, seed=seed)
-            rows.append({"backend": b, "ran": r["nli"], "dataset": r["dataset"], "pairs": r["n"], "accuracy": r["accuracy"],
-                         "macro F1": r["macro_f1"], "baseline": r["baseline"],
-                         "baseline accuracy": r["baseline_accuracy"], "seconds": r["seconds"]})
-    return pd.DataFrame(rows)
+    on SICK test and MSRP test), ``nli_eval_pairs`` pairs each (computed by the run)."""
+    return nli_eval
 
 
 def example_step(steps: pd.DataFrame, problems: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,59 @@
+"""Run studies in dependency order, each with its wall time and calls: the first half of ``creval book``
+and all of ``creval run``. The chapters then only read the records (``records(cfg)`` finds them finished)."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from creval.core.ledger import LEDGER, Ledger
+from creval.studies.registry import Study, in_order
+
+
+def run_study(study: Study, params: dict, where: str = "the parameters") -> dict:
+    """Run one study on ``params`` (resumable; a finished run is left as it is); its status row."""
+    cfg = study.make_config(params, where=where)
+    mark, t0 = LEDGER.mark(), time.time()
+    error = None
+    try:
+        folder: Path | None = study.run(cfg)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:            # noqa: BLE001 - one study failing must not hide the others' results
+        from creval.core.errors import CrevalError
+        if not isinstance(e, CrevalError):
+            import traceback
+            traceback.print_exc(file=sys.stderr)
+        folder, error = cfg.run_dir, f"{type(e).__name__}: {e}"
+    usage = Ledger.summarize(LEDGER.since(mark))
+    return {"study": study.name, "run_dir": str(folder), "run_id": cfg.run_id, "seconds": round(time.time() - t0, 2),
+            "error": error, "usage": usage["total"], "by_kind_model": usage["by_kind_model"],
+            "sandbox_runs": sum(v["calls_made"] for k, v in usage["by_kind_model"].items() if k.startswith("sandbox:"))}
+
+
+def run_studies(params: dict, names=None, where: str = "the parameters") -> list[dict]:
+    """Run the studies named (default: all) and those they read, upstream first; a study whose upstream
+    failed is skipped with that reason."""
+    rows: list[dict] = []
+    failed: set[str] = set()
+    for s in in_order(names):
+        bad = [u for u in s.reads if u in failed]
+        if bad:
+            rows.append({"study": s.name, "run_dir": None, "seconds": 0.0, "usage": Ledger.summarize([])["total"],
+                         "error": f"skipped: it reads {bad[0]}, which failed", "sandbox_runs": 0})
+            failed.add(s.name)
+            continue
+        print(f"== study {s.name}", file=sys.stderr, flush=True)
+        row = run_study(s, params, where)
+        rows.append(row)
+        if row["error"]:
+            failed.add(s.name)
+    return rows
+
+
+def summary_line(row: dict) -> str:
+    u = row["usage"]
+    return (f"{row['study']}: {'FAILED ' + row['error'] if row['error'] else 'ok'} in {row['seconds']:.1f} s; "
+            f"calls {u['calls_made']} made, {u['cache_hits']} from cache; sandbox runs {row.get('sandbox_runs', 0)}; "
+            f"tokens in/out {u['input_tokens']}/{u['output_tokens']}; cost ${u['cost_usd']:.4f}; "
+            f"records {row['run_dir']}")

@@ -1,0 +1,29 @@
+"""``creval run <study>``: run one study (and the studies it reads) into its run folder."""
+from __future__ import annotations
+
+from creval.studies.registry import STUDIES
+
+
+def cmd_run(args) -> int:
+    from creval.book.params import effective_params, load_params
+    from creval.book.studies import run_studies, summary_line
+    params = effective_params(load_params(args.params, args.p))
+    rows = run_studies(params, [args.study], where=args.params)
+    for r in rows:
+        print(summary_line(r))
+    return 1 if any(r["error"] for r in rows) else 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("run", help="run one study into its run folder (resumable), then print where and what it cost",
+                       description="Run a study: every model, judge and sandbox call it needs, resumable, into "
+                                   "<run_root>/<study>/<run id>/. The studies it reads run first. The chapters "
+                                   "and `creval book` read these folders.")
+    sp = p.add_subparsers(dest="study", metavar="STUDY", required=True)
+    for name, s in STUDIES.items():
+        q = sp.add_parser(name, help=s.summary, description=f"{s.summary}. Chapter: {s.chapter}. "
+                          f"Parameters: {', '.join(s.config.keys())}.")
+        q.add_argument("--params", default="params/default.yaml", help="flat YAML parameter file (default: %(default)s)")
+        q.add_argument("-p", action="append", default=[], metavar="KEY=VALUE",
+                       help="override one parameter (repeatable), e.g. -p model=gpt-4o")
+        q.set_defaults(func=cmd_run)

@@ -1,0 +1,34 @@
+"""Chapter 01's run: ``apparatus_samples`` first steps of the first MacGyver problem (the one chapter 02
+solves first), one batched call, every token's log-prob, into ``cfg.run_dir/samples.jsonl``."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from creval.domains import get_domain
+from creval.domains.steps import step_messages
+from creval.studies import contract
+from creval.studies.apparatus.config import ApparatusConfig
+
+DOMAIN = "macgyver"
+
+
+def run(cfg: ApparatusConfig) -> Path:
+    from creval.models.registry import load_model
+    dom = get_domain(DOMAIN)
+    problem, where = dom.load_with_source(limit=1, seed=cfg.data_seed)
+    problem = problem[0]
+    store = contract.start(cfg)
+    store.params["data_source"] = where
+    m = load_model(cfg.model)
+    store.note_model(m)
+    samples = m.sample(step_messages(dom, problem, [], max_steps=5), cfg.apparatus_samples,
+                       temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.apparatus_max_tokens,
+                       stop=("\n",), seed=cfg.seed)
+    store.write("samples", [{"problem_id": problem.problem_id, "problem_text": problem.text, "sample_index": i,
+                             "logprob_kind": m.logprob_kind, **s.to_dict()} for i, s in enumerate(samples)])
+    return contract.finish(store)
+
+
+def records(cfg: ApparatusConfig) -> contract.Records:
+    """The ``samples`` table and manifest of chapter 01, running the study only if it is missing."""
+    return contract.read(cfg, run)

@@ -1,0 +1,71 @@
+"""`creval batch` with a second model behind a local OpenAI-compatible server (llama.cpp's, from the venv),
+its spec kept outside the repository (CREVAL_MODELS): every study measures that model, and every study's
+manifest and records name it."""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from creval.core.paths import REPO
+from creval.models.registry import get_spec, locate_weights
+from creval.studies.registry import STUDIES
+
+pytestmark = pytest.mark.integration
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    gguf = locate_weights(get_spec("smollm2-135m"))
+    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
+                             "--port", str(port), "--n_threads", "2", "--logits_all", "true",
+                             "--model_alias", "served-smollm2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/v1"
+    for _ in range(120):
+        try:
+            if httpx.get(f"{url}/models", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("llama_cpp.server did not start")
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+def test_batch_measures_a_served_model_in_every_study(server, tmp_path):
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "served.yaml").write_text(f"backend: openai\nmodel: served-smollm2\nbase_url: {server}\nconcurrency: 2\n"
+                                       "extra: {bos_text: '<|im_start|>'}\n")
+    env = {**os.environ, "CREVAL_MODELS": str(specs), "CREVAL_HOME": str(tmp_path / "home")}
+    cmd = [sys.executable, "-m", "creval", "batch", "served", "--params", "params/smoke.yaml", "--render", "none",
+           "--out", str(tmp_path / "batch"), "-p", "nli=minilm-cosine", "-p", "judges=[zero-shot, retrieval]",
+           "-p", "temperatures=[1.0]"]
+    r = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=2400)
+    assert r.returncode == 0, (r.stdout[-3000:], r.stderr[-3000:])
+    book = json.loads((tmp_path / "batch" / "served" / "book-manifest.json").read_text())
+    assert [s["study"] for s in book["studies"]] == list(STUDIES)
+    assert all(s["error"] is None for s in book["studies"]) and all(c["error"] is None for c in book["chapters"])
+    for s in book["studies"]:
+        manifest = json.loads((tmp_path / "home" / s["run_dir"] / "manifest.json").read_text()
+                              if not os.path.isabs(s["run_dir"]) else
+                              open(os.path.join(s["run_dir"], "manifest.json")).read())
+        assert manifest["params"]["model"] == "served", s["study"]
+        assert "served" in manifest["models"], (s["study"], list(manifest["models"]))
+        assert manifest["models"]["served"]["backend"] == "openai"
+    assert book["usage"]["by_kind_model"], book["usage"]
+    assert any(k.endswith(":served") and v["calls_made"] > 0 for k, v in book["usage"]["by_kind_model"].items())
