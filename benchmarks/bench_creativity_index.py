@@ -21,7 +21,6 @@ import numpy as np
 from creval.datasets import macgyver
 from creval.measures import creativity_index as C
 from creval.measures.ngram_index import NgramIndex, word_tokenize
-from creval.studies.rethinking.report import macgyver_pool
 
 
 def main() -> None:
@@ -32,7 +31,7 @@ def main() -> None:
     ap.add_argument("--no-pos", action="store_true", help="skip the POS-tagging timing")
     a = ap.parse_args()
 
-    docs = macgyver_pool()
+    docs = macgyver.solution_pool()
     t0 = time.perf_counter()
     idx = NgramIndex.build(docs, range(1, 13), "macgyver-pool")
     build = time.perf_counter() - t0

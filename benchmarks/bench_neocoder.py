@@ -22,7 +22,7 @@ import time
 
 from creval.core import cache as cache_mod
 from creval.datasets import neocoder as ds
-from creval.measures import neocoder_correctness as nc
+from creval.judges import neocoder as nc
 from creval import sandbox
 
 

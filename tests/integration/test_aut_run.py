@@ -5,7 +5,6 @@ from creval.core.ledger import LEDGER
 from creval.studies.aut import report
 from creval.studies.aut.config import AutConfig
 from creval.studies.aut.run import records
-from creval.studies import tables
 
 pytestmark = pytest.mark.integration
 
@@ -14,18 +13,18 @@ def test_tiny_run_records_every_state_and_rebuilds_warm_without_calls(tmp_path):
     cfg = AutConfig(run_root=str(tmp_path), aut_things=("fork",), aut_per_level=1, aut_forceful_turns=1,
                     aut_gen_max_tokens=32, aut_retries=1, aut_settings=("segmented",), aut_items=4, cambridge_items=0,
                     aut_objects=1, aut_human_list=4, n_boot=50)
-    r = records(cfg, progress=False)
+    r = records(cfg)
     u, j = r["uses"], r["judgments"]
     assert set(u["level"]) <= {"common", "creative", "highly_creative"} and len(u) >= 1
     assert set(j["parse_path"]) <= {"text", "text-retry", "logprobs", "imputed", "unparsed"}
     assert (j["value"].isna() == (j["parse_path"] == "unparsed")).all()      # never a silent default
     assert set(j["order"]) == {"forward", "reverse"}
-    assert len(report.table_agreement(cfg)) >= 1
+    assert len(report.table_agreement(r)) >= 1
     import shutil
-    from creval.studies.aut.run import run_dir
-    shutil.rmtree(run_dir(cfg))                    # recomputed from the call cache: every call a hit
+    assert r.root == cfg.run_dir and r.manifest["complete"] and "semdis" in u
     mark = LEDGER.mark()
-    tables.MEMO.clear()
-    again = records(cfg, progress=False)
-    assert [c for c in LEDGER.since(mark) if not c.cached and c.kind != "embed"] == []
+    assert records(cfg)["judgments"].shape == j.shape and LEDGER.since(mark) == []   # finished: read, no call
+    shutil.rmtree(cfg.run_dir)                     # recomputed from the call cache: every call a hit
+    again = records(cfg)
+    assert [c for c in LEDGER.since(mark) if not c.cached] == []
     assert again["judgments"]["value"].fillna(-1).tolist() == j["value"].fillna(-1).tolist()

@@ -47,10 +47,11 @@ def test_cambridge_and_macgyver_loaders():
 @needs_data
 def test_novelty_judge_on_real_aut_items(tmp_path, monkeypatch):
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "calls.sqlite"))
-    from creval.judges.novelty import NoveltyJudge, rank_groups
+    from creval.judges.novelty import rank_groups
+    from creval.judges.registry import make_judge
     from creval.models.registry import load_model
     df = aut.load_ocsai(n=6, objects=2, seed=1)
-    judge = NoveltyJudge(load_model("smollm2-135m"), "aut")
+    judge = make_judge("novelty", load_model("smollm2-135m"), domain="aut")    # as the validation run builds it
     q = [f"Name an unusual use for a {o}." for o in df["prompt"]]
     nov = rank_groups(q, list(df["response"]), list(df["prompt"]), judge)
     assert sorted(nov["novelty_rank"].tolist()) == [1, 1, 2, 2, 3, 3]
@@ -76,3 +77,32 @@ def test_cli_diversity_and_bad_file(tmp_path):
     out = subprocess.run([sys.executable, "-m", "creval", "metrics", "diversity", str(bad)],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 2 and "bad.csv" in out.stderr and "text" in out.stderr
+
+
+TABLES = ("data_sources", "step_diversity", "solution_novelty", "sample_size", "aut_items", "cambridge",
+          "macgyver_items", "human_reference")
+
+
+def test_validation_run_resumes_a_cut_run(tmp_path):
+    """The smoke run writes every table; a run cut short (no manifest, a table lost, a half-written judged
+    table) is finished by the next run from the call cache, with the same rows."""
+    from creval.book.params import effective_params, load_params
+    from creval.core.ledger import LEDGER
+    from creval.core.paths import REPO
+    from creval.studies.validation.config import ValidationConfig
+    from creval.studies.validation.run import records, run
+
+    cfg = ValidationConfig.from_params(effective_params(load_params(REPO / "params/smoke.yaml",
+                                                                    [f"run_root={tmp_path}"])))
+    recs = records(cfg)
+    assert set(TABLES) <= set(recs.tables) and recs.manifest["complete"]
+    assert set(recs.sample_size["n"]) == {cfg.n_samples, cfg.n_large}
+    assert len(recs.solution_novelty) == len(recs.step_diversity.drop_duplicates("problem_id"))
+    before = {t: (cfg.run_dir / f"{t}.jsonl").read_text() for t in TABLES}
+    (cfg.run_dir / "manifest.json").unlink()
+    (cfg.run_dir / "aut_items.jsonl").unlink()
+    (cfg.run_dir / "human_reference.jsonl").write_text(before["human_reference"].splitlines()[0] + "\n")
+    mark = LEDGER.mark()
+    run(cfg)
+    assert [r for r in LEDGER.since(mark) if not r.cached] == []
+    assert {t: (cfg.run_dir / f"{t}.jsonl").read_text() for t in TABLES} == before

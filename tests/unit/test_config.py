@@ -122,11 +122,6 @@ def test_injected_values_are_written_into_the_parameters_cell_once():
 def test_cli_defaults_are_the_studies_defaults():
     from creval.cli import build_parser
     sub = next(a for a in build_parser()._actions if a.dest == "command").choices
-    div = {a.dest: a.default for a in sub["divergent"]._actions}
-    d = DivergentConfig()
-    assert (div["limit"], div["n"], div["max_steps"], div["max_step_tokens"], div["nli"], div["temperature"],
-            div["top_p"], div["seed"], div["data_seed"]) == (d.limit, d.n_samples, d.max_steps, d.max_step_tokens,
-                                                              d.nli, d.temperature, d.top_p, d.seed, d.data_seed)
     judge = {a.dest: a.default for a in sub["judge"]._actions}
     c = ConvergentConfig()
     expected = {"word_limit": c.judge_word_limit, "k": c.judge_k, "j": c.judge_j, "l": c.judge_l,

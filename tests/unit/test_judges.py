@@ -206,7 +206,10 @@ def test_confidence_path_follows_the_backends_log_probs():
         RetrievalJudge(Local(), confidence_via="digits")
 
 
-def test_run_judge_resumes_only_with_the_same_settings(tmp_path):
+def test_run_judge_resumes_its_folder_and_records_the_settings(tmp_path):
+    """A folder holds one judge setting (the convergent study gives each its own folder inside its run
+    folder): a rerun judges nothing again, and the settings are in the folder's manifest."""
+    import json
     from creval.judges import run_judge
     calls = []
 
@@ -224,18 +227,19 @@ def test_run_judge_resumes_only_with_the_same_settings(tmp_path):
     m = Model(Backend(), CallCache(tmp_path / "c.sqlite"))
     pairs = [{"pair_id": "p1", "problem": "P", "solution": "S"}]
     from creval.core.ledger import LEDGER
-    run_judge("zero-shot", m, pairs, CRITS[:1], tmp_path / "run", progress=False)
+    run_judge("zero-shot", m, pairs, CRITS[:1], tmp_path / "run", progress=False, retries=0)
     assert len(calls) == 1
     mark = LEDGER.mark()
-    run_judge("zero-shot", m, pairs, CRITS[:1], tmp_path / "run", progress=False)    # resumed: nothing to do
-    assert [r for r in LEDGER.since(mark) if r.kind == "chat"] == []
-    st = run_judge("zero-shot", m, pairs, CRITS[:1], tmp_path / "run", progress=False, retries=0)  # new settings
-    redone = [r for r in LEDGER.since(mark) if r.kind == "chat"]
-    assert len(redone) == 1 and redone[0].cached and len(calls) == 1     # recomputed, from the call cache
-    assert len(st.read("verdicts")) == 1 and st.read("verdicts")[0]["verdict"] is True
-    # calls.jsonl describes the current verdicts only: one call, the same tokens
-    assert [(c["input_tokens"], c["output_tokens"]) for c in st.read("calls") if c["kind"] == "chat"] == [(10, 3)]
-    assert st.read("verdicts")[0]["input_tokens"] == 10
+    st = run_judge("zero-shot", m, pairs + [{"pair_id": "p2", "problem": "P2", "solution": "S2"}], CRITS[:1],
+                   tmp_path / "run", progress=False, retries=0)         # resumed: only the new pair is judged
+    assert [r.tags["pair"] for r in LEDGER.since(mark) if r.kind == "chat"] == ["p2"] and len(calls) == 2
+    assert [v["pair_id"] for v in st.read("verdicts")] == ["p1", "p2"] and st.read("verdicts")[0]["verdict"] is True
+    # calls.jsonl holds each call once: one per pair, with its tokens
+    assert [(c["tags"]["pair"], c["input_tokens"], c["output_tokens"]) for c in st.read("calls")
+            if c["kind"] == "chat"] == [("p1", 10, 3), ("p2", 10, 3)]
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["params"]["judge"] == "zero-shot" and manifest["params"]["judge_params"]["retries"] == 0
+    assert not (tmp_path / "run" / "settings.json").exists()
 
 
 def test_calls_are_recorded_with_each_finished_pair(tmp_path):

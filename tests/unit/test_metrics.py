@@ -70,3 +70,43 @@ def test_item_originality_and_semdis():
     single = D.item_originality(["x", "y"], groups=["a", "b"], embedder=emb)
     assert single["cosine_to_others"].isna().all()
     assert D.semdis(["obj", "obj"], ["x", "y"], emb).tolist() == pytest.approx([0.0, 1.0])
+
+
+# -- `creval metrics`: every default comes from the studies' Configs --------------------------------------
+def _filled(argv):
+    """The options a `creval metrics ...` command line runs with, after the Config defaults fill the rest."""
+    from creval.cli import build_parser
+    from creval.commands.metrics import fill_defaults
+    return vars(fill_defaults(build_parser().parse_args(argv)))
+
+
+def test_metrics_cli_defaults_are_the_rethinking_config(tmp_path):
+    from creval.studies.rethinking.config import RethinkingConfig
+    c = RethinkingConfig()
+    assert _filled(["metrics", "ci", "f.txt"])["L"] == [c.rethink_ci_l_min, c.rethink_ci_l_max]
+    assert _filled(["metrics", "ci", "f.txt"])["agg"] == c.rethink_ci_agg
+    t = _filled(["metrics", "templates", "f.txt"])
+    assert (t["n"], t["top"]) == (c.rethink_template_n, c.rethink_template_top)
+    assert _filled(["metrics", "ppl", "f.txt"])["model"] == c.model
+    r = _filled(["metrics", "rubric", "f.txt"])
+    assert (r["model"], r["tokens"]) == (c.judge_model, c.rethink_judge_tokens)
+    n = _filled(["metrics", "novelty", "f.txt"])
+    assert (n["model"], n["seed"]) == (c.judge_model, c.seed)
+    # a parameter profile moves them; an option given on the line wins
+    prof = tmp_path / "p.yaml"
+    prof.write_text("rethink_ci_l_min: 3\nrethink_ci_l_max: 4\njudge_model: qwen2.5-coder-1.5b\nrethink_template_top: 7\n")
+    assert _filled(["metrics", "ci", "f.txt", "--params", str(prof)])["L"] == [3, 4]
+    assert _filled(["metrics", "rubric", "f.txt", "--params", str(prof)])["model"] == "qwen2.5-coder-1.5b"
+    assert _filled(["metrics", "templates", "f.txt", "--params", str(prof), "--top", "9"])["top"] == 9
+
+
+def test_metrics_cli_ci_uses_the_config_range(tmp_path, capsys):
+    from creval.cli import main
+    f = tmp_path / "t.txt"
+    f.write_text("tie the rope to the chair and pull it\nuse the rope to the chair and pull to climb\nnothing alike\n")
+    assert main(["metrics", "ci", str(f)]) == 0
+    assert "CI = mean of uniq_L, L = 5..7" in capsys.readouterr().out
+    prof = tmp_path / "p.yaml"
+    prof.write_text("rethink_ci_l_min: 2\nrethink_ci_l_max: 3\nrethink_ci_agg: sum\n")
+    assert main(["metrics", "ci", str(f), "--params", str(prof)]) == 0
+    assert "CI = sum of uniq_L, L = 2..3" in capsys.readouterr().out

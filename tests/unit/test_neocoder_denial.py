@@ -2,7 +2,7 @@
 import pytest
 
 from creval.datasets import neocoder as ds
-from creval.judges.techniques import StaticDetector
+from creval.measures.techniques import StaticDetector
 from creval.models.base import Completion
 from creval.studies.neocoder.config import NeoCoderConfig
 from creval.studies.neocoder.run import constrained_statement, denial_prompting, draw_ban

@@ -3,7 +3,7 @@ import pytest
 
 from creval.core.cache import CallCache
 from creval.datasets import neocoder as ds
-from creval.measures import neocoder_correctness as nc
+from creval.judges import neocoder as nc
 
 
 @pytest.fixture
@@ -83,8 +83,31 @@ def test_same_output():
 
 
 def test_human_solution_check_on_the_sample(problems):
-    from creval.studies.neocoder.run import human_pass_rates
-    rows = {r["problem_id"]: r for r in human_pass_rates()}
+    rows = {r["problem_id"]: r for r in nc.human_pass_rates(list(problems.values()))}
     assert rows["neocoder-S1A"]["python solutions"] == 2       # the C++ submission is skipped
     assert rows["neocoder-S1A"]["passed"] == 2 and not rows["neocoder-S1A"]["suspect"]
     assert rows["neocoder-S2A"]["passed"] == 2 and rows["neocoder-S3A"]["passed"] == 2
+
+
+MODULE_PRINT = """def helper(x):
+    return x
+print("module level output")
+def solve():
+    t = int(input())
+    for _ in range(t):
+        input()
+        a = list(map(int, input().split()))
+        print(sum(x for x in a if x % 2 == 0))
+"""
+
+
+def test_the_repo_harness_reaches_the_sandbox_as_a_program(problems):
+    from creval.sandbox import run_units
+    u = nc.repo_units(problems["S1A"], MODULE_PRINT)
+    assert u["mode"] == "program" and u["stdins"] == [""] and u["code"].startswith("def repo_harness(")
+    compile(u["code"], "harness", "exec")                      # the harness's source, the code and tests as literals
+    res = run_units([u])[0]["cases"][0]
+    report = nc.harness_report(res)                            # the module-level print did not reach the report
+    assert report["try"] == "batch" and all(report["per_case"]) and "module level" not in res["stdout"]
+    assert nc.judge_codes([(problems["S1A"], MODULE_PRINT)])[0]["repo"].correct
+    assert nc.harness_report({"stdout": ""}) is None and nc.harness_report({"stdout": "[1]"}) is None

@@ -1,5 +1,6 @@
 """Technique vocabulary, the tolerant reply parser (no silent default) and the static detector's switches."""
-from creval.judges.techniques import VOCABULARY, LLMDetector, StaticDetector, parse_reply
+from creval.judges.techniques import LLMDetector
+from creval.measures.techniques import VOCABULARY, StaticDetector, parse_reply
 
 
 def test_vocabulary():

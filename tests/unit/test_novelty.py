@@ -9,7 +9,6 @@ from creval.core.cache import CallCache
 from creval.judges import novelty as N
 from creval.models.base import ChoiceScores, ModelSpec
 from creval.models.cached import Model
-from creval.studies import tables
 
 
 class TruthBackend:
@@ -147,9 +146,12 @@ def _fake_records(rng):
 
 
 def test_report_tables_on_fake_records(tmp_path, monkeypatch):
-    """Every novelty/entropy table of the chapter from synthetic records (no model run, fake judge, fake embedder)."""
+    """Every novelty/entropy table of the chapter from synthetic divergent records: the run's computations
+    (fake embedder, fake judge), their rows through a run store, then the pure report over the read-back tables."""
+    from creval.core.runs import RunStore
     from creval.measures import diversity as D
-    from creval.studies.validation import report
+    from creval.studies.contract import Records
+    from creval.studies.validation import report, run
 
     class HashEmbedder:
         def encode(self, texts):
@@ -162,21 +164,27 @@ def test_report_tables_on_fake_records(tmp_path, monkeypatch):
     monkeypatch.setattr(D, "_embedder", lambda e: e or HashEmbedder())
     model, be = make({}, tmp_path)
     model.backend = AnyBackend({})
-    from creval.studies.validation.config import ValidationConfig
-    cfg = ValidationConfig(run_root=str(tmp_path / "runs"), models=("m",), domains=("macgyver", "bookmia"), n_boot=50)
-    tables.MEMO[cfg, "records"] = _fake_records(np.random.default_rng(0))
-    tables.MEMO[cfg, "judge model"] = model
-    div = report.step_diversity(cfg)
+    steps, probs = _fake_records(np.random.default_rng(0))
+    store = RunStore(tmp_path / "run")
+    store.write("step_diversity", run.step_diversity(steps).to_dict("records"))
+    for (m, d), g in probs.groupby(["model", "domain"]):
+        store.append("solution_novelty", run.solution_novelty(g, N.NoveltyJudge(model, d), seed=0).to_dict("records"))
+    recs = Records(tmp_path / "run")
+    div = recs.step_diversity
     assert len(div) == 36 and not div["self_bleu"].isna().any()          # STOP rows dropped
-    t = report.table_entropy_vs_diversity(cfg)
+    t = report.table_entropy_vs_diversity(div, n_boot=50)
     assert set(t["level"]) == {"step", "solution"} and (t["n"] == 18).sum() == 8 and (t["n"] == 6).sum() == 8
     assert t.attrs["caption"].startswith("Tables 8-10")
-    nov = report.solution_novelty(cfg)
+    nov = recs.solution_novelty
     # the fake judge prefers longer solutions: solution p has length p + 1, so rank 1 is problem 5
     assert nov.loc[nov["problem_id"] == "macgyver5", "novelty_rank"].item() == 1
-    t11 = report.table_novelty_vs_entropy(cfg)
+    assert nov.loc[nov["problem_id"] == "macgyver0", "novelty_score"].item() == 0.0
+    t11 = report.table_novelty_vs_entropy(nov, n_boot=50)
     assert t11["domain"].tolist() == ["bookmia", "macgyver", "all (pooled)"] and t11["n"].tolist() == [6, 6, 12]
-    t13 = report.table_naive_vs_semantic(cfg)
-    t14 = report.table_aggregation(cfg)
+    t13 = report.table_naive_vs_semantic(nov)
+    t14 = report.table_aggregation(nov)
     assert {"naive rho", "semantic rho"} <= set(t13.columns) and {"min rho", "max rho", "mean rho"} <= set(t14.columns)
-    assert (tables.study_dir(cfg, "validation") / "solution_novelty.jsonl").exists()
+    # naive entropy is semantic entropy + 0.1 in the fake records: the same ranks, the same rho
+    assert t13["naive rho"].tolist() == pytest.approx(t13["semantic rho"].tolist())
+    summary = report.run_summary(div, nov)
+    assert summary["problems"].tolist() == [6, 6] and summary["steps"].tolist() == [18, 18]

@@ -1,7 +1,7 @@
 """``creval aut``: LLM agreement on the Alternative Uses Test (chapter 07).
 
-``creval aut run [--params FILE] [-p key=value ...]`` runs the study (generation, the four judging settings,
-human-rated responses) for the parameters given and prints the agreement table (what chapter 07 shows).
+``creval aut run [--params FILE] [-p key=value ...]`` prints the agreement table (what chapter 07 shows)
+from the records of ``creval run aut`` (running the study first when its folder is not finished).
 ``creval aut score FILE --judge M [--mode pointwise|segmented]`` scores your own responses: FILE is a CSV
 with the columns ``object`` and ``response``; the scores are written to ``--out`` (default: print).
 """
@@ -22,7 +22,7 @@ def register(subparsers) -> None:
                               description="Generate alternative uses at three creativity levels, judge them in "
                                           "four settings, and score AUT responses.")
     sub = p.add_subparsers(dest="aut_command", required=True)
-    r = sub.add_parser("run", help="run the study and print the agreement table")
+    r = sub.add_parser("run", help="the agreement table from the study's records (runs `creval run aut` first if needed)")
     r.add_argument("--params", default="params/default.yaml", help="parameter file (default: %(default)s)")
     r.add_argument("-p", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override one parameter, e.g. -p models='[qwen2.5-coder-1.5b, smollm2-135m]'")
@@ -42,12 +42,12 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from creval.book.params import effective_params, load_params
     from creval.studies.aut import report
+    from creval.studies.aut.run import records
     params = effective_params(load_params(args.params, args.overrides))
-    cfg = AutConfig.from_params(params)
-    t = report.table_agreement(cfg)
+    recs = records(AutConfig.from_params(params, where=args.params))
+    t = report.table_agreement(recs)
     print(t.to_string(index=False) if len(t) else "no judgments")
-    from creval.studies.aut.run import run_dir
-    print(f"records in {run_dir(cfg)}")
+    print(f"records in {recs.root}")
     return 0
 
 

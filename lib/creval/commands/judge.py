@@ -1,7 +1,17 @@
-"""``creval judge``: convergent-creativity verdicts for the solutions of a ``creval divergent`` run."""
+"""``creval judge FILE --out DIR``: convergent-creativity verdicts for your own problem-solution pairs.
+
+The study of chapter 03 (every judge on chapter 02's solutions and on the human-labelled pairs) is
+``creval run convergent``; this command scores a file of yours with one judge. FILE is ``.jsonl`` (one object
+per line) or ``.csv`` (a header row); each row needs a problem (``problem_text``, ``problem`` or ``text``)
+and a ``solution``, and may name it (``pair_id``, or ``problem_id`` and ``model``). A divergent run's
+``problems.jsonl`` is such a file. Every default comes from the study's Config
+(:class:`~creval.studies.convergent.config.ConvergentConfig`): the judge, the judge model and its settings.
+``--out`` resumes: give each change of settings its own folder.
+"""
 from __future__ import annotations
 
 import argparse
+import csv
 from pathlib import Path
 
 from creval.core.errors import CrevalError
@@ -11,16 +21,47 @@ from creval.studies.convergent.config import ConvergentConfig
 C = ConvergentConfig()     # the CLI's defaults are the study's (a test holds them equal)
 
 
+def read_pairs(path: str | Path) -> list[dict]:
+    """The rows of a .jsonl or .csv file of problem-solution pairs; any problem is a CrevalError naming it."""
+    from creval.core.io import read_jsonl
+    from creval.judges.runner import pair_of
+    p = Path(path)
+    if not p.is_file():
+        raise CrevalError(f"{p}: no such file", "give a .jsonl or .csv file of problems and solutions")
+    suffix = p.suffix.lower()
+    if suffix not in (".jsonl", ".csv"):
+        raise CrevalError(f"{p}: unsupported file type {suffix or '(none)'}", "use .jsonl or .csv")
+    try:
+        if suffix == ".jsonl":
+            rows = read_jsonl(p)            # a bad line is a CrevalError naming the file and the line
+        else:
+            with open(p, newline="", encoding="utf-8") as f:
+                rows = list(csv.DictReader(f))
+    except UnicodeDecodeError as e:
+        raise CrevalError(f"{p}: cannot read it as UTF-8 text ({e})", "save the file as UTF-8") from None
+    rows = [{"problem_id": str(i), **r} for i, r in enumerate(rows, start=1) if isinstance(r, dict)]
+    if not rows:
+        raise CrevalError(f"{p}: contains no pairs", "put at least one problem and solution in it")
+    for r in rows:
+        try:
+            pair_of(r)
+        except CrevalError as e:
+            raise CrevalError(f"{p}: {e.problem}", e.fix) from None
+    return rows
+
+
 def register(sub) -> None:
-    p = sub.add_parser("judge", help="judge solutions against the domain's criteria (convergent creativity)",
-                       description="Reads DIR/problems.jsonl written by `creval divergent` and writes verdicts.jsonl, "
-                                   "transcripts.jsonl and manifest.json to --out (resumable).")
-    p.add_argument("--judge", default=C.bench_judge, choices=judge_names())
-    p.add_argument("--model", default=C.judge_model, help="judge model (params/models/<name>.yaml)")
-    p.add_argument("--domain", default="macgyver", help="domain whose criteria are judged")
-    p.add_argument("--solutions", required=True, help="folder of a `creval divergent` run (has problems.jsonl)")
-    p.add_argument("--out", required=True, help="run folder for verdicts")
-    p.add_argument("--limit", type=int, default=None, help="judge only the first N solutions")
+    p = sub.add_parser("judge", help="judge your own solutions against a domain's criteria (convergent creativity)",
+                       description="Reads FILE (.jsonl or .csv rows with a problem and a solution) and writes "
+                                   "verdicts.jsonl, transcripts.jsonl and manifest.json to --out (resumable). "
+                                   "The chapter's study is `creval run convergent`.")
+    p.add_argument("file", help=".jsonl or .csv: problem_text (or problem, text) and solution per row")
+    p.add_argument("--out", required=True, help="folder for the verdicts (one per judge setting)")
+    p.add_argument("--judge", default=C.bench_judge, choices=judge_names(),
+                   help="judge (default: bench_judge, %(default)s)")
+    p.add_argument("--model", default=C.judge_model, help="judge model (default: judge_model, %(default)s)")
+    p.add_argument("--domain", default="macgyver", help="domain whose criteria are judged (default: %(default)s)")
+    p.add_argument("--limit", type=int, default=None, help="judge only the first N pairs")
     p.add_argument("--threshold", type=float, default=C.judge_threshold, help="early-exit mean confidence T (retrieval)")
     p.add_argument("--k", type=int, default=C.judge_k, help="fragments retrieved per discussion turn")
     p.add_argument("--j", type=int, default=C.judge_j, help="fragments retrieved per confidence turn")
@@ -36,18 +77,12 @@ def register(sub) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from creval.domains import get_domain
-    from creval.models.registry import load_model
-    from creval.core.io import read_jsonl
     from creval.judges import judge_settings, run_judge
+    from creval.models.registry import load_model
 
-    src = Path(args.solutions) / "problems.jsonl"
-    if not src.exists():
-        raise CrevalError(f"{src} does not exist", "run `creval divergent --out DIR` first and pass that DIR")
-    rows = [r for r in read_jsonl(src) if r.get("solution")]
+    rows = read_pairs(args.file)
     if args.limit is not None:
         rows = rows[:args.limit]
-    if not rows:
-        raise CrevalError(f"{src} has no solutions", "check the divergent run finished")
     crits = get_domain(args.domain).criteria
     model = load_model(args.model)
     settings = dict(threshold=args.threshold, k=args.k, j=args.j, l=args.l, max_rounds=args.max_rounds,

@@ -4,6 +4,11 @@
 evaluation): creativity index against the file's other texts or a folder of reference texts, perplexity
 (optionally given each row's ``question``), syntactic templates and CR-POS, and the rubric LLM judge.
 
+Every default comes from the studies' Configs (:class:`~creval.studies.rethinking.config.RethinkingConfig`):
+the n-gram range and aggregation of the creativity index, the template length and count, the model under
+test (``model``, for perplexity) and the LLM behind every judge (``judge_model``, for the rubric and novelty
+judges), the judge's analysis budget and the seed. ``--params FILE`` takes them from a parameter profile.
+
 FILE holds one text per item: ``.txt`` (one per non-empty line), ``.jsonl`` (a ``text`` field per row) or
 ``.csv`` (a ``text`` column). For ``novelty`` an optional ``question`` field/column gives each text's task
 (``--question`` sets one for all).
@@ -163,7 +168,35 @@ def cmd_rubric(args) -> int:
     return 0
 
 
+def defaults(params: str | None = None):
+    """The config the defaults come from: the Config defaults, or a parameter profile's values."""
+    from creval.studies.rethinking.config import RethinkingConfig
+    if not params:
+        return RethinkingConfig()
+    from creval.book.params import effective_params, load_params
+    return RethinkingConfig.from_params(effective_params(load_params(params)), where=str(params))
+
+
+def fill_defaults(args):
+    """``args`` with every option left at ``None`` taken from ``--params`` (or the Config defaults)."""
+    cfg = defaults(getattr(args, "params", None))
+    fill = {"L": [cfg.rethink_ci_l_min, cfg.rethink_ci_l_max], "agg": cfg.rethink_ci_agg,
+            "n": cfg.rethink_template_n, "top": cfg.rethink_template_top, "tokens": cfg.rethink_judge_tokens,
+            "seed": cfg.seed, "model": cfg.model if args.metric == "ppl" else cfg.judge_model}
+    for k, v in fill.items():
+        if getattr(args, k, "absent") is None:
+            setattr(args, k, v)
+    return args
+
+
+def _with_profile(fn):
+    """The command ``fn`` run on :func:`fill_defaults` of its arguments."""
+    return lambda args: fn(fill_defaults(args))
+
+
 def register(subparsers) -> None:
+    from creval.studies.rethinking.config import RethinkingConfig
+    d0 = RethinkingConfig()
     p = subparsers.add_parser("metrics", help="diversity, novelty, creativity index, perplexity, templates, rubric judge of texts",
                               description="Measures of a set of texts in a file: diversity, pairwise LLM novelty, "
                                           "and chapter 06's creativity index, perplexity, syntactic templates and "
@@ -175,37 +208,54 @@ def register(subparsers) -> None:
     d.set_defaults(func=cmd_diversity)
     n = sub.add_parser("novelty", help="rank the texts in FILE by novelty with a pairwise LLM judge")
     n.add_argument("file", help=".txt, .jsonl (fields text, question) or .csv (columns text, question)")
-    n.add_argument("--model", default="smollm2-135m", help="judge model (params/models/<name>.yaml)")
+    n.add_argument("--model", default=None, help=f"judge model (default: judge_model, {d0.judge_model})")
     n.add_argument("--domain", default="default", help="novelty definition: macgyver, aut, hypogen, bookmia, default")
     n.add_argument("--question", default=None, help="the task every text answers (overrides the file's)")
-    n.add_argument("--seed", type=int, default=0, help="seed of the input shuffle (decides the order of ties)")
-    n.set_defaults(func=cmd_novelty)
+    n.add_argument("--seed", type=int, default=None,
+                   help=f"seed of the input shuffle (decides the order of ties; default: seed, {d0.seed})")
+    n.add_argument("--params", default=None, metavar="FILE",
+                   help="take the defaults from this parameter profile (default: the Config defaults)")
+    n.set_defaults(func=_with_profile(cmd_novelty))
     c = sub.add_parser("ci", help="creativity index of the texts in FILE (exact n-gram reuse, Lu et al.)")
     c.add_argument("file", help=".txt (one text per line), .jsonl (field text) or .csv (column text)")
     c.add_argument("--reference", default="pool",
                    help="pool (each text against the file's other texts) or a folder of .txt reference texts")
-    c.add_argument("--L", nargs=2, type=int, default=[5, 7], metavar=("LO", "HI"), help="n-gram lengths (default 5 7)")
-    c.add_argument("--agg", choices=["mean", "sum"], default="mean", help="aggregation over L (paper: mean)")
+    c.add_argument("--L", nargs=2, type=int, default=None, metavar=("LO", "HI"),
+                   help=f"n-gram lengths (default: rethink_ci_l_min rethink_ci_l_max, {d0.rethink_ci_l_min} "
+                        f"{d0.rethink_ci_l_max})")
+    c.add_argument("--agg", choices=["mean", "sum"], default=None,
+                   help=f"aggregation over L (default: rethink_ci_agg, {d0.rethink_ci_agg}; paper: mean)")
     c.add_argument("--json", action="store_true", help="one JSON record per text")
-    c.set_defaults(func=cmd_ci)
+    c.add_argument("--params", default=None, metavar="FILE",
+                   help="take the defaults from this parameter profile (default: the Config defaults)")
+    c.set_defaults(func=_with_profile(cmd_ci))
     pp = sub.add_parser("ppl", help="perplexity and bits per byte of the texts in FILE under a model")
     pp.add_argument("file", help=".txt, .jsonl (fields text, question) or .csv")
-    pp.add_argument("--model", default="smollm2-135m", help="scoring model (params/models/<name>.yaml)")
+    pp.add_argument("--model", default=None, help=f"scoring model (default: model, {d0.model})")
     pp.add_argument("--conditional", action="store_true", help="condition each text on its question field")
     pp.add_argument("--context", default=None, help="one context for every text (implies --conditional)")
-    pp.set_defaults(func=cmd_ppl)
+    pp.add_argument("--params", default=None, metavar="FILE",
+                   help="take the defaults from this parameter profile (default: the Config defaults)")
+    pp.set_defaults(func=_with_profile(cmd_ppl))
     tp = sub.add_parser("templates", help="syntactic templates (POS n-grams) and CR-POS of the texts in FILE")
     tp.add_argument("file", help=".txt, .jsonl or .csv")
-    tp.add_argument("--n", type=int, default=5, help="template length in POS tags (default 5)")
-    tp.add_argument("--top", type=int, default=100, help="most frequent n-grams kept as templates (default 100)")
+    tp.add_argument("--n", type=int, default=None,
+                    help=f"template length in POS tags (default: rethink_template_n, {d0.rethink_template_n})")
+    tp.add_argument("--top", type=int, default=None, help=f"most frequent n-grams kept as templates "
+                                                          f"(default: rethink_template_top, {d0.rethink_template_top})")
     tp.add_argument("--compat", action="store_true", help="the diversity library's surface-string matching")
     tp.add_argument("--show", type=int, default=10, help="templates listed")
-    tp.set_defaults(func=cmd_templates)
+    tp.add_argument("--params", default=None, metavar="FILE",
+                   help="take the defaults from this parameter profile (default: the Config defaults)")
+    tp.set_defaults(func=_with_profile(cmd_templates))
     r = sub.add_parser("rubric", help="rubric LLM judge scores (creative writing, problem solving, research ideas)")
     r.add_argument("file", help=".txt, .jsonl (fields text, question = the problem) or .csv")
     r.add_argument("--domain", choices=["cw", "ps", "ri"], default="ps", help="rubric: cw, ps or ri")
-    r.add_argument("--model", default="smollm2-135m", help="judge model (params/models/<name>.yaml)")
+    r.add_argument("--model", default=None, help=f"judge model (default: judge_model, {d0.judge_model})")
     r.add_argument("--question", default=None, help="the problem every solution answers (ps)")
-    r.add_argument("--tokens", type=int, default=160, help="token budget of the analysis turn")
-    r.set_defaults(func=cmd_rubric)
+    r.add_argument("--tokens", type=int, default=None, help=f"token budget of the analysis turn "
+                                                            f"(default: rethink_judge_tokens, {d0.rethink_judge_tokens})")
+    r.add_argument("--params", default=None, metavar="FILE",
+                   help="take the defaults from this parameter profile (default: the Config defaults)")
+    r.set_defaults(func=_with_profile(cmd_rubric))
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])

@@ -276,3 +276,20 @@ def load_solver_pairs(llm: str = "solutions_gpt4", human: str = "Prolific", prob
     df = _sample(problems, df.sort_values("problem_id"), seed) if len(df) else df
     df.attrs["source"] = str(src)
     return df
+
+
+def solution_pool() -> list[tuple[str, str]]:
+    """Every MacGyver solution available here, as ``(problem_id, text)``: the verified solutions, the
+    benchmark solutions of every solver (when ``benchmark_results.json`` is present) and the additional crowd
+    solutions (when present). The reference corpus of chapter 06's creativity index, grouped by problem."""
+    docs = [(r["problem_id"], r["solution"]) for r in load_problems()[0] if r["solution"]]
+    src = source()
+    if file_of(DATASET, src, "annotations", required=False) is not None:
+        docs += [(problem_id(r["problem_id"]), clean(r.get("solution"))) for r in _benchmark(src) if r.get("solution")]
+    try:
+        hs = load_human_solutions()
+    except CrevalError:
+        hs = None
+    if hs is not None:
+        docs += [(r.problem_id, r.solution) for r in hs.itertuples() if r.source == "additional"]
+    return docs

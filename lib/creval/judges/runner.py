@@ -1,8 +1,8 @@
-"""``run_judge``: judge many problem-solution pairs into a run folder (resumable), used by the CLI and chapter."""
+"""``run_judge``: judge many problem-solution pairs into a folder (resumable), used by the convergent study's
+run (one folder per judge setting, inside the study's run folder whose id covers the settings) and by
+``creval judge`` on a user's own file."""
 from __future__ import annotations
 
-import json
-import logging
 from pathlib import Path
 from typing import Sequence
 
@@ -13,27 +13,15 @@ from creval.core.runs import RunStore
 from creval.judges.base import crit_name
 from creval.judges.registry import make_judge
 
-log = logging.getLogger("creval.judges")
-
 
 def pair_of(row: dict) -> tuple[str, str, str]:
     """(pair_id, problem text, solution) from a ``problems.jsonl`` row or a human-labelled pair."""
     pid = row.get("pair_id") or (f"{row['problem_id']}::{row['model']}" if row.get("model") else str(row["problem_id"]))
     text = row.get("problem_text") or row.get("problem") or row.get("text")
     if text is None or row.get("solution") is None:
-        raise CrevalError(f"pair {pid} has no problem text or solution", "pass rows from `creval divergent` problems.jsonl")
+        raise CrevalError(f"pair {pid} has no problem text or solution",
+                          "give each row a problem (problem_text, problem or text) and a solution")
     return str(pid), str(text), str(row["solution"])
-
-
-def _forget_if_settings_changed(store: RunStore, settings: dict) -> None:
-    """Resume only verdicts made with the same judge settings; otherwise start the tables afresh (the calls
-    stay in the call cache, so whatever the new settings share with the old ones costs nothing)."""
-    f = store.root / "settings.json"
-    if f.exists() and json.loads(f.read_text()) != json.loads(json.dumps(settings, default=str)):
-        log.warning("%s: judge settings changed; verdicts are recomputed (cached calls are reused)", store.root)
-        for table in ("verdicts", "transcripts", "calls"):
-            store.path(table).unlink(missing_ok=True)
-    f.write_text(json.dumps(settings, indent=1, default=str))
 
 
 def run_judge(judge_name: str, model, problems: list[dict], criteria: Sequence, out: str | Path,
@@ -41,14 +29,15 @@ def run_judge(judge_name: str, model, problems: list[dict], criteria: Sequence, 
     """Judge every pair x criterion not yet in ``out/verdicts.jsonl``; write verdicts, transcripts, manifest.
 
     ``params`` are the judge's own (strict, see :func:`~creval.judges.registry.make_judge`); pick them from a
-    shared settings dict with :func:`~creval.judges.registry.judge_settings`."""
+    shared settings dict with :func:`~creval.judges.registry.judge_settings`. ``out`` resumes whatever the
+    settings: give each judge setting its own folder (the convergent study does: its run id covers them); the
+    settings are recorded in ``out/manifest.json``."""
     out = Path(out)
     store = RunStore(out, {"judge": judge_name, "model": model.name, "criteria": [crit_name(c) for c in criteria],
                            **{k: v for k, v in params.items()}})
     store.note_model(model)
     judge = make_judge(judge_name, model, store_dir=out / "fragments", **params)
     store.params["judge_params"] = judge.params()
-    _forget_if_settings_changed(store, {"judge": judge_name, "model": model.spec.identity(), **judge.params()})
     done = {(r["pair_id"], r["criterion"]) for r in store.read("verdicts")}
     for row in tqdm(problems, desc=f"judge {judge_name}", disable=not progress):
         pid, text, sol = pair_of(row)

@@ -9,8 +9,9 @@ case in its own forked child with CPU and wall-clock limits; the host kills the 
 launch overruns. Nothing the program prints is ever executed or evaluated by the host: results come back as
 JSON data.
 
-Public API: :class:`Limits`, :func:`program_unit` / :func:`repo_unit` (build units), :func:`run_units`
-(cached by content, parallel across cores), :func:`isolation` (what this machine offers).
+Public API: :class:`Limits`, :func:`program_unit` (build a unit), :func:`run_units` (cached by content,
+parallel across cores), :func:`isolation` (what this machine offers). A harness that drives a program (e.g.
+NeoCoder's repo-compatible judge) is itself a program: its caller builds the harness's source.
 """
 from __future__ import annotations
 
@@ -121,15 +122,9 @@ def interpreter() -> tuple[str, str]:
 
 
 def program_unit(code: str, stdins: list[str], limits: Limits = Limits(), group: str = "") -> dict:
-    """A whole program run once per stdin (each in a fresh process forked inside the sandbox)."""
+    """A whole program run once per stdin (each in a fresh process forked inside the sandbox). (``mode`` is
+    kept in the unit: it is part of every cached result's key.)"""
     return {"mode": "program", "code": code, "stdins": list(stdins), "limits": limits.to_dict(),
-            "group": group}
-
-
-def repo_unit(code: str, cases: list, expected: list, limits: Limits = Limits(wall_s=6.0, cpu_s=6.0),
-              group: str = "") -> dict:
-    """The NeoCoder repo's harness (see ``_runner._repo_harness``) on already repo-extracted code."""
-    return {"mode": "repo", "code": code, "cases": cases, "expected": expected, "limits": limits.to_dict(),
             "group": group}
 
 
@@ -209,7 +204,7 @@ def _kill_group_quiet(proc) -> None:
 
 
 def run_units(units: list[dict], workers: int | None = None, progress: bool = False, cache=None) -> list[dict]:
-    """Results of ``units`` (see :func:`program_unit` / :func:`repo_unit`), from the call cache when the same
+    """Results of ``units`` (see :func:`program_unit`), from the call cache when the same
     (code, stdins, limits, mode) ran before with the same interpreter and runner; the misses run in parallel
     (``workers`` launches at once, default: the CPU count), units sharing a ``group`` in one launch."""
     py, version = interpreter()

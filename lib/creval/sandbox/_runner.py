@@ -11,9 +11,8 @@ session, its stdin carrying one JSON job batch. It then
    process after each unit (a detached child cannot outlive its unit);
 5. writes one JSON result per unit to the descriptor it kept of its original stdout.
 
-Untrusted code only ever runs in the forked children. Modes: ``program`` (the code is a whole program run
-with ``__name__ == "__main__"`` on the unit's stdin) and ``repo`` (an emulation of the NeoCoder repo's
-harness: see :func:`_repo_harness`).
+Untrusted code only ever runs in the forked children: each unit's code is a whole program, run with
+``__name__ == "__main__"`` on each of the unit's stdins.
 """
 import json
 import os
@@ -84,96 +83,6 @@ def _set_limits(lim):
 
 
 # ---------------------------------------------------------------------------------------------------
-# the repo-compatible harness (runs in the child)
-
-def _repo_harness(code, cases, expected, result_path):
-    """Emulates JHU-CLSP/NeoCoder ``CodeForceCorrectnessEvaluator.test_correctness`` semantics: exec the code
-    at module level in a namespace holding the names the evaluator module had; a zero-argument mocked input
-    over a list of lines (exhaustion raises StopIteration); stdout swapped for a StringIO. First try: all cases
-    at once behind a count line, output stripped and split on newlines, compared pairwise with zip (so a
-    prefix passes). If anything raises: each case alone, output stripped, exceptions count as failure.
-    A list expected value is compared with the eval of the output (that eval runs here, in the sandbox)."""
-    import builtins
-    import io
-    import collections
-    import typing
-    import json as _json
-    import logging as _logging
-
-    ns = {"__name__": "creval_repo_eval", "__builtins__": builtins, "defaultdict": collections.defaultdict,
-          "Counter": collections.Counter, "json": _json, "logging": _logging}
-    for nm in ("Text", "Dict", "Any", "List", "Optional", "Tuple", "Union"):
-        ns[nm] = getattr(typing, nm)
-    try:
-        import numpy
-        ns["np"] = numpy
-    except Exception:
-        pass
-    report = {"stage": "exec", "try": None, "per_case": [], "outputs": None}
-
-    def save():
-        with open(result_path, "w") as f:
-            f.write(_json.dumps(report))
-
-    def compare(out, exp):
-        if isinstance(exp, list):
-            return list(map(str, eval(out, {"__builtins__": builtins}))) == exp
-        return out == exp
-
-    real_input, real_stdout = builtins.input, sys.stdout
-    try:
-        exec(compile(code, "<solution>", "exec"), ns)
-    except BaseException as e:
-        report.update(stage="not executable", error=type(e).__name__)
-        save()
-        return
-    solve = ns.get("solve")
-    report["stage"] = "batch"
-
-    def feed(lines):
-        it = iter(lines)
-        builtins.input = lambda: next(it)
-
-    try:
-        lines = [str(len(cases))] + [" ".join(row) for case in cases for row in case]
-        feed(lines)
-        buf = io.StringIO()
-        sys.stdout = buf
-        try:
-            solve()
-            output = buf.getvalue().strip().split("\n")
-        finally:
-            sys.stdout = real_stdout
-            builtins.input = real_input
-        flags = [compare(o, e) for o, e in zip(output, expected)]
-        report.update({"try": "batch", "per_case": flags, "outputs": output[:200]})
-        save()
-        return
-    except BaseException:
-        sys.stdout = real_stdout
-        builtins.input = real_input
-    flags, outs = [], []
-    for case, exp in zip(cases, expected):
-        feed([" ".join(row) for row in case])
-        buf = io.StringIO()
-        sys.stdout = buf
-        try:
-            solve()
-            o = buf.getvalue().strip()
-            sys.stdout = real_stdout
-            flags.append(bool(compare(o, exp)))
-            outs.append(o[:2000])
-        except BaseException as e:
-            sys.stdout = real_stdout
-            flags.append(False)
-            outs.append(None)
-        finally:
-            builtins.input = real_input
-    report.update({"try": "per_case", "per_case": flags, "outputs": outs})
-    save()
-
-
-# ---------------------------------------------------------------------------------------------------
 
 def _child(unit, code_obj, work, log_fd, idx):
     """In the forked child: own process group, limits, redirections, then the untrusted code."""
@@ -199,11 +108,8 @@ def _child(unit, code_obj, work, log_fd, idx):
         os._exit(70)
     code = 0
     try:
-        if unit["mode"] == "repo":
-            _repo_harness(unit["code"], unit["cases"], unit["expected"], os.path.join(work, f"res{idx}"))
-        else:
-            import builtins
-            exec(code_obj, {"__name__": "__main__", "__builtins__": builtins})
+        import builtins
+        exec(code_obj, {"__name__": "__main__", "__builtins__": builtins})
     except SystemExit as e:
         c = e.code
         code = c if isinstance(c, int) else (0 if c is None else 1)
@@ -318,15 +224,13 @@ def main():
         lim = unit["limits"]
         res = {"env": {"private_tmp": private_tmp, "dropped_to": os.getuid(), "pid_namespace": pidns,
                        "privileges_dropped": dropped}, "cases": []}
-        code_obj = None
-        if unit["mode"] == "program":
-            try:
-                code_obj = compile(unit["code"], "solution.py", "exec")
-            except (SyntaxError, ValueError) as e:
-                res["not_parsable"] = f"{type(e).__name__}: {e}"
-                results.append(res)
-                continue
-        stdins = unit["stdins"] if unit["mode"] == "program" else [""]
+        try:
+            code_obj = compile(unit["code"], "solution.py", "exec")
+        except (SyntaxError, ValueError) as e:
+            res["not_parsable"] = f"{type(e).__name__}: {e}"
+            results.append(res)
+            continue
+        stdins = unit["stdins"]
         for idx, stdin in enumerate(stdins):
             if unit.get("stop_after_timeout", True) and any(
                     c.get("timed_out") or c.get("signal") == signal.SIGXCPU for c in res["cases"]):
@@ -346,13 +250,6 @@ def main():
                     "timed_out": timed_out, "wall_s": round(wall, 4),
                     "cpu_s": round(ru.ru_utime + ru.ru_stime, 4), "max_rss_kb": ru.ru_maxrss,
                     "stdout": out, "stdout_truncated": out_trunc, "stderr_tail": err[-2000:]}
-            if unit["mode"] == "repo":
-                rp = os.path.join(work, f"res{idx}")
-                rep, _ = _read_cap(rp, 1 << 20)
-                try:
-                    case["harness"] = json.loads(rep) if rep else None
-                except ValueError:
-                    case["harness"] = None
             res["cases"].append(case)
             for name in os.listdir(work):
                 p = os.path.join(work, name)

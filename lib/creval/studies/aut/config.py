@@ -30,6 +30,14 @@ class AutConfig(JudgeConfig, BootstrapConfig):
     cambridge_items: int = identity(60)   # Cambridge AUT responses (read at run time only; CC BY-NC-ND)
     aut_human_list: int = identity(8)   # responses per segmented list when judges rank/score human responses (paper: 12)
 
+    def resolved(self) -> dict:
+        """Whether the human-rated AUT responses are the staged data, the bundled sample, or missing."""
+        from creval.datasets import aut as ds
+        try:
+            return {"data": "sample" if ds.source(allow_download=False).is_sample else "real"}
+        except Exception:                   # noqa: BLE001 - no data at all: the human part is skipped
+            return {"data": "none"}
+
     @property
     def generators(self) -> tuple[str, ...]:
         return self.tested

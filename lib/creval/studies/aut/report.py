@@ -1,4 +1,5 @@
-"""Chapter 07's tables and figures: records in (:func:`creval.studies.aut.run.records`), DataFrame or Figure out.
+"""Chapter 07's tables and figures, pure: records in (:func:`creval.studies.aut.run.records`), DataFrame or
+Figure out; no model, judge or dataset is loaded here.
 
 Settings are named ``"<setting> <method>"`` (``comprehensive score``, ``comprehensive rank``, ``segmented
 score``, ``segmented rank``). A use's value in a setting is the mean over the orders it was shown in (the
@@ -17,8 +18,7 @@ from plotly.subplots import make_subplots
 
 from creval.measures import aut_agreement as A
 from creval.measures import stats
-from creval.studies.aut.config import AutConfig
-from creval.studies.tables import captioned, memo, save_table, study_dir
+from creval.studies.tables import captioned
 
 ORACLE = "oracle"
 SETTINGS = ("comprehensive score", "comprehensive rank", "segmented score", "segmented rank")
@@ -42,14 +42,9 @@ OCSAI_REFERENCE = pd.DataFrame([
 ], columns=["scorer", "rho pooled", "rho per-object mean"])
 
 
-def records(cfg: AutConfig) -> dict[str, pd.DataFrame]:
-    from creval.studies.aut.run import records as rec
-    return memo(cfg, "records", lambda: rec(cfg))
-
-
 # -- the run ---------------------------------------------------------------------------------------
-def run_summary(cfg: AutConfig) -> pd.DataFrame:
-    r = records(cfg)
+def run_summary(recs) -> pd.DataFrame:
+    r, cfg = recs, recs.cfg
     u, j, h = r["uses"], r["judgments"], r["human"]
     rows = [("generators", ", ".join(cfg.generators)), ("judges", ", ".join(cfg.judges)),
             ("objects", ", ".join(cfg.aut_things)), ("uses asked per object and level", cfg.aut_per_level),
@@ -59,8 +54,8 @@ def run_summary(cfg: AutConfig) -> pd.DataFrame:
     return captioned(pd.DataFrame(rows, columns=["what", "value"]), "The run behind this chapter.")
 
 
-def use_examples(cfg: AutConfig) -> pd.DataFrame:
-    u = records(cfg)["uses"]
+def use_examples(recs) -> pd.DataFrame:
+    u = recs["uses"]
     if u.empty:
         return captioned(pd.DataFrame(columns=["object", "generator", "level", "uses"]), "No uses were generated.")
     df = (u.sort_values("idx").groupby(["object", "generator", "level_code", "level"], as_index=False)["text"]
@@ -70,8 +65,8 @@ def use_examples(cfg: AutConfig) -> pd.DataFrame:
                                            "(Table 1 analogue).")
 
 
-def generation_health(cfg: AutConfig) -> pd.DataFrame:
-    r = records(cfg)
+def generation_health(recs) -> pd.DataFrame:
+    r, cfg = recs, recs.cfg
     u, t = r["uses"], r["turns"]
     rows = []
     for (g, lvl), tt in t.groupby(["generator", "level"]):
@@ -85,14 +80,12 @@ def generation_health(cfg: AutConfig) -> pd.DataFrame:
                                     f"turn of the forceful chain ({cfg.aut_forceful_turns} follow-ups).")
 
 
-def level_check(cfg: AutConfig) -> pd.DataFrame:
+def level_check(recs) -> pd.DataFrame:
     """Do the generated levels differ? Semantic distance object-use and length per generator and level, and
     Spearman(level code, semantic distance) per generator."""
-    from creval.measures.diversity import semdis
-    u = records(cfg)["uses"]
+    u = recs["uses"]
     if u.empty:
         return captioned(pd.DataFrame(), "No uses.")
-    u = u.assign(semdis=semdis(list(u["object"]), list(u["text"])), words=u["text"].str.split().str.len())
     rows = []
     for g, ug in u.groupby("generator"):
         row = {"generator": g}
@@ -112,17 +105,15 @@ def level_check(cfg: AutConfig) -> pd.DataFrame:
 
 
 # -- values and cells ------------------------------------------------------------------------------
-def use_values(cfg: AutConfig) -> pd.DataFrame:
+def use_values(recs) -> pd.DataFrame:
     """One row per (judge, setting, object, use): the value averaged over the orders it was shown in."""
-    def build():
-        j = records(cfg)["judgments"]
-        if j.empty:
-            return pd.DataFrame(columns=["judge", "setting", "object", "au_id", "generator", "level", "level_code",
-                                         "value"])
-        j = j.assign(setting=j["setting"] + " " + j["method"], value=pd.to_numeric(j["value"], errors="coerce"))
-        return j.groupby(["judge", "setting", "object", "au_id", "generator", "level", "level_code"],
-                         as_index=False)["value"].mean()
-    return memo(cfg, "use_values", build)
+    j = recs["judgments"]
+    if j.empty:
+        return pd.DataFrame(columns=["judge", "setting", "object", "au_id", "generator", "level", "level_code",
+                                     "value"])
+    j = j.assign(setting=j["setting"] + " " + j["method"], value=pd.to_numeric(j["value"], errors="coerce"))
+    return j.groupby(["judge", "setting", "object", "au_id", "generator", "level", "level_code"],
+                     as_index=False)["value"].mean()
 
 
 def _cells(v: pd.DataFrame) -> tuple[dict, dict]:
@@ -131,32 +122,30 @@ def _cells(v: pd.DataFrame) -> tuple[dict, dict]:
     return {k: float(x) for k, x in m.items()}, {k: int(x) for k, x in lab.items()}
 
 
-def agreement(cfg: AutConfig) -> pd.DataFrame:
+def agreement(recs) -> pd.DataFrame:
     """Long table: setting x object x pair (``a``, ``b``; ``oracle`` included) x metric value.
 
     Metrics: ``src`` (the paper's), ``cell_rho`` (Spearman of cell means; vs the oracle: of cell means and
     level codes), ``pair_acc`` (vs the oracle only: cross-level use pairs in the right order)."""
-    def build():
-        v = use_values(cfg)
-        rows = []
-        for (s, o), vs in v.groupby(["setting", "object"]):
-            cells = {jd: _cells(x) for jd, x in vs.groupby("judge")}
-            for jd, (vals, labs) in cells.items():
-                x = vs[vs["judge"] == jd]
-                rows.append({"setting": s, "object": o, "a": ORACLE, "b": jd, "src": A.oracle_src(vals, labs),
-                             "cell_rho": A.cell_rho({k: float(labs[k]) for k in vals}, vals),
-                             "pair_acc": A.pair_accuracy(x["value"], x["level_code"])})
-            for ja, jb in itertools.combinations(sorted(cells), 2):
-                (va, la), (vb, _) = cells[ja], cells[jb]
-                rows.append({"setting": s, "object": o, "a": ja, "b": jb, "src": A.judge_src(va, vb, la),
-                             "cell_rho": A.cell_rho(va, vb), "pair_acc": float("nan")})
-        return pd.DataFrame(rows, columns=["setting", "object", "a", "b", "src", "cell_rho", "pair_acc"])
-    return memo(cfg, "agreement", build)
+    v = use_values(recs)
+    rows = []
+    for (s, o), vs in v.groupby(["setting", "object"]):
+        cells = {jd: _cells(x) for jd, x in vs.groupby("judge")}
+        for jd, (vals, labs) in cells.items():
+            x = vs[vs["judge"] == jd]
+            rows.append({"setting": s, "object": o, "a": ORACLE, "b": jd, "src": A.oracle_src(vals, labs),
+                         "cell_rho": A.cell_rho({k: float(labs[k]) for k in vals}, vals),
+                         "pair_acc": A.pair_accuracy(x["value"], x["level_code"])})
+        for ja, jb in itertools.combinations(sorted(cells), 2):
+            (va, la), (vb, _) = cells[ja], cells[jb]
+            rows.append({"setting": s, "object": o, "a": ja, "b": jb, "src": A.judge_src(va, vb, la),
+                         "cell_rho": A.cell_rho(va, vb), "pair_acc": float("nan")})
+    return pd.DataFrame(rows, columns=["setting", "object", "a", "b", "src", "cell_rho", "pair_acc"])
 
 
-def table_agreement(cfg: AutConfig) -> pd.DataFrame:
+def table_agreement(recs) -> pd.DataFrame:
     """Table 2 analogue: mean over objects per setting and pair, our metric columns side by side."""
-    a = agreement(cfg)
+    a = agreement(recs)
     if a.empty:
         return captioned(pd.DataFrame(), "No judgments.")
     df = a.assign(pair=a["a"].str.replace(ORACLE, "O") + " – " + a["b"])
@@ -165,17 +154,17 @@ def table_agreement(cfg: AutConfig) -> pd.DataFrame:
     t = t.sort_values(["setting", "pair"]).reset_index(drop=True)
     return captioned(t, "Agreement per setting, mean over objects. src = the paper's SRC (Spearman between the "
                    "sequences of level labels of the sorted cells; multiples of 1/8 with 12 cells, of "
-                   f"{_step(cfg)} here); cell_rho = Spearman of the cell means (counts which generator is where); "
+                   f"{_step(len(recs.cfg.generators))} here); cell_rho = Spearman of the cell means (counts which "
+                   "generator is where); "
                    "pair_acc = share of cross-level use pairs ordered as the oracle (0.5 = chance).")
 
 
-def _step(cfg: AutConfig) -> str:
-    n = 3 * len(cfg.generators)
-    if n < 3:
+def _step(g: int) -> str:
+    """The smallest SRC step with ``g`` generators (one swap of adjacent labels)."""
+    if g < 1:
         return "?"
-    labels = sorted([1, 2, 3] * len(cfg.generators), reverse=True)
+    labels = sorted([1, 2, 3] * g, reverse=True)
     swapped = list(labels)
-    g = len(cfg.generators)
     swapped[g - 1], swapped[g] = swapped[g], swapped[g - 1]
     return f"{1 - A.paper_src(swapped, labels):.3g}"
 
@@ -188,10 +177,10 @@ def paper_table2() -> pd.DataFrame:
                     "4 commercial judges; O = oracle) and the Fig. 7 means.")
 
 
-def fig_heatmaps(cfg: AutConfig, metric: str = "src") -> go.Figure:
+def fig_heatmaps(recs, metric: str = "src") -> go.Figure:
     """Judge x judge (oracle included) heat-maps per setting and averaged over settings (Fig. 7 analogue)."""
-    a = agreement(cfg)
-    names = [ORACLE, *cfg.judges]
+    a = agreement(recs)
+    names = [ORACLE, *recs.cfg.judges]
     panels = [s for s in SETTINGS if s in set(a["setting"])] + ["mean of settings"]
     fig = make_subplots(rows=1, cols=len(panels), subplot_titles=panels, horizontal_spacing=0.06)
     for c, s in enumerate(panels, start=1):
@@ -210,9 +199,9 @@ def fig_heatmaps(cfg: AutConfig, metric: str = "src") -> go.Figure:
     return fig
 
 
-def fig_cells(cfg: AutConfig) -> go.Figure:
+def fig_cells(recs) -> go.Figure:
     """Fig. 6 analogue: mean value per (generator, level) cell, per judge and setting (all objects)."""
-    v = use_values(cfg)
+    v = use_values(recs)
     panels = [s for s in SETTINGS if s in set(v["setting"])]
     fig = make_subplots(rows=1, cols=max(1, len(panels)), subplot_titles=panels)
     colors = {"common": "#9ecae1", "creative": "#4292c6", "highly_creative": "#08306b"}
@@ -229,9 +218,9 @@ def fig_cells(cfg: AutConfig) -> go.Figure:
     return fig
 
 
-def table_means(cfg: AutConfig) -> pd.DataFrame:
+def table_means(recs) -> pd.DataFrame:
     """Tables 12-15 analogue: mean value per generator x level (rows) and judge (columns), per setting."""
-    v = use_values(cfg)
+    v = use_values(recs)
     if v.empty:
         return captioned(pd.DataFrame(), "No judgments.")
     t = v.pivot_table(index=["setting", "generator", "level"], columns="judge", values="value", aggfunc="mean")
@@ -242,8 +231,8 @@ def table_means(cfg: AutConfig) -> pd.DataFrame:
                    "2.60-3.20, highly creative 3.30-4.83.")
 
 
-def table_self_preference(cfg: AutConfig) -> pd.DataFrame:
-    v = use_values(cfg)
+def table_self_preference(recs) -> pd.DataFrame:
+    v, cfg = use_values(recs), recs.cfg
     rows = []
     for s, vs in v.groupby("setting"):
         for r in A.self_preference(vs, n_boot=min(cfg.n_boot, 1000), seed=cfg.seed):
@@ -254,9 +243,9 @@ def table_self_preference(cfg: AutConfig) -> pd.DataFrame:
                     "judge leniency. 95% bootstrap CI over objects. Needs >= 2 judges that are also generators.")
 
 
-def table_bias(cfg: AutConfig) -> pd.DataFrame:
+def table_bias(recs) -> pd.DataFrame:
     """Position bias and parse health per judge and setting."""
-    j = records(cfg)["judgments"]
+    j = recs["judgments"]
     if j.empty:
         return captioned(pd.DataFrame(), "No judgments.")
     j = j.assign(setting=j["setting"] + " " + j["method"], value=pd.to_numeric(j["value"], errors="coerce"))
@@ -282,8 +271,8 @@ def table_bias(cfg: AutConfig) -> pd.DataFrame:
 
 
 # -- against people --------------------------------------------------------------------------------
-def human_values(cfg: AutConfig) -> pd.DataFrame:
-    h = records(cfg)["human"]
+def human_values(recs) -> pd.DataFrame:
+    h = recs["human"]
     if h.empty:
         return h
     h = h.assign(value=pd.to_numeric(h["value"], errors="coerce"))
@@ -292,10 +281,10 @@ def human_values(cfg: AutConfig) -> pd.DataFrame:
         logprobs=("parse_path", lambda p: float((p == "logprobs").mean())))
 
 
-def table_human(cfg: AutConfig) -> pd.DataFrame:
+def table_human(recs) -> pd.DataFrame:
     """Judges and baselines against human originality ratings: Spearman per object (mean), pooled with a
     bootstrap CI, Kendall tau-b."""
-    h = human_values(cfg)
+    h, cfg = human_values(recs), recs.cfg
     if h.empty:
         return captioned(pd.DataFrame(columns=["dataset", "scorer", "mode"]),
                     "No human-rated AUT data was found (set CREVAL_AUT_DIR or stage ../shared/data/aut): "
@@ -320,23 +309,20 @@ def table_human(cfg: AutConfig) -> pd.DataFrame:
                     "'human' scores are our guesses.")
 
 
-def table_human_reference(cfg: AutConfig) -> pd.DataFrame:
+def table_human_reference(recs) -> pd.DataFrame:
     """The Cambridge raters' agreement with each other (the ceiling there) and Ocsai's published numbers."""
-    from creval.core.errors import CrevalError
-    from creval.datasets import aut as ds
-    rows = []
-    try:
-        cb = ds.load_cambridge(n=None, seed=cfg.data_seed, raters=True)
-        r = cb[["rater1", "rater2", "rater3"]].to_numpy(float)
+    rows, cfg, rt = [], recs.cfg, recs["raters"]
+    if len(rt):
+        r = rt[[c for c in rt.columns if c.startswith("rater")]].to_numpy(float)
         pairs = [(row[np.isfinite(row)][0], row[np.isfinite(row)][1]) for row in r if np.isfinite(row).sum() >= 2]
         a, b = (np.array(x) for x in zip(*pairs)) if pairs else (np.array([]), np.array([]))
         sp = stats.spearman_ci(a, b, n_boot=cfg.n_boot, seed=cfg.seed)
         alpha = A.krippendorff_interval(r.T)
-        rows.append({"reference": f"Cambridge: one rater vs another on the same response ({cb['source'].iloc[0]}; "
+        rows.append({"reference": f"Cambridge: one rater vs another on the same response ({rt['source'].iloc[0]}; "
                                   f"Krippendorff alpha interval {alpha:.3f})", "n": sp["n"],
                      "rho pooled": sp["rho"], "lo": sp["lo"], "hi": sp["hi"]})
-    except CrevalError as e:
-        rows.append({"reference": f"Cambridge raters: not available ({e.problem})"})
+    else:
+        rows.append({"reference": "Cambridge raters: not available (no Cambridge AUT data was found)"})
     for r in OCSAI_REFERENCE.to_dict("records"):
         rows.append({"reference": f"{r['scorer']} on all of main2_test (published)", "n": 3030,
                      "rho pooled": r["rho pooled"], "rho per-object mean": r["rho per-object mean"]})

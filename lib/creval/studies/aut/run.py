@@ -1,9 +1,8 @@
-"""The AUT agreement run: generate uses, judge them in the paper's four settings, judge human-rated responses.
-
-:func:`records` is how the chapter gets everything: for an :class:`AutConfig` it returns the four tables
-(``uses``, ``turns``, ``judgments``, ``human``) of the run folder named by the config's identity
-(``<run_root>/aut/<run id>``), computing them only when the folder is not finished. Every model call goes
-through the cached ``Model`` (a warm rebuild reads the folder and calls nothing).
+"""The AUT agreement study's run: generate uses, judge them in the paper's four settings, judge human-rated
+responses, into the study's run folder (``<run_root>/aut/<run id>``, the contract of
+:mod:`creval.studies.contract`). Tables: ``uses`` (with the semantic distance object-use and the length),
+``turns``, ``judgments``, ``human`` and ``raters`` (the Cambridge raters' scores, for the ceiling). Every
+model and embedding call goes through the call cache, so an interrupted run resumes and a rerun is free.
 
 Orders (§3.2): the comprehensive list of an object is shuffled once (seeded by ``seed`` and the object);
 segmented groups take one use of each (generator, level) cell, the cell's uses being dealt to the groups in a
@@ -18,32 +17,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from creval.core.io import read_jsonl
-from creval.core.runs import RunStore
 from creval.judges.aut import ListJob, judge_lists, pointwise_scores
 from creval.measures.aut_agreement import rank_value
+from creval.studies import contract
 from creval.studies.aut.config import AutConfig
 from creval.studies.aut.records import HumanRecord, JudgmentRecord, TurnRecord, UseRecord
-from creval.studies.config import run_id
-
-TABLES = ("uses", "turns", "judgments", "human")
-_IDENTITY = ("model", "models", "judge_model", "seed", "data_seed", "aut_things", "aut_per_level", "aut_settings",
-             "aut_methods", "aut_forceful_turns", "aut_gen_temperature", "aut_gen_max_tokens", "aut_retries",
-             "aut_verdict_via", "aut_items", "aut_objects", "cambridge_items", "aut_human_list")
-
-
-def run_dir(cfg: AutConfig) -> Path:
-    from creval.datasets import aut as ds
-    ident = {k: getattr(cfg, k) for k in _IDENTITY}
-    ident["data"] = _data_kind(ds)
-    return cfg.run_path / "aut" / run_id(ident)
-
-
-def _data_kind(ds) -> str:
-    try:
-        return "sample" if ds.source(allow_download=False).is_sample else "real"
-    except Exception:                       # noqa: BLE001 - no data at all: the human part is skipped
-        return "none"
 
 
 def _rng(*parts) -> random.Random:
@@ -182,17 +160,44 @@ def baselines(items: pd.DataFrame) -> list[HumanRecord]:
     return out
 
 
-def run(cfg: AutConfig, out: Path | None = None, progress: bool = True) -> RunStore:
-    """Compute every table of ``cfg`` into ``out`` (default :func:`run_dir`); cached calls make a rerun free."""
+def rater_rows(cfg: AutConfig) -> list[dict]:
+    """The Cambridge responses with every rater's score (the human ceiling); empty without the data."""
+    from creval.core.errors import CrevalError
+    from creval.datasets import aut as ds
+    try:
+        cb = ds.load_cambridge(n=None, seed=cfg.data_seed, raters=True)
+    except CrevalError:
+        return []
+    cols = [c for c in cb.columns if c.startswith("rater")]
+    return [{"item_id": r["item_id"], "source": r["source"], **{c: _num(r[c]) for c in cols}}
+            for r in cb.to_dict("records")]
+
+
+def _num(x):
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if x != x else x
+
+
+def with_distance(uses: list[dict]) -> list[dict]:
+    """Each use with ``semdis`` (1 - cos of MiniLM embeddings of object and use) and ``words``."""
+    from creval.measures.diversity import semdis
+    if not uses:
+        return uses
+    sd = semdis([u["object"] for u in uses], [u["text"] for u in uses])
+    return [{**u, "semdis": float(d), "words": len(u["text"].split())} for u, d in zip(uses, sd)]
+
+
+def run(cfg: AutConfig, progress: bool = True) -> Path:
+    """Every table of ``cfg`` into its run folder; cached calls make a rerun free."""
     from tqdm.auto import tqdm
 
     from creval.models.registry import load_model
     from creval.studies.aut.generate import generate_uses
 
-    out = Path(out) if out else run_dir(cfg)
-    store = RunStore(out, cfg.to_params())
-    store.seeds["sampling"] = cfg.seed
-    store.seeds["data_shuffle"] = cfg.data_seed
+    store = contract.start(cfg)
     uses: list[UseRecord] = []
     turns: list[TurnRecord] = []
     bar = tqdm(total=len(cfg.generators) + 2 * len(cfg.judges), desc="aut", disable=not progress)
@@ -205,7 +210,7 @@ def run(cfg: AutConfig, out: Path | None = None, progress: bool = True) -> RunSt
         uses += u
         turns += t
         bar.update()
-    store.write("uses", [x.to_dict() for x in uses])
+    store.write("uses", with_distance([x.to_dict() for x in uses]))
     store.write("turns", [x.to_dict() for x in turns])
     uses_df = pd.DataFrame([x.to_dict() for x in uses])
     judged: list[JudgmentRecord] = []
@@ -224,15 +229,11 @@ def run(cfg: AutConfig, out: Path | None = None, progress: bool = True) -> RunSt
         bar.update()
     bar.close()
     store.write("human", [x.to_dict() for x in human])
+    store.write("raters", rater_rows(cfg))
     store.params["human_sources"] = sorted(items["dataset"].unique()) if len(items) else []
-    store.finish()
-    return store
+    return contract.finish(store)
 
 
-def records(cfg: AutConfig, progress: bool = True) -> dict[str, pd.DataFrame]:
-    """The run's tables as DataFrames (``uses``, ``turns``, ``judgments``, ``human``), computed if missing."""
-    out = run_dir(cfg)
-    if not (out / "manifest.json").exists():
-        run(cfg, out, progress=progress)
-    return {t: pd.DataFrame(read_jsonl(out / f"{t}.jsonl")) for t in TABLES}
-
+def records(cfg: AutConfig) -> contract.Records:
+    """The run's tables (``uses``, ``turns``, ``judgments``, ``human``, ``raters``), running what is missing."""
+    return contract.read(cfg, run)

@@ -1,4 +1,7 @@
-"""Parameters of the convergent study (chapter 03): the judges, and the divergent runs they judge."""
+"""Parameters of the convergent study (chapter 03): the judges, and the divergent runs they judge.
+
+Every field changes the records (the verdicts), so every field is identity; the divergent fields it inherits
+name the solutions judged (``cfg.divergent()`` is the divergent study's own config)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,6 +26,14 @@ class ConvergentConfig(DivergentConfig, JudgeConfig):
     judge_retries: int = identity(1)   # format re-asks before a verdict counts as unparsed
     judge_verdict_via: str = identity("text+logprobs")   # text | logprobs | text+logprobs
     bench_judge: str = identity("retrieval")   # judge of Tables 3-5 and Fig. 7
+
+    def resolved(self) -> dict:
+        """The divergent facts (entailment backend, each domain's data), and MacGyver's data even when it is
+        not among ``domains``: the human-labelled pairs always come from it (sample or real)."""
+        from creval.domains import get_domain
+        out = super().resolved()
+        kind = "sample" if get_domain("macgyver").source_kind() == "sample" else "real"
+        return {**out, "data": {**out["data"], "macgyver": kind}}
 
     def judge_params(self) -> dict:
         """The judge settings under the names the judge registry declares."""

@@ -1,60 +1,24 @@
-"""Tables and figures of chapter 03 (convergent creativity). Each chapter cell calls one function here.
+"""Tables and figures of chapter 03 (convergent creativity), pure: the study's records in (tables of
+:func:`creval.studies.convergent.run.records`), a DataFrame, Figure or HTML string out. Each chapter cell
+calls one function here.
 
-The solutions judged are the divergent study's records (:func:`creval.studies.divergent.run.records`
-with the same config: chapter 02's runs, never rerun elsewhere). Run folders under
-``<run_root>/convergent/``, each named by its identity (judge settings and what is judged):
-``bench/<judge>/<judge model>/<model>/<domain>/<id>`` verdicts on chapter 02's solutions (Tables 3-5,
-Fig. 7), ``human/<judge model>/<judge>/<id>`` verdicts on MacGyver human-labelled pairs (Tables 2 and
-15), ``sweep/<judge model>/T<T>/<id>`` the retrieval judge at each early-exit threshold (Fig. 12).
+The records: ``bench_verdicts`` (``bench_judge`` on chapter 02's solutions; Tables 3-5, Fig. 7),
+``human_verdicts`` (every judge on the human-labelled MacGyver pairs, with ``label``; Tables 2 and 15),
+``sweep`` and ``sweep_calls`` (the retrieval judge at each early-exit threshold T; Fig. 12),
+``transcripts`` (the discussions of the labelled pairs) and ``labels_source``.
 """
 from __future__ import annotations
 
 import html
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from creval.core.io import read_jsonl
-from creval.datasets import macgyver
-from creval.judges.base import crit_name
-from creval.judges.registry import judge_settings
-from creval.judges.runner import pair_of, run_judge
 from creval.measures import stats as S
-from creval.studies.config import run_id
-from creval.studies.convergent.config import ConvergentConfig
-from creval.studies.divergent.run import records as divergent_records
-from creval.studies.divergent.run import run_dir as divergent_run_dir
-
-
-def _folder(cfg: ConvergentConfig, *parts, **identity) -> Path:
-    return cfg.run_path.joinpath("convergent", *map(str, parts), run_id({**cfg.judge_params(), **identity}))
 
 
 # -- benchmark (Tables 3-5, Fig. 7) ---------------------------------------------------------------
-def solutions(cfg: ConvergentConfig) -> pd.DataFrame:
-    """Chapter 02's solutions (the divergent records at the same settings; run only if missing)."""
-    return divergent_records(cfg, progress=False)[1]
-
-
-def judge_solutions(cfg: ConvergentConfig, problems: pd.DataFrame) -> pd.DataFrame:
-    """Verdicts of ``bench_judge`` for every solution in ``problems`` (one folder per model x domain)."""
-    from creval.domains import get_domain
-    from creval.models.registry import load_model
-    m = load_model(cfg.judge_model)
-    frames = []
-    for (model, domain), g in problems.groupby(["model", "domain"], sort=False):
-        out = _folder(cfg, "bench", cfg.bench_judge, cfg.judge_model, model, domain, judge=cfg.bench_judge,
-                      solutions=divergent_run_dir(cfg, str(model), str(domain)).name)
-        rows = g.to_dict("records")
-        st = run_judge(cfg.bench_judge, m, rows, get_domain(domain).criteria, out, progress=False,
-                       **judge_settings(cfg.bench_judge, cfg.judge_params()))
-        v = st.frame("verdicts")     # only these solutions' verdicts (the folder may hold more from a larger limit)
-        frames.append(v[v["pair_id"].isin({pair_of(r)[0] for r in rows})].assign(model=model, domain=domain))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
 def convergent_table(verdicts: pd.DataFrame) -> pd.DataFrame:
     """Tables 3-5: per model and domain, mean semantic entropy and the share of YES per criterion.
 
@@ -101,45 +65,9 @@ def fig_entropy_vs_criteria(verdicts: pd.DataFrame, bin_size: int = 15) -> go.Fi
 
 
 # -- human validation (Table 2), tokens (Table 15) -------------------------------------------------
-def human_pairs(cfg: ConvergentConfig) -> list[dict]:
-    """``human_pairs`` labelled MacGyver pairs drawn with ``data_seed`` (the same pairs for every judge)."""
-    return macgyver.sample_pairs(cfg.human_pairs, seed=cfg.data_seed)
-
-
-def labels_source(cfg: ConvergentConfig) -> str:
-    """One line: where the human labels of the judge validation came from (or that they are missing)."""
-    from creval.datasets.base import provenance
-    return provenance(macgyver.DATASET, macgyver.source(), "Human labels of the judged pairs (MacGyver benchmark)")
-
-
-def validation_criteria(domain: str = "macgyver"):
-    """The domain's criteria that have human labels (feasibility, effectiveness)."""
-    from creval.domains import get_domain
-    return [c for c in get_domain(domain).criteria if crit_name(c).lower() in ("feasibility", "effectiveness")]
-
-
-def _human_folder(cfg: ConvergentConfig, judge: str, **extra) -> Path:
-    return _folder(cfg, "human", cfg.judge_model, judge, judge=judge, pairs=cfg.human_pairs,
-                   data_seed=cfg.data_seed, **extra)
-
-
-def validate_judges(cfg: ConvergentConfig) -> pd.DataFrame:
-    """Run each of ``judges`` on the same human-labelled MacGyver pairs; verdict rows with labels."""
-    from creval.models.registry import load_model
-    pairs = human_pairs(cfg)
-    labels = {p["pair_id"]: p["labels"] for p in pairs}
-    m, crits = load_model(cfg.judge_model), validation_criteria()
-    frames = []
-    for j in cfg.judges:
-        st = run_judge(j, m, pairs, crits, _human_folder(cfg, j), progress=False,
-                       **judge_settings(j, cfg.judge_params()))
-        df = st.frame("verdicts")
-        df = df[df.pair_id.isin(labels)].copy()
-        df["label"] = [labels[p][c.lower()] for p, c in zip(df.pair_id, df.criterion)]
-        frames.append(df)
-    out = pd.concat(frames, ignore_index=True)
-    out.attrs["source"] = pairs[0]["source"] if pairs else ""
-    return out
+def labels_source(lines: pd.DataFrame) -> str:
+    """The one line of the ``labels_source`` table: where the human labels of the judged pairs came from."""
+    return str(lines["line"].iloc[0]) if len(lines) else "Human labels: none in this run"
 
 
 def agreement_table(verdicts: pd.DataFrame) -> pd.DataFrame:
@@ -207,33 +135,27 @@ def token_breakdown(verdicts: pd.DataFrame, judge: str = "retrieval") -> pd.Data
 
 
 # -- threshold sweep (Fig. 12) --------------------------------------------------------------------
-def threshold_sweep(cfg: ConvergentConfig) -> pd.DataFrame:
-    """The retrieval judge at each early-exit threshold T on the same human-labelled pairs.
+SWEEP_COLUMNS = ["T", "accuracy", "auarc", "coverage", "mean rounds", "tokens per pair", "calls made", "calls cached"]
 
-    Every T reuses the cached turns of the others (the first round is the same for all T), so the
-    sweep costs little more than the most expensive T; ``calls_made`` shows it.
-    """
-    from creval.core.ledger import LEDGER
-    from creval.models.registry import load_model
-    pairs = human_pairs(cfg)
-    lab = {p["pair_id"]: {k.lower(): v for k, v in p["labels"].items()} for p in pairs}
-    m, crits = load_model(cfg.judge_model), validation_criteria()
+
+def threshold_table(sweep: pd.DataFrame, calls: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 12's numbers: per early-exit threshold T (the rows of ``sweep_calls``), the retrieval judge's
+    accuracy, AUARC and coverage against the human labels (:func:`creval.measures.stats.agreement`), its mean
+    rounds, its tokens per pair (all criteria), and the judge calls made and served from the call cache while
+    the run judged at that T (later T values reuse the first round of the earlier ones)."""
     rows = []
-    for t in cfg.confidence_thresholds:
-        mark = LEDGER.mark()
-        p = {**cfg.judge_params(), "threshold": float(t)}
-        out = cfg.run_path / "convergent" / "sweep" / cfg.judge_model / f"T{float(t):g}" / run_id(
-            {**p, "pairs": cfg.human_pairs, "data_seed": cfg.data_seed})
-        st = run_judge("retrieval", m, pairs, crits, out, progress=False, **judge_settings("retrieval", p))
-        recs = [r for r in LEDGER.since(mark) if r.kind == "chat"]
-        v = [r for r in st.read("verdicts") if r["pair_id"] in lab]
-        a = S.agreement([lab[r["pair_id"]][r["criterion"].lower()] for r in v],
-                        [None if r["unparsed"] else r["verdict"] for r in v], [r.get("confidence") for r in v])
-        rows.append({"T": float(t), "accuracy": a["accuracy"], "auarc": a["auarc"], "coverage": a["coverage"],
-                     "mean rounds": np.mean([r["rounds"] for r in v]),
-                     "tokens per pair": sum(r["input_tokens"] + r["output_tokens"] for r in v) / max(len(pairs), 1),
-                     "calls made": sum(not r.cached for r in recs), "calls cached": sum(r.cached for r in recs)})
-    return pd.DataFrame(rows)
+    for c in calls.to_dict("records"):
+        v = sweep[sweep["T"] == c["T"]] if len(sweep) else sweep
+        pred = [None if r.unparsed or pd.isna(r.verdict) else bool(r.verdict) for r in v.itertuples()]
+        conf = [None if pd.isna(r.confidence) else float(r.confidence) for r in v.itertuples()]
+        a = S.agreement([bool(x) for x in v.label], pred, conf) if len(v) else {}
+        rows.append({"T": float(c["T"]), "accuracy": a.get("accuracy", np.nan), "auarc": a.get("auarc", np.nan),
+                     "coverage": a.get("coverage", np.nan),
+                     "mean rounds": np.mean([float(x) for x in v.rounds]) if len(v) else np.nan,
+                     "tokens per pair": (sum(int(i) + int(o) for i, o in zip(v.input_tokens, v.output_tokens))
+                                         if len(v) else 0) / max(int(c["pairs"]), 1),
+                     "calls made": int(c["calls made"]), "calls cached": int(c["calls cached"])})
+    return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
 
 
 def fig_threshold(sweep: pd.DataFrame) -> go.Figure:
@@ -250,11 +172,11 @@ def fig_threshold(sweep: pd.DataFrame) -> go.Figure:
 
 
 # -- transcript viewer ----------------------------------------------------------------------------
-def transcript_html(cfg: ConvergentConfig, judge: str = "retrieval", pair_id: str | None = None,
+def transcript_html(transcripts: pd.DataFrame, judge: str = "retrieval", pair_id: str | None = None,
                     criterion: str | None = None, max_chars: int = 1500) -> str:
-    """One human-labelled pair's discussion by ``judge`` as collapsible HTML: each turn with its retrieved
-    fragments and tokens."""
-    rows = read_jsonl(_human_folder(cfg, judge) / "transcripts.jsonl")
+    """One human-labelled pair's discussion by ``judge`` (from the ``transcripts`` table) as collapsible
+    HTML: each turn with its retrieved fragments and tokens."""
+    rows = transcripts[transcripts["judge"] == judge].to_dict("records") if len(transcripts) else []
     if not rows:
         return "<p><i>no transcripts in this run</i></p>"
     pick = [r for r in rows if (pair_id is None or r["pair_id"] == pair_id) and
@@ -277,10 +199,10 @@ def transcript_html(cfg: ConvergentConfig, judge: str = "retrieval", pair_id: st
     return "\n".join(parts)
 
 
-def transcript(cfg: ConvergentConfig, judge: str = "retrieval", pair_id=None, criterion=None):
+def transcript(transcripts: pd.DataFrame, judge: str = "retrieval", pair_id=None, criterion=None):
     """The transcript as an HTML object the chapter cell displays."""
     from IPython.display import HTML
-    return HTML(transcript_html(cfg, judge, pair_id, criterion))
+    return HTML(transcript_html(transcripts, judge, pair_id, criterion))
 
 
 PAPER_TABLE2 = pd.DataFrame([

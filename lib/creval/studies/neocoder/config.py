@@ -9,16 +9,33 @@ from creval.studies.config import BootstrapConfig, JudgeConfig, identity
 
 @dataclass(frozen=True)
 class NeoCoderConfig(JudgeConfig, BootstrapConfig):
-    """Chapter 05: ``model`` writes the code of the live denial run; ``judge_model`` is the LLM technique detector."""
+    """Chapter 05: every model under test (``model``, ``models``) writes the code of the live denial run;
+    ``judge_model`` is the LLM technique detector (``neocoder_detector`` llm or hybrid)."""
     study: ClassVar[str] = "neocoder"
+    # not identity here: no dataset is shuffled, and the judge model is asked only by the llm/hybrid detector
+    # (then it enters the identity through resolved())
+    data_seed: int = 42                    # shuffle of a dataset before its first `limit` items (paper: 42)
+    judge_model: str = "smollm2-135m"      # the LLM that judges (every judge of every study)
     neocoder_problems: int = identity(0)   # problems replayed from the stored GPT-4 rounds, 0 for all (paper: 199)
     neocoder_comparator: str = identity("lines")   # strict judge output comparison: lines | tokens
     neocoder_salvage: bool = identity(True)   # strict judge: run the parsable prefix of a reply cut by the token limit
     neocoder_pack: str = "problem"         # programs per sandbox launch: problem | program | none
     neocoder_workers: int = 0              # parallel sandbox launches, 0 for the CPU count
     neocoder_live_problems: int = identity(1)   # problems of the live run: the shortest verifiable statements
+    neocoder_live_mode: str = identity("thread")   # live run: thread (Algorithm 1) | fresh (stored statements, Eq. 1)
     neocoder_rounds: int = identity(2)   # denial rounds after the first solution (paper: 5)
     neocoder_max_tokens: int = identity(192)   # token limit of one generated solution (paper: 256 for GPT-4)
     neocoder_temperature: float = identity(0.7)   # sampling temperature of the live run (paper code: 0.7 for open models)
     neocoder_detector: str = identity("static")   # technique detector: static | llm | hybrid
     neocoder_example: str = ""             # the problem shown round by round; empty for the first replayed one
+
+    def resolved(self) -> dict:
+        """Whether the problems are the real release or our sample, the judges' version, and the judge model
+        when a detector asks it."""
+        from creval.datasets import neocoder as ds
+        from creval.datasets.base import resolve
+        from creval.judges.neocoder import JUDGE_VERSION
+        out = {"data": "sample" if resolve(ds.DATASET).is_sample else "real", "judges": JUDGE_VERSION}
+        if self.neocoder_detector != "static":
+            out["judge_model"] = self.judge_model
+        return out

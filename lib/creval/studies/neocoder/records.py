@@ -1,10 +1,34 @@
-"""Typed records of the NeoCoder study: one :class:`CodeRecord` per stored GPT-4 round (the replay) and one
-:class:`RoundRecord` per live denial-prompting round."""
+"""Typed records of the NeoCoder study: one :class:`ProblemRecord` per problem of the release, one
+:class:`CodeRecord` per stored GPT-4 round (the replay), one :class:`PositiveRecord` per known positive and one
+:class:`HumanDetectionRecord` per human solution (the detector check), and one :class:`RoundRecord` per live
+denial-prompting round."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from creval.core.records import Record
+
+
+@dataclass(frozen=True)
+class ProblemRecord(Record):
+    """One problem of the release: its flags, its states and the human technique lists."""
+    problem_id: str
+    native: str
+    replayed: bool                    # among the first ``neocoder_problems`` (all when 0)
+    n_rounds: int
+    n_cases: int
+    state_rounds: list                # the round answering each state t (index t)
+    state_banned: list                # the banned list of each state t, oldest first
+    human_techniques: list            # the stored technique list of each human solution (GPT-4-detected upstream)
+    single_test: bool
+    yes_no: bool
+    padded_output: bool
+    multiline_answer: bool
+    input_flattened: bool
+    needs_checker: bool
+    no_humans: bool
+    verifiable: bool
+    n_humans: int
 
 
 @dataclass(frozen=True)
@@ -28,6 +52,27 @@ class CodeRecord(Record):
     novelty: float
     has_humans: bool
     verifiable: bool
+    code: str = ""                    # the stored code itself
+
+
+@dataclass(frozen=True)
+class PositiveRecord(Record):
+    """A known positive of the technique detector: the ban drawn at round ``round + 1`` was detected by GPT-4
+    in the code of ``round``; ``found`` says, per static-detector variant, whether ours detects it too."""
+    problem_id: str
+    round: int
+    technique: str
+    found: dict                       # {variant: bool}
+
+
+@dataclass(frozen=True)
+class HumanDetectionRecord(Record):
+    """One parsable human Python solution: its stored technique labels and what each static-detector
+    variant finds in it."""
+    problem_id: str
+    solution: int                     # index among the problem's human solutions
+    labels: list
+    found: dict                       # {variant: [technique, ...]}
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,6 @@
-"""Chapter 05's tables and figures: records in, a DataFrame (caption in ``attrs``) or a plotly Figure out."""
+"""Chapter 05's tables and figures, pure: the study's records in (a :class:`~creval.studies.contract.Records`
+of :func:`creval.studies.neocoder.run.records`; report settings such as ``n_boot`` come from ``recs.cfg``),
+a DataFrame (caption in ``attrs``) or a plotly Figure out. Each function is one notebook cell."""
 from __future__ import annotations
 
 from collections import Counter
@@ -7,13 +9,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from creval.datasets import neocoder as ds
-from creval.datasets.base import provenance
-from creval.judges.techniques import STATIC_NAMES, StaticDetector, VOCABULARY
+from creval.datasets.neocoder import problem_id
 from creval.measures import neogauge as ng
-from creval.measures.neocoder_extract import strict_program
-from creval.studies.neocoder import run
-from creval.studies.neocoder.config import NeoCoderConfig
+from creval.measures.techniques import STATIC_NAMES
+from creval.studies.neocoder.records import (CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord,
+                                             RoundRecord)
+from creval.studies.tables import captioned
 
 PAPER_TABLE1 = {0: 199, 1: 199, 2: 198, 3: 194, 4: 176, 5: 97}
 PAPER_PASS = {0: "32/199", 1: "23/199", 2: "14/198", 3: "10/194", 4: "4/176", 5: "2/97"}
@@ -23,56 +24,62 @@ PAPER_T3 = {  # GPT-4, Table 3 (%): following, convergent, divergent, NeoGauge
 
 
 def _frame(rows, caption: str) -> pd.DataFrame:
-    df = pd.DataFrame(rows)
-    df.attrs["caption"] = caption
-    return df
+    return captioned(pd.DataFrame(rows), caption)
 
 
-def data_source(cfg: NeoCoderConfig) -> pd.DataFrame:
-    ps, src = run.problems(cfg)
-    return _frame([{"data": provenance(ds.DATASET, src, "NeoCoder problems, stored GPT-4 rounds and tests"),
-                    "problems": len(ps), "rounds": sum(len(p.rounds) for p in ps),
-                    "test cases": sum(len(p.cases) for p in ps)}], "Where the problems come from")
+def _codes(recs) -> list[CodeRecord]:
+    return [CodeRecord.from_dict(d) for d in recs.rows("codes")]
 
 
-def table1(cfg: NeoCoderConfig) -> pd.DataFrame:
-    ps, src = ds.load()
-    got = ds.table1(ps)
-    rows = [{"state t": t, "problems (ours)": got[t], "problems (paper)": PAPER_TABLE1[t] if not src.is_sample else None,
-             "equal": (got[t] == PAPER_TABLE1[t]) if not src.is_sample else None} for t in range(6)]
+def _problems(recs, only_replayed: bool = False) -> list[ProblemRecord]:
+    ps = [ProblemRecord.from_dict(d) for d in recs.rows("problems")]
+    return [p for p in ps if p.replayed] if only_replayed else ps
+
+
+def _is_sample(recs) -> bool:
+    src = recs.rows("data_source")
+    return bool(src and src[0].get("sample"))
+
+
+def data_source(recs) -> pd.DataFrame:
+    rows = [{k: r[k] for k in ("data", "problems", "rounds", "test cases")} for r in recs.rows("data_source")]
+    return _frame(rows, "Where the problems come from")
+
+
+def table1(recs) -> pd.DataFrame:
+    """Problems per state over the whole release (beside the paper's counts on the real data)."""
+    ps = _problems(recs)
+    got = {t: sum(len(p.state_rounds) > t for p in ps) for t in range(6)}
+    sample = _is_sample(recs)
+    rows = [{"state t": t, "problems (ours)": got[t], "problems (paper)": PAPER_TABLE1[t] if not sample else None,
+             "equal": (got[t] == PAPER_TABLE1[t]) if not sample else None} for t in range(6)]
     return _frame(rows, "Table 1: problems per state (state t = the first round whose banned set has t elements)")
 
 
-def flags(cfg: NeoCoderConfig) -> pd.DataFrame:
-    ps, _ = ds.load()
-    rows = [p.flag_row() for p in ps]
-    df = pd.DataFrame(rows)
+def flags(recs) -> pd.DataFrame:
+    df = recs["problems"]
     cols = ["single_test", "yes_no", "padded_output", "multiline_answer", "input_flattened", "needs_checker",
             "no_humans", "verifiable"]
-    out = _frame([{"flag": c, "problems": int(df[c].sum()),
-                   "examples": ", ".join(df.loc[df[c], "problem_id"].str.replace("neocoder-", "").head(6))}
-                  for c in cols], f"Per-problem flags ({len(ps)} problems)")
-    return out
+    return _frame([{"flag": c, "problems": int(df[c].sum()),
+                    "examples": ", ".join(df.loc[df[c], "problem_id"].str.replace("neocoder-", "").head(6))}
+                   for c in cols], f"Per-problem flags ({len(df)} problems)")
 
 
-def _records(cfg: NeoCoderConfig):
-    return run.replay(cfg)
-
-
-def _state_rows(recs, t: int, subset: str):
-    rows = [r for r in recs if r.state == t]
+def _state_rows(codes, t: int, subset: str):
+    rows = [r for r in codes if r.state == t]
     if subset == "verifiable":
         rows = [r for r in rows if r.verifiable]
     return rows
 
 
-def table3(cfg: NeoCoderConfig, subset: str = "all") -> pd.DataFrame:
+def table3(recs, subset: str = "all") -> pd.DataFrame:
     """pass@1 per state under both judges side by side, with the paper's counts."""
-    recs = _records(cfg)
-    paper = not ds.load()[1].is_sample and not cfg.neocoder_problems
+    cfg = recs.cfg
+    codes = _codes(recs)
+    paper = not _is_sample(recs) and not cfg.neocoder_problems
     rows = []
     for t in range(6):
-        rs = _state_rows(recs, t, subset)
+        rs = _state_rows(codes, t, subset)
         if not rs:
             continue
         rep = sum(r.correct_repo for r in rs)
@@ -95,31 +102,32 @@ def _ci(ci) -> str:
     return "" if lo != lo else f"[{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
-def verdicts(cfg: NeoCoderConfig) -> pd.DataFrame:
-    recs = [r for r in _records(cfg) if r.state is not None]
+def verdicts(recs) -> pd.DataFrame:
+    codes = [r for r in _codes(recs) if r.state is not None]
     rows = []
     for judge in ("repo", "strict"):
-        c = Counter(getattr(r, judge)["verdict"] for r in recs)
+        c = Counter(getattr(r, judge)["verdict"] for r in codes)
         rows.append({"judge": judge, **{k: c.get(k, 0) for k in
                                         ("OK", "wrong answer", "runtime error", "time limit", "memory limit",
                                          "output limit", "not parsable", "sandbox error")}})
-    both = Counter((r.correct_repo, r.correct_strict) for r in recs)
+    both = Counter((r.correct_repo, r.correct_strict) for r in codes)
     rows.append({"judge": "repo OK, strict not", "OK": both.get((True, False), 0)})
     rows.append({"judge": "strict OK, repo not", "OK": both.get((False, True), 0)})
-    rows.append({"judge": "salvaged truncated codes (strict)", "OK": sum(r.salvaged for r in recs)})
+    rows.append({"judge": "salvaged truncated codes (strict)", "OK": sum(r.salvaged for r in codes)})
     out = _frame(rows, "Verdicts of the scored codes (one per problem and state) under each judge")
     num = out.columns.drop("judge")
     out[num] = out[num].fillna(0).astype(int)
     return out
 
 
-def creativity(cfg: NeoCoderConfig, judge: str = "strict", subset: str = "all") -> pd.DataFrame:
+def creativity(recs, judge: str = "strict", subset: str = "all") -> pd.DataFrame:
     """Table 3's other columns for the stored GPT-4 codes with OUR detector (GPT-4's own detections of these
     codes were not released): following, convergent, divergent, NeoGauge and the cumulative NeoGauge."""
-    recs = _records(cfg)
+    cfg = recs.cfg
+    codes = _codes(recs)
     rows, ngs = [], []
     for t in range(6):
-        rs = _state_rows(recs, t, subset)
+        rs = _state_rows(codes, t, subset)
         if not rs:
             continue
         m = ng.state_metrics([getattr(r, f"correct_{judge}") for r in rs], [r.follows for r in rs],
@@ -135,22 +143,21 @@ def creativity(cfg: NeoCoderConfig, judge: str = "strict", subset: str = "all") 
     cum = ng.cumulative(ngs)
     for row, c in zip(rows, cum):
         row["cumulative NeoGauge % (running sum: our definition)"] = round(100 * c, 2)
-    return _frame(rows, f"Creativity of the stored GPT-4 codes ({judge} judge, static technique detector, "
+    detector = codes[0].detector if codes else cfg.neocoder_detector
+    return _frame(rows, f"Creativity of the stored GPT-4 codes ({judge} judge, {detector} technique detector, "
                         f"{subset} problems)")
 
 
-def human_curves(cfg: NeoCoderConfig) -> go.Figure:
+def human_curves(recs) -> go.Figure:
     """Fig. 5: human convergent (Eq. 5) per state and human divergent (Eq. 6), beside GPT-4's stored codes."""
-    ps, _ = ds.load()
-    if cfg.neocoder_problems:
-        ps = ps[:cfg.neocoder_problems]
-    recs = _records(cfg)
+    ps = _problems(recs, only_replayed=True)
+    codes = _codes(recs)
     hconv, gconv, gdiv = [], [], []
     for t in range(6):
-        inn = [p for p in ps if t in p.states and p.human_techniques]
-        banned = [p.rounds[p.states[t]].banned for p in inn]
+        inn = [p for p in ps if t < len(p.state_rounds) and p.human_techniques]
+        banned = [p.state_banned[t] for p in inn]
         hconv.append(ng.human_convergent([p.human_techniques for p in inn], banned))
-        rs = [r for r in _state_rows(recs, t, "all") if r.has_humans]
+        rs = [r for r in _state_rows(codes, t, "all") if r.has_humans]
         gconv.append(ng.convergent([r.follows for r in rs], [r.correct_strict for r in rs]) if rs else float("nan"))
         gdiv.append(ng.divergent([r.novelty for r in rs]) if rs else float("nan"))
     hdiv = ng.human_divergent([p.human_techniques for p in ps if p.human_techniques])
@@ -166,17 +173,16 @@ def human_curves(cfg: NeoCoderConfig) -> go.Figure:
     return fig
 
 
-def techniques(cfg: NeoCoderConfig, top: int = 6) -> go.Figure:
+def techniques(recs, top: int = 6) -> go.Figure:
     """Fig. 2: share of solutions using each technique per state (static detector) against the human share."""
-    recs = _records(cfg)
-    ps, _ = ds.load()
-    hs = [t for p in ps[:cfg.neocoder_problems or None] for t in p.human_techniques]
+    codes = _codes(recs)
+    hs = [t for p in _problems(recs, only_replayed=True) for t in p.human_techniques]
     hshare = Counter(x for t in hs for x in set(t))
     names = [n for n, _ in hshare.most_common(top)]
     fig = go.Figure()
     fig.add_bar(x=names, y=[100 * hshare[n] / max(len(hs), 1) for n in names], name="humans (stored GPT-4 labels)")
     for t in range(6):
-        rs = [r for r in recs if r.state == t]
+        rs = [r for r in codes if r.state == t]
         if not rs:
             continue
         c = Counter(x for r in rs for x in set(r.techniques))
@@ -186,45 +192,32 @@ def techniques(cfg: NeoCoderConfig, top: int = 6) -> go.Figure:
     return fig
 
 
-def detector_check(cfg: NeoCoderConfig) -> pd.DataFrame:
+def detector_check(recs) -> pd.DataFrame:
     """Recall of the static detector on the known positives (each ban drawn at round r was detected by GPT-4 in
     code r-1), per technique, under two definitions of the ambiguous names; and agreement with the stored
     human technique lists on the human Python solutions."""
-    ps, _ = ds.load()
-    ps = ps[:cfg.neocoder_problems or None]
-    positives = []
-    for p in ps:
-        for r in range(1, len(p.rounds)):
-            new = [b for b in p.rounds[r].banned if b not in p.rounds[r - 1].banned]
-            for b in new:
-                positives.append((b, p.rounds[r - 1].code))
-    variants = {"comprehension = for loop": StaticDetector(),
-                "strict syntax": StaticDetector(comprehension_is_for_loop=False, ternary_is_if=False)}
-    codes = sorted({c for _, c in positives})
-    found = {k: dict(zip(codes, v.detect([strict_program(c) or c for c in codes]))) for k, v in variants.items()}
+    positives = [PositiveRecord.from_dict(d) for d in recs.rows("known_positives")]
+    humans = [HumanDetectionRecord.from_dict(d) for d in recs.rows("human_detections")]
+    variants = list((positives or humans)[0].found) if positives or humans else []
     by_tech: dict[str, list] = {}
-    for b, c in positives:
-        by_tech.setdefault(b, []).append(c)
+    for x in positives:
+        by_tech.setdefault(x.technique, []).append(x.found)
     # human agreement: stored labels vs static detection on Python human solutions
     agree = {k: Counter() for k in variants}
-    for p in ps:
-        for src, labels in zip(p.human_solutions, p.human_techniques):
-            dets = {k: v.detect_one(src) for k, v in variants.items()}
-            if any(d.status == "not_parsable" for d in dets.values()):
-                continue
-            for k in variants:
-                got = set(dets[k].techniques)
-                for n in STATIC_NAMES:
-                    agree[k][(n in labels, n in got)] += 1
+    for h in humans:
+        for k in variants:
+            got = set(h.found[k])
+            for n in STATIC_NAMES:
+                agree[k][(n in h.labels, n in got)] += 1
     rows = []
     for b in sorted(by_tech, key=lambda x: -len(by_tech[x])):
         row = {"technique": b, "known positives": len(by_tech[b]), "static-decidable": b in STATIC_NAMES}
         for k in variants:
-            row[f"recall ({k})"] = round(np.mean([b in found[k][c].techniques for c in by_tech[b]]), 2)
+            row[f"recall ({k})"] = round(np.mean([f[k] for f in by_tech[b]]), 2)
         rows.append(row)
     total = {"technique": "ALL", "known positives": len(positives), "static-decidable": None}
     for k in variants:
-        total[f"recall ({k})"] = round(np.mean([b in found[k][c].techniques for b, c in positives]), 2)
+        total[f"recall ({k})"] = round(np.mean([x.found[k] for x in positives]), 2)
     rows.insert(0, total)
     for k in variants:
         a = agree[k]
@@ -235,31 +228,36 @@ def detector_check(cfg: NeoCoderConfig) -> pd.DataFrame:
     return _frame(rows, "Technique detector check: recall on known positives; agreement with human lists")
 
 
-def example(cfg: NeoCoderConfig) -> pd.DataFrame:
+def example(recs) -> pd.DataFrame:
     """One problem round by round: the new ban, the code's head, both verdicts, techniques, following."""
-    recs = _records(cfg)
-    pid = ds.problem_id(cfg.neocoder_example) if cfg.neocoder_example else recs[0].problem_id
-    ps, _ = ds.load()
-    p = next((x for x in ps if x.problem_id == pid), None)
+    cfg = recs.cfg
+    codes = _codes(recs)
+    pid = problem_id(cfg.neocoder_example) if cfg.neocoder_example else (codes[0].problem_id if codes else "")
+    mine = {r.round: r for r in codes if r.problem_id == pid}
     rows = []
-    for r in [r for r in recs if r.problem_id == pid]:
-        prev = p.rounds[r.round - 1].banned if r.round else ()
+    for r in mine.values():
+        prev = mine[r.round - 1].banned if r.round else ()
         new = [b for b in r.banned if b not in prev]
-        code = p.rounds[r.round].code
-        rows.append({"round": r.round, "state": "" if r.state is None else r.state, "new ban": ", ".join(new) or ("-" if r.round else ""),
-                     "banned": ", ".join(r.banned), "code (first lines)": "\n".join(code.strip().split("\n")[:6]),
+        rows.append({"round": r.round, "state": "" if r.state is None else r.state,
+                     "new ban": ", ".join(new) or ("-" if r.round else ""),
+                     "banned": ", ".join(r.banned), "code (first lines)": "\n".join(r.code.strip().split("\n")[:6]),
                      "repo verdict": r.repo["verdict"], "strict verdict": r.strict["verdict"],
                      "per-case (strict)": " ".join(c["verdict"][:2] for c in r.strict.get("cases", [])),
                      "techniques": ", ".join(r.techniques), "follows": r.follows, "novel": ", ".join(r.novel)})
     return _frame(rows, f"One problem round by round: {pid}")
 
 
-def live(cfg: NeoCoderConfig) -> pd.DataFrame:
-    recs = run.denial_run(cfg)
-    rows = [{"problem": r.problem_id, "round": r.round, "state": r.state, "chosen ban": r.chosen or "",
+def live(recs) -> pd.DataFrame:
+    """The live denial-prompting rounds of every model under test: one row per round."""
+    rounds = [RoundRecord.from_dict(d) for d in recs.rows("rounds")]
+    models = list(dict.fromkeys(r.model for r in rounds)) or list(recs.cfg.tested)
+    several = len(models) > 1
+    rows = [{**({"model": r.model} if several else {}),
+             "problem": r.problem_id, "round": r.round, "state": r.state, "chosen ban": r.chosen or "",
              "candidates": len(r.candidates), "banned": ", ".join(r.banned), "tokens out": r.output_tokens,
              "finish": r.finish_reason, "extraction": r.extraction, "strict": r.verdict_strict["verdict"],
              "repo": r.verdict_repo["verdict"], "techniques": ", ".join(r.techniques), "follows": r.follows,
              "novelty": round(r.novelty, 2), "NeoGauge term": round(r.neogauge_term, 2), "seconds": r.seconds}
-            for r in recs]
-    return _frame(rows, f"Live denial prompting with {cfg.neocoder_model}: one row per round")
+            for r in rounds]
+    mode = "denial prompting" if all(r.mode == "thread" for r in rounds) else "benchmarking (fresh conversations)"
+    return _frame(rows, f"Live {mode} with {', '.join(models)}: one row per round")

@@ -1,14 +1,24 @@
-"""The NeoCoder study's runs: the replay of the stored GPT-4 rounds, and live denial prompting (Algorithm 1).
+"""The NeoCoder study's run (chapter 05): every sandbox execution, model call and technique detection.
 
-:func:`replay` judges every stored code (both judges, in the sandbox, cached by content), detects its
-techniques in the cleaned program and writes one :class:`CodeRecord` per (problem, round) into a run folder
-``<run_root>/neocoder/replay/<run id>``; a finished folder is read back (a warm rebuild executes nothing).
+:func:`run` writes the study's one run folder (``cfg.run_dir``):
 
-:func:`denial_run` runs Algorithm 1 with a registered model (see :func:`denial_prompting`): per problem one
-thread; round 0 answers the original statement; each later round detects the techniques of the previous
-round's code, draws one new ban with a keyed RNG over the sorted candidates (seed, problem, round), rewrites
-the statement (the paper's rendering: a constraint block under the title line, newest ban first) and sends it
-as a new user turn of the same thread. Records go to ``<run_root>/neocoder/denial/<run id>``.
+- ``data_source`` (one row): where the problems come from, how many are replayed, their rounds and test cases;
+- ``problems`` (one :class:`ProblemRecord` per problem of the release): flags, the round and the banned list
+  of each state, the stored human technique lists;
+- ``codes`` (one :class:`CodeRecord` per replayed (problem, round)): GPT-4's stored code under both judges
+  (:mod:`creval.judges.neocoder`, in the sandbox, cached by content), its techniques (``neocoder_detector``,
+  on the cleaned program), following and novelty; appended a chunk of problems at a time (resumable);
+- ``known_positives`` and ``human_detections``: the static detector's two definitions on the codes whose
+  techniques GPT-4 detected (each ban drawn at round r was detected in code r-1) and on the human solutions;
+- ``rounds`` (one :class:`RoundRecord` per live round, for every model in ``cfg.tested``): Algorithm 1 (see
+  :func:`denial_prompting`; ``neocoder_live_mode="thread"``) or the paper's benchmarking mode
+  (:func:`benchmark_problem`; ``"fresh"``) on the ``neocoder_live_problems`` shortest verifiable problems;
+  appended problem by problem (resumable).
+
+Algorithm 1: per problem one thread; round 0 answers the original statement; each later round detects the
+techniques of the previous round's code, draws one new ban with a keyed RNG over the sorted candidates
+(seed, problem, round), rewrites the statement (the paper's rendering: a constraint block under the title
+line, newest ban first) and sends it as a new user turn of the same thread.
 """
 from __future__ import annotations
 
@@ -17,77 +27,131 @@ import random
 import time
 from pathlib import Path
 
-from creval.core.runs import RunStore
+from creval.core.errors import CrevalError
 from creval.datasets import neocoder as ds
-from creval.judges.techniques import VOCABULARY, Detection, HybridDetector, LLMDetector, StaticDetector
-from creval.measures.neocoder_correctness import JUDGE_VERSION, judge_codes
+from creval.datasets.base import provenance
+from creval.judges.neocoder import judge_codes
+from creval.judges.techniques import HybridDetector
 from creval.measures.neocoder_extract import fenced_code, salvaged, strict_program
 from creval.measures.neogauge import follows, novelty
-from creval.studies.config import run_id
+from creval.measures.techniques import VOCABULARY, Detection, StaticDetector
+from creval.studies import contract
 from creval.studies.neocoder.config import NeoCoderConfig
-from creval.studies.neocoder.records import CodeRecord, RoundRecord
+from creval.studies.neocoder.records import (CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord,
+                                             RoundRecord)
 
 SOLVER_PROMPT = Path(__file__).with_name("solver_prompt.txt")
+CHUNK = 20                  # replayed problems judged per batch (each batch is appended when it is done)
+# the two definitions of the ambiguous technique names compared by the detector check
+DETECTOR_VARIANTS = {"comprehension = for loop": StaticDetector(),
+                     "strict syntax": StaticDetector(comprehension_is_for_loop=False, ternary_is_if=False)}
 
 
-def problems(cfg: NeoCoderConfig, source=None):
-    """The replayed problems (the first ``neocoder_problems`` in upstream order; 0 = all) and their source."""
-    ps, src = ds.load(source)
-    if cfg.neocoder_problems:
-        ps = ps[:cfg.neocoder_problems]
-    return ps, src
+def check(cfg: NeoCoderConfig) -> None:
+    """Refuse a setting no part of the study knows, before any work."""
+    for key, allowed in (("neocoder_comparator", ("lines", "tokens")), ("neocoder_pack", ("problem", "program", "none")),
+                         ("neocoder_detector", ("static", "llm", "hybrid")),
+                         ("neocoder_live_mode", ("thread", "fresh"))):
+        if getattr(cfg, key) not in allowed:
+            raise CrevalError(f"{key} = {getattr(cfg, key)!r} is not known", f"use one of: {', '.join(allowed)}")
+    if cfg.neocoder_problems < 0 or cfg.neocoder_live_problems < 0 or cfg.neocoder_rounds < 0:
+        raise CrevalError("neocoder_problems, neocoder_live_problems and neocoder_rounds must be >= 0",
+                          "use 0 (all problems, no live problem, no denial round) or a positive number")
 
 
-def make_detector(name: str, model_name: str = ""):
-    if name == "static":
+def make_detector(cfg: NeoCoderConfig, store=None):
+    """The technique detector ``cfg.neocoder_detector``; the llm and hybrid ones ask ``cfg.judge_model``
+    (the judge ``techniques``), noted in ``store``'s manifest."""
+    if cfg.neocoder_detector == "static":
         return StaticDetector()
+    from creval.judges.registry import make_judge
     from creval.models.registry import load_model
-    llm = LLMDetector(load_model(model_name))
-    return llm if name == "llm" else HybridDetector(StaticDetector(), llm)
+    judge = load_model(cfg.judge_model)
+    if store is not None:
+        store.note_model(judge)
+    llm = make_judge("techniques", judge)
+    return llm if cfg.neocoder_detector == "llm" else HybridDetector(StaticDetector(), llm)
 
 
-def _human_union(p: ds.Problem) -> set[str]:
+def replayed(cfg: NeoCoderConfig, problems):
+    """The replayed problems: the first ``neocoder_problems`` in upstream order (0 = all)."""
+    return list(problems[:cfg.neocoder_problems or None])
+
+
+def human_union(p: ds.Problem) -> set[str]:
     return set().union(*[set(t) for t in p.human_techniques]) if p.human_techniques else set()
 
 
-def _detect_program(detector, codes: list[str]) -> list[Detection]:
+def detect_program(detector, codes: list[str]) -> list[Detection]:
     """Detection on the cleaned program (test scaffolding removed), not on the raw reply."""
     cleaned = [strict_program(c) or c for c in codes]
     return detector.detect(cleaned)
 
 
-def replay(cfg: NeoCoderConfig, source=None, progress: bool = False) -> list[CodeRecord]:
-    """One record per stored (problem, round): both judges' verdicts, techniques, following, novelty."""
-    ps, src = problems(cfg, source)
-    ident = {"problems": [p.native for p in ps], "data": src.kind, "comparator": cfg.neocoder_comparator,
-             "salvage": cfg.neocoder_salvage, "detector": cfg.neocoder_detector, "judges": JUDGE_VERSION,
-             "detector_model": cfg.neocoder_model if cfg.neocoder_detector != "static" else ""}
-    out = cfg.run_path / "neocoder" / "replay" / run_id(ident)
-    if (out / "manifest.json").exists() and (out / "codes.jsonl").exists():
-        return [CodeRecord.from_dict(d) for d in RunStore(out).read("codes")]
-    items = [(p, rd.code) for p in ps for rd in p.rounds]
+# ---------------------------------------------------------------------------------------------------
+# the problems and the replay of the stored rounds
+
+def problem_record(p: ds.Problem, is_replayed: bool) -> ProblemRecord:
+    st = p.states
+    f = p.flag_row()
+    return ProblemRecord(
+        p.problem_id, p.native, is_replayed, len(p.rounds), len(p.cases), [st[t] for t in sorted(st)],
+        [list(p.rounds[st[t]].banned) for t in sorted(st)], [list(t) for t in p.human_techniques],
+        f["single_test"], f["yes_no"], f["padded_output"], f["multiline_answer"], f["input_flattened"],
+        f["needs_checker"], f["no_humans"], f["verifiable"], f["n_humans"])
+
+
+def replay_problems(cfg: NeoCoderConfig, problems, detector, progress: bool = False) -> list[CodeRecord]:
+    """One record per stored (problem, round) of ``problems``: both judges' verdicts, techniques, following,
+    novelty."""
+    items = [(p, rd.code) for p in problems for rd in p.rounds]
     verdicts = judge_codes(items, comparator=cfg.neocoder_comparator, progress=progress,
                            workers=cfg.neocoder_workers or None, pack=cfg.neocoder_pack, salvage=cfg.neocoder_salvage)
-    detector = make_detector(cfg.neocoder_detector, cfg.neocoder_model)
-    dets = _detect_program(detector, [c for _, c in items])
-    rows = []
-    k = 0
-    for p in ps:
+    dets = detect_program(detector, [c for _, c in items])
+    rows, k = [], 0
+    for p in problems:
         state_of = {r: t for t, r in p.states.items()}
-        humans = _human_union(p)
+        humans = human_union(p)
         for rd in p.rounds:
             v, d = verdicts[k], dets[k]
             k += 1
             rows.append(CodeRecord(
-                p.problem_id, rd.r, state_of.get(rd.r), list(rd.banned),
-                hashlib.sha256(rd.code.encode()).hexdigest()[:16], v["repo"].to_dict(), v["strict"].to_dict(),
-                v["repo"].correct, v["strict"].correct, salvaged(rd.code), getattr(detector, "name", "?"),
-                list(d.techniques), d.status, follows(d.techniques, rd.banned),
-                sorted(set(d.techniques) - humans), novelty(d.techniques, humans), bool(p.human_solutions),
-                p.flags.verifiable))
-    store = RunStore(out, {**ident, "data_source": str(src)})
-    store.write("codes", [r.to_dict() for r in rows])
-    store.finish()
+                problem_id=p.problem_id, round=rd.r, state=state_of.get(rd.r), banned=list(rd.banned),
+                code_sha=hashlib.sha256(rd.code.encode()).hexdigest()[:16], repo=v["repo"].to_dict(),
+                strict=v["strict"].to_dict(), correct_repo=v["repo"].correct, correct_strict=v["strict"].correct,
+                salvaged=salvaged(rd.code), detector=getattr(detector, "name", "?"), techniques=list(d.techniques),
+                detection_status=d.status, follows=follows(d.techniques, rd.banned),
+                novel=sorted(set(d.techniques) - humans), novelty=novelty(d.techniques, humans),
+                has_humans=bool(p.human_solutions), verifiable=p.flags.verifiable, code=rd.code))
+    return rows
+
+
+def known_positives(problems) -> list[PositiveRecord]:
+    """Each ban drawn at round r of a problem, with the code of round r-1 (where GPT-4 detected it), and
+    whether each static-detector variant finds it in that code (on the cleaned program)."""
+    positives = []
+    for p in problems:
+        for r in range(1, len(p.rounds)):
+            for b in p.rounds[r].banned:
+                if b not in p.rounds[r - 1].banned:
+                    positives.append((p.problem_id, r - 1, b, p.rounds[r - 1].code))
+    codes = sorted({c for *_, c in positives})
+    found = {k: dict(zip(codes, v.detect([strict_program(c) or c for c in codes])))
+             for k, v in DETECTOR_VARIANTS.items()}
+    return [PositiveRecord(pid, r, b, {k: b in found[k][c].techniques for k in DETECTOR_VARIANTS})
+            for pid, r, b, c in positives]
+
+
+def human_detections(problems) -> list[HumanDetectionRecord]:
+    """What each static-detector variant finds in every parsable human solution, beside its stored labels."""
+    rows = []
+    for p in problems:
+        for i, (src, labels) in enumerate(zip(p.human_solutions, p.human_techniques)):
+            dets = {k: v.detect_one(src) for k, v in DETECTOR_VARIANTS.items()}
+            if any(d.status == "not_parsable" for d in dets.values()):
+                continue
+            rows.append(HumanDetectionRecord(p.problem_id, i, list(labels),
+                                             {k: list(d.techniques) for k, d in dets.items()}))
     return rows
 
 
@@ -114,20 +178,27 @@ def draw_ban(candidates: list[str], seed: int, problem_id: str, r: int) -> tuple
     return rng.choice(sorted(candidates)), key
 
 
-def live_problems(cfg: NeoCoderConfig, source=None) -> list[ds.Problem]:
-    """The live run's problems: the ``neocoder_live_problems`` verifiable multi-test problems with the
-    shortest statements (ties by id)."""
-    ps, _ = ds.load(source)
-    ok = [p for p in ps if p.flags.verifiable and not p.flags.single_test and p.human_solutions]
+def live_problems(cfg: NeoCoderConfig, problems) -> list[ds.Problem]:
+    """The live run's problems: the ``neocoder_live_problems`` verifiable multi-test problems with human
+    solutions and the shortest statements (ties by id)."""
+    ok = [p for p in problems if p.flags.verifiable and not p.flags.single_test and p.human_solutions]
     return sorted(ok, key=lambda p: (len(p.statement), p.native))[:cfg.neocoder_live_problems]
 
 
-def denial_prompting(model, problem: ds.Problem, cfg: NeoCoderConfig, detector) -> list[RoundRecord]:
+def _judged_round(cfg: NeoCoderConfig, problem: ds.Problem, detector, code: str, banned):
+    """Both verdicts (``cfg``'s comparator and salvage) and the techniques of one generated code."""
+    v = judge_codes([(problem, code)], pack="program", comparator=cfg.neocoder_comparator,
+                    salvage=cfg.neocoder_salvage)[0]
+    d = detect_program(detector, [code])[0]
+    return v, d, follows(d.techniques, banned)
+
+
+def denial_prompting(model, problem: ds.Problem, cfg: NeoCoderConfig, detector, bar=None) -> list[RoundRecord]:
     """Algorithm 1 for one problem: ``cfg.neocoder_rounds`` denial rounds after the first solution."""
     system = SOLVER_PROMPT.read_text()
     thread = [{"role": "system", "content": system}]
     banned: list[str] = []            # oldest first
-    humans = _human_union(problem)
+    humans = human_union(problem)
     rows: list[RoundRecord] = []
     prev_techniques: list[str] = []
     allowed = set(VOCABULARY) - {"misc"}
@@ -146,9 +217,7 @@ def denial_prompting(model, problem: ds.Problem, cfg: NeoCoderConfig, detector) 
         secs = time.time() - t0
         thread = thread + [{"role": "assistant", "content": comp.text}]
         ext = fenced_code(comp.text)
-        v = judge_codes([(problem, ext.code)], pack="program")[0]
-        d = _detect_program(detector, [ext.code])[0]
-        f = follows(d.techniques, banned)
+        v, d, f = _judged_round(cfg, problem, detector, ext.code, banned)
         nov = novelty(d.techniques, humans)
         state = len(banned) if (r == 0 or chosen) else None
         rows.append(RoundRecord(
@@ -157,16 +226,22 @@ def denial_prompting(model, problem: ds.Problem, cfg: NeoCoderConfig, detector) 
             v["repo"].to_dict(), v["strict"].to_dict(), getattr(detector, "name", "?"), list(d.techniques), d.status,
             f, sorted(set(d.techniques) - humans), nov, float(f and v["strict"].correct) * nov, round(secs, 2)))
         prev_techniques = list(d.techniques)
+        if bar is not None:
+            bar.update(1)
     return rows
 
 
-def benchmark_problem(model, problem: ds.Problem, cfg: NeoCoderConfig, detector) -> list[RoundRecord]:
-    """The paper's benchmarking mode (Eq. 1): each stored statement of the problem's states, answered in a
-    fresh conversation (no earlier rounds in context); duplicate rounds are not asked."""
+def benchmark_problem(model, problem: ds.Problem, cfg: NeoCoderConfig, detector, bar=None,
+                      max_state: int | None = None) -> list[RoundRecord]:
+    """The paper's benchmarking mode (Eq. 1): each stored statement of the problem's states (up to
+    ``max_state``), answered in a fresh conversation (no earlier rounds in context); duplicate rounds are not
+    asked."""
     system = SOLVER_PROMPT.read_text()
-    humans = _human_union(problem)
+    humans = human_union(problem)
     rows = []
     for t, r in sorted(problem.states.items()):
+        if max_state is not None and t > max_state:
+            break
         rd = problem.rounds[r]
         thread = [{"role": "system", "content": system}, {"role": "user", "content": rd.statement}]
         t0 = time.time()
@@ -174,89 +249,86 @@ def benchmark_problem(model, problem: ds.Problem, cfg: NeoCoderConfig, detector)
                           seed=cfg.seed)
         secs = time.time() - t0
         ext = fenced_code(comp.text)
-        v = judge_codes([(problem, ext.code)], pack="program")[0]
-        d = _detect_program(detector, [ext.code])[0]
-        f = follows(d.techniques, rd.banned)
+        v, d, f = _judged_round(cfg, problem, detector, ext.code, rd.banned)
         nov = novelty(d.techniques, humans)
         rows.append(RoundRecord(
             problem.problem_id, model.name, "fresh", r, t, list(rd.banned), [], None, "", rd.statement, comp.text,
             comp.input_tokens, comp.output_tokens, comp.finish_reason, ext.code, ext.status, v["repo"].to_dict(),
             v["strict"].to_dict(), getattr(detector, "name", "?"), list(d.techniques), d.status, f,
             sorted(set(d.techniques) - humans), nov, float(f and v["strict"].correct) * nov, round(secs, 2)))
+        if bar is not None:
+            bar.update(1)
     return rows
-
-
-def denial_run(cfg: NeoCoderConfig, source=None, progress: bool = False, mode: str = "thread") -> list[RoundRecord]:
-    """Algorithm 1 (``mode="thread"``) or the stateless benchmarking mode (``"fresh"``: the stored statements)
-    with ``cfg.neocoder_model`` on the live problems; a finished run folder is read back."""
-    ps = live_problems(cfg, source)
-    _, src = ds.load(source)
-    ident = {"model": cfg.neocoder_model, "problems": [p.native for p in ps], "rounds": cfg.neocoder_rounds,
-             **({"mode": mode} if mode != "thread" else {}),
-             "max_tokens": cfg.neocoder_max_tokens, "temperature": cfg.neocoder_temperature, "seed": cfg.seed,
-             "detector": cfg.neocoder_detector, "data": src.kind}
-    out = cfg.run_path / "neocoder" / "denial" / run_id(ident)
-    store = RunStore(out, ident)
-    done = {(d["problem_id"], d["round"]) for d in store.read("rounds")} if store.path("rounds").exists() else set()
-    expected = (len(ps) * (cfg.neocoder_rounds + 1) if mode == "thread"
-                else sum(len([t for t in p.states if t <= cfg.neocoder_rounds]) for p in ps))
-    if (out / "manifest.json").exists() and len(done) == expected:
-        return [RoundRecord.from_dict(d) for d in store.read("rounds")]
-    from creval.models.registry import load_model
-    model = load_model(cfg.neocoder_model)
-    store.note_model(model)
-    store.seeds["sampling"] = cfg.seed
-    detector = make_detector(cfg.neocoder_detector, cfg.neocoder_model)
-    if store.path("rounds").exists():
-        store.write("rounds", [])
-    for p in ps:
-        if mode == "thread":
-            rows = denial_prompting(model, p, cfg, detector)
-        else:
-            rows = [r for r in benchmark_problem(model, p, cfg, detector) if r.state <= cfg.neocoder_rounds]
-        store.append("rounds", [r.to_dict() for r in rows])
-    store.finish()
-    return [RoundRecord.from_dict(d) for d in store.read("rounds")]
 
 
 # ---------------------------------------------------------------------------------------------------
-# the test-suite check behind ``datasets.neocoder.UNVERIFIABLE``
 
-def human_pass_rates(source=None, progress: bool = False, workers: int | None = None) -> list[dict]:
-    """Run every distinct human Python 3 solution through the strict judge's sandbox run (whole program, real
-    test file); one row per problem: solutions run, passed, verdict counts, the stored flags. Problems where at
-    most one in five passes are the candidates for ``UNVERIFIABLE`` (cached: a rerun executes nothing)."""
-    from collections import Counter
+def run(cfg: NeoCoderConfig) -> Path:
+    """Every NeoCoder record of ``cfg`` into ``cfg.run_dir`` (see the module doc); resumable."""
+    from tqdm.auto import tqdm
 
-    from creval.measures.neocoder_correctness import Verdict, _case_verdict, _overall, _split_verdicts, test_stdins
-    from creval.measures.neocoder_extract import parse
-    from creval.sandbox import Limits, program_unit, run_units
+    check(cfg)
+    store = contract.start(cfg)
+    everything, src = ds.load()
+    ps = replayed(cfg, everything)
+    store.write("data_source", [{"data": provenance(ds.DATASET, src, "NeoCoder problems, stored GPT-4 rounds and tests"),
+                                 "problems": len(ps), "rounds": sum(len(p.rounds) for p in ps),
+                                 "test cases": sum(len(p.cases) for p in ps), "sample": src.is_sample}])
+    keep = {p.problem_id for p in ps}
+    store.write("problems", [problem_record(p, p.problem_id in keep).to_dict() for p in everything])
+    detector = make_detector(cfg, store)
 
-    ps, _ = ds.load(source)
-    units, owner = [], []
-    for p in ps:
-        for h in dict.fromkeys(p.human_solutions):
-            try:
-                parse(h)
-            except (SyntaxError, ValueError):
-                continue
-            units.append(program_unit(h, test_stdins(p), Limits(), group=p.problem_id))
-            owner.append(p)
-    results = run_units(units, workers=workers, progress=progress)
-    per: dict[str, Counter] = {}
-    for p, r in zip(owner, results):
-        if r.get("sandbox_error") or r.get("not_parsable"):
-            v = "not parsable"
-        elif p.flags.single_test:
-            v = _overall([_case_verdict(c, pc.expected, p.flags.yes_no, "lines") for c, pc in zip(r["cases"], p.cases)])
-        else:
-            v = _split_verdicts(r["cases"][0], p, "lines")[0]
-        per.setdefault(p.problem_id, Counter())[v] += 1
-    rows = []
-    for p in ps:
-        c = per.get(p.problem_id, Counter())
-        n = sum(c.values())
-        rows.append({"problem_id": p.problem_id, "python solutions": n, "passed": c.get("OK", 0),
-                     "verdicts": dict(c), "suspect": n > 0 and c.get("OK", 0) <= max(1, n // 5),
-                     "input_flattened": p.flags.input_flattened, "needs_checker": p.flags.needs_checker})
-    return rows
+    # the replay: problems whose every round is in `codes` are done
+    have = store.read("codes")
+    per: dict[str, int] = {}
+    for r in have:
+        per[r["problem_id"]] = per.get(r["problem_id"], 0) + 1
+    done = {p.problem_id for p in ps if per.get(p.problem_id) == len(p.rounds)}
+    if len(have) != sum(len(p.rounds) for p in ps if p.problem_id in done):
+        store.write("codes", [r for r in have if r["problem_id"] in done])     # a chunk cut mid-way
+    todo = [p for p in ps if p.problem_id not in done]
+    if todo:
+        with tqdm(total=len(todo), desc="neocoder · replay (both judges, sandbox)", unit="problem") as bar:
+            for i in range(0, len(todo), CHUNK):
+                chunk = todo[i:i + CHUNK]
+                store.append("codes", [r.to_dict() for r in replay_problems(cfg, chunk, detector)])
+                store.flush_calls()
+                bar.update(len(chunk))
+
+    # the detector check: the static detector's definitions on known positives and on human solutions
+    if not store.path("known_positives").exists():
+        store.write("known_positives", [r.to_dict() for r in known_positives(ps)])
+    if not store.path("human_detections").exists():
+        rows = [r.to_dict() for r in human_detections(tqdm(ps, desc="neocoder · human solutions (static detector)",
+                                                           unit="problem"))]
+        store.write("human_detections", rows)
+
+    # the live run: every model under test on the live problems, a problem's rounds appended together
+    live = live_problems(cfg, everything)
+    done_live = {(r["model"], r["problem_id"]) for r in store.read("rounds")}
+    fresh = cfg.neocoder_live_mode == "fresh"
+    per_problem = {p.problem_id: (len([t for t in p.states if t <= cfg.neocoder_rounds]) if fresh
+                                  else cfg.neocoder_rounds + 1) for p in live}
+    from creval.models.registry import load_model
+    for name in cfg.tested:
+        model = load_model(name)
+        store.note_model(model)
+        todo_live = [p for p in live if (model.name, p.problem_id) not in done_live]
+        if not todo_live:
+            continue
+        with tqdm(total=sum(per_problem[p.problem_id] for p in todo_live), unit="round",
+                  desc=f"neocoder · live {cfg.neocoder_live_mode} · {model.name}") as bar:
+            for p in todo_live:
+                rows = (benchmark_problem(model, p, cfg, detector, bar=bar, max_state=cfg.neocoder_rounds) if fresh
+                        else denial_prompting(model, p, cfg, detector, bar=bar))
+                store.append("rounds", [r.to_dict() for r in rows])
+                store.flush_calls()
+    if not store.path("rounds").exists():
+        store.write("rounds", [])
+    return contract.finish(store)
+
+
+def records(cfg: NeoCoderConfig) -> contract.Records:
+    """The NeoCoder tables of ``cfg`` (``data_source``, ``problems``, ``codes``, ``known_positives``,
+    ``human_detections``, ``rounds``), running only what is missing."""
+    return contract.read(cfg, run)

@@ -9,7 +9,9 @@ from creval.studies.config import BootstrapConfig, JudgeConfig, identity
 
 @dataclass(frozen=True)
 class RethinkingConfig(JudgeConfig, BootstrapConfig):
-    """Chapter 06: ``model`` is scored by perplexity; ``judge_model`` is the rubric judge."""
+    """Chapter 06: every model under test (``model``, then ``models``) scores the texts by perplexity (the
+    tables show ``model``'s); ``judge_model`` is the rubric judge. Every field but ``run_root`` and ``n_boot``
+    changes the records (:mod:`creval.studies.rethinking.run`)."""
     study: ClassVar[str] = "rethinking"
     rethink_ps_per_class: int = identity(100)   # MacGyver unconventional and conventional solutions each (paper: 573 and 573)
     rethink_human_llm_problems: int = identity(100)   # MacGyver benchmark problems with a crowd and a GPT-4 solution
@@ -32,3 +34,8 @@ class RethinkingConfig(JudgeConfig, BootstrapConfig):
     rethink_reruns: int = identity(3)   # sampled analyses per solution in the rerun test (paper: 3)
     rethink_ppl_items: int = identity(20)   # texts per group scored by perplexity (CI and templates: all)
     rethink_ppl_max_words: int = identity(150)   # words of a long text scored by perplexity (TTCW stories are cut)
+
+    def resolved(self) -> dict:
+        """Whether each dataset read here is the real one, our bundled sample, or missing: the records differ."""
+        from creval.studies.rethinking.run import data_kinds
+        return {"data": data_kinds()}

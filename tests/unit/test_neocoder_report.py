@@ -1,0 +1,151 @@
+"""Chapter 05's report on hand-written records: every table and figure against values computed by hand, and
+every typed record round-trips through its JSONL row."""
+import json
+import math
+
+import pytest
+
+from creval.studies.contract import Records
+from creval.studies.neocoder import report as R
+from creval.studies.neocoder.config import NeoCoderConfig
+from creval.studies.neocoder.records import (CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord,
+                                             RoundRecord)
+
+A, B = "comprehension = for loop", "strict syntax"
+FLAGS = dict(single_test=False, yes_no=False, padded_output=False, multiline_answer=False, input_flattened=False,
+             needs_checker=False, no_humans=False, verifiable=True)
+
+
+def problem(pid, replayed, rounds, banned, humans, **flags):
+    return ProblemRecord(pid, pid.split("-")[1], replayed, 6, 2, rounds, banned, humans, **{**FLAGS, **flags},
+                         n_humans=len(humans))
+
+
+def code(pid, r, state, banned, repo, strict, techniques, follows, novelty, verifiable=True, salvaged=False):
+    return CodeRecord(pid, r, state, banned, "sha", {"verdict": repo}, {"verdict": strict, "cases": [{"verdict": strict}]},
+                      repo == "OK", strict == "OK", salvaged, "static", techniques, "ok", follows, [], novelty, True,
+                      verifiable, f"def solve():\n    pass  # {pid} {r}\n")
+
+
+def live_round(model, r, state, chosen):
+    return RoundRecord("neocoder-1A", model, "thread", r, state, [chosen] if chosen else [], ["for loop"], chosen,
+                       f"0:neocoder-1A:{r}", "prompt", "reply", 10, 24, "length", "", "no_code",
+                       {"verdict": "runtime error"}, {"verdict": "not parsable"}, "static", [], "none", True, [],
+                       0.0, 0.0, 1.5)
+
+
+TABLES = {
+    "data_source": [{"data": "NeoCoder problems: neocoder from shared:/x", "problems": 2, "rounds": 12,
+                     "test cases": 4, "sample": False}],
+    "problems": [problem("neocoder-1A", True, [0, 1, 2], [[], ["for loop"], ["for loop", "if statement"]],
+                         [["for loop"], ["while loop"]], yes_no=True),
+                 problem("neocoder-2B", True, [0, 1], [[], ["while loop"]], [["while loop"]],
+                         input_flattened=True, verifiable=False),
+                 problem("neocoder-3C", False, [0], [[]], [], no_humans=True)],
+    "codes": [code("neocoder-1A", 0, 0, [], "OK", "OK", ["for loop"], True, 0.0),
+              code("neocoder-1A", 1, 1, ["for loop"], "wrong answer", "OK", ["while loop", "recursion"], True, 0.5),
+              code("neocoder-1A", 2, 2, ["for loop", "if statement"], "runtime error", "wrong answer", ["recursion"],
+                   True, 1.0, salvaged=True),
+              code("neocoder-2B", 0, 0, [], "wrong answer", "OK", ["while loop"], True, 0.0, verifiable=False),
+              code("neocoder-2B", 1, 1, ["while loop"], "time limit", "not parsable", ["while loop"], False, 0.0,
+                   verifiable=False),
+              code("neocoder-2B", 2, None, ["while loop"], "time limit", "not parsable", ["while loop"], False, 0.0,
+                   verifiable=False)],
+    "known_positives": [PositiveRecord("neocoder-1A", 0, "for loop", {A: True, B: True}),
+                        PositiveRecord("neocoder-1A", 1, "if statement", {A: True, B: False}),
+                        PositiveRecord("neocoder-2B", 0, "while loop", {A: True, B: True})],
+    "human_detections": [HumanDetectionRecord("neocoder-1A", 0, ["for loop"], {A: ["for loop"], B: ["for loop", "if statement"]}),
+                         HumanDetectionRecord("neocoder-1A", 1, ["while loop"], {A: ["while loop"], B: []})],
+    "rounds": [live_round("m1", 0, 0, None), live_round("m1", 1, None, None)],
+}
+
+
+@pytest.fixture
+def recs(tmp_path):
+    for name, rows in TABLES.items():
+        rows = [r if isinstance(r, dict) else r.to_dict() for r in rows]
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return Records(tmp_path, NeoCoderConfig(n_boot=50, neocoder_problems=0))
+
+
+def test_records_round_trip():
+    for rows in TABLES.values():
+        for r in rows:
+            if not isinstance(r, dict):
+                assert type(r).from_dict(json.loads(json.dumps(r.to_dict()))) == r
+
+
+def test_data_table1_and_flags(recs):
+    assert R.data_source(recs).to_dict("records") == [{"data": "NeoCoder problems: neocoder from shared:/x",
+                                                       "problems": 2, "rounds": 12, "test cases": 4}]
+    t1 = R.table1(recs)
+    assert t1["problems (ours)"].tolist() == [3, 2, 1, 0, 0, 0]
+    assert t1["problems (paper)"].tolist() == [199, 199, 198, 194, 176, 97] and not t1["equal"].any()
+    f = R.flags(recs).set_index("flag")
+    assert f.loc["yes_no", "problems"] == 1 and f.loc["input_flattened", "examples"] == "2B"
+    assert f.loc["verifiable", "examples"] == "1A, 3C" and f.loc["no_humans", "problems"] == 1
+
+
+def test_table3_and_verdicts(recs):
+    t = R.table3(recs)
+    assert t["problems"].tolist() == [2, 2, 1]
+    assert t["repo-compatible"].tolist() == ["1/2", "0/2", "0/1"] and t["strict"].tolist() == ["2/2", "1/2", "0/1"]
+    assert t["strict %"].tolist() == [100.0, 50.0, 0.0]
+    assert t["paper pass@1"].tolist() == ["32/199", "23/199", "14/198"] and not t["equal to paper"].any()
+    v = R.table3(recs, "verifiable")
+    assert v["strict"].tolist() == ["1/1", "1/1", "0/1"] and set(v["paper pass@1"]) == {""}
+    d = R.verdicts(recs).set_index("judge")
+    assert d.loc["repo", ["OK", "wrong answer", "runtime error", "time limit"]].tolist() == [1, 2, 1, 1]
+    assert d.loc["strict", ["OK", "wrong answer", "not parsable"]].tolist() == [3, 1, 1]
+    assert d.loc["strict OK, repo not", "OK"] == 2 and d.loc["repo OK, strict not", "OK"] == 0
+    assert d.loc["salvaged truncated codes (strict)", "OK"] == 1
+
+
+def test_creativity_columns(recs):
+    c = R.creativity(recs)
+    assert c["following %"].tolist() == [100.0, 50.0, 100.0]
+    assert c["convergent %"].tolist() == [100.0, 50.0, 0.0]
+    assert c["divergent %"].tolist() == [0.0, 25.0, 100.0]
+    assert c["NeoGauge %"].tolist() == [0.0, 25.0, 0.0]
+    assert c["cumulative NeoGauge % (running sum: our definition)"].tolist() == [0.0, 25.0, 25.0]
+    assert "static technique detector" in c.attrs["caption"]
+
+
+def test_figures(recs):
+    f = R.human_curves(recs)
+    hconv, hdiv, gconv, gdiv = (list(t.y) for t in f.data)
+    assert hconv[:3] == pytest.approx([100.0, 100 / 3, 50.0]) and all(math.isnan(x) for x in hconv[3:])
+    assert hdiv == [100.0] * 6
+    assert gconv[:3] == [100.0, 50.0, 0.0] and gdiv[:3] == [0.0, 25.0, 100.0]
+    bars = {t.name: dict(zip(t.x, t.y)) for t in R.techniques(recs).data}
+    assert bars["humans (stored GPT-4 labels)"] == pytest.approx({"while loop": 200 / 3, "for loop": 100 / 3})
+    assert bars["GPT-4 state 1"]["while loop"] == 100.0 and bars["GPT-4 state 0"]["for loop"] == 50.0
+
+
+def test_detector_check(recs):
+    d = R.detector_check(recs)
+    rows = d.to_dict("records")
+    assert rows[0]["technique"] == "ALL" and rows[0]["known positives"] == 3
+    assert rows[0][f"recall ({A})"] == 1.0 and rows[0][f"recall ({B})"] == 0.67
+    assert rows[1]["technique"] == f"human lists, static names ({B})" and rows[1][f"recall ({B})"] == 0.5
+    assert rows[1]["static-decidable"] == "precision 0.50"
+    assert rows[2][f"recall ({A})"] == 1.0 and rows[2]["static-decidable"] == "precision 1.00"
+    assert [r["technique"] for r in rows[3:]] == ["for loop", "if statement", "while loop"]
+    assert rows[4][f"recall ({B})"] == 0.0 and rows[4]["static-decidable"] is True
+
+
+def test_example_and_live(recs):
+    e = R.example(recs)
+    assert e["round"].tolist() == [0, 1, 2] and e["new ban"].tolist() == ["", "for loop", "if statement"]
+    assert e["strict verdict"].tolist() == ["OK", "OK", "wrong answer"] and e["per-case (strict)"][2] == "wr"
+    assert e["code (first lines)"][1].startswith("def solve():") and e.attrs["caption"].endswith("neocoder-1A")
+    live = R.live(recs)
+    assert "model" not in live and live["round"].tolist() == [0, 1] and live["strict"].tolist() == ["not parsable"] * 2
+    assert live.attrs["caption"] == "Live denial prompting with m1: one row per round"
+
+
+def test_live_with_several_models(tmp_path):
+    rows = [live_round("m1", 0, 0, None).to_dict(), live_round("m2", 0, 0, None).to_dict()]
+    (tmp_path / "rounds.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    live = R.live(Records(tmp_path, NeoCoderConfig(model="m1", models=("m2",))))
+    assert live["model"].tolist() == ["m1", "m2"] and "m1, m2" in live.attrs["caption"]

@@ -1,0 +1,179 @@
+"""Chapter 06's report on hand-written records: every table is computed from the run's tables alone (no
+model, no tagger, no dataset), with values worked out by hand."""
+import json
+
+import numpy as np
+import pytest
+
+from creval.measures import creativity_index as C
+from creval.measures.ngram_index import NgramIndex, word_tokenize
+from creval.studies.contract import Records
+from creval.studies.rethinking import report
+from creval.studies.rethinking.config import RethinkingConfig
+
+CFG = RethinkingConfig(run_root="/nonexistent", model="m1", models=("m2",), judge_model="j", n_boot=50,
+                       rethink_ci_sweep_max=8, rethink_template_n_sweep=(4, 5))
+UNC, CONV = [0.9, 0.8, 0.7], [0.6, 0.75, 0.5]      # CI of the unconventional and conventional solutions
+
+
+def uniq(ci, L):
+    return min(1.0, ci + 0.05 * (L - 5))
+
+
+def write(root, table, rows):
+    with open(root / f"{table}.jsonl", "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+
+
+@pytest.fixture
+def recs(tmp_path):
+    ps = []
+    for k, (kind, cis) in enumerate((("unconventional", UNC), ("conventional", CONV))):
+        for i, ci in enumerate(cis):
+            ps.append({"id": f"p{k}{i}::verified", "group": f"p{k}{i}", "text": f"text {k}{i}", "label": kind == "unconventional",
+                       "kind": kind, "ci": ci, **{f"uniq_{L}": uniq(ci, L) for L in range(2, 9)},
+                       "n_words": 10 + i, "has_template": 1.0, "tpt": 0.1 * (i + 1) + 0.01 * k})
+    write(tmp_path, "measures_ps", ps)
+    ppl = [{"set": "ps", "id": r["id"], "model": "m1", "ppl": 10.0 + i, "bpb": 1.0 + 0.1 * i, "ppl_cond": 5.0 + i,
+            "n_tokens": 12} for i, r in enumerate(ps)]
+    ppl += [{"set": "ps", "id": r["id"], "model": "m2", "ppl": 100.0 - i, "bpb": 2.0, "ppl_cond": 50.0,
+             "n_tokens": 12} for i, r in enumerate(ps)]
+    write(tmp_path, "perplexity", ppl)
+    write(tmp_path, "judge", [{"set": "ps", "id": "p00::verified", "kind": "unconventional", "label": True, "judge": 2.5,
+                               "scores": {"Problem Difficulty": 2.0, "Unconventionality": 2.5, "Efficiency": 3.0},
+                               "state": "ok"},
+                              {"set": "ps", "id": "p10::verified", "kind": "conventional", "label": False, "judge": 1.5,
+                               "scores": {"Problem Difficulty": 2.0, "Unconventionality": 1.5, "Efficiency": 3.0},
+                               "state": "ok"}])
+    write(tmp_path, "sets", [{"set": "ps", "texts": 6, "labelled": True, "why": "", "ci_l": [5, 6, 7]},
+                             {"set": "solver", "texts": 0, "labelled": False, "why": "no crowd solutions here", "ci_l": [5, 6, 7]},
+                             {"set": "ttcw", "texts": 5, "labelled": True, "why": "", "ci_l": [5, 6, 7]},
+                             {"set": "aut", "texts": 0, "labelled": False, "why": "only the sample", "ci_l": [2, 3]},
+                             {"set": "msrp", "texts": 4, "labelled": True, "why": "", "ci_l": [2, 3]}])
+    write(tmp_path, "measures_solver", [])
+    write(tmp_path, "measures_ttcw", [{"id": f"s{i}", "group": f"g{i}", "text": "t", "label": "GPT4", "kind": "GPT4",
+                                       "ci": 0.1 * i, "passes": p, "originality_passes": 1, "n_words": 100,
+                                       "has_template": 1.0, "tpt": 0.2} for i, p in enumerate([3, 9, 4, 20, 15])])
+    write(tmp_path, "ttcw_llm_judges", [{"judge": "gpt4", "story_id": f"s{i}", "llm_passes": n}
+                                        for i, n in enumerate([1, 2, 3, 4, 5])])
+    # two paraphrase pairs, two different pairs
+    write(tmp_path, "measures_msrp", [{"id": f"m{g}-{s}", "group": f"m{g}", "label": g < 2, "side": s, "kind": "x",
+                                       "text": "t", "ci": [[0.5, 0.6], [0.4, 0.4], [0.1, 0.9], [0.2, 0.5]][g][s],
+                                       "tpt": 0.0, "n_words": 5} for g in range(4) for s in (0, 1)])
+    write(tmp_path, "templates", [{"set": "ps", "kind": kind, "texts": 3, "n": n, "top": 100, "mode": mode,
+                                   "rate": 1.0 if n == 5 else 0.5, "tpt_mean": 0.25, "cr_pos": 5.5}
+                                  for kind in ("unconventional", "conventional") for n in (4, 5)
+                                  for mode in (("sequence", "compat") if n == 5 else ("sequence",))]
+          + [{"set": "ttcw", "kind": "GPT4", "texts": 5, "n": n, "top": 100, "mode": mode, "rate": 1.0,
+              "tpt_mean": 0.2, "cr_pos": 5.0} for n, mode in ((4, "sequence"), (5, "sequence"), (5, "compat"))])
+    write(tmp_path, "twist", [{"id": "a", "kind": "unconventional", "p_yes_conventional": 0.2, "p_yes_unconventional": 0.3,
+                               "says_unconventional": False, "says_conventional": False, "contradiction": True},
+                              {"id": "b", "kind": "conventional", "p_yes_conventional": 0.7, "p_yes_unconventional": 0.4,
+                               "says_unconventional": False, "says_conventional": True, "contradiction": False}])
+    rerun = [{"item_id": "a", "domain": "ps", "scores": {"Problem Difficulty": 2.0, "Unconventionality": u, "Efficiency": 3.0},
+              "argmax": {"Problem Difficulty": 2.0, "Unconventionality": round(u), "Efficiency": 3.0}, "state": "ok",
+              "via": "logprobs", "analysis": "x", "model": "j", "variant": k + 1, "attempts": {}}
+             for k, u in enumerate([1.0, 2.0])]
+    write(tmp_path, "rerun", rerun)
+    write(tmp_path, "data_sources", [{"data": "MacGyver", "where": "shared:/x", "labels": "yes"}])
+    write(tmp_path, "example", [{"id": "p00::verified", "group": "p00", "kind": "unconventional", "text": "tie a <rope>",
+                                 "tokens": ["tie", "a", "<rope>", "now"], "span_L": 5, "spans": [[1, 3]],
+                                 "reference": {"reference": "pool", "docs": 9}, "pos_tokens": 4, "template_n": 5,
+                                 "template_hits": [{"start": 0, "words": ["tie", "a"], "tags": ["VB", "DT"]}]}])
+    return Records(tmp_path, CFG)
+
+
+def test_measures_take_the_perplexity_of_the_model_asked(recs):
+    m = report.measures(recs, "ps")
+    assert list(m["ppl"]) == [10.0, 11.0, 12.0, 13.0, 14.0, 15.0] and m["ppl_cond"].iloc[0] == 5.0
+    assert list(report.measures(recs, "ps", "m2")["ppl"])[:2] == [100.0, 99.0]
+    assert report.measures(recs, "solver").empty
+
+
+def test_checks_auroc_by_hand_and_skips(recs):
+    t = report.table_checks(recs)
+    ci = t[(t["check"] == "MacGyver unconventional vs conventional") & (t["measure"] == "creativity index")].iloc[0]
+    assert ci["value"] == pytest.approx(8 / 9) and ci["n"] == 6 and ci["right direction"] == "yes"
+    ppl = t[(t["check"].str.startswith("MacGyver unc")) & (t["measure"] == "perplexity")].iloc[0]
+    assert ppl["value"] == pytest.approx(0.0) and ppl["right direction"] == "no"   # m1's PPL rises along the rows
+    judge = t[(t["check"].str.startswith("MacGyver unc")) & (t["measure"] == "rubric judge")].iloc[0]
+    assert judge["n"] == 2 and np.isnan(judge["value"])                        # 2 judged texts: below MIN_N
+    solver = t[t["check"].str.startswith("MacGyver crowd")]
+    assert len(solver) == 1 and solver["note"].iloc[0] == "skipped: no crowd solutions here"
+    ttcw = t[t["check"] == "TTCW expert passes (0-42)"]
+    assert ttcw[ttcw["measure"] == "creativity index"]["value"].iloc[0] == pytest.approx(0.8)   # 1 - 6 * 4 / 120
+    assert t[t["check"] == "AUT human originality"]["note"].iloc[0] == "skipped: only the sample"
+    m2 = report.table_checks(recs, model="m2")
+    assert m2[(m2["check"].str.startswith("MacGyver unc")) & (m2["measure"] == "perplexity")]["value"].iloc[0] == 1.0
+
+
+def test_table2_groups_and_further_model(recs):
+    t = report.table2(recs)
+    ps = t[t["set"] == "PS (MacGyver)"].set_index("group")
+    assert ps.loc["unconventional", "CI"] == "0.80 ± 0.10" and ps.loc["conventional", "n"] == 3
+    assert ps.loc["unconventional", "PPL"] == "11.00 ± 1.00" and ps.loc["conventional", "PPL (m2)"] == "96.00 ± 1.00"
+    assert ps.loc["unconventional", "template rate (TPT)"] == "100.0% (0.250)" and ps.loc["unconventional", "CR-POS"] == 5.5
+    assert ps.loc["unconventional", "judge"] == "2.50 ± 0.00" and ps.loc["conventional", "words"] == 11.0
+    assert t[t["set"] == "crowd vs GPT-4 (MacGyver)"]["note"].iloc[0] == "no crowd solutions here"
+    assert "PPL under m1" in t.attrs["caption"]
+
+
+def test_ttcw_judges_and_invariance(recs):
+    j = report.table_ttcw_judges(recs)
+    assert j["rho vs expert passes"].iloc[0] == pytest.approx(0.8) and j["mean Yes count (of 14)"].iloc[0] == 3.0
+    inv = report.table_invariance(recs).set_index("measure")
+    assert inv.loc["creativity index", "mean |diff| paraphrase"] == pytest.approx(0.05)
+    assert inv.loc["creativity index", "mean |diff| different"] == pytest.approx(0.55)
+    assert inv.loc["creativity index", "pairs"] == 4 and np.isnan(inv.loc["perplexity", "mean |diff| paraphrase"])
+
+
+def test_l_ranges_templates_twist_rerun(recs):
+    lr = report.table_l_ranges(recs)
+    row = lr[(lr["L range"] == "5..7") & (lr["agg"] == "mean")].iloc[0]
+    assert row["gap (positive - other)"] == pytest.approx(np.mean([np.mean([uniq(c, L) for L in (5, 6, 7)]) for c in UNC])
+                                                         - np.mean([np.mean([uniq(c, L) for L in (5, 6, 7)]) for c in CONV]))
+    assert list(lr["L range"].unique()) == ["5..7", "5..8"] and row["AUROC"] == pytest.approx(8 / 9)
+    modes = report.table_template_modes(recs)
+    assert list(modes["mode"]) == ["sequence", "compat"] * 3 and list(modes["group"])[:2] == ["conventional"] * 2
+    assert list(modes["set"]) == ["ps"] * 4 + ["ttcw"] * 2 and list(modes["n"]) == [3, 3, 3, 3, 5, 5]
+    fig = report.fig_template_n(recs)
+    assert [tr.name for tr in fig.data] == ["ps: conventional (n=3)", "ps: unconventional (n=3)",
+                                            "ttcw: GPT4 (n=5)"]
+    assert list(fig.data[0].x) == [4, 5] and list(fig.data[0].y) == [0.5, 1.0]
+    tw = report.table_twist(recs).set_index("kind")
+    assert tw.loc["all", "contradictions"] == 0.5 and tw.loc["all", "p_yes_conventional"] == pytest.approx(0.45)
+    rr = report.table_rerun(recs).set_index("aspect")
+    assert rr.loc["Unconventionality", "mean_sd"] == pytest.approx(np.std([1.0, 2.0], ddof=1))
+    assert rr.loc["Unconventionality", "argmax_changes"] == 1.0 and rr.loc["Efficiency", "mean_sd"] == 0.0
+
+
+def test_example_renders_the_spans_the_run_recorded(recs):
+    ex = report.table_example(recs).set_index("measure")["value"]
+    assert ex.iloc[0] == "tie <mark>a &lt;rope&gt;</mark> now"
+    assert ex["creativity index (mean of uniq_L, L = 5..7)"] == "0.900"
+    assert ex["perplexity / PPL given the problem / bits per byte"] == "10.00 / 5.00 / 1.000"
+    assert ex["template occurrences / tokens (first shown)"] == "1 / 4: tie a [VB DT]"
+    assert ex["rubric judge Unconventionality (expected value, 1-5)"] == "2.50"
+
+
+def test_mark_spans_equals_the_measures_highlight():
+    docs = [("a", "tie the rope to the chair and pull hard"), ("b", "then tie the rope to the chair and climb")]
+    idx = NgramIndex.build(docs, range(1, 6), "t")
+    text = "first tie the rope to the chair and pull, then <go>"
+    spans = C.reused_spans(word_tokenize(text), idx, 3, "x")
+    import html
+    want = html.escape(C.highlight(text, idx, 3, "x", ("\x01", "\x02"))).replace("\x01", "<mark>").replace("\x02", "</mark>")
+    assert report.mark_spans(word_tokenize(text), spans) == want and "<mark>" in want
+
+
+def test_report_reaches_no_model(recs, monkeypatch):
+    import creval.models.registry as registry
+
+    def boom(*a, **k):
+        raise AssertionError("a report loaded a model")
+    monkeypatch.setattr(registry, "load_model", boom)
+    for f in (report.table2, report.table_checks, report.table_example, report.table_rerun, report.table_twist,
+              report.fig_l_sensitivity, report.data_sources):
+        f(recs)
+    assert report.data_sources(recs)["where"].iloc[0] == "shared:/x"

@@ -1,0 +1,128 @@
+"""Chapter 04's report on small hand-written validation records: real values out, nothing computed but
+statistics (the run wrote the measures, the report only reads them)."""
+import math
+
+import pandas as pd
+import pytest
+
+from creval.studies.validation import report
+
+
+def test_data_sources_joins_the_lines():
+    df = pd.DataFrame([{"dataset": "aut", "line": "AUT: from shared"}, {"dataset": "macgyver", "line": "MacGyver: sample"}])
+    assert report.data_sources(df) == "AUT: from shared\nMacGyver: sample"
+    assert report.data_sources(pd.DataFrame()) == ""
+
+
+def _steps() -> pd.DataFrame:
+    # five one-step solutions of model m on macgyver: more entropy, less similar samples, more distinct n-grams
+    rows = [{"model": "m", "domain": "macgyver", "problem_id": f"p{i}", "step_index": 0,
+             "semantic_entropy": 0.1 * (i + 1), "naive_entropy": 1.0, "discrete_entropy": 0.0, "n_clusters": i + 1,
+             "cosine": 0.9 - 0.1 * i, "self_bleu": 0.5 - 0.05 * i, "distinct_1": 0.2 + 0.1 * i,
+             "distinct_2": 0.3 + 0.1 * i} for i in range(5)]
+    rows.append({**rows[0], "domain": "hypogen", "problem_id": "h0"})
+    return pd.DataFrame(rows)
+
+
+def _novelty() -> pd.DataFrame:
+    ses = [0.5, 1.0, 1.5, 2.0, 2.5]
+    return pd.DataFrame([{"model": "m", "domain": "macgyver", "problem_id": f"p{i}", "novelty_rank": 5 - i,
+                          "novelty_score": i / 4, "comparisons": 7, "ties": 2, "mean_semantic_entropy": se,
+                          "min_semantic_entropy": 3.0 - se, "max_semantic_entropy": se, "mean_naive_entropy": se,
+                          "mean_discrete_entropy": 1.0, "duplicate_filtered": i == 1}
+                         for i, se in enumerate(ses)])
+
+
+def test_run_summary_counts_problems_and_steps():
+    t = report.run_summary(_steps(), _novelty())
+    assert t.to_dict("records") == [{"model": "m", "domain": "macgyver", "problems": 5, "steps": 5,
+                                     "mean semantic entropy": 1.5, "duplicate-filtered solutions": 1}]
+    assert t.attrs["caption"] == "Divergent runs used in this chapter"
+
+
+def test_entropy_vs_diversity_signs():
+    t = report.table_entropy_vs_diversity(_steps(), n_boot=50, seed=0)
+    mac = t[t["domain"] == "macgyver"].set_index(["level", "metric"])
+    for level in ("step", "solution"):
+        assert mac.loc[(level, "Average cosine similarity"), "rho"] == pytest.approx(-1.0)
+        assert mac.loc[(level, "Self-BLEU"), "rho"] == pytest.approx(-1.0)
+        assert mac.loc[(level, "Distinct-1"), "rho"] == pytest.approx(1.0)
+        assert mac.loc[(level, "Distinct-2"), "n"] == 5
+    assert mac.loc[("step", "Self-BLEU"), "p"] < 0.01
+    hyp = t[t["domain"] == "hypogen"]
+    assert hyp["rho"].isna().all() and (hyp["n"] == 1).all() and hyp["note"].str.contains("not meaningful").all()
+
+
+def test_novelty_tables():
+    t = report.table_novelty_vs_entropy(_novelty(), n_boot=50, seed=0)
+    assert t["domain"].tolist() == ["macgyver"] and t["rho"].tolist() == pytest.approx([1.0])
+    assert t["comparisons"].tolist() == [7] and t["ties"].tolist() == [2]
+    assert t["note"].tolist() == ["2/7 comparisons tied"]
+    agg = report.table_aggregation(_novelty()).iloc[0]
+    assert agg["min rho"] == pytest.approx(-1.0) and agg["max rho"] == pytest.approx(1.0)
+    assert agg["mean rho"] == pytest.approx(1.0) and agg["n"] == 5
+    t13 = report.table_naive_vs_semantic(_novelty()).iloc[0]
+    assert t13["naive rho"] == pytest.approx(1.0) and math.isnan(t13["discrete rho"])   # constant: undefined
+
+
+def test_sample_size_table_and_caption():
+    df = pd.DataFrame([
+        {"problem_id": "p", "step_index": 0, "n": 3, "n_clusters": 2, "semantic_entropy": 0.6},
+        {"problem_id": "p", "step_index": 1, "n": 3, "n_clusters": 3, "semantic_entropy": 1.0},
+        {"problem_id": "p", "step_index": 0, "n": 5, "n_clusters": 3, "semantic_entropy": 0.9},
+        {"problem_id": "p", "step_index": 1, "n": 5, "n_clusters": 3, "semantic_entropy": 1.1},
+    ])
+    t = report.table_sample_size(df)
+    assert t["n_clusters"].tolist() == ["2", "3", "mean SE (all steps)", "mean SE (step 1 only)"]
+    assert t["steps at n=3"].tolist() == pytest.approx([1, 1, 0.8, 0.6])
+    assert t["steps at n=5"].tolist() == pytest.approx([0, 2, 1.0, 0.9])
+    assert t.attrs["caption"].endswith("n=3 vs n=5")
+    fig = report.fig_sample_size(df)
+    assert [tr.name for tr in fig.data] == ["n=3", "n=5"] and list(fig.data[1].y) == [2]
+
+
+def _aut(n=6) -> pd.DataFrame:
+    return pd.DataFrame([{"item_id": f"a{i}", "source": "ocsai1", "prompt": "brick" if i < 3 else "box",
+                          "response": f"use {i}", "score": 1.0 + 0.5 * i, "novelty_score": i / 5,
+                          "group_comparisons": 3, "group_ties": 1, "cosine_to_others": 0.9 - 0.1 * i,
+                          "bleu_to_others": 0.2, "distinct_1": 1.0, "distinct_2": 1.0, "semdis": 0.1 * (5 - i)}
+                         for i in range(n)])
+
+
+def test_aut_validation_reads_measures_and_cambridge():
+    t = report.table_aut_validation(_aut(), pd.DataFrame(), n_boot=50, seed=0).set_index("measure")
+    assert t.loc["novelty judge", "rho"] == pytest.approx(1.0)
+    assert t.loc["novelty judge", "note"] == "2/6 comparisons tied"          # two objects, 3 comparisons each
+    assert t.loc["cosine distance to others", "rho"] == pytest.approx(1.0)  # similarity sign-flipped
+    assert t.loc["SemDis (prompt-response distance)", "rho"] == pytest.approx(-1.0)
+    assert t.loc["novelty judge", "kendall tau"] == pytest.approx(1.0)
+    assert math.isnan(t.loc["BLEU distance to others", "rho"]) and set(t["dataset"]) == {"ocsai1 main2_test (ocsai1)"}
+    camb = _aut(6).drop(columns=["novelty_score"]).assign(source="cambridge")
+    both = report.table_aut_validation(_aut(), camb, n_boot=50, seed=0)
+    c = both[both["dataset"] == "cambridge_aut (no judge)"]
+    assert len(c) == 5 and "novelty judge" not in set(c["measure"])
+    assert "judge: 6 comparisons, 2 ties" in both.attrs["caption"]
+
+
+def test_macgyver_auc():
+    df = pd.DataFrame({"unconventional": [True, True, False, False], "novelty_score": [1.0, 2 / 3, 1 / 3, 0.0],
+                       "semdis": [0.1, 0.2, 0.3, 0.4], "distinct_1": [1.0] * 4, "distinct_2": [0.5, 1.0, 0.5, 1.0],
+                       "comparisons": 5, "ties": 5})
+    t = report.table_macgyver_unconventional(df, n_boot=50, seed=0).set_index("measure")
+    assert t.loc["novelty judge", "AUC"] == pytest.approx(1.0)
+    assert t.loc["SemDis (problem-solution distance)", "AUC"] == pytest.approx(0.0)
+    assert t.loc["distinct-1", "AUC"] == pytest.approx(0.5) and t.loc["distinct-2", "AUC"] == pytest.approx(0.5)
+    assert (t["n"] == 4).all() and (t["unconventional"] == 2).all()
+    assert "all 5 comparisons tied" in t.loc["novelty judge", "note"]
+
+
+def test_human_reference_means_per_solver():
+    df = pd.DataFrame([{"problem_id": p, "solver": s, "cosine": c, "self_bleu": 0.1, "distinct_1": 0.5,
+                        "distinct_2": 0.75, "n": 3}
+                       for p, s, c in (("a", "humans (crowd)", 0.4), ("a", "m", 0.8), ("b", "humans (crowd)", 0.6),
+                                       ("b", "m", 0.6))])
+    t = report.table_human_reference(df)
+    assert t["solver"].tolist() == ["humans (crowd)", "m"] and t["problems"].tolist() == [2, 2]
+    assert t["cosine"].tolist() == pytest.approx([0.5, 0.7])
+    empty = report.table_human_reference(pd.DataFrame())
+    assert empty["note"].tolist() == ["no problem with >= 3 crowd solutions"]

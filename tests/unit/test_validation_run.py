@@ -1,0 +1,64 @@
+"""The validation run's resumability helpers and its per-problem human reference, with a fake model."""
+from types import SimpleNamespace
+
+import pytest
+
+from creval.core.runs import RunStore
+from creval.studies.validation import run
+from creval.studies.validation.config import ValidationConfig
+
+
+def test_once_writes_a_table_only_the_first_time(tmp_path):
+    store, calls = RunStore(tmp_path), []
+
+    def build():
+        calls.append(1)
+        return [{"x": len(calls)}]
+    run._once(store, "t", build)
+    run._once(store, "t", build)
+    assert calls == [1] and store.read("t") == [{"x": 1}]
+
+
+def test_keep_whole_drops_an_unfinished_group(tmp_path):
+    store = RunStore(tmp_path)
+    store.append("nov", [{"model": "m", "domain": "a", "i": 0}, {"model": "m", "domain": "a", "i": 1},
+                         {"model": "m", "domain": "b", "i": 0}])          # group b was cut off after 1 of 2 rows
+    done = run._keep_whole(store, "nov", lambda r: (r["model"], r["domain"]), {("m", "a"): 2, ("m", "b"): 2})
+    assert done == {("m", "a")}
+    assert [r["domain"] for r in store.read("nov")] == ["a", "a"]       # b is computed again, not duplicated
+    assert run._keep_whole(store, "absent", lambda r: r["x"], {}) == set()
+
+
+class FakeModel:
+    def __init__(self, texts):
+        self.texts, self.asked = texts, []
+
+    def sample(self, msgs, n, **kw):
+        self.asked.append((msgs, n, kw))
+        return [SimpleNamespace(text=f" {t} ") for t in self.texts[:n]]
+
+
+def test_human_reference_rows_sample_as_many_as_the_crowd(monkeypatch):
+    from creval.measures import diversity as D
+    monkeypatch.setattr(D, "avg_cosine_similarity", lambda texts, *a, **k: 0.0)   # no embedder in a unit test
+    cfg = ValidationConfig(n_samples=2, human_ref_max_tokens=7, temperature=0.5, top_p=0.8, seed=3)
+    m = FakeModel(["tie the rope", "tie the rope", "cut the rope"])
+    rows = run.human_reference_rows(cfg, {"problem_id": "p1", "problem": "Cross the river.",
+                                          "solutions": ["swim across", "build a raft", "use the bridge"]}, {"m": m})
+    assert [r["solver"] for r in rows] == ["humans (crowd)", "m"] and {r["problem_id"] for r in rows} == {"p1"}
+    (msgs, n, kw), = m.asked
+    assert n == 2 and kw == {"temperature": 0.5, "top_p": 0.8, "max_tokens": 7, "seed": 3}
+    assert msgs[0]["content"].startswith("Cross the river.\n")
+    assert rows[0]["distinct_1"] == pytest.approx(5 / 5) and rows[0]["n"] == 2      # swim across / build a raft
+    assert rows[1]["distinct_1"] == pytest.approx(3 / 6)                           # the same sample twice, stripped
+
+
+def test_no_cambridge_table_when_no_items():
+    assert run.cambridge(ValidationConfig(cambridge_items=0)).empty
+
+
+def test_identity_ignores_the_divergent_sweep():
+    base = ValidationConfig()
+    assert ValidationConfig(temperatures=(0.7,), sweep_limit=5, nli_eval_pairs=3, n_boot=10).run_id == base.run_id
+    assert ValidationConfig(judge_model="other").run_id != base.run_id
+    assert set(base.identity()["human_data"]) == {"aut", "macgyver"}
