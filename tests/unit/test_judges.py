@@ -267,6 +267,8 @@ def test_token_table_and_summary_compare_on_common_pairs():
     s = report.token_summary(v, report.token_table(v))
     assert "32% of chateval" in s and "2 of 3 retrieval discussions" in s and "retrieval 1, chateval 3" in s
     assert f"{report.PAPER_SHARE:.1%}" == "36.5%"
+    alone = report.token_table(v[v.judge == "retrieval"])            # no baseline judged: an empty table, a sentence
+    assert alone.empty and "judge" in alone and "needed" in report.token_summary(v, alone)
 
 
 def test_registry_rejects_what_a_judge_does_not_declare():

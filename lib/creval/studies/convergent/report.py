@@ -96,7 +96,8 @@ def token_table(verdicts: pd.DataFrame, ours: str = "retrieval", baseline: str =
             row[f"{t} mean"] = g[t].mean()
             row[f"{t} sd"] = g[t].std(ddof=1) if len(g) > 1 else np.nan
         rows.append(row)
-    df = pd.DataFrame(rows)
+    df = pd.DataFrame(rows, columns=["judge", "pairs"] + [f"{t} {m}" for t in ("input_tokens", "output_tokens", "total")
+                                                        for m in ("mean", "sd")])
     if {ours, baseline} <= set(df.judge):
         b = df.set_index("judge")
         df["share of chateval"] = [b.loc[j, "total mean"] / b.loc[baseline, "total mean"] for j in df.judge]
