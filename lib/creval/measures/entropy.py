@@ -109,3 +109,10 @@ def aggregate(values: Sequence[float], how: str = "mean") -> float:
     if v.size == 0:
         return float("nan")
     return float({"mean": np.mean, "min": np.min, "max": np.max}[how](v))
+
+
+def distinct_at_k(cluster_ids: Sequence[int], k: int | None = None) -> int:
+    """Number of meaning classes among the first ``k`` samples (all when ``k`` is None): NoveltyBench's
+    distinct_k computed on our entailment classes (Zhang et al. 2025)."""
+    ids = list(cluster_ids)[: (len(cluster_ids) if k is None else k)]
+    return len(set(ids))

@@ -254,3 +254,59 @@ def bin_fixed_count(x, y, size: int = 15):
                      "y_sem": float(yb.std(ddof=1) / np.sqrt(yb.size)) if yb.size > 1 else float("nan"),
                      "count": int(b - a)})
     return pd.DataFrame(rows)
+
+
+def paired_diff_ci(a, b, y, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0, min_n: int = MIN_N) -> dict:
+    """Spearman(a, y) - Spearman(b, y) on the same items, with a paired percentile bootstrap CI (every
+    replicate resamples the items once and recomputes both correlations on them). Items missing in any of
+    the three are dropped. ``verdict``: ``better`` / ``worse`` when the CI excludes 0, else
+    ``indistinguishable``; ``n/a`` with a ``note`` when too few items."""
+    a, b, y = (np.asarray(v, float) for v in (a, b, y))
+    keep = np.isfinite(a) & np.isfinite(b) & np.isfinite(y)
+    a, b, y = a[keep], b[keep], y[keep]
+    n = int(len(y))
+    out = {"n": n, "diff": float("nan"), "lo": float("nan"), "hi": float("nan"), "verdict": "n/a", "note": ""}
+    if n < min_n:
+        return {**out, "note": f"{n} paired items (< {min_n})"}
+    ra, rb = _rho(a, y), _rho(b, y)
+    if not (np.isfinite(ra) and np.isfinite(rb)):
+        return {**out, "note": "a constant column"}
+    lo, hi = bootstrap_ci(lambda p, q, r: _rho(p, r) - _rho(q, r), a, b, y, n_boot=n_boot, alpha=alpha, seed=seed,
+                          min_n=min_n)
+    verdict = "better" if lo > 0 else "worse" if hi < 0 else "indistinguishable"
+    return {**out, "diff": ra - rb, "lo": lo, "hi": hi, "verdict": verdict if np.isfinite(lo) else "n/a"}
+
+
+def spearman_brown(r: float, k: float) -> float:
+    """Reliability of the mean of ``k`` raters when one rater's reliability (correlation with another) is
+    ``r``: k r / (1 + (k - 1) r) (Spearman 1910; Brown 1910)."""
+    return float(k * r / (1 + (k - 1) * r)) if np.isfinite(r) and 1 + (k - 1) * r != 0 else float("nan")
+
+
+def rater_pairs(matrix, names: Sequence[str] | None = None, n_boot: int = 1000, seed: int = 0,
+                min_n: int = MIN_N) -> list[dict]:
+    """Spearman between every pair of rater columns of ``matrix`` (items x raters, NaN = not rated), each on
+    the items both rated, with a bootstrap CI: ``[{a, b, n, rho, lo, hi}]``."""
+    m = np.asarray(matrix, float)
+    names = list(names or [f"rater{i + 1}" for i in range(m.shape[1])])
+    rows = []
+    for i in range(m.shape[1]):
+        for j in range(i + 1, m.shape[1]):
+            r = spearman_ci(m[:, i], m[:, j], n_boot=n_boot, seed=seed, min_n=min_n)
+            rows.append({"a": names[i], "b": names[j], "n": r["n"], "rho": r["rho"], "lo": r["lo"], "hi": r["hi"]})
+    return rows
+
+
+def one_vs_mean(r: float, k: float) -> float:
+    """Expected correlation of one more rater with the mean of ``k`` other raters, all of equal variance
+    and pairwise correlation ``r``: r * sqrt(k / (1 + (k - 1) r)). What a judge as good as one person scores
+    against a k-rater mean."""
+    d = 1 + (k - 1) * r
+    return float(r * np.sqrt(k / d)) if np.isfinite(r) and d > 0 else float("nan")
+
+
+def noise_ceiling(r: float, k: float) -> float:
+    """The highest correlation any scorer can reach against a k-rater mean: the square root of that mean's
+    reliability, sqrt(spearman_brown(r, k)) (classical test theory)."""
+    rel = spearman_brown(r, k)
+    return float(np.sqrt(rel)) if np.isfinite(rel) and rel >= 0 else float("nan")

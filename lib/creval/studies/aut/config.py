@@ -28,6 +28,7 @@ class AutConfig(JudgeConfig, BootstrapConfig):
     aut_items: int = identity(16)   # Ocsai-1 main2_test responses with human originality ratings
     aut_objects: int = identity(2)   # AUT objects they are spread over (the judge ranks within an object)
     cambridge_items: int = identity(60)   # Cambridge AUT responses (read at run time only; CC BY-NC-ND)
+    aut_baselines_full: bool = identity(True)   # semantic distance and length on every Ocsai-1 main2_test and Cambridge response (no LLM call)
     aut_human_list: int = identity(8)   # responses per segmented list when judges rank/score human responses (paper: 12)
 
     def resolved(self) -> dict:

@@ -1,7 +1,8 @@
 """The AUT agreement study's run: generate uses, judge them in the paper's four settings, judge human-rated
 responses, into the study's run folder (``<run_root>/aut/<run id>``, the contract of
 :mod:`creval.studies.contract`). Tables: ``uses`` (with the semantic distance object-use and the length),
-``turns``, ``judgments``, ``human`` and ``raters`` (the Cambridge raters' scores, for the ceiling). Every
+``turns``, ``judgments``, ``human``, ``raters`` (the Cambridge raters' scores, for the ceiling) and
+``baselines_full`` (semantic distance and length on every human-rated response). Every
 model and embedding call goes through the call cache, so an interrupted run resumes and a rerun is free.
 
 Orders (§3.2): the comprehensive list of an object is shuffled once (seeded by ``seed`` and the object);
@@ -190,6 +191,27 @@ def with_distance(uses: list[dict]) -> list[dict]:
     return [{**u, "semdis": float(d), "words": len(u["text"].split())} for u, d in zip(uses, sd)]
 
 
+def full_baselines(cfg: AutConfig) -> list[dict]:
+    """Semantic distance and length on every human-rated response (all of Ocsai-1 main2_test and Cambridge, or
+    the bundled samples): cheap, so never subsampled. Empty when ``aut_baselines_full`` is off or no data."""
+    from creval.core.errors import CrevalError
+    from creval.datasets import aut as ds
+    if not cfg.aut_baselines_full:
+        return []
+    frames = []
+    for name, load in (("ocsai1", lambda: ds.load_ocsai(n=None, objects=None)),
+                       ("cambridge", lambda: ds.load_cambridge(n=None))):
+        try:
+            df = load()
+        except CrevalError:
+            continue
+        frames.append(df.assign(dataset=[name if s != "sample" else f"sample-{name}" for s in df["source"]]))
+    if not frames:
+        return []
+    items = pd.concat(frames, ignore_index=True).rename(columns={"prompt": "object", "score": "human"})
+    return [x.to_dict() for x in baselines(items)]
+
+
 def run(cfg: AutConfig, progress: bool = True) -> Path:
     """Every table of ``cfg`` into its run folder; cached calls make a rerun free."""
     from tqdm.auto import tqdm
@@ -230,6 +252,7 @@ def run(cfg: AutConfig, progress: bool = True) -> Path:
     bar.close()
     store.write("human", [x.to_dict() for x in human])
     store.write("raters", rater_rows(cfg))
+    store.write("baselines_full", full_baselines(cfg))
     store.params["human_sources"] = sorted(items["dataset"].unique()) if len(items) else []
     return contract.finish(store)
 

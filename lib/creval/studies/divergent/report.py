@@ -10,6 +10,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
+from creval.measures.entropy import distinct_at_k
 
 # Divergent column (semantic entropy, nats, n = 10 samples per step) of the paper's Tables 3-5.
 PAPER_SE = {
@@ -62,6 +63,21 @@ def entropy_table(problems: pd.DataFrame) -> pd.DataFrame:
                      "discrete SE": _mean_sd(g["mean_discrete_entropy"]),
                      "mean classes / step": round(float(g["mean_n_clusters"].mean()), 2),
                      "max possible (ln n)": round(math.log(int(g["n"].iloc[0])), 3)})
+    return pd.DataFrame(rows)
+
+
+def distinct_table(steps: pd.DataFrame, ks: tuple[int, ...] = (2, 5, 10)) -> pd.DataFrame:
+    """NoveltyBench's distinct@k on our entailment classes: the mean over steps (STOP rows left out) of the
+    number of meaning classes among a step's first k samples, beside the mean semantic entropy."""
+    s = steps[~steps["is_stop"].astype(bool)] if len(steps) else steps
+    rows = []
+    for (m, d), g in s.groupby(["model", "domain"]):
+        n = int(g["n"].iloc[0])
+        row = {"model": m, "domain": d, "steps": len(g), "n": n}
+        for k in sorted({*(k for k in ks if k < n), n}):
+            row[f"distinct@{k}"] = round(float(g["cluster_ids"].map(lambda c: distinct_at_k(c, k)).mean()), 2)
+        row["semantic entropy"] = round(float(g["semantic_entropy"].mean()), 3)
+        rows.append(row)
     return pd.DataFrame(rows)
 
 

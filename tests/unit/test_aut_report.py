@@ -1,0 +1,51 @@
+"""Chapter 07's human tables from fixture records: rater pairs, the ceilings, judge vs baseline."""
+import json
+
+import numpy as np
+import pytest
+
+from creval.measures import stats as S
+from creval.studies.aut import report
+from creval.studies.aut.config import AutConfig
+from creval.studies.contract import Records
+
+
+def _records(tmp_path, tables):
+    for name, rows in tables.items():
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return Records(tmp_path, AutConfig(n_boot=200))
+
+
+def _human(scorer, mode, values, humans):
+    return [{"dataset": "d", "object": "brick", "item_id": f"i{k}", "human": h, "scorer": scorer, "mode": mode,
+             "group": 0, "position": 0, "value": v, "parse_path": "text"} for k, (v, h) in enumerate(zip(values, humans))]
+
+
+def test_rater_pairs_and_what_they_allow_a_judge(tmp_path):
+    rng = np.random.default_rng(0)
+    truth = rng.normal(size=60)
+    raters = [truth + rng.normal(scale=s, size=60) for s in (0.5, 1.0, 1.5)]
+    rows = []
+    for i in range(60):                       # each item has two of the three raters
+        skip = i % 3
+        rows.append({"item_id": f"c{i}", "source": "cambridge",
+                     **{f"rater{j + 1}": (None if j == skip else float(raters[j][i])) for j in range(3)}})
+    t = report.table_human_reference(_records(tmp_path, {"raters": rows})).set_index("reference")
+    pairs = [k for k in t.index if " vs rater" in k]
+    assert len(pairs) == 3 and all(t.loc[k, "n"] == 20 for k in pairs)
+    r = float(np.average([t.loc[k, "rho pooled"] for k in pairs], weights=[20, 20, 20]))
+    mean_row = next(k for k in t.index if "n-weighted mean" in k)
+    assert t.loc[mean_row, "rho pooled"] == pytest.approx(r)
+    assert t.loc[next(k for k in t.index if "one more person" in k), "rho pooled"] == pytest.approx(S.one_vs_mean(r, 2))
+    assert t.loc[next(k for k in t.index if "noise ceiling" in k), "rho pooled"] == pytest.approx(S.noise_ceiling(r, 2))
+
+
+def test_judge_minus_baseline_on_the_same_items(tmp_path):
+    humans = list(range(1, 21))
+    judge = [h + (0.1 if k % 2 else -0.1) for k, h in enumerate(humans)]       # ranks the humans perfectly
+    length = list(reversed(humans))                                          # perfectly wrong
+    recs = _records(tmp_path, {"human": _human("j", "pointwise", judge, humans) +
+                               _human("length (words)", "baseline", length, humans)})
+    t = report.table_vs_baselines(recs).iloc[0]
+    assert t["judge"] == "j" and t["baseline"] == "length (words)" and t["n"] == 20
+    assert t["rho judge - rho baseline"] == pytest.approx(2.0) and t["verdict"] == "better"

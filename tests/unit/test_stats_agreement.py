@@ -1,0 +1,46 @@
+"""The agreement statistics of the validity tables, held to hand-computed values."""
+import math
+
+import numpy as np
+import pytest
+
+from creval.measures import stats as S
+from creval.measures.entropy import distinct_at_k
+
+
+def test_spearman_brown_one_more_rater_and_noise_ceiling():
+    assert S.spearman_brown(0.5, 2) == pytest.approx(2 / 3)                # 2 * .5 / (1 + .5)
+    assert S.spearman_brown(0.2, 4) == pytest.approx(0.8 / 1.6)
+    assert S.one_vs_mean(0.5, 2) == pytest.approx(0.5 * math.sqrt(2 / 1.5))  # 0.57735
+    assert S.one_vs_mean(0.3, 1) == pytest.approx(0.3)                      # against one rater: r itself
+    assert S.noise_ceiling(0.5, 2) == pytest.approx(math.sqrt(2 / 3))
+    assert math.isnan(S.spearman_brown(float("nan"), 2))
+
+
+def test_paired_difference_of_correlations():
+    y = np.arange(1, 11, dtype=float)
+    b = np.array([2, 1, 4, 3, 6, 5, 8, 7, 10, 9], float)                  # five adjacent swaps: rho = 1 - 60/990
+    r = S.paired_diff_ci(y, b, y, n_boot=300, seed=1)
+    assert r["n"] == 10 and r["diff"] == pytest.approx(60 / 990)
+    assert r["lo"] <= r["diff"] <= r["hi"]
+    assert S.paired_diff_ci(y, -y, y, n_boot=200)["verdict"] == "better"
+    assert S.paired_diff_ci(-y, y, y, n_boot=200)["verdict"] == "worse"
+    same = S.paired_diff_ci(b, b, y, n_boot=200)
+    assert same["diff"] == 0 and same["verdict"] == "indistinguishable"
+    few = S.paired_diff_ci([1, 2, np.nan], [1, 2, 3], [1, 2, 3])          # missing items dropped, then too few
+    assert few["n"] == 2 and few["verdict"] == "n/a" and "paired items" in few["note"]
+
+
+def test_rater_pairs_use_the_items_both_rated():
+    m = np.array([[1, 1, np.nan], [2, 2, np.nan], [3, 3, 1], [4, 4, 2], [5, np.nan, 4], [6, np.nan, 3],
+                  [np.nan, 5, 5], [np.nan, 6, 6], [7, 7, 7], [8, 8, 8]], float)
+    rows = {(r["a"], r["b"]): r for r in S.rater_pairs(m, n_boot=100, min_n=3)}
+    assert rows[("rater1", "rater2")]["n"] == 6 and rows[("rater1", "rater2")]["rho"] == pytest.approx(1.0)
+    r13 = rows[("rater1", "rater3")]                                       # rows 3-6, 9, 10; one swap
+    assert r13["n"] == 6 and r13["rho"] == pytest.approx(1 - 6 * 2 / (6 * 35))
+    assert rows[("rater2", "rater3")]["n"] == 6
+
+
+def test_distinct_at_k_counts_meaning_classes_among_the_first_k():
+    ids = [0, 0, 1, 2, 1]
+    assert distinct_at_k(ids, 1) == 1 and distinct_at_k(ids, 3) == 2 and distinct_at_k(ids) == 3
