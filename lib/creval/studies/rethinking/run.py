@@ -98,7 +98,7 @@ def load_texts(cfg: RethinkingConfig, text_set: str) -> pd.DataFrame:
     """The texts of one set: ``id, group, text, label, kind, context`` (+ set-specific fields); ``attrs``
     say whether it is ``labelled`` and ``why`` not."""
     if text_set == "ps":
-        df = macgyver.load_feasible_unconventional(cfg.rethink_ps_per_class, cfg.data_seed)
+        df = macgyver.load_feasible_unconventional(cfg.rethink_ps_per_class or None, cfg.data_seed)
         out = pd.DataFrame({"id": [f"{p}::verified" for p in df["problem_id"]], "group": df["problem_id"],
                             "text": df["solution"], "context": df["problem"], "label": df["unconventional"],
                             "kind": np.where(df["unconventional"], "unconventional", "conventional")})
@@ -106,7 +106,7 @@ def load_texts(cfg: RethinkingConfig, text_set: str) -> pd.DataFrame:
         out.attrs["why"] = "" if out.attrs["labelled"] else "only the bundled MacGyver sample (not real labels)"
         return out
     if text_set == "solver":
-        df = macgyver.load_solver_pairs(problems=cfg.rethink_human_llm_problems, seed=cfg.data_seed)
+        df = macgyver.load_solver_pairs(problems=cfg.rethink_human_llm_problems or None, seed=cfg.data_seed)
         rows = []
         for r in df.itertuples():
             n = min(len(r.human.split()), len(r.llm.split()))
@@ -130,7 +130,7 @@ def load_texts(cfg: RethinkingConfig, text_set: str) -> pd.DataFrame:
                                                                    "stories only)")
         return out
     if text_set == "aut":
-        df = aut.load_ocsai(cfg.rethink_aut_ratings, objects=2, seed=cfg.data_seed)
+        df = aut.load_ocsai(cfg.rethink_aut_ratings or None, objects=2, seed=cfg.data_seed)
         out = pd.DataFrame({"id": df["item_id"], "group": df["item_id"], "object": df["prompt"],
                             "text": df["response"], "context": [f"Uses for a {o}:" for o in df["prompt"]],
                             "label": df["score"], "kind": df["prompt"]})
