@@ -108,6 +108,10 @@ def test_the_repo_harness_reaches_the_sandbox_as_a_program(problems):
     compile(u["code"], "harness", "exec")                      # the harness's source, the code and tests as literals
     res = run_units([u])[0]["cases"][0]
     report = nc.harness_report(res)                            # the module-level print did not reach the report
-    assert report["try"] == "batch" and all(report["per_case"]) and "module level" not in res["stdout"]
+    assert report["try"] == "batch" and "module level" not in res["stdout"]
+    expected = [c.expected_raw for c in problems["S1A"].cases]
+    assert all(nc.repo_flags(report, expected)) and len(nc.repo_flags(report, expected)) == len(expected)
+    kinds = [isinstance(e, list) for e in expected]            # the answers never enter the sandbox: only their kinds
+    assert u["code"].rstrip().endswith(f", {kinds!r})")
     assert nc.judge_codes([(problems["S1A"], MODULE_PRINT)])[0]["repo"].correct
     assert nc.harness_report({"stdout": ""}) is None and nc.harness_report({"stdout": "[1]"}) is None

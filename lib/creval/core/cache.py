@@ -90,13 +90,14 @@ def default_cache() -> CallCache:
 
 def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute, *, model: str = "",
                  usage=None, cache: CallCache | None = None, encode=lambda r: r, decode=lambda v: v,
-                 tags: list[dict] | None = None) -> list[Any]:
+                 tags: list[dict] | None = None, keep=lambda r: True) -> list[Any]:
     """Answer ``items`` from the cache, computing only the misses, in one batch, then storing them.
 
     The single cache mechanism behind every expensive call.
     - ``describe(item) -> dict``: what identifies the call besides ``identity`` (the model's output-relevant spec).
     - ``compute(missing_items) -> results``: one batched call for all misses (same order).
     - ``usage(result) -> (input_tokens, output_tokens)`` for the ledger; ``encode``/``decode`` map results to JSON.
+    - ``keep(result)``: whether a computed result may be stored (False: returned but asked again next time).
     - ``tags[i]`` (optional): ledger tags of item ``i``'s record, over those of the enclosing ``LEDGER.tagged``.
     Every item, hit or miss, is recorded in :data:`creval.core.ledger.LEDGER` (a miss asked twice in one
     batch is computed and recorded once, with the tags of its first occurrence).
@@ -128,7 +129,7 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
         dt = (time.perf_counter() - t0) / max(len(first), 1)
         if len(results) != len(first):
             raise RuntimeError(f"{kind}: backend returned {len(results)} results for {len(first)} requests")
-        cache.put_many([(k, kind, encode(r)) for k, r in zip(missing, results)])
+        cache.put_many([(k, kind, encode(r)) for k, r in zip(missing, results) if keep(r)])
         for (k, idx), r in zip(missing.items(), results):
             tin, tout = rec_usage(r)
             cost = 0.0

@@ -61,6 +61,9 @@ class Verdict:
     cases: tuple[CaseVerdict, ...] = ()
     detail: str = ""
     network_isolated: bool = True
+    isolation: str = "fallback"          # the sandbox's: "bwrap" (jail) or "fallback" (unshare runner)
+    memory_scope: str = "per-process"    # "cgroup": one memory limit for the whole program tree
+    load_dependent: bool = False         # a wall-clock timeout under the CPU limit, twice (not cached)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -70,7 +73,9 @@ class Verdict:
     @classmethod
     def from_dict(cls, d: dict) -> "Verdict":
         return cls(d["judge"], d["verdict"], d["correct"], tuple(CaseVerdict(**c) for c in d.get("cases", ())),
-                   d.get("detail", ""), d.get("network_isolated", True))
+                   d.get("detail", ""), d.get("network_isolated", True),
+                   d.get("isolation", "fallback"), d.get("memory_scope", "per-process"),
+                   d.get("load_dependent", False))
 
 
 def _norm_lines(text: str, fold: bool) -> list[str]:
@@ -98,7 +103,7 @@ def run_verdict(c: dict) -> str | None:
     err = c.get("stderr_tail", "")
     if c.get("timed_out") or c.get("signal") == 24:                 # 24 = SIGXCPU
         return TLE
-    if c.get("rc") == 75 or "MemoryError" in err:
+    if c.get("rc") == 75 or "MemoryError" in err or c.get("oom_killed"):
         return MLE
     if c.get("signal") == 25 or c.get("stdout_truncated"):        # 25 = SIGXFSZ
         return OLE
@@ -166,13 +171,16 @@ def strict_units(problem: Problem, code: str, limits: Limits = STRICT_LIMITS, gr
 # ---------------------------------------------------------------------------------------------------
 # the repo-compatible harness: its source runs in the sandbox as a program (see harness_program)
 
-def repo_harness(code, cases, expected):
+def repo_harness(code, cases, kinds):
     """Emulates JHU-CLSP/NeoCoder ``CodeForceCorrectnessEvaluator.test_correctness`` semantics: exec the code
     at module level in a namespace holding the names the evaluator module had; a zero-argument mocked input
     over a list of lines (exhaustion raises StopIteration); stdout swapped for a StringIO. First try: all cases
     at once behind a count line, output stripped and split on newlines, compared pairwise with zip (so a
     prefix passes). If anything raises: each case alone, output stripped, exceptions count as failure.
-    A list expected value is compared with the eval of the output (that eval runs here, in the sandbox).
+    The harness never sees the expected answers: it reports the outputs, and for a case whose expected value
+    is a list (``kinds[i]`` true) the eval of the output mapped to strings (that eval runs here, in the
+    sandbox; an eval that raises counts as the exception it was). The host compares after the run
+    (:func:`repo_flags`).
 
     Runs INSIDE the sandbox as the whole program (self-contained: it imports only the standard library).
     The report goes, as JSON, to the program's real stdout, and only the report: what the code prints
@@ -201,17 +209,19 @@ def repo_harness(code, cases, expected):
         ns["np"] = numpy
     except Exception:
         pass
-    report = {"stage": "exec", "try": None, "per_case": [], "outputs": None}
+    report = {"stage": "exec", "try": None, "outputs": None, "evals": None}
+    cap = 200000
+
+    def clip(o):
+        return o if len(o) <= cap else o[:cap] + "\0clipped"
 
     def save():
         data = _json.dumps(report).encode()
         while data:
             data = data[os.write(report_fd, data):]
 
-    def compare(out, exp):
-        if isinstance(exp, list):
-            return list(map(str, eval(out, {"__builtins__": builtins}))) == exp
-        return out == exp
+    def convert(out, is_list):
+        return list(map(clip, map(str, eval(out, {"__builtins__": builtins})))) if is_list else None
 
     real_input, real_stdout = builtins.input, sys.stdout
     try:
@@ -238,15 +248,15 @@ def repo_harness(code, cases, expected):
         finally:
             sys.stdout = real_stdout
             builtins.input = real_input
-        flags = [compare(o, e) for o, e in zip(output, expected)]
-        report.update({"try": "batch", "per_case": flags, "outputs": output[:200]})
+        evals = [convert(o, k) for o, k in zip(output, kinds)]
+        report.update({"try": "batch", "outputs": [clip(o) for o in output[:len(kinds)]], "evals": evals})
         save()
         return
     except BaseException:
         sys.stdout = real_stdout
         builtins.input = real_input
-    flags, outs = [], []
-    for case, exp in zip(cases, expected):
+    evals, outs = [], []
+    for case, is_list in zip(cases, kinds):
         feed([" ".join(row) for row in case])
         buf = io.StringIO()
         sys.stdout = buf
@@ -254,24 +264,36 @@ def repo_harness(code, cases, expected):
             solve()
             o = buf.getvalue().strip()
             sys.stdout = real_stdout
-            flags.append(bool(compare(o, exp)))
-            outs.append(o[:2000])
+            ev = convert(o, is_list)
+            evals.append(ev)
+            outs.append(clip(o))
         except BaseException:
             sys.stdout = real_stdout
-            flags.append(False)
+            evals.append(None)
             outs.append(None)
         finally:
             builtins.input = real_input
-    report.update({"try": "per_case", "per_case": flags, "outputs": outs})
+    report.update({"try": "per_case", "outputs": outs, "evals": evals})
     save()
 
 
-def harness_program(code: str, cases: list, expected: list) -> str:
+def harness_program(code: str, cases: list, kinds: list) -> str:
     """The program the sandbox runs for the repo-compatible judge: :func:`repo_harness`'s source, then one
-    call of it on ``code`` (already repo-extracted) and the tests, all as Python literals. The harness's source
+    call of it on ``code`` (already repo-extracted), the tests' inputs and which expected values are lists, all
+    as Python literals (never the expected values themselves). The harness's source
     is part of the program, so of every cached result's key: any edit of it reruns the repo judge."""
     return (textwrap.dedent(inspect.getsource(repo_harness)) +
-            f"\n\nrepo_harness({code!r}, {cases!r}, {expected!r})\n")
+            f"\n\nrepo_harness({code!r}, {cases!r}, {kinds!r})\n")
+
+
+def repo_flags(h: dict, expected: list) -> list[bool]:
+    """The host's comparison of a harness report with the expected values (zip semantics: a prefix passes)."""
+    outs, evals = h.get("outputs") or [], h.get("evals") or []
+    evals = evals + [None] * (len(outs) - len(evals))
+    if h.get("try") == "per_case":
+        return [o is not None and (ev == e if isinstance(e, list) else o == e)
+                for o, ev, e in zip(outs, evals, expected)]
+    return [(ev == e) if isinstance(e, list) else (o == e) for o, ev, e in zip(outs, evals, expected)]
 
 
 def harness_report(case: dict) -> dict | None:
@@ -289,55 +311,62 @@ def repo_units(problem: Problem, code: str, limits: Limits = REPO_LIMITS, group:
     if ext is None:
         return None
     prog = harness_program(ext, [[list(l) for l in c.lines] for c in problem.cases],
-                           [c.expected_raw for c in problem.cases])
+                           [isinstance(c.expected_raw, list) for c in problem.cases])
     return program_unit(prog, [""], limits, group=group or code)
 
 
 # ---------------------------------------------------------------------------------------------------
 
+def sandbox_env(res: dict) -> dict:
+    """What isolation a sandbox result got (the Verdict fields that record it)."""
+    env = res.get("env", {})
+    return {"network_isolated": env.get("network_isolated", False), "isolation": env.get("isolation", "fallback"),
+            "memory_scope": env.get("memory_scope", "per-process"), "load_dependent": bool(res.get("load_dependent"))}
+
+
 def strict_verdict(problem: Problem, res: dict | None, comparator: str) -> Verdict:
     """The strict judge's verdict of a sandbox result (None: the code is not valid Python)."""
     if res is None:
         return Verdict("strict", NP, False, detail="the code is not valid Python")
-    iso = res.get("env", {}).get("network_isolated", False)
+    iso = sandbox_env(res)
     if res.get("sandbox_error"):
-        return Verdict("strict", SBX, False, detail=res["sandbox_error"], network_isolated=iso)
+        return Verdict("strict", SBX, False, detail=res["sandbox_error"], **iso)
     if res.get("not_parsable"):
-        return Verdict("strict", NP, False, detail=res["not_parsable"], network_isolated=iso)
+        return Verdict("strict", NP, False, detail=res["not_parsable"], **iso)
     if problem.flags.single_test:
         cases = [case_verdict(c, pc.expected, problem.flags.yes_no, comparator)
                  for c, pc in zip(res["cases"], problem.cases)]
         v = overall(cases)
     else:
         v, cases = split_verdicts(res["cases"][0], problem, comparator)
-    return Verdict("strict", v, v == OK, tuple(cases), network_isolated=iso)
+    return Verdict("strict", v, v == OK, tuple(cases), **iso)
 
 
 def repo_verdict(problem: Problem, res: dict | None) -> Verdict:
     """The repo-compatible judge's verdict of a sandbox result (None: the extraction found no function)."""
     if res is None:
         return Verdict("repo", NP, False, detail="the repo's extraction found no function (code not parsable)")
-    iso = res.get("env", {}).get("network_isolated", False)
+    iso = sandbox_env(res)
     if res.get("sandbox_error") or not res.get("cases"):
-        return Verdict("repo", SBX, False, detail=res.get("sandbox_error", "no result"), network_isolated=iso)
+        return Verdict("repo", SBX, False, detail=res.get("sandbox_error", "no result"), **iso)
     c = res["cases"][0]
     h = harness_report(c)
     if c.get("timed_out") or c.get("signal") == 24:      # wall clock or CPU limit (SIGXCPU), whichever first
         return Verdict("repo", TLE, False, detail="code execution timeout (6 s for the whole problem)",
-                       network_isolated=iso)
+                       **iso)
     if not h or h.get("stage") == "exec" or h.get("stage") == "batch" and h.get("try") is None:
         err = c.get("stderr_tail", "")
         v = MLE if "MemoryError" in err else RE
-        return Verdict("repo", v, False, detail=f"the harness died: {err[-300:]}", network_isolated=iso)
+        return Verdict("repo", v, False, detail=f"the harness died: {err[-300:]}", **iso)
     if h.get("stage") == "not executable":
-        return Verdict("repo", RE, False, detail=f"code not executable ({h.get('error')})", network_isolated=iso)
-    flags = h.get("per_case") or []
+        return Verdict("repo", RE, False, detail=f"code not executable ({h.get('error')})", **iso)
+    flags = repo_flags(h, [pc.expected_raw for pc in problem.cases])
     outs = h.get("outputs") or []
     cases = tuple(CaseVerdict(OK if f else WA, str(o)[:2000] if o is not None else "") for f, o in
                   zip(flags, outs if h.get("try") == "per_case" else [None] * len(flags)))
     ok = all(flags)
     return Verdict("repo", OK if ok else WA, ok, cases, detail=f"{h.get('try')} try; "
-                   f"{len(flags)} of {len(problem.cases)} cases compared", network_isolated=iso)
+                   f"{len(flags)} of {len(problem.cases)} cases compared", **iso)
 
 
 def judge_codes(items: list[tuple[Problem, str]], judges=JUDGES, comparator: str = "lines",
