@@ -48,6 +48,21 @@ def ipc_objects() -> dict[str, int]:
     return out
 
 
+def remove_ipc_of_nobody() -> None:
+    """The fallback has no IPC namespace: remove what the sandbox user (nobody) created."""
+    import subprocess
+    for kind, flag in (("shm", "-m"), ("msg", "-q"), ("sem", "-s")):
+        try:
+            rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        col = {"shm": 7, "msg": 7, "sem": 4}[kind]
+        for row in rows:
+            f = row.split()
+            if int(f[col]) == 65534:
+                subprocess.run(["ipcrm", flag, f[1]], capture_output=True)
+
+
 def tagged_processes(tag: str) -> list[str]:
     alive = []
     for p in os.listdir("/proc"):
@@ -173,6 +188,7 @@ print("done")
     else:                                 # the fallback's known leak (world-writable host folders): tidy up
         for f in left:
             os.unlink(f)
+        remove_ipc_of_nobody()
     healthy(cache)
 
 
