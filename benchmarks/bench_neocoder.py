@@ -116,10 +116,36 @@ def main() -> None:
     sub = [(p, code) for p, code in items if p in ps[:args.baseline_problems]]
     _fresh_cache("packed-subset")
     vs, packed, _ = judge_all(sub, args.workers)
+    _fresh_cache("per-program")
+    _, per_prog, n_pp = judge_all(sub, args.workers, pack="none")
     base, n_launch = baseline(sub, args.workers)
     print(f"subset of {args.baseline_problems} problems ({2 * len(sub)} programs): packed {packed:.1f} s "
-          f"({2 * len(sub) / packed:.1f} programs/s) vs fresh interpreter per test case {base:.1f} s "
-          f"({n_launch} launches, {2 * len(sub) / base:.1f} programs/s): {base / packed:.1f}x")
+          f"({2 * len(sub) / packed:.1f} programs/s) vs a fresh jailed interpreter per program {per_prog:.1f} s "
+          f"({n_pp} launches, {2 * len(sub) / per_prog:.1f} programs/s): {per_prog / packed:.1f}x; "
+          f"vs one per test case {base:.1f} s ({n_launch} launches, {2 * len(sub) / base:.1f} programs/s): "
+          f"{base / packed:.1f}x")
+    launch_cost()
+
+
+def launch_cost(n: int = 40) -> None:
+    """Wall time of one empty launch (start, run ``pass``, collect), jailed and with the fallback runner."""
+    unit = sandbox.program_unit("pass", [""])
+    out = {}
+    for kind in ("bwrap", "fallback"):
+        os.environ["CREVAL_SANDBOX_BWRAP"] = "1" if kind == "bwrap" else "0"
+        sandbox.isolation.cache_clear()
+        if sandbox.isolation().kind != kind:
+            continue
+        sandbox._launch([unit])
+        t0 = time.perf_counter()
+        for _ in range(n):
+            sandbox._launch([unit])
+        out[kind] = (time.perf_counter() - t0) / n * 1000
+    os.environ.pop("CREVAL_SANDBOX_BWRAP", None)
+    sandbox.isolation.cache_clear()
+    print("launch cost (one empty program, sequential): " +
+          ", ".join(f"{k} {v:.1f} ms" for k, v in out.items()) +
+          (f"; the jail adds {out['bwrap'] - out['fallback']:.1f} ms" if len(out) == 2 else ""))
 
 
 if __name__ == "__main__":

@@ -40,3 +40,12 @@ def test_strict_program_keeps_a_plain_script_and_salvages_truncation():
     assert strict_program(cut, salvage=False) is None
     assert strict_program(cut) is not None and salvaged(cut)
     assert strict_program("def solve(:\n") is None
+
+
+def test_a_test_named_helper_the_solution_calls_is_kept():
+    from creval.measures.neocoder_extract import strict_program
+    code = ("def test_case(a, b):\n    return a + b\n\ndef testing():\n    return 0\n\ndef solve():\n"
+            "    a, b = map(int, input().split())\n    print(test_case(a, b))\n\ndef test():\n    solve()\n\ntest()\n")
+    prog = strict_program(code)
+    assert "def test_case" in prog and "def test()" not in prog and "def testing" not in prog
+    assert prog.rstrip().endswith("solve()") and "\ntest()" not in prog

@@ -136,13 +136,32 @@ def strict_program(code: str, entry: str = "solve", salvage: bool = True) -> str
         elif isinstance(n, (ast.AnnAssign, ast.AugAssign)) and isinstance(n.target, ast.Name):
             body.append(n)
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if not n.name.startswith("test"):
-                body.append(n)
+            body.append(n)          # a test-named one stays only if the solution calls it (below)
         elif _kept_call(n):
             body.append(n)
         # else: top-level calls, loops, main guards, asserts: test scaffolding, dropped
+    body = _without_unused_tests(body)
     body.append(ast.Expr(ast.Call(ast.Name(entry, ast.Load()), [], [])))
     return ast.unparse(ast.fix_missing_locations(ast.Module(body, [])))
+
+
+def _without_unused_tests(body: list) -> list:
+    """Drop the top-level functions named ``test*`` that no kept statement refers to (test scaffolding), but
+    keep a helper the solution calls, e.g. 1850A's ``test_case(a, b, c)`` called inside ``solve``."""
+    def is_test(n):
+        return isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")
+
+    keep = [n for n in body if not is_test(n)]
+    tests = {n.name: n for n in body if is_test(n)}
+    used: set[str] = set()
+    todo = list(keep)
+    while todo:
+        node = todo.pop()
+        for x in ast.walk(node):
+            if isinstance(x, ast.Name) and x.id in tests and x.id not in used:
+                used.add(x.id)
+                todo.append(tests[x.id])
+    return [n for n in body if not is_test(n) or n.name in used]
 
 
 def salvaged(code: str) -> bool:
