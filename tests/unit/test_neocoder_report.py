@@ -149,3 +149,24 @@ def test_live_with_several_models(tmp_path):
     (tmp_path / "rounds.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     live = R.live(Records(tmp_path, NeoCoderConfig(model="m1", models=("m2",))))
     assert live["model"].tolist() == ["m1", "m2"] and "m1, m2" in live.attrs["caption"]
+
+
+def test_isolation_of_every_verdict(recs, tmp_path):
+    df = R.isolation(recs)
+    got = {(r["records"], r["judge"], r["isolation"]): r["verdicts"] for r in df.to_dict("records")}
+    assert got == {("replayed codes", "repo", "fallback"): 6, ("replayed codes", "strict", "fallback"): 4,
+                   ("replayed codes", "strict", "not run"): 2, ("live rounds", "repo", "fallback"): 2,
+                   ("live rounds", "strict", "not run"): 2}
+    jailed = {"verdict": "OK", "isolation": "bwrap", "memory_scope": "cgroup", "network_isolated": True}
+    d = tmp_path / "jailed"
+    d.mkdir()
+    row = code("neocoder-1A", 0, 0, [], "OK", "OK", [], True, 0.0).to_dict()
+    row["repo"], row["strict"] = jailed, {**jailed, "verdict": "time limit", "load_dependent": True}
+    (d / "codes.jsonl").write_text(json.dumps(row) + "\n")
+    (d / "rounds.jsonl").write_text("")
+    df = R.isolation(Records(d, NeoCoderConfig(n_boot=50, neocoder_problems=0)))
+    assert df.to_dict("records") == [
+        {"records": "replayed codes", "judge": "repo", "isolation": "bwrap", "memory limit": "cgroup",
+         "network isolated": True, "verdicts": 1, "load-dependent timeouts": 0},
+        {"records": "replayed codes", "judge": "strict", "isolation": "bwrap", "memory limit": "cgroup",
+         "network isolated": True, "verdicts": 1, "load-dependent timeouts": 1}]

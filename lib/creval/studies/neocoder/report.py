@@ -56,6 +56,31 @@ def table1(recs) -> pd.DataFrame:
     return _frame(rows, "Table 1: problems per state (state t = the first round whose banned set has t elements)")
 
 
+def isolation(recs) -> pd.DataFrame:
+    """How every judged program of the run was isolated: one row per (where, judge, isolation, memory scope,
+    network isolated), with how many verdicts got it and how many were load-dependent timeouts. Verdicts
+    stored before the sandbox recorded ``isolation`` read as ``fallback``."""
+    count: Counter = Counter()
+    load: Counter = Counter()
+    rows_of = [("replayed codes", "repo", d.get("repo") or {}) for d in recs.rows("codes")]
+    rows_of += [("replayed codes", "strict", d.get("strict") or {}) for d in recs.rows("codes")]
+    for d in recs.rows("rounds"):
+        rows_of += [("live rounds", "repo", d.get("verdict_repo") or {}),
+                    ("live rounds", "strict", d.get("verdict_strict") or {})]
+    for where, judge, v in rows_of:
+        if v.get("verdict") in (None, "not parsable"):
+            key = (where, judge, "not run", "-", "-")
+        else:
+            key = (where, judge, v.get("isolation", "fallback"), v.get("memory_scope", "per-process"),
+                   bool(v.get("network_isolated", False)))
+        count[key] += 1
+        load[key] += bool(v.get("load_dependent"))
+    rows = [{"records": k[0], "judge": k[1], "isolation": k[2], "memory limit": k[3], "network isolated": k[4],
+             "verdicts": n, "load-dependent timeouts": load[k]} for k, n in sorted(count.items(), key=str)]
+    return _frame(rows, "Sandbox isolation of every verdict (bwrap: the bubblewrap jail; fallback: the unshare "
+                        "runner; memory limit cgroup: one limit for the program and its children)")
+
+
 def flags(recs) -> pd.DataFrame:
     df = recs["problems"]
     cols = ["single_test", "yes_no", "padded_output", "multiline_answer", "input_flattened", "needs_checker",
