@@ -130,8 +130,10 @@ def test_detector_check(recs):
     assert rows[1]["technique"] == f"human lists, static names ({B})" and rows[1][f"recall ({B})"] == 0.5
     assert rows[1]["static-decidable"] == "precision 0.50"
     assert rows[2][f"recall ({A})"] == 1.0 and rows[2]["static-decidable"] == "precision 1.00"
-    assert [r["technique"] for r in rows[3:]] == ["for loop", "if statement", "while loop"]
-    assert rows[4][f"recall ({B})"] == 0.0 and rows[4]["static-decidable"] is True
+    assert rows[3]["technique"].startswith("syntax-decidable") and rows[3]["known positives"] == 3
+    assert rows[3][f"recall ({A})"] == 1.0 and rows[3][f"recall ({B})"] == 0.67
+    assert [r["technique"] for r in rows[4:]] == ["for loop", "if statement", "while loop"]
+    assert rows[5][f"recall ({B})"] == 0.0 and rows[5]["static-decidable"] is True
 
 
 def test_example_and_live(recs):

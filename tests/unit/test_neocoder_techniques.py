@@ -80,3 +80,19 @@ def test_llm_detector_rejects_a_parroted_list():
     m = FakeModel([parrot, parrot])
     d = LLMDetector(m, retries=1).detect(["x=1"])[0]
     assert d.status == "unparsed" and d.techniques == () and m.calls == 2
+
+
+def test_a_truncated_code_is_detected_on_its_parsable_prefix():
+    from creval.measures.techniques import StaticDetector
+    code = "def solve():\n    n = int(input())\n    for i in range(n):\n        print(i)\n    while n > 0:\n        n -= (1 +"
+    d = StaticDetector().detect_one(code)
+    assert d.status == "truncated" and "for loop" in d.techniques and "while loop" not in d.techniques
+    assert StaticDetector(cut_truncated=False).detect_one(code).status == "not_parsable"
+    assert StaticDetector().detect_one("def f(:\n").status == "not_parsable"
+
+
+def test_unpacking_switch():
+    from creval.measures.techniques import StaticDetector
+    code = "a, b = map(int, input().split())\nprint(a + b)\n"
+    assert "tuple" not in StaticDetector().detect_one(code).techniques
+    assert "tuple" in StaticDetector(unpacking_is_tuple=True).detect_one(code).techniques

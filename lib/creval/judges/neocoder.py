@@ -34,7 +34,7 @@ OK, WA, RE, TLE, MLE, OLE, NP, SBX = ("OK", "wrong answer", "runtime error", "ti
                                       "output limit", "not parsable", "sandbox error")
 VERDICTS = (OK, WA, RE, TLE, MLE, OLE, NP, SBX)
 JUDGES = ("repo", "strict")
-JUDGE_VERSION = 4          # bump when a judge's semantics change (part of the study's run identity)
+JUDGE_VERSION = 5          # bump when a judge's semantics change (part of the study's run identity)
 STRICT_LIMITS = Limits()
 # the repo joins its thread after 6 s; the harness's report is its stdout (kept whole up to 1 MiB)
 REPO_LIMITS = Limits(wall_s=6.0, cpu_s=6.0, capture_bytes=1 << 20)

@@ -143,6 +143,29 @@ def _call_name(n: ast.Call) -> str:
     return ""
 
 
+def _parse(code: str):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(code)
+
+
+def _parse_prefix(code: str, cut: bool) -> tuple[ast.AST | None, int]:
+    """The syntax tree of ``code``, else (``cut``) of its longest prefix of whole lines that parses (a reply cut
+    by the token limit, as GPT-4 saw it); (tree or None, lines dropped)."""
+    try:
+        return _parse(code), 0
+    except (SyntaxError, ValueError):
+        if not cut:
+            return None, 0
+    lines = code.splitlines()
+    for k in range(len(lines) - 1, 0, -1):
+        try:
+            return _parse("\n".join(lines[:k])), len(lines) - k
+        except (SyntaxError, ValueError):
+            continue
+    return None, 0
+
+
 # statements that are a technique by their node type alone
 STATEMENT_TECHNIQUES = {ast.While: "while loop", ast.Break: "break statement", ast.Continue: "continue statement",
                         ast.Pass: "pass statement", ast.Match: "match statement"}
@@ -156,14 +179,12 @@ class StaticDetector:
     comprehension_if_is_if: bool = False        # [x for x in xs if c] counts as an if statement
     unpacking_is_tuple: bool = False            # a, b = ... counts as a tuple
     dictionary_is_hashmap: bool = False         # any dict also counts as a hashmap
+    cut_truncated: bool = True                  # a code that does not parse: drop trailing lines until it does
     name: str = "static"
 
     def detect_one(self, code: str) -> Detection:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(code)
-        except (SyntaxError, ValueError):
+        tree, cut = _parse_prefix(code, self.cut_truncated)
+        if tree is None:
             return Detection((), "not_parsable", detector=self.name)
         found: list[str] = []
 
@@ -235,7 +256,8 @@ class StaticDetector:
             add("width first search")
         if {"graph", "adj"} & names:
             add("graph")
-        return Detection(tuple(found), "ok" if found else "none", detector=self.name)
+        status = ("truncated" if cut else "ok") if found else "none"     # truncated: detected on a parsable prefix
+        return Detection(tuple(found), status, detector=self.name)
 
     def detect(self, codes: Sequence[str]) -> list[Detection]:
         return [self.detect_one(c) for c in codes]
