@@ -143,6 +143,17 @@ def launch_cost(n: int = 40) -> None:
         out[kind] = (time.perf_counter() - t0) / n * 1000
     os.environ.pop("CREVAL_SANDBOX_BWRAP", None)
     sandbox.isolation.cache_clear()
+    bw = sandbox.bwrap_binary()
+    if bw and sandbox.isolation().kind == "bwrap":
+        import subprocess
+        t0 = time.perf_counter()
+        for _ in range(n):
+            subprocess.run(list(sandbox.isolation().prefix) + ["/bin/true"], check=True)
+        t1 = time.perf_counter()
+        for _ in range(n):
+            subprocess.run(["/bin/true"], check=True)
+        t2 = time.perf_counter()
+        print(f"bwrap alone (jail around /bin/true): {((t1 - t0) - (t2 - t1)) / n * 1000:.1f} ms per launch")
     print("launch cost (one empty program, sequential): " +
           ", ".join(f"{k} {v:.1f} ms" for k, v in out.items()) +
           (f"; the jail adds {out['bwrap'] - out['fallback']:.1f} ms" if len(out) == 2 else ""))

@@ -327,7 +327,7 @@ def sandbox_env(res: dict) -> dict:
 def strict_verdict(problem: Problem, res: dict | None, comparator: str) -> Verdict:
     """The strict judge's verdict of a sandbox result (None: the code is not valid Python)."""
     if res is None:
-        return Verdict("strict", NP, False, detail="the code is not valid Python")
+        return Verdict("strict", NP, False, detail="the code is not valid Python", isolation="not run", memory_scope="-")
     iso = sandbox_env(res)
     if res.get("sandbox_error"):
         return Verdict("strict", SBX, False, detail=res["sandbox_error"], **iso)
@@ -345,7 +345,7 @@ def strict_verdict(problem: Problem, res: dict | None, comparator: str) -> Verdi
 def repo_verdict(problem: Problem, res: dict | None) -> Verdict:
     """The repo-compatible judge's verdict of a sandbox result (None: the extraction found no function)."""
     if res is None:
-        return Verdict("repo", NP, False, detail="the repo's extraction found no function (code not parsable)")
+        return Verdict("repo", NP, False, detail="the repo's extraction found no function (code not parsable)", isolation="not run", memory_scope="-")
     iso = sandbox_env(res)
     if res.get("sandbox_error") or not res.get("cases"):
         return Verdict("repo", SBX, False, detail=res.get("sandbox_error", "no result"), **iso)

