@@ -44,3 +44,13 @@ def test_rater_pairs_use_the_items_both_rated():
 def test_distinct_at_k_counts_meaning_classes_among_the_first_k():
     ids = [0, 0, 1, 2, 1]
     assert distinct_at_k(ids, 1) == 1 and distinct_at_k(ids, 3) == 2 and distinct_at_k(ids) == 3
+
+
+def test_paired_auc_difference_and_paired_mean_difference():
+    lab = np.array([0] * 6 + [1] * 6, float)
+    good = np.arange(12, dtype=float)                                   # separates perfectly: AUROC 1
+    half = np.array([0, 1, 2, 9, 10, 11, 3, 4, 5, 6, 7, 8], float)     # positives above 3 of 6 negatives each: 0.5
+    r = S.paired_diff_ci(good, half, lab, n_boot=200, stat="auc")
+    assert r["diff"] == pytest.approx(0.5) and r["verdict"] == "better"
+    m = S.paired_mean_diff_ci([1, 1, 1, 0, 1, 1, 1, 1, 0, 1], [1, 0, 1, 0, 1, 0, 1, 0, 0, 1], n_boot=200)
+    assert m["n"] == 10 and m["diff"] == pytest.approx(0.8 - 0.5) and m["lo"] <= 0.3 <= m["hi"]

@@ -256,9 +256,15 @@ def bin_fixed_count(x, y, size: int = 15):
     return pd.DataFrame(rows)
 
 
-def paired_diff_ci(a, b, y, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0, min_n: int = MIN_N) -> dict:
-    """Spearman(a, y) - Spearman(b, y) on the same items, with a paired percentile bootstrap CI (every
-    replicate resamples the items once and recomputes both correlations on them). Items missing in any of
+def _auc_stat(scores, labels) -> float:
+    return auc(labels, scores)["auc"]
+
+
+def paired_diff_ci(a, b, y, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0, min_n: int = MIN_N,
+                   stat: str = "spearman") -> dict:
+    """stat(a, y) - stat(b, y) on the same items, with a paired percentile bootstrap CI (every replicate
+    resamples the items once and recomputes both statistics on them). ``stat``: ``spearman`` (y a rating) or
+    ``auc`` (y a 0/1 label; a and b scores). Items missing in any of
     the three are dropped. ``verdict``: ``better`` / ``worse`` when the CI excludes 0, else
     ``indistinguishable``; ``n/a`` with a ``note`` when too few items."""
     a, b, y = (np.asarray(v, float) for v in (a, b, y))
@@ -268,10 +274,11 @@ def paired_diff_ci(a, b, y, n_boot: int = 1000, alpha: float = 0.05, seed: int =
     out = {"n": n, "diff": float("nan"), "lo": float("nan"), "hi": float("nan"), "verdict": "n/a", "note": ""}
     if n < min_n:
         return {**out, "note": f"{n} paired items (< {min_n})"}
-    ra, rb = _rho(a, y), _rho(b, y)
+    f = {"spearman": _rho, "auc": _auc_stat}[stat]
+    ra, rb = f(a, y), f(b, y)
     if not (np.isfinite(ra) and np.isfinite(rb)):
         return {**out, "note": "a constant column"}
-    lo, hi = bootstrap_ci(lambda p, q, r: _rho(p, r) - _rho(q, r), a, b, y, n_boot=n_boot, alpha=alpha, seed=seed,
+    lo, hi = bootstrap_ci(lambda p, q, r: f(p, r) - f(q, r), a, b, y, n_boot=n_boot, alpha=alpha, seed=seed,
                           min_n=min_n)
     verdict = "better" if lo > 0 else "worse" if hi < 0 else "indistinguishable"
     return {**out, "diff": ra - rb, "lo": lo, "hi": hi, "verdict": verdict if np.isfinite(lo) else "n/a"}
@@ -310,3 +317,20 @@ def noise_ceiling(r: float, k: float) -> float:
     reliability, sqrt(spearman_brown(r, k)) (classical test theory)."""
     rel = spearman_brown(r, k)
     return float(np.sqrt(rel)) if np.isfinite(rel) and rel >= 0 else float("nan")
+
+
+def paired_mean_diff_ci(a, b, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0, min_n: int = MIN_N) -> dict:
+    """mean(a) - mean(b) over the same items (e.g. a judge's and a baseline's correctness, 0/1), with a
+    paired percentile bootstrap CI and the same ``verdict`` as :func:`paired_diff_ci`."""
+    a, b = (np.asarray(v, float) for v in (a, b))
+    keep = np.isfinite(a) & np.isfinite(b)
+    a, b = a[keep], b[keep]
+    n = int(len(a))
+    out = {"n": n, "diff": float("nan"), "lo": float("nan"), "hi": float("nan"), "verdict": "n/a", "note": ""}
+    if n < min_n:
+        return {**out, "note": f"{n} paired items (< {min_n})"}
+    lo, hi = bootstrap_ci(lambda p, q: float(np.mean(p) - np.mean(q)), a, b, n_boot=n_boot, alpha=alpha, seed=seed,
+                          min_n=min_n)
+    verdict = "better" if lo > 0 else "worse" if hi < 0 else "indistinguishable"
+    return {**out, "diff": float(np.mean(a) - np.mean(b)), "lo": lo, "hi": hi,
+            "verdict": verdict if np.isfinite(lo) else "n/a"}

@@ -19,6 +19,7 @@ from creval.studies.config import Config
 from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.divergent.config import DivergentConfig
 from creval.studies.neocoder.config import NeoCoderConfig
+from creval.studies.reportcard.config import ReportCardConfig
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.validation.config import ValidationConfig
 
@@ -61,6 +62,9 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
           summary="creativity index, perplexity, syntactic templates and rubric judges against people (Lu et al.)"),
     Study("aut", "chapters/07-aut-agreement.ipynb", AutConfig,
           summary="LLM agreement on Alternative Uses Test scoring and ranking (Rabeyah et al.)"),
+    Study("reportcard", "chapters/08-report-card.ipynb", ReportCardConfig,
+          reads=("convergent", "validation", "rethinking", "aut"),
+          summary="which measures to trust: every check against people beside its trivial baseline"),
 )}
 
 # keys that once existed: an old parameter file gets an error naming the new key

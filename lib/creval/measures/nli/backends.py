@@ -318,6 +318,21 @@ def _why_no_sick() -> str | None:
     return None
 
 
+class LazyNLI:
+    """``load_nli(name)`` on first use: a study asks its model first, so an unreachable endpoint fails in
+    seconds instead of after the entailment model was trained."""
+
+    def __init__(self, name: str):
+        self._name, self._backend = name, None
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        if self._backend is None:
+            self._backend = load_nli(self._name)
+        return getattr(self._backend, attr)
+
+
 def resolved_name(name: str) -> str:
     """The name of the backend :func:`load_nli` (``name``) runs, without loading it: ``name`` itself, or
     ``minilm-cosine`` when ``minilm-sick`` has to fall back (for run identities and records)."""

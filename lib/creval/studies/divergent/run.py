@@ -37,7 +37,7 @@ def solve_domain(cfg: DivergentConfig, model: str, domain: str, out: Path, *, n:
     Finished problems are kept; the rows of a problem interrupted mid-way are dropped and recomputed."""
     from tqdm.auto import tqdm
 
-    from creval.measures.nli.backends import load_nli
+    from creval.measures.nli.backends import LazyNLI
     from creval.models.registry import load_model
     from creval.studies.divergent.generation import solve
 
@@ -64,7 +64,7 @@ def solve_domain(cfg: DivergentConfig, model: str, domain: str, out: Path, *, n:
     if todo:
         m = load_model(model)
         store.note_model(m)
-        backend = load_nli(nli)
+        backend = LazyNLI(nli)            # loaded (trained, the first time) after the model has answered once
         for p in tqdm(todo, desc=f"divergent · {m.name} · {dom.name} · T={t:g}", unit="problem",
                       disable=not progress):
             res = solve(m, dom, p, nli=backend, nli_name=nli, n=n, temperature=t, top_p=cfg.top_p,

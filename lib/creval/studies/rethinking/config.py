@@ -13,8 +13,8 @@ class RethinkingConfig(JudgeConfig, BootstrapConfig):
     tables show ``model``'s); ``judge_model`` is the rubric judge. Every field but ``run_root`` and ``n_boot``
     changes the records (:mod:`creval.studies.rethinking.run`)."""
     study: ClassVar[str] = "rethinking"
-    rethink_ps_per_class: int = identity(0)   # MacGyver unconventional and conventional solutions each, 0 = all (573 and 230; paper: 573 and 573)
-    rethink_human_llm_problems: int = identity(0)   # MacGyver problems with a crowd and a GPT-4 solution, 0 = all (310)
+    rethink_ps_per_class: int = identity(0)   # MacGyver unconventional and conventional solutions each, 0 for all (573 and 230; paper: 573 and 573)
+    rethink_human_llm_problems: int = identity(0)   # MacGyver problems with a crowd and a GPT-4 solution, 0 for all (310)
     rethink_ci_l_min: int = identity(5)   # shortest n-gram of the creativity index (paper: 5)
     rethink_ci_l_max: int = identity(7)   # longest n-gram of the creativity index (paper: 7)
     rethink_ci_agg: str = identity("mean")   # mean or sum over the L range (paper: mean; Salieri code: sum)
@@ -23,7 +23,7 @@ class RethinkingConfig(JudgeConfig, BootstrapConfig):
     rethink_template_top: int = identity(100)   # most frequent POS n-grams kept as templates (paper: 100)
     rethink_template_n_sweep: tuple[int, ...] = identity((4, 5, 6, 7, 8))   # Fig. 4 sweep of template lengths (paper: 4 to 8)
     rethink_ttcw_stories: int = identity(36)   # TTCW LLM-written stories scored (all 36 have text)
-    rethink_aut_ratings: int = identity(0)   # Ocsai-1 main2_test AUT responses of its two most frequent objects, 0 = all (1,201)
+    rethink_aut_ratings: int = identity(0)   # Ocsai-1 main2_test AUT responses of its two most frequent objects, 0 for all (1,201)
     rethink_aut_l_max: int = identity(3)   # creativity index of short texts (AUT responses, MSRP sentences) uses L from 2 to this
     rethink_paraphrase_pairs: int = identity(50)   # MSRP paraphrase and non-paraphrase pairs each
     rethink_judge_items: int = identity(6)   # MacGyver solutions per class scored by the rubric judge

@@ -1,0 +1,31 @@
+"""The report card's run: read the records of the studies it grades and write one ``card`` table (no model,
+judge, sandbox or embedding call: every number was measured upstream) and ``sources`` (which run folder,
+which data)."""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from creval.studies import contract
+from creval.studies.reportcard.config import ReportCardConfig
+from creval.studies.reportcard.report import card_rows
+
+
+def upstream_records(cfg: ReportCardConfig) -> dict:
+    """Each graded study's records (running a study first only if its folder is not finished)."""
+    return {name: importlib.import_module(f"creval.studies.{name}.run").records(c)
+            for name, c in cfg.upstream().items()}
+
+
+def run(cfg: ReportCardConfig) -> Path:
+    store = contract.start(cfg)
+    up = upstream_records(cfg)
+    store.write("sources", [{"study": n, "run_dir": str(r.root), "run_id": r.manifest.get("params", {}).get("run_id"),
+                             "data": r.cfg.resolved().get("data")} for n, r in up.items()])
+    store.write("card", card_rows(up, n_boot=cfg.n_boot, seed=cfg.seed))
+    return contract.finish(store)
+
+
+def records(cfg: ReportCardConfig) -> contract.Records:
+    """The card's tables (``card``, ``sources``), running what is missing."""
+    return contract.read(cfg, run)
