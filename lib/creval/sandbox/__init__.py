@@ -458,11 +458,11 @@ def run_units(units: list[dict], workers: int | None = None, progress: bool = Fa
                     bar.update(1)
         if bar is not None:
             bar.close()
-        for i, r in enumerate(out):           # retry once, alone (no neighbours)
-            if r.get("sandbox_error") or load_dependent(r):
-                again = _launch([missing[i]])[0]
+        redo = [i for i, r in enumerate(out) if r.get("sandbox_error") or load_dependent(r)]
+        with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2) as pool:   # once, each unit alone
+            for i, again in zip(redo, pool.map(lambda i: _launch([missing[i]])[0], redo)):
                 again["limits"] = missing[i]["limits"]
-                again["retried"] = r.get("sandbox_error") or "wall-clock timeout under the CPU limit"
+                again["retried"] = out[i].get("sandbox_error") or "wall-clock timeout under the CPU limit"
                 if load_dependent(again):
                     again["load_dependent"] = True
                 out[i] = again
