@@ -49,3 +49,14 @@ def test_cli_reports_user_mistakes_without_traceback(capsys):
     assert main(["book", "--params", "no/such/file.yaml"]) == 2
     err = capsys.readouterr().err
     assert "parameter file no/such/file.yaml does not exist" in err and "Traceback" not in err
+
+
+def test_slowest_phases_rank_the_seconds_of_calls_made():
+    from creval.book.studies import phases_lines, slowest_phases
+    u = lambda s, n: {"seconds": s, "calls_made": n, "input_tokens": 10 * n, "output_tokens": n}
+    rows = [{"study": "a", "by_kind_model": {"chat:m": u(5.0, 2), "nli:x": u(0.5, 9)}},
+            {"study": "b", "by_kind_model": {"sample:m": u(12.0, 4)}}, {"study": "c", "by_kind_model": {}}]
+    top = slowest_phases(rows, k=2)
+    assert [(p["study"], p["phase"]) for p in top] == [("b", "sample:m"), ("a", "chat:m")]
+    assert top[0]["calls"] == 4 and top[0]["tokens in/out"] == "40/4"
+    assert phases_lines(rows, k=1) == ["slowest phase: b · sample:m: 12.0 s in 4 calls (tokens 40/4)"]

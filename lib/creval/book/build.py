@@ -18,7 +18,7 @@ from pathlib import Path
 from creval.book.execute import execute_chapters
 from creval.book.params import effective_params
 from creval.book.render import render_offline, render_quarto
-from creval.book.studies import run_studies
+from creval.book.studies import run_studies, slowest_phases
 from creval.core.io import read_jsonl
 from creval.core.ledger import LEDGER, CallRecord, Ledger
 from creval.core.runs import git_commit, package_versions
@@ -45,7 +45,8 @@ def build_book(params: dict, out: Path, only: list[str] | None = None, render: s
     records += LEDGER.since(0)          # the studies' calls, made in this process
     manifest = {"params": effective_params(params), "git_commit": git_commit(), "packages": package_versions(),
                 "seconds_studies": round(t_studies, 2), "seconds_execute": round(t_exec, 2),
-                "seconds_total": round(time.time() - t0, 2), "studies": studies, "chapters": status, "usage": Ledger.summarize(records), "index": str(index) if index else None,
+                "seconds_total": round(time.time() - t0, 2), "studies": studies,
+                "slowest_phases": slowest_phases(studies), "chapters": status, "usage": Ledger.summarize(records), "index": str(index) if index else None,
                 "renderer": renderer}
     (out / "book-manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
     return manifest

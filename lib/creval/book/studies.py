@@ -57,3 +57,18 @@ def summary_line(row: dict) -> str:
             f"calls {u['calls_made']} made, {u['cache_hits']} from cache; sandbox runs {row.get('sandbox_runs', 0)}; "
             f"tokens in/out {u['input_tokens']}/{u['output_tokens']}; cost ${u['cost_usd']:.4f}; "
             f"records {row['run_dir']}")
+
+
+def slowest_phases(rows: list[dict], k: int = 5) -> list[dict]:
+    """The ``k`` phases (study x call kind x model) that spent the most seconds in calls made (not served from
+    cache): where a faster backend, batching or a smaller profile would pay."""
+    out = [{"study": r["study"], "phase": key, "seconds": round(v["seconds"], 1), "calls": v["calls_made"],
+            "tokens in/out": f"{v['input_tokens']}/{v['output_tokens']}"}
+           for r in rows for key, v in (r.get("by_kind_model") or {}).items()]
+    return sorted(out, key=lambda x: -x["seconds"])[:k]
+
+
+def phases_lines(rows: list[dict], k: int = 5) -> list[str]:
+    slow = [p for p in slowest_phases(rows, k) if p["seconds"] > 0]
+    return [f"slowest phase: {p['study']} · {p['phase']}: {p['seconds']:.1f} s in {p['calls']} calls "
+            f"(tokens {p['tokens in/out']})" for p in slow]

@@ -6,13 +6,13 @@ from pathlib import Path
 
 from creval.book.build import build_book
 from creval.book.params import load_params
-from creval.book.studies import summary_line
+from creval.book.studies import phases_lines, summary_line
 
 
 def _summary(m: dict, out: Path) -> str:
     u = m["usage"]["total"]
     failed = [c["chapter"] for c in m["chapters"] if c["error"]]
-    lines = [summary_line(r) for r in m.get("studies", [])]
+    lines = [summary_line(r) for r in m.get("studies", [])] + phases_lines(m.get("studies", []))
     lines += [f"book: {m['index'] or '(not rendered)'}",
              f"studies: {len(m.get('studies', []))} run in {m.get('seconds_studies', 0):.1f} s; "
              f"chapters: {sum(not c['error'] for c in m['chapters'])} of {len(m['chapters'])} executed in {m['seconds_execute']:.1f} s ({m['renderer'] or 'no render'})",

@@ -6,11 +6,13 @@ from creval.studies.registry import STUDIES
 
 def cmd_run(args) -> int:
     from creval.book.params import effective_params, load_params
-    from creval.book.studies import run_studies, summary_line
+    from creval.book.studies import phases_lines, run_studies, summary_line
     params = effective_params(load_params(args.params, args.p))
     rows = run_studies(params, [args.study], where=args.params)
     for r in rows:
         print(summary_line(r))
+    for line in phases_lines(rows):
+        print(line)
     return 1 if any(r["error"] for r in rows) else 0
 
 
