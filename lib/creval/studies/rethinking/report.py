@@ -349,17 +349,44 @@ def table_template_modes(recs) -> pd.DataFrame:
                                           "n-grams cross sentences, and its double-gzip CR-POS (compat)")
 
 
-def fig_correlations(recs, text_set: str = "ps", model: str | None = None) -> go.Figure:
-    """Spearman correlations between all measures on the same texts (pairwise complete)."""
+def correlation_cells(recs, text_set: str = "ps", model: str | None = None) -> pd.DataFrame:
+    """Every pair of measures on the texts both were computed for (pairwise complete): Spearman rho, its 95%
+    bootstrap interval and n, one row per pair (the table behind :func:`fig_correlations`)."""
     m = _with_judge(recs, text_set, model)
     cols = [c for c in ["ci", "ppl", "ppl_cond", "bpb", "tpt", "judge", "n_words", "passes"] if c in m.columns
             and m[c].notna().sum() >= 3]
     names = {**MEASURES, "n_words": "length (words)", "passes": "expert passes"}
-    cm = m[cols].astype(float).corr(method="spearman", min_periods=5)
-    fig = go.Figure(go.Heatmap(z=cm.values, x=[names[c] for c in cols], y=[names[c] for c in cols], zmin=-1, zmax=1,
-                               colorscale="RdBu", text=np.round(cm.values, 2), texttemplate="%{text}"))
-    fig.update_layout(title=f"Spearman correlations between measures ({text_set}, n = {len(m)}; judge on "
-                            f"{int(m['judge'].notna().sum()) if 'judge' in m else 0})", height=460)
+    cfg = recs.cfg
+    rows = []
+    for i, a in enumerate(cols):
+        for b in cols[i + 1:]:
+            r = S.spearman_ci(m[a].astype(float), m[b].astype(float), n_boot=min(cfg.n_boot, 500), seed=cfg.seed)
+            rows.append({"a": names[a], "b": names[b], "n": r["n"], "rho": r["rho"], "lo": r["lo"], "hi": r["hi"],
+                         "note": r["note"]})
+    return captioned(pd.DataFrame(rows, columns=["a", "b", "n", "rho", "lo", "hi", "note"]),
+                     f"Spearman between measures ({text_set}), each on the texts both were computed for: "
+                     "perplexity and the judge cover a subsample, so their cells rest on fewer texts.")
+
+
+def fig_correlations(recs, text_set: str = "ps", model: str | None = None) -> go.Figure:
+    """Spearman correlations between all measures on the same texts (pairwise complete); hover shows each
+    cell's n and 95% interval."""
+    t = correlation_cells(recs, text_set, model)
+    names = list(dict.fromkeys([*t["a"], *t["b"]]))
+    k = len(names)
+    z, hover = np.full((k, k), np.nan), [["" for _ in range(k)] for _ in range(k)]
+    for i in range(k):
+        z[i, i] = 1.0
+    for r in t.itertuples():
+        i, j = names.index(r.a), names.index(r.b)
+        z[i, j] = z[j, i] = r.rho
+        hover[i][j] = hover[j][i] = (f"{r.a} vs {r.b}<br>rho {r.rho:.2f} [{r.lo:.2f}, {r.hi:.2f}], n = {r.n}"
+                                     + (f"<br>{r.note}" if r.note else ""))
+    fig = go.Figure(go.Heatmap(z=z, x=names, y=names, zmin=-1, zmax=1, colorscale="RdBu", text=np.round(z, 2),
+                               texttemplate="%{text}", hovertext=hover, hoverinfo="text"))
+    n = int(t["n"].min()) if len(t) else 0
+    fig.update_layout(title=f"Spearman correlations between measures ({text_set}; cells rest on {n} to "
+                            f"{int(t['n'].max()) if len(t) else 0} texts: hover for n and interval)", height=460)
     return fig
 
 
