@@ -49,3 +49,15 @@ def test_judge_minus_baseline_on_the_same_items(tmp_path):
     t = report.table_vs_baselines(recs).iloc[0]
     assert t["judge"] == "j" and t["baseline"] == "length (words)" and t["n"] == 20
     assert t["rho judge - rho baseline"] == pytest.approx(2.0) and t["verdict"] == "better"
+
+
+def test_agreement_counts_the_cells_without_a_value(tmp_path):
+    rows = []
+    for g, lvl, code, v in (("g", "common", 1, 1.0), ("g", "creative", 2, 2.0), ("g", "highly_creative", 3, None)):
+        rows.append({"object": "fork", "au_id": f"{lvl}", "generator": g, "level": lvl, "level_code": code,
+                     "judge": "j", "self_judged": True, "method": "score", "setting": "comprehensive", "group": 0,
+                     "n_items": 3, "order": "forward", "position": code - 1, "raw": v, "value": v,
+                     "parse_path": "text" if v is not None else "unparsed", "attempts": 1, "identity_order": False})
+    t = report.table_agreement(_records(tmp_path, {"judgments": rows})).iloc[0]
+    assert t["cells without a value"] == 1
+    assert t["src"] == pytest.approx(-0.5)      # the unparsed highly creative cell went last: [2, 1, 3] vs [3, 2, 1]

@@ -8,7 +8,9 @@ mean, most creative first, and each position is replaced by its cell's level cod
 2 = creative, 1 = common). The oracle sequence is the level codes sorted descending (Eq. 1:
 ``[3,3,3,3,2,2,2,2,1,1,1,1]``). Judge vs oracle = Spearman(judge sequence, oracle sequence); judge vs
 judge = Spearman between the two judges' sequences (so it ignores *which* generator sits where).
-One adjacent swap across the hc/c boundary gives 0.875, a hc/common swap 0.5.
+One adjacent swap across the hc/c boundary gives 0.875, two boundary-crossing swaps 0.75 (a swap inside a
+level changes nothing), a hc/common swap 0.5. Cells without a value (nothing parsed) go last as one tied
+block: an unparsed highly creative cell is penalised, an unparsed common one rewarded (the chapter counts them).
 
 Ties between cell means (the paper does not say what it did; a weak judge gives every cell the same
 mean) are handled as the expected value over random tie-breaking: inside a block of equal means the

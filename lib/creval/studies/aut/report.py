@@ -135,12 +135,14 @@ def agreement(recs) -> pd.DataFrame:
             x = vs[vs["judge"] == jd]
             rows.append({"setting": s, "object": o, "a": ORACLE, "b": jd, "src": A.oracle_src(vals, labs),
                          "cell_rho": A.cell_rho({k: float(labs[k]) for k in vals}, vals),
-                         "pair_acc": A.pair_accuracy(x["value"], x["level_code"])})
+                         "pair_acc": A.pair_accuracy(x["value"], x["level_code"]),
+                         "no_value": sum(not np.isfinite(v) for v in vals.values())})
         for ja, jb in itertools.combinations(sorted(cells), 2):
             (va, la), (vb, _) = cells[ja], cells[jb]
             rows.append({"setting": s, "object": o, "a": ja, "b": jb, "src": A.judge_src(va, vb, la),
-                         "cell_rho": A.cell_rho(va, vb), "pair_acc": float("nan")})
-    return pd.DataFrame(rows, columns=["setting", "object", "a", "b", "src", "cell_rho", "pair_acc"])
+                         "cell_rho": A.cell_rho(va, vb), "pair_acc": float("nan"),
+                         "no_value": sum(not np.isfinite(v) for v in (*va.values(), *vb.values()))})
+    return pd.DataFrame(rows, columns=["setting", "object", "a", "b", "src", "cell_rho", "pair_acc", "no_value"])
 
 
 def table_agreement(recs) -> pd.DataFrame:
@@ -149,14 +151,17 @@ def table_agreement(recs) -> pd.DataFrame:
     if a.empty:
         return captioned(pd.DataFrame(), "No judgments.")
     df = a.assign(pair=a["a"].str.replace(ORACLE, "O") + " – " + a["b"])
-    t = df.groupby(["setting", "pair"], as_index=False)[["src", "cell_rho", "pair_acc"]].mean()
+    t = df.groupby(["setting", "pair"], as_index=False).agg(
+        src=("src", "mean"), cell_rho=("cell_rho", "mean"), pair_acc=("pair_acc", "mean"),
+        **{"cells without a value": ("no_value", "sum")})
     t["setting"] = pd.Categorical(t["setting"], [s for s in SETTINGS if s in set(t["setting"])])
     t = t.sort_values(["setting", "pair"]).reset_index(drop=True)
     return captioned(t, "Agreement per setting, mean over objects. src = the paper's SRC (Spearman between the "
                    "sequences of level labels of the sorted cells; multiples of 1/8 with 12 cells, of "
                    f"{_step(len(recs.cfg.generators))} here); cell_rho = Spearman of the cell means (counts which "
                    "generator is where); "
-                   "pair_acc = share of cross-level use pairs ordered as the oracle (0.5 = chance).")
+                   "pair_acc = share of cross-level use pairs ordered as the oracle (0.5 = chance); cells without a value "
+                   "(every use unparsed, summed over objects) are ranked last, tied.")
 
 
 def _step(g: int) -> str:
