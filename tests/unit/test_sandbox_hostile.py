@@ -238,13 +238,24 @@ time.sleep(60)
 """
     t0 = time.monotonic()
     r = run1(code, cache)
-    assert time.monotonic() - t0 < 12                              # retried once, each stopped at 1.5 s
-    assert r["cases"][0]["timed_out"] and r["load_dependent"]
+    assert time.monotonic() - t0 < 8                               # stopped at 1.5 s (sleeping: no CPU wait)
+    c = r["cases"][0]
+    assert c["timed_out"] and not c["wall_capped"] and not r.get("load_dependent")
     time.sleep(0.3)
     assert tagged_processes(tag) == []
-    assert len(cache) == 0                                         # a load-dependent timeout is not a verdict
+    assert len(cache) == 1                                         # a sleeper's timeout is its own: cached
     healthy(cache)
-    assert len(cache) == 1
+
+
+def test_only_a_timeout_at_the_stretched_cap_is_load_dependent():
+    from creval.sandbox import cacheable, load_dependent
+    lim = {"cpu_s": 2.0}
+    slept = {"limits": lim, "cases": [{"timed_out": True, "wall_capped": False, "cpu_s": 0.01}]}
+    starved = {"limits": lim, "cases": [{"timed_out": True, "wall_capped": True, "cpu_s": 0.7}]}
+    spun = {"limits": lim, "cases": [{"timed_out": True, "wall_capped": True, "cpu_s": 1.99}]}
+    assert not load_dependent(slept) and load_dependent(starved) and not load_dependent(spun)
+    assert cacheable(slept) and not cacheable({**starved, "load_dependent": True})
+    assert not cacheable({"sandbox_error": "runner died", "cases": []})
 
 
 def test_an_infrastructure_failure_is_not_cached(cache, monkeypatch):

@@ -40,7 +40,7 @@ from creval.core.cache import cached_batch
 log = logging.getLogger("creval.sandbox")
 
 RUNNER = Path(__file__).with_name("_runner.py")
-RUNNER_VERSION = 4          # bump when the runner's semantics change (part of every cache key)
+RUNNER_VERSION = 5          # bump when the runner's semantics change (part of every cache key)
 
 
 @dataclass(frozen=True)
@@ -401,9 +401,11 @@ CGROUP_SLACK_MB = 96      # the runner's own interpreter, beside the program's m
 
 
 def load_dependent(res: dict) -> bool:
-    """A wall-clock timeout whose CPU time stayed under the CPU limit: the machine's load may have caused it."""
+    """A wall-clock timeout that the machine's load may have caused: the runner's wall clock leaves out the time
+    the program waited for a CPU, up to 3x its limit; a timeout at that cap whose CPU time stayed under the CPU
+    limit is load-dependent. (A program that sleeps or blocks times out at its limit: its own doing.)"""
     cpu = res.get("limits", {}).get("cpu_s")
-    return any(c.get("timed_out") and (cpu is None or c.get("cpu_s", 0.0) < 0.9 * cpu)
+    return any(c.get("timed_out") and c.get("wall_capped", True) and (cpu is None or c.get("cpu_s", 0.0) < 0.9 * cpu)
                for c in res.get("cases", []))
 
 
