@@ -1,15 +1,23 @@
 """``creval models``: every registered model and whether it is usable here (or what is missing)."""
 from __future__ import annotations
 
-from creval.models.registry import all_specs, backend_class, check
+from creval.models.registry import all_specs, backend_class, check, reachable
 
 
 def cmd_models(args) -> int:
-    rows = []
+    rows, seen = [], {}
     for name, spec in all_specs().items():
         ok, why = check(spec)
+        if ok and spec.backend == "openai":
+            if args.no_network:
+                why = f"{why} (not checked: --no-network)"
+            else:                                   # one TCP connect per endpoint; no request, no key sent
+                url = spec.base_url or why
+                seen.setdefault(url, reachable(url))
+                ok, why = seen[url]
         kind = backend_class(spec).LOGPROB_KIND if ok or spec.backend == "openai" else "?"
-        rows.append((name, spec.backend, "yes" if ok else "no", kind, why if ok else f"missing: {why}"))
+        usable = ("?" if "not checked" in why else "yes") if ok else "no"
+        rows.append((name, spec.backend, usable, kind, why if ok else f"missing: {why}"))
     widths = [max(len(r[i]) for r in rows + [("model", "backend", "usable", "logprobs", "")]) for i in range(4)]
     head = ("model", "backend", "usable", "logprobs", "source / what to do")
     for r in [head, *rows]:
@@ -18,5 +26,9 @@ def cmd_models(args) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("models", help="list registered models and whether each is usable on this machine")
+    p = sub.add_parser("models", help="list registered models and whether each is usable on this machine",
+                       description="List every model spec (params/models/ and the folders in CREVAL_MODELS) and "
+                                   "whether it is usable here: weights installed, API key set, server answering. "
+                                   "A server is only checked for a TCP connection; no request and no key is sent.")
+    p.add_argument("--no-network", action="store_true", help="do not try to connect to API servers")
     p.set_defaults(func=cmd_models)

@@ -34,6 +34,30 @@ from creval.models.base import (ChatRequest, ChoiceRequest, ChoiceScores, Comple
                                 ModelSpec, Sample, SampleRequest, derive_seed, split_thinking)
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+OPENAI_URL = "https://api.openai.com/v1"
+OPENAI_HOST = "api.openai.com"
+
+
+def host_of(url: str) -> str:
+    return (httpx.URL(url).host or "").lower()
+
+
+def api_key_for(spec: ModelSpec) -> str:
+    """The key this spec may send, or "" for none. A key only goes to the host it belongs to:
+    ``OPENAI_API_KEY`` only to api.openai.com (never to a custom ``base_url``); another host gets the
+    spec's own ``api_key_env`` or no ``Authorization`` header at all."""
+    host = host_of(spec.base_url or OPENAI_URL)
+    env = spec.api_key_env or ("OPENAI_API_KEY" if host == OPENAI_HOST else "")
+    if not env:
+        return ""                                   # a local/custom server: send no key
+    if env == "OPENAI_API_KEY" and host != OPENAI_HOST:
+        raise CrevalError(f"model {spec.name}: the spec would send OPENAI_API_KEY to {host}, which is not OpenAI's "
+                          "endpoint", "put that server's own key in another variable and name it in the spec "
+                                      "(api_key_env: MY_SERVER_KEY), or drop api_key_env if it needs none")
+    key = os.environ.get(env, "")
+    if not key:
+        raise CrevalError(f"model {spec.name} needs an API key in {env}, which is not set", f"export {env}=...")
+    return key
 
 
 def run_sync(coro):
@@ -56,10 +80,8 @@ class OpenAIBackend:
 
     def __init__(self, spec: ModelSpec, max_retries: int = 5, timeout: float = 120.0):
         self.spec, self.max_retries, self.timeout = spec, max_retries, timeout
-        self.base_url = (spec.base_url or "https://api.openai.com/v1").rstrip("/")
-        self.api_key = os.environ.get(spec.api_key_env, "") if spec.api_key_env else os.environ.get("OPENAI_API_KEY", "none")
-        if spec.api_key_env and not self.api_key:
-            raise CrevalError(f"model {spec.name} needs an API key", f"export {spec.api_key_env}=...")
+        self.base_url = (spec.base_url or OPENAI_URL).rstrip("/")
+        self.api_key = api_key_for(spec)
         self.version = spec.model
         self.quantisation = str(spec.extra.get("quantisation", ""))    # a server does not say; the spec may
 
@@ -80,7 +102,8 @@ class OpenAIBackend:
                         return r.json()
                     if r.status_code in (401, 403):
                         raise CrevalError(f"model {self.spec.name}: the endpoint refused the API key ({r.status_code})",
-                                          f"check {self.spec.api_key_env or 'OPENAI_API_KEY'}")
+                                          f"check {self.spec.api_key_env or 'OPENAI_API_KEY'}" if self.api_key else
+                                          f"this server wants a key: name its env var in the spec (api_key_env)")
                     if r.status_code not in RETRY_STATUS:
                         raise CrevalError(f"model {self.spec.name}: {url} answered {r.status_code}: {r.text[:300]}",
                                           "check the model name and request parameters")
@@ -95,8 +118,9 @@ class OpenAIBackend:
     def _gather(self, jobs: list[tuple[str, dict]]) -> list[dict]:
         async def go():
             sem = asyncio.Semaphore(max(1, self.spec.concurrency))
-            headers = {"Authorization": f"Bearer {self.api_key}"}
-            async with httpx.AsyncClient(timeout=self.timeout, headers=headers) as client:
+            headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+            # no redirects followed: a key is never re-sent to wherever a server points
+            async with httpx.AsyncClient(timeout=self.timeout, headers=headers, follow_redirects=False) as client:
                 return await asyncio.gather(*(self._post(client, sem, p, b) for p, b in jobs))
         return run_sync(go())
 

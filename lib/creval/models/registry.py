@@ -116,14 +116,14 @@ def check(spec: ModelSpec) -> tuple[bool, str]:
     """Is this model usable here? Returns (usable, what is missing or where it comes from)."""
     try:
         if spec.backend == "openai":
-            if spec.api_key_env and not os.environ.get(spec.api_key_env):
-                return False, f"set {spec.api_key_env}"
-            return True, spec.base_url or "https://api.openai.com/v1"
+            from creval.models.openai_compat import OPENAI_URL, api_key_for
+            api_key_for(spec)                       # the key's variable is set and may go to this host
+            return True, spec.base_url or OPENAI_URL
         needed = {"llamacpp": "llama_cpp", "hf": "transformers"}[spec.backend]
         if importlib.util.find_spec(needed) is None:
             return False, spec.install or f"pip install {needed}"
         if spec.backend == "hf" and not spec.source:
-            return True, f"Hugging Face Hub id {spec.model} (downloads on first use; needs internet or HF cache)"
+            return True, f"Hugging Face Hub id {spec.model} ({hub_cache_state(spec.model)})"
         src = spec.source or {}
         if "parts" in src and not (paths.artifacts_dir() / src["file"]).exists():
             missing = [p for p in src["parts"] if package_dir(p) is None]
@@ -133,6 +133,35 @@ def check(spec: ModelSpec) -> tuple[bool, str]:
         return True, str(locate_weights(spec))
     except CrevalError as e:
         return False, e.fix or e.problem
+
+
+def hub_cache_state(model_id: str) -> str:
+    """Whether a Hub model's config is already in the local Hugging Face cache (no network used)."""
+    if Path(model_id).expanduser().is_dir():
+        return "local folder"
+    try:
+        from huggingface_hub import try_to_load_from_cache
+        found = try_to_load_from_cache(model_id, "config.json")
+    except Exception:                               # noqa: BLE001 - a malformed id is simply not cached
+        found = None
+    return "in the local HF cache" if isinstance(found, str) else \
+        "not in the local HF cache: downloads on first use, needs internet (and a login if gated); not checked"
+
+
+def reachable(url: str, timeout: float = 1.5) -> tuple[bool, str]:
+    """Whether something accepts a TCP connection at ``url``'s host and port (no request is sent, so no key)."""
+    import socket
+
+    import httpx
+    u = httpx.URL(url)
+    port = u.port or (443 if u.scheme == "https" else 80)
+    try:
+        with socket.create_connection((u.host, port), timeout=timeout):
+            return True, f"{url} (answering)"
+    except OSError as e:
+        why = "nothing listening" if isinstance(e, ConnectionRefusedError) else (
+            "name not resolved (offline?)" if isinstance(e, socket.gaierror) else type(e).__name__)
+        return False, f"start the server at {url} or fix base_url ({why})"
 
 
 def backend_class(spec: ModelSpec):
