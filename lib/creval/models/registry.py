@@ -117,6 +117,8 @@ def check(spec: ModelSpec) -> tuple[bool, str]:
     try:
         if spec.backend == "openai":
             from creval.models.openai_compat import OPENAI_URL, api_key_for
+            if spec.api_key_env and not os.environ.get(spec.api_key_env):
+                return False, f"set {spec.api_key_env}"
             api_key_for(spec)                       # the key's variable is set and may go to this host
             return True, spec.base_url or OPENAI_URL
         needed = {"llamacpp": "llama_cpp", "hf": "transformers"}[spec.backend]
