@@ -166,3 +166,24 @@ def test_unreachable_endpoint_is_a_clear_error(tmp_path):
     spec.write_text(f"backend: openai\nmodel: x\nbase_url: http://127.0.0.1:{_free_port()}/v1\n")
     with pytest.raises(CrevalError, match="unreachable"):
         load_model(str(spec), cache=CallCache(tmp_path / "d.sqlite")).chat(MSGS)
+
+
+def test_llamacpp_shared_prefix_chat_decodes_the_common_prefix_once():
+    from creval.models.base import ChatRequest
+    from creval.models.llamacpp import LlamaCppBackend
+    b = LlamaCppBackend(get_spec("smollm2-135m"))
+    system = {"role": "system", "content": "You judge how original an everyday use of an object is. " * 6}
+    reqs = [ChatRequest((system, {"role": "user", "content": f"Rate this use of a fork from 1 to 5: {u}"}), 0.0, 6, 0)
+            for u in ("comb hair", "dig a tiny garden", "open a paint can")]
+    prompts = [b.tokenize(b.render(r.messages)) for r in reqs]
+    common = next(i for i, col in enumerate(zip(*prompts)) if len(set(col)) > 1)
+    b.batched = True
+    out = b.chat(reqs)
+    assert len(out) == 3 and all(1 <= c.output_tokens <= 6 and c.input_tokens == len(p) for c, p in zip(out, prompts))
+    assert b._held == prompts[0][:common] and common > 60            # sequence 0 keeps the shared prefix only
+    before = b.reused_tokens
+    b.chat(reqs)                                                        # the next call reuses it whole
+    assert b.reused_tokens - before == common
+    b.batched = False
+    one = b.chat(reqs[:1])[0]                                           # the single path still works after it
+    assert 1 <= one.output_tokens <= 6

@@ -28,8 +28,6 @@ from creval.models.registry import locate_weights
 
 MAX_SEQ = 32          # sequences decoded together (n > MAX_SEQ is drawn in chunks)
 N_BATCH = 512
-CHAT_SEQ = 8          # independent chat requests decoded together (each in its own KV stream)
-CHAT_SEQ_CTX = 2048   # tokens (prompt + reply) per stream of the batched-chat context
 
 
 def log_softmax(x: np.ndarray) -> np.ndarray:
@@ -111,12 +109,11 @@ class LlamaCppBackend:
         self.batch = llama_cpp.llama_batch_init(max(N_BATCH, MAX_SEQ * 8), 0, MAX_SEQ)
         self.lock = threading.Lock()
         self._held: list[int] = []        # prompt tokens sequence 0 holds (positions 0..len-1)
-        # chat(): decode several requests together. Off by default: measured on 2 CPU cores with SmolLM2 it is
-        # 0.82x (slower; benchmarks/bench_aut.py) and greedy replies can differ with the batch's make-up;
-        # CREVAL_BATCH_CHAT=1 (or backend.batched = True) turns it on
+        # chat(): decode several requests together, their common prefix once (_generate_shared). Off by default:
+        # on 2 loaded CPU cores with SmolLM2 it is 1.40x (below the 1.5x that would justify it; benchmarks/
+        # bench_aut.py) and greedy replies differ with the batch's make-up (67% identical: batched matrix
+        # products round differently); CREVAL_BATCH_CHAT=1 (or backend.batched = True) turns it on
         self.batched = os.environ.get("CREVAL_BATCH_CHAT", "0") == "1"
-        self._bctx = self._bmem = self._bbatch = None    # the batched-chat context, made on first use
-        self._chat_seq_ctx = min(CHAT_SEQ_CTX, self.n_ctx)
         self.reused_tokens = 0            # prompt tokens served from the KV cache (prefix reuse)
 
     # -- text <-> tokens ----------------------------------------------------------------------
@@ -250,18 +247,20 @@ class LlamaCppBackend:
         return out
 
     def chat(self, reqs: Sequence[ChatRequest]) -> list[Completion]:
-        """Several requests are decoded together (:meth:`_generate_batch`: one KV stream each, one
-        ``llama_decode`` per token step for all of them); a single request keeps the prefix-reusing path."""
+        """Several requests are decoded together with their common prefix decoded once
+        (:meth:`_generate_shared`); with ``batched`` off (``CREVAL_BATCH_CHAT=0``) one at a time, each
+        reusing the prefix sequence 0 still holds from the previous prompt."""
         prompts = [self.tokenize(self.render(r.messages)) for r in reqs]
         samples: list[Sample | None] = [None] * len(reqs)
         with self.lock:
             if self.batched and len(reqs) > 1:
-                for group in self._groups(prompts, [r.max_tokens for r in reqs]):
+                for group in self._shared_groups(prompts, [r.max_tokens for r in reqs]):
                     if len(group) == 1:
                         continue
-                    res = self._generate_batch([prompts[k] for k in group],
-                                               [derive_seed(reqs[k].seed, 0) for k in group],
-                                               [reqs[k].temperature for k in group], [reqs[k].max_tokens for k in group])
+                    res = self._generate_shared([prompts[k] for k in group],
+                                                [derive_seed(reqs[k].seed, 0) for k in group],
+                                                [reqs[k].temperature for k in group],
+                                                [reqs[k].max_tokens for k in group])
                     for k, smp in zip(group, res):
                         samples[k] = smp
             for k, r in enumerate(reqs):
@@ -275,54 +274,50 @@ class LlamaCppBackend:
             out.append(Completion(text, len(prompt), s.n_tokens - rt, reasoning, rt, s.finish_reason))
         return out
 
-    def _groups(self, prompts: list[list[int]], max_tokens: list[int]) -> list[list[int]]:
-        """Requests in order, ``CHAT_SEQ`` per group; a request that does not fit one stream of the batched
-        context (prompt + budget > ``CHAT_SEQ_CTX``) is a group of its own (decoded on the main context)."""
-        groups, cur = [], []
+    def _shared_groups(self, prompts: list[list[int]], max_tokens: list[int]) -> list[list[int]]:
+        """Requests in order, at most ``MAX_SEQ`` per group and together within the context (counting every
+        prompt whole, so the bound holds whatever prefix they share); one too long for that is alone."""
+        groups, cur, used = [], [], 0
         for k, (p, m) in enumerate(zip(prompts, max_tokens)):
-            if len(p) + m + 1 > self._chat_seq_ctx:
+            need = len(p) + m + 1
+            if need >= self.n_ctx:
                 groups.append([k])
                 continue
-            cur.append(k)
-            if len(cur) == CHAT_SEQ:
+            if cur and (len(cur) == MAX_SEQ or used + need >= self.n_ctx):
                 groups.append(cur)
-                cur = []
+                cur, used = [], 0
+            cur.append(k)
+            used += need
         return groups + ([cur] if cur else [])
 
-    def _chat_context(self):
-        """The batched-chat context (created on first use): ``CHAT_SEQ`` separate KV streams of
-        ``CHAT_SEQ_CTX`` tokens (``kv_unified = False``), so each request attends only to its own tokens."""
-        if self._bctx is None:
-            lc = self.lc
-            params = lc.llama_context_default_params()
-            params.n_ctx = self._chat_seq_ctx * CHAT_SEQ
-            params.n_batch, params.n_ubatch = N_BATCH, N_BATCH
-            params.n_seq_max, params.kv_unified = CHAT_SEQ, False
-            params.n_threads = params.n_threads_batch = self.threads
-            ctx = lc.llama_init_from_model(self.llm.model, params)
-            if not ctx:
-                raise CrevalError(f"model {self.spec.name}: llama.cpp could not create the batched-chat context",
-                                  "set `batched = False` on the backend or lower CHAT_SEQ_CTX")
-            self._bctx, self._bmem = ctx, lc.llama_get_memory(ctx)
-            self._bbatch = lc.llama_batch_init(N_BATCH, 0, CHAT_SEQ)
-        return self._bctx
-
-    def _generate_batch(self, prompts: list[list[int]], seeds: list[int], temps: list[float],
-                        max_tokens: list[int]) -> list[Sample]:
-        """One continuation per prompt, all decoded together on the batched-chat context: prompt ``s`` lives
-        in stream ``s``; the prompts are prefilled in shared batches, then every live sequence advances one
-        token per ``llama_decode``. The caller guarantees that each fits a stream (:meth:`_groups`)."""
-        ctx = self._chat_context()
-        self.lc.llama_memory_clear(self._bmem, True)
-        rows: dict[int, np.ndarray] = {}
-        for s, p in enumerate(prompts):          # prefill: one prompt per batch (compute-bound either way)
-            for c0 in range(0, len(p), N_BATCH):
-                chunk = p[c0:c0 + N_BATCH]
-                last = c0 + len(chunk) == len(p)
-                self._decode([(t, c0 + i, [s], last and i == len(chunk) - 1) for i, t in enumerate(chunk)],
-                             ctx, self._bbatch)
-            rows[s] = self._logits(len(p) - 1 - (len(p) - 1) // N_BATCH * N_BATCH, ctx)
+    def _generate_shared(self, prompts: list[list[int]], seeds: list[int], temps: list[float],
+                         max_tokens: list[int]) -> list[Sample]:
+        """One continuation per prompt, decoded together on the main (unified) KV cache: the prompts' common
+        token prefix is decoded once on sequence 0 (keeping what sequence 0 already held from the previous
+        call) and shared with sequences 1..n-1 (``llama_memory_seq_cp``: no copy in a unified cache); the
+        suffixes are prefilled in shared batches; then every live sequence advances one token per decode.
+        Afterwards sequence 0 holds the common prefix only, ready for the next call's reuse."""
         n = len(prompts)
+        shortest = min(len(p) for p in prompts) - 1          # every prompt keeps >= 1 own token (its logits)
+        common = 0
+        for col in zip(*prompts):
+            if common >= shortest or len(set(col)) != 1:
+                break
+            common += 1
+        head = prompts[0][:common]
+        keep = self._reuse_prefix(head)
+        for c0 in range(keep, common, N_BATCH):
+            self._decode([(t, c0 + i, [0], False) for i, t in enumerate(head[c0:c0 + N_BATCH])])
+        self.reused_tokens += keep
+        for q in range(1, n):
+            self.lc.llama_memory_seq_cp(self.mem, 0, q, -1, -1)
+        entries = [(t, common + i, [q], i == len(p) - common - 1, q)
+                   for q, p in enumerate(prompts) for i, t in enumerate(p[common:])]
+        rows: dict[int, np.ndarray] = {}
+        for c0 in range(0, len(entries), N_BATCH):
+            chunk = entries[c0:c0 + N_BATCH]
+            self._decode([e[:4] for e in chunk])
+            rows.update({e[4]: self._logits(i) for i, e in enumerate(chunk) if e[3]})
         rngs = [np.random.default_rng(sd) for sd in seeds]
         pos = [len(p) for p in prompts]
         toks: list[list[int]] = [[] for _ in range(n)]
@@ -330,27 +325,33 @@ class LlamaCppBackend:
         done: list[str | None] = [None] * n
         while True:
             step = []
-            for s in range(n):
-                if done[s] is not None:
+            for q in range(n):
+                if done[q] is not None:
                     continue
-                t, lp = sample_token(rows[s], temps[s], 1.0, rngs[s])
-                toks[s].append(t)
-                lps[s].append(lp)
+                t, lp = sample_token(rows[q], temps[q], 1.0, rngs[q])
+                toks[q].append(t)
+                lps[q].append(lp)
                 if self.is_eog(t):
-                    done[s] = "stop"
-                    toks[s].pop()
-                elif len(toks[s]) >= max_tokens[s]:
-                    done[s] = "length"
+                    done[q] = "stop"
+                    toks[q].pop()
+                elif len(toks[q]) >= max_tokens[q]:
+                    done[q] = "length"
                 else:
-                    step.append(s)
+                    step.append(q)
             if not step:
                 break
-            self._decode([(toks[s][-1], pos[s], [s], True) for s in step], ctx, self._bbatch)
-            rows = {s: self._logits(i, ctx) for i, s in enumerate(step)}
-            for s in step:
-                pos[s] += 1
-        self.lc.llama_memory_clear(self._bmem, True)
-        return [Sample(self.detok(toks[s]), tuple(lps[s]), done[s] or "length") for s in range(n)]
+            self._decode([(toks[q][-1], pos[q], [q], True) for q in step])
+            rows = {q: self._logits(i) for i, q in enumerate(step)}
+            for q in step:
+                pos[q] += 1
+        for q in range(1, n):
+            self.lc.llama_memory_seq_rm(self.mem, q, -1, -1)
+        if self.lc.llama_memory_seq_rm(self.mem, 0, common, -1):
+            self._held = list(head)
+        else:
+            self.lc.llama_memory_clear(self.mem, True)
+            self._held = []
+        return [Sample(self.detok(toks[q]), tuple(lps[q]), done[q] or "length") for q in range(n)]
 
     def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[ChoiceScores]:
         """Exact log-prob of each choice's tokens after the rendered prompt (choices share the prompt's cache)."""
@@ -416,9 +417,6 @@ class LlamaCppBackend:
 
     def __del__(self):
         try:
-            if self._bctx is not None:
-                self.lc.llama_batch_free(self._bbatch)
-                self.lc.llama_free(self._bctx)
             self.lc.llama_batch_free(self.batch)
             self.lc.llama_free(self.ctx)
         except Exception:
