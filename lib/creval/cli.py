@@ -5,10 +5,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import errno
+import sqlite3
 import sys
 
 from creval import __version__, commands
 from creval.core.errors import CrevalError
+
+
+ENV_ERRNOS = {errno.ENOSPC: "free some disk space", errno.EROFS: "set CREVAL_HOME to a writable folder",
+              errno.EACCES: "make the path writable or set CREVAL_HOME to a writable folder",
+              errno.EEXIST: "give a path that does not exist yet (or a folder)",
+              errno.ENOTDIR: "give a folder path, not a file", errno.EDQUOT: "free some disk space"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,6 +38,18 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args) or 0
     except CrevalError as e:
         print(f"creval: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        if e.errno not in ENV_ERRNOS:
+            raise
+        print(f"creval: error: {e.strerror or e}{f' ({e.filename})' if e.filename else ''}\n  fix: {ENV_ERRNOS[e.errno]}; "
+              "finished calls are cached, rerun the same command to resume", file=sys.stderr)
+        return 2
+    except sqlite3.OperationalError as e:
+        if "disk is full" not in str(e) and "readonly" not in str(e):
+            raise
+        print(f"creval: error: the call cache could not be written ({e})\n  fix: free disk space or make the data "
+              "home writable (CREVAL_HOME); finished calls are cached, rerun to resume", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("creval: interrupted; finished calls are cached, rerun the same command to resume", file=sys.stderr)

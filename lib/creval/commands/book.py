@@ -7,6 +7,7 @@ from pathlib import Path
 from creval.book.build import build_book
 from creval.book.params import load_params
 from creval.book.studies import phases_lines, summary_line
+from creval.core.errors import CrevalError
 
 
 def _summary(m: dict, out: Path) -> str:
@@ -25,9 +26,36 @@ def _summary(m: dict, out: Path) -> str:
     return "\n".join(lines) + ("\n" if not failed else "")
 
 
+def check_chapters(only: list[str] | None) -> None:
+    """``--chapters`` that match no chapter is an error, not a quiet run of nothing."""
+    if not only:
+        return
+    from creval.book.execute import book_structure
+    stems = [Path(f).stem for _, f in book_structure() if f.endswith(".ipynb")]
+    unknown = [o for o in only if not any(o in s for s in stems)]
+    if unknown:
+        raise CrevalError(f"--chapters {' '.join(unknown)} matches no chapter", f"use parts of: {', '.join(stems)}")
+
+
+def check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise CrevalError(f"--out {out} is an existing file, not a folder", "give a folder path (it is created)")
+
+
+def check_render(render: str) -> None:
+    """``--render quarto`` without Quarto fails before any chapter runs."""
+    import shutil
+    if render == "quarto" and not shutil.which("quarto"):
+        raise CrevalError("--render quarto, but the quarto program is not installed (not on PATH)",
+                          "install Quarto (https://quarto.org), or use --render offline (the offline HTML book)")
+
+
 def cmd_book(args) -> int:
+    check_chapters(args.chapters)
+    check_render(args.render)
     params = load_params(args.params, args.p)
     out = Path(args.out or f"_build/{Path(args.params).stem}")
+    check_out(out)
     m = build_book(params, out, args.chapters, args.render)
     print(_summary(m, out))
     return 1 if any(c["error"] for c in m["chapters"]) else 0
@@ -35,6 +63,9 @@ def cmd_book(args) -> int:
 
 def cmd_batch(args) -> int:
     code = 0
+    check_chapters(args.chapters)
+    check_render(args.render)
+    check_out(Path(args.out))
     for model in args.models:
         params = load_params(args.params, args.p)
         params.update(model=model, models=[], run_root=f"runs/{model}")   # under the data home (CREVAL_HOME)
@@ -55,11 +86,16 @@ def _common(p):
 
 
 def register(sub) -> None:
-    p = sub.add_parser("book", help="execute every chapter (papermill) and render the book")
+    p = sub.add_parser("book", help="execute every chapter (papermill) and render the book",
+                       description="Run every study (resumable, cached), execute each chapter notebook with "
+                                   "papermill and render the book (Quarto if installed, else offline HTML) into --out, "
+                                   "with book-manifest.json (calls made vs cached, tokens, cost, timings).")
     _common(p)
     p.add_argument("--out", help="build folder (default: _build/<params name>)")
     p.set_defaults(func=cmd_book)
-    b = sub.add_parser("batch", help="rerun every chapter for each model given, each into its own folder")
+    b = sub.add_parser("batch", help="rerun every chapter for each model given, each into its own folder",
+                       description="For each MODEL (a registered name or a spec .yaml path) build the whole book "
+                                   "into <--out>/<model>, with that model's runs under runs/<model>.")
     b.add_argument("models", nargs="+", help="registered model names (see `creval models`)")
     _common(b)
     b.add_argument("--out", default="_build/batch", help="parent folder (default: %(default)s)")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from creval.core import paths
+from creval.core.errors import CrevalError
 
 
 def canonical(obj: Any) -> str:
@@ -34,10 +35,17 @@ class CallCache:
 
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path else paths.cache_file()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
-        with self._conn() as c:
-            c.execute("CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, kind TEXT, value TEXT, created REAL)")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self._conn() as c:
+                c.execute("CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, kind TEXT, value TEXT, created REAL)")
+        except sqlite3.DatabaseError as e:
+            raise CrevalError(f"the call cache {self.path} is not a usable SQLite database ({e})",
+                              "move that file away (or point CREVAL_CACHE at a new file); it is rebuilt on the next run") from None
+        except (OSError, sqlite3.OperationalError) as e:
+            raise CrevalError(f"cannot create the call cache {self.path} ({e})",
+                              "make its folder writable, or set CREVAL_CACHE / CREVAL_HOME to a writable place") from None
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)

@@ -1,0 +1,37 @@
+"""The bad-input probe (tests/probe_bad_inputs.py) as one test, plus the cache's environment errors."""
+import importlib.util
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from creval.core.cache import CallCache
+from creval.core.errors import CrevalError
+
+_spec = importlib.util.spec_from_file_location("probe", Path(__file__).parents[1] / "probe_bad_inputs.py")
+probe = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(probe)
+
+
+def test_every_bad_input_gives_one_message_and_exit_2(tmp_path):
+    failures = []
+    for name, argv, env, frag in probe.probes(tmp_path):
+        why = probe.check(probe.run_probe(argv, env), frag)
+        if why:
+            failures.append(f"{name}: {why}")
+    assert failures == []
+
+
+def test_garbage_file_as_cache_is_one_sentence(tmp_path):
+    bad = tmp_path / "calls.sqlite"
+    bad.write_text("not a database\n" * 50)
+    with pytest.raises(CrevalError, match="not a usable SQLite database"):
+        CallCache(bad)
+
+
+def test_unwritable_cache_folder_is_one_sentence(tmp_path):
+    ro = tmp_path / "ro"
+    ro.write_text("a file where a folder should be")
+    with pytest.raises(CrevalError, match="cannot create the call cache"):
+        CallCache(ro / "sub" / "calls.sqlite")
+    assert sqlite3.sqlite_version
