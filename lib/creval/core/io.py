@@ -50,10 +50,15 @@ def read_json(path: Path):
 def read_json_rows(path: Path) -> list[dict]:
     """Rows of a ``.json`` (list, or ``{"rows": [...]}``) or ``.jsonl`` file; CrevalError if malformed."""
     if path.suffix == ".jsonl":
-        try:
-            rows = [json.loads(line) for line in _dataset_text(path).splitlines() if line.strip()]
-        except json.JSONDecodeError as e:
-            raise CrevalError(f"dataset file {path} is not valid JSON: {e}", "repair or replace the file") from None
+        rows = []
+        for n, line in enumerate(_dataset_text(path).splitlines(), start=1):   # the file's own line numbers
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise CrevalError(f"dataset file {path}: line {n} is not valid JSON ({e.msg} at column {e.colno})",
+                                  "repair or remove that line") from None
     else:
         data = read_json(path)
         rows = data.get("rows", data) if isinstance(data, dict) else data
