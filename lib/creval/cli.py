@@ -19,12 +19,17 @@ ENV_ERRNOS = {errno.ENOSPC: "free some disk space", errno.EROFS: "set CREVAL_HOM
               errno.ENOTDIR: "give a folder path, not a file", errno.EDQUOT: "free some disk space"}
 
 
+DEVELOPER_COMMANDS = {"sync-params"}     # rewrite repository files; for contributors
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="creval", description="Measure the creativity of language models.")
     p.add_argument("--version", action="version", version=f"creval {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for mod in sorted(m.name for m in pkgutil.iter_modules(commands.__path__)):
         importlib.import_module(f"creval.commands.{mod}").register(sub)
+    # developer tools work when named but stay out of the user's command list
+    sub._choices_actions = [a for a in sub._choices_actions if a.dest not in DEVELOPER_COMMANDS]
     return p
 
 

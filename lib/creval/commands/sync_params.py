@@ -3,7 +3,10 @@ from __future__ import annotations
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("sync-params", help="rewrite params/default.yaml and chapter parameter cells from the Configs")
+    p = subparsers.add_parser("sync-params", help="rewrite params/default.yaml and chapter parameter cells from the Configs",
+                              description="Developer tool (hidden from `creval --help`): rewrites the repository's "
+                                          "params/default.yaml and each chapter's parameters cell from the studies' "
+                                          "Configs. Run it after changing a Config.")
     p.add_argument("--check", action="store_true", help="only list what is out of date (exit 1 if anything is)")
     p.set_defaults(func=_run)
 
