@@ -24,7 +24,15 @@ def probes(tmp: Path) -> list[tuple[str, list[str], dict, str]]:
            ("--out names an existing file", ["book", "--chapters", "01", "--out", str(tmp / "a-file")], {}, "existing file"),
            ("judge a missing file", ["judge", str(tmp / "nope.jsonl"), "--out", str(tmp / "o")], {}, "no such file"),
            ("unknown model spec path", ["judge", str(tmp / "good.jsonl"), "--out", str(tmp / "o3"), "--model",
-                                        str(tmp / "none.yaml")], {}, "does not exist")]
+                                        str(tmp / "none.yaml")], {}, "does not exist"),
+           ("book with an unknown model (found before any study)", ["book", "-p", "model=nope", "--render", "none",
+                                                                    "--out", str(tmp / "o4")], {}, "unknown model 'nope'"),
+           ("book with an unknown judge model", ["book", "-p", "judge_model=nope", "--render", "none",
+                                                 "--out", str(tmp / "o5")], {}, "unknown model 'nope'"),
+           ("batch with a missing spec file", ["batch", "smollm2-135m", str(tmp / "none.yaml"), "--render", "none",
+                                              "--out", str(tmp / "o6")], {}, "does not exist"),
+           ("a parameter file that does not exist", ["book", "--params", str(tmp / "none-params.yaml")], {},
+            "parameter file")]
     if not shutil.which("quarto"):
         out.append(("--render quarto without Quarto", ["book", "--chapters", "01", "--render", "quarto",
                                                          "--out", str(tmp / "b")], {}, "quarto"))

@@ -60,3 +60,40 @@ def test_slowest_phases_rank_the_seconds_of_calls_made():
     assert [(p["study"], p["phase"]) for p in top] == [("b", "sample:m"), ("a", "chat:m")]
     assert top[0]["calls"] == 4 and top[0]["tokens in/out"] == "40/4"
     assert phases_lines(rows, k=1) == ["slowest phase: b · sample:m: 12.0 s in 4 calls (tokens 40/4)"]
+
+
+def test_rendered_pages_share_one_plotly_js(tmp_path):
+    import plotly.graph_objects as go
+
+    from creval.book.plots import figure_html
+    from creval.book.render import PLOTLY_FILE, share_plotly
+    site = tmp_path / "site"
+    (site / "chapters").mkdir(parents=True)
+    fig = figure_html(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])), include_js=True)
+    for page in (site / "chapters/a.html", site / "chapters/b.html", site / "top.html"):
+        page.write_text(f"<html><body>{fig}</body></html>")
+    (site / "index.html").write_text("<html><body>no figure</body></html>")
+    before = sum(p.stat().st_size for p in site.rglob("*.html"))
+    assert share_plotly(site) == 3
+    js = (site / PLOTLY_FILE).read_text()
+    assert len(js) > 1_000_000                                                   # the library, once
+    assert 'src="../plotly.min.js"' in (site / "chapters/a.html").read_text()
+    assert 'src="plotly.min.js"' in (site / "top.html").read_text()
+    after = sum(p.stat().st_size for p in site.rglob("*.html")) + len(js)
+    assert after < before - 1.9 * len(js)                                        # three copies became one
+    assert share_plotly(site) == 0                                               # idempotent
+
+
+def test_study_summary_says_whether_a_run_was_new_resumed_or_read_back(tmp_path):
+    from creval.book.studies import start_state, summary_line
+    run = tmp_path / "run"
+    assert start_state(run) == "new"
+    run.mkdir()
+    (run / "steps.jsonl").write_text('{"a": 1}\n')
+    assert start_state(run) == "resumed"
+    (run / "manifest.json").write_text(json.dumps({"complete": True, "params": {"run_id": "x"}}))
+    assert start_state(run) == "finished"
+    usage = {"calls_made": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}
+    line = summary_line({"study": "divergent", "state": "resumed", "error": None, "seconds": 1.0, "usage": usage,
+                         "run_dir": str(run)})
+    assert "resumed an interrupted run" in line and "calls 0 made, 0 from cache" in line

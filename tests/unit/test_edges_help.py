@@ -22,3 +22,12 @@ def test_sync_params_is_hidden_from_user_help_but_works(capsys):
 def test_commands_have_descriptions(capsys, cmd, words):
     _help([cmd, "--help"])
     assert words in capsys.readouterr().out.replace("\n", " ")
+
+
+def test_run_help_lists_each_parameter_with_its_default(capsys):
+    from creval.studies.registry import STUDIES
+    _help(["run", "divergent", "--help"])
+    out = capsys.readouterr().out
+    cfg = STUDIES["divergent"].config
+    assert f"limit* = {cfg.defaults()['limit']}" in out and "# problems per domain" in out
+    assert "run_root = runs/default" in out                        # not marked: it does not change the run id

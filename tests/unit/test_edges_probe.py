@@ -35,3 +35,14 @@ def test_unwritable_cache_folder_is_one_sentence(tmp_path):
     with pytest.raises(CrevalError, match="cannot create the call cache"):
         CallCache(ro / "sub" / "calls.sqlite")
     assert sqlite3.sqlite_version
+
+
+def test_book_finds_its_profile_from_another_folder(tmp_path, monkeypatch):
+    from creval.commands.book import params_path
+    from creval.core.paths import REPO
+    monkeypatch.chdir(tmp_path)
+    assert params_path(None) == REPO / "params/default.yaml"
+    assert params_path("params/smoke.yaml") == REPO / "params/smoke.yaml"
+    (tmp_path / "params").mkdir()
+    (tmp_path / "params/smoke.yaml").write_text("seed: 1\n")          # a profile of the user's own wins
+    assert params_path("params/smoke.yaml") == Path("params/smoke.yaml")

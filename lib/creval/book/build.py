@@ -29,7 +29,7 @@ def build_book(params: dict, out: Path, only: list[str] | None = None, render: s
     """Execute and render the whole book; returns (and writes) the book manifest."""
     from creval.studies.registry import STUDIES
     out = Path(out)
-    t0 = time.time()
+    t0, mark = time.time(), LEDGER.mark()
     chosen = [n for n, s in STUDIES.items() if not only or any(o in Path(s.chapter).stem for o in only)]
     studies = run_studies(effective_params(params), chosen) if chosen else []
     t_studies = time.time() - t0
@@ -42,7 +42,7 @@ def build_book(params: dict, out: Path, only: list[str] | None = None, render: s
         index = render_quarto(out) if use_quarto else render_offline(out)
         renderer = "quarto" if use_quarto else "offline-html"
     records = [CallRecord(**r) for f in sorted((out / "ledger").glob("*.jsonl")) for r in read_jsonl(f)]
-    records += LEDGER.since(0)          # the studies' calls, made in this process
+    records += LEDGER.since(mark)       # the studies' calls, made by this build in this process
     manifest = {"params": effective_params(params), "git_commit": git_commit(), "packages": package_versions(),
                 "seconds_studies": round(t_studies, 2), "seconds_execute": round(t_exec, 2),
                 "seconds_total": round(time.time() - t0, 2), "studies": studies,

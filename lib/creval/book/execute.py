@@ -71,22 +71,29 @@ def merge_injected(parameters_src: str, injected_src: str) -> str:
     return "\n".join(out)
 
 
-def show_parameters_once(nb_path: Path) -> None:
-    """Fold papermill's injected-parameters cell into the chapter's own parameters cell, so a rendered
-    page shows each parameter once, with the value it ran with and its comment."""
-    nb = json.loads(Path(nb_path).read_text())
+def fold_parameters(nb) -> bool:
+    """Fold papermill's injected-parameters cell into the chapter's own parameters cell (in place), so the
+    notebook shows each parameter once, with the value it runs with and its comment. True if it folded."""
     cells = nb["cells"]
     tags = [c.get("metadata", {}).get("tags", []) for c in cells]
     own = next((i for i, t in enumerate(tags) if "parameters" in t), None)
     inj = next((i for i, t in enumerate(tags) if "injected-parameters" in t), None)
     if own is None or inj is None:
-        return
+        return False
     src = lambda c: "".join(c["source"]) if isinstance(c["source"], list) else c["source"]  # noqa: E731
-    merged = merge_injected(src(cells[own]), src(cells[inj]))
-    cells[own]["source"] = merged.splitlines(keepends=True)
+    cells[own]["source"] = merge_injected(src(cells[own]), src(cells[inj]))
     cells[own]["metadata"]["tags"] = [*tags[own], "injected-parameters-merged"]
     del cells[inj]
-    Path(nb_path).write_text(json.dumps(nb, indent=1, ensure_ascii=False))
+    return True
+
+
+def register_engine() -> None:
+    """Make papermill's ``creval`` engine available in this process (the package also declares it as a
+    ``papermill.engine`` entry point, for ``papermill --engine creval`` on the command line)."""
+    from papermill.engines import papermill_engines
+
+    from creval.book.engine import CrevalEngine
+    papermill_engines.register("creval", CrevalEngine)
 
 
 def execute_chapters(params: dict, out: Path, only: list[str] | None = None, progress: bool = True,
@@ -96,6 +103,7 @@ def execute_chapters(params: dict, out: Path, only: list[str] | None = None, pro
     import papermill as pm
     from tqdm.auto import tqdm
 
+    register_engine()
     chapters = [f for _, f in book_structure() if f.endswith(".ipynb")]
     if only:
         chapters = [c for c in chapters if any(o in Path(c).stem for o in only)]
@@ -116,11 +124,9 @@ def execute_chapters(params: dict, out: Path, only: list[str] | None = None, pro
         declared = declared_parameters(src)             # inject only what the chapter declares
         try:
             pm.execute_notebook(str(src), str(dst), parameters={k: v for k, v in params.items() if k in declared}, cwd=str(paths.REPO), kernel_name="python3",
-                                progress_bar=progress, request_save_on_cell_execute=True)
+                                engine_name="creval", progress_bar=progress, request_save_on_cell_execute=True)
         except pm.PapermillExecutionError as e:
             error = f"{e.ename}: {e.evalue}"
-        else:
-            show_parameters_once(dst)
         finally:
             os.environ.pop("CREVAL_LEDGER_FILE", None)
             os.environ.pop("TQDM_DISABLE", None)

@@ -18,7 +18,9 @@ def load_params(path: str | Path, overrides: list[str] = ()) -> dict:
     studies' declared parameters. Returns only the keys given (the chapters' defaults fill the rest)."""
     p = Path(path)
     if not p.exists():
-        raise CrevalError(f"parameter file {p} does not exist", "pass --params params/default.yaml or another profile")
+        from creval.core.paths import params_dir
+        profiles = ", ".join(str(f) for f in sorted(params_dir().glob("*.yaml")))
+        raise CrevalError(f"parameter file {p} does not exist", f"pass --params with one of: {profiles}")
     try:
         params = yaml.safe_load(p.read_text()) or {}
     except yaml.YAMLError as e:

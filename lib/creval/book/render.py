@@ -1,5 +1,6 @@
-"""Render executed chapters: an offline HTML book (nbconvert pages with a table of contents; plotly
-inlined, MathJax from PyPI, no CDN) or, when the ``quarto`` binary exists, ``quarto render``."""
+"""Render executed chapters: an offline HTML book (nbconvert pages with a table of contents; plotly.js
+shipped once beside the pages, MathJax from PyPI, no CDN) or, when the ``quarto`` binary exists,
+``quarto render``."""
 from __future__ import annotations
 
 import html
@@ -47,6 +48,30 @@ def _strip_cdn(page: str) -> str:
     return re.sub(r'<script type="module">(?:(?!</script>).)*https://cdn(?:(?!</script>).)*</script>', "", page, flags=re.S)
 
 
+PLOTLY_FILE = "plotly.min.js"
+
+
+def share_plotly(site: Path) -> int:
+    """Replace the plotly.js each chapter inlines (once per notebook, for JupyterLab) by one shared
+    ``site/plotly.min.js`` loaded by relative path: the book stays offline and ships the library once.
+    Returns how many pages now load the shared copy."""
+    import os
+
+    from plotly.offline import get_plotlyjs
+    inline = f'<script type="text/javascript">{get_plotlyjs()}</script>'
+    n = 0
+    for page in sorted(site.rglob("*.html")):
+        text = page.read_text()
+        if inline not in text:
+            continue
+        rel = os.path.relpath(site / PLOTLY_FILE, page.parent)
+        page.write_text(text.replace(inline, f'<script type="text/javascript" src="{rel}"></script>'))
+        n += 1
+    if n:
+        (site / PLOTLY_FILE).write_text(get_plotlyjs())
+    return n
+
+
 def render_offline(out: Path) -> Path:
     """Write ``out/site/index.html`` and one page per executed chapter, with a table of contents."""
     import mistune
@@ -82,6 +107,7 @@ def render_offline(out: Path) -> Path:
             page = re.sub(r"<body([^>]*)>", lambda m: f"<body{m.group(1)}>{nav}<div class='creval-main'>", page, count=1)
             page = page.replace("</body>", "</div></body>", 1)
         (site / href).write_text(page)
+    share_plotly(site)
     return site / "index.html"
 
 
@@ -102,6 +128,7 @@ def render_quarto(out: Path) -> Path:
     if site.exists():
         shutil.rmtree(site)
     shutil.copytree(stage / "_book", site)
+    share_plotly(site)
     return site / "index.html"
 
 

@@ -10,9 +10,19 @@ from creval.core.ledger import LEDGER, Ledger
 from creval.studies.registry import Study, in_order
 
 
+def start_state(run_dir: Path) -> str:
+    """What a run folder held before this run: ``finished`` (read back, nothing to do), ``resumed`` (an
+    interrupted run's records are kept and only the rest is computed) or ``new``."""
+    from creval.studies.contract import is_finished_dir
+    if is_finished_dir(run_dir):
+        return "finished"
+    return "resumed" if run_dir.is_dir() and any(run_dir.glob("*.jsonl")) else "new"
+
+
 def run_study(study: Study, params: dict, where: str = "the parameters") -> dict:
     """Run one study on ``params`` (resumable; a finished run is left as it is); its status row."""
     cfg = study.make_config(params, where=where)
+    state = start_state(cfg.run_dir)
     mark, t0 = LEDGER.mark(), time.time()
     error = None
     try:
@@ -26,7 +36,8 @@ def run_study(study: Study, params: dict, where: str = "the parameters") -> dict
             traceback.print_exc(file=sys.stderr)
         folder, error = cfg.run_dir, f"{type(e).__name__}: {e}"
     usage = Ledger.summarize(LEDGER.since(mark))
-    return {"study": study.name, "run_dir": str(folder), "run_id": cfg.run_id, "seconds": round(time.time() - t0, 2),
+    return {"study": study.name, "state": state, "run_dir": str(folder), "run_id": cfg.run_id,
+            "seconds": round(time.time() - t0, 2),
             "error": error, "usage": usage["total"], "by_kind_model": usage["by_kind_model"],
             "sandbox_runs": sum(v["calls_made"] for k, v in usage["by_kind_model"].items() if k.startswith("sandbox:"))}
 
@@ -53,7 +64,9 @@ def run_studies(params: dict, names=None, where: str = "the parameters") -> list
 
 def summary_line(row: dict) -> str:
     u = row["usage"]
-    return (f"{row['study']}: {'FAILED ' + row['error'] if row['error'] else 'ok'} in {row['seconds']:.1f} s; "
+    state = {"finished": " (already finished: read back)", "resumed": " (resumed an interrupted run)"}.get(
+        row.get("state", ""), "")
+    return (f"{row['study']}: {'FAILED ' + row['error'] if row['error'] else 'ok'}{state} in {row['seconds']:.1f} s; "
             f"calls {u['calls_made']} made, {u['cache_hits']} from cache; sandbox runs {row.get('sandbox_runs', 0)}; "
             f"tokens in/out {u['input_tokens']}/{u['output_tokens']}; cost ${u['cost_usd']:.4f}; "
             f"records {row['run_dir']}")

@@ -76,7 +76,7 @@ def default_yaml(studies: dict) -> str:
 def parameters_source(cls) -> str:
     comments = field_comments(cls)
     rows = [(f"{k} = {py_value(v)}", comments.get(k, "")) for k, v in cls.defaults().items()]
-    head = "# Parameters: the study's Config defaults (papermill and `creval book` inject other values below)\n"
+    head = "# Parameters: the study's Config defaults (`creval book` and `papermill --engine creval` write other values here)\n"
     return head + "\n".join(_aligned(rows))
 
 

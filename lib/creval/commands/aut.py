@@ -41,10 +41,12 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from creval.book.params import effective_params, load_params
+    from creval.commands.book import params_path
     from creval.studies.aut import report
     from creval.studies.aut.run import records
-    params = effective_params(load_params(args.params, args.overrides))
-    recs = records(AutConfig.from_params(params, where=args.params))
+    ppath = params_path(args.params)
+    params = effective_params(load_params(ppath, args.overrides))
+    recs = records(AutConfig.from_params(params, where=str(ppath)))
     t = report.table_agreement(recs)
     print(t.to_string(index=False) if len(t) else "no judgments")
     print(f"records in {recs.root}")

@@ -5,9 +5,10 @@ import sys
 from pathlib import Path
 
 from creval.book.build import build_book
-from creval.book.params import load_params
+from creval.book.params import effective_params, load_params
 from creval.book.studies import phases_lines, summary_line
 from creval.core.errors import CrevalError
+from creval.core.paths import REPO
 
 
 def _summary(m: dict, out: Path) -> str:
@@ -50,11 +51,30 @@ def check_render(render: str) -> None:
                           "install Quarto (https://quarto.org), or use --render offline (the offline HTML book)")
 
 
+def params_path(given: str | None) -> Path:
+    """``--params`` as given, or (when it is relative and not found here) the profile of that name in the
+    checkout, so ``creval book`` works from any folder."""
+    p = Path(given or "params/default.yaml")
+    return p if p.exists() or p.is_absolute() or not (REPO / p).exists() else REPO / p
+
+
+def check_models(params: dict) -> None:
+    """Every model the book will call (``model``, ``models``, ``judge_model``) names a spec, checked before
+    any study runs (not found chapter by chapter)."""
+    from creval.models.registry import get_spec
+    eff = effective_params(params)
+    names = [eff.get("model"), *(eff.get("models") or []), eff.get("judge_model")]
+    for name in dict.fromkeys(n for n in names if isinstance(n, str) and n):
+        get_spec(name)
+
+
 def cmd_book(args) -> int:
     check_chapters(args.chapters)
     check_render(args.render)
-    params = load_params(args.params, args.p)
-    out = Path(args.out or f"_build/{Path(args.params).stem}")
+    ppath = params_path(args.params)
+    params = load_params(ppath, args.p)
+    check_models(params)
+    out = Path(args.out) if args.out else REPO / "_build" / ppath.stem
     check_out(out)
     m = build_book(params, out, args.chapters, args.render)
     print(_summary(m, out))
@@ -62,15 +82,22 @@ def cmd_book(args) -> int:
 
 
 def cmd_batch(args) -> int:
+    from creval.models.registry import model_name
     code = 0
     check_chapters(args.chapters)
     check_render(args.render)
     check_out(Path(args.out))
-    for model in args.models:
-        params = load_params(args.params, args.p)
-        params.update(model=model, models=[], run_root=f"runs/{model}")   # under the data home (CREVAL_HOME)
-        out = Path(args.out) / model
-        print(f"== {model} -> {out}", file=sys.stderr)
+    ppath = params_path(args.params)
+    runs = []
+    for model in args.models:                  # every model checked before the first book is built
+        name = model_name(model)              # a spec path is named by its spec's name (or file stem)
+        params = load_params(ppath, args.p)
+        params.update(model=model, models=[], run_root=f"runs/{name}")   # under the data home (CREVAL_HOME)
+        check_models(params)
+        runs.append((name, params))
+    for name, params in runs:
+        out = Path(args.out) / name
+        print(f"== {name} -> {out}", file=sys.stderr)
         m = build_book(params, out, args.chapters, args.render)
         print(_summary(m, out))
         code |= any(c["error"] for c in m["chapters"])
@@ -78,7 +105,9 @@ def cmd_batch(args) -> int:
 
 
 def _common(p):
-    p.add_argument("--params", default="params/default.yaml", help="flat YAML parameter file (default: %(default)s)")
+    p.add_argument("--params", default="params/default.yaml",
+                   help="flat YAML parameter file; a relative path missing here is read from the checkout "
+                        "(default: %(default)s)")
     p.add_argument("-p", action="append", default=[], metavar="KEY=VALUE", help="override one parameter (repeatable)")
     p.add_argument("--chapters", nargs="*", help="only chapters whose file name contains one of these (e.g. 01 02)")
     p.add_argument("--render", choices=["auto", "quarto", "offline", "none"], default="auto",
@@ -91,12 +120,12 @@ def register(sub) -> None:
                                    "papermill and render the book (Quarto if installed, else offline HTML) into --out, "
                                    "with book-manifest.json (calls made vs cached, tokens, cost, timings).")
     _common(p)
-    p.add_argument("--out", help="build folder (default: _build/<params name>)")
+    p.add_argument("--out", help="build folder (default: _build/<params name> in the checkout)")
     p.set_defaults(func=cmd_book)
     b = sub.add_parser("batch", help="rerun every chapter for each model given, each into its own folder",
                        description="For each MODEL (a registered name or a spec .yaml path) build the whole book "
                                    "into <--out>/<model>, with that model's runs under runs/<model>.")
-    b.add_argument("models", nargs="+", help="registered model names (see `creval models`)")
+    b.add_argument("models", nargs="+", help="registered model names (see `creval models`) or spec .yaml paths")
     _common(b)
     b.add_argument("--out", default="_build/batch", help="parent folder (default: %(default)s)")
     b.set_defaults(func=cmd_batch)

@@ -43,9 +43,11 @@ def run_alias(args) -> int:
 
 def score(args) -> int:
     from creval.book.params import effective_params, load_params
+    from creval.commands.book import params_path
     from creval.studies.neocoder import report
     from creval.studies.neocoder.run import records
-    cfg = NeoCoderConfig.from_params(effective_params(load_params(args.params, args.overrides)), where=args.params)
+    ppath = params_path(args.params)
+    cfg = NeoCoderConfig.from_params(effective_params(load_params(ppath, args.overrides)), where=str(ppath))
     recs = records(cfg)
     for t in (report.table1(recs), report.table3(recs), report.table3(recs, "verifiable"), report.creativity(recs)):
         print(t.attrs.get("caption", ""))

@@ -1,14 +1,27 @@
 """``creval run <study>``: run one study (and the studies it reads) into its run folder."""
 from __future__ import annotations
 
+import argparse
+
 from creval.studies.registry import STUDIES
+
+
+def parameters_help(cls) -> str:
+    """One line per parameter of a study's Config: its default and the comment of its declaration."""
+    from creval.book.sync import field_comments, yaml_value
+    notes, defaults = field_comments(cls), cls.defaults()
+    return "parameters (-p KEY=VALUE; * changes the run id):\n" + "\n".join(
+        f"  {k}{'*' if k in cls.identity_keys() else ''} = {yaml_value(v)}" + (f"   # {notes[k]}" if k in notes else "")
+        for k, v in defaults.items())
 
 
 def cmd_run(args) -> int:
     from creval.book.params import effective_params, load_params
     from creval.book.studies import phases_lines, run_studies, summary_line
-    params = effective_params(load_params(args.params, args.p))
-    rows = run_studies(params, [args.study], where=args.params)
+    from creval.commands.book import params_path
+    ppath = params_path(args.params)
+    params = effective_params(load_params(ppath, args.p))
+    rows = run_studies(params, [args.study], where=str(ppath))
     for r in rows:
         print(summary_line(r))
     for line in phases_lines(rows):
@@ -23,8 +36,8 @@ def register(sub) -> None:
                                    "and `creval book` read these folders.")
     sp = p.add_subparsers(dest="study", metavar="STUDY", required=True)
     for name, s in STUDIES.items():
-        q = sp.add_parser(name, help=s.summary, description=f"{s.summary}. Chapter: {s.chapter}. "
-                          f"Parameters: {', '.join(s.config.keys())}.")
+        q = sp.add_parser(name, help=s.summary, description=f"{s.summary}. Chapter: {s.chapter}.",
+                          epilog=parameters_help(s.config), formatter_class=argparse.RawDescriptionHelpFormatter)
         q.add_argument("--params", default="params/default.yaml", help="flat YAML parameter file (default: %(default)s)")
         q.add_argument("-p", action="append", default=[], metavar="KEY=VALUE",
                        help="override one parameter (repeatable), e.g. -p model=gpt-4o")

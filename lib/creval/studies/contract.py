@@ -36,15 +36,20 @@ def finish(store: RunStore) -> Path:
     return store.root
 
 
-def is_finished(cfg: Config) -> bool:
-    f = cfg.run_dir / "manifest.json"
+def is_finished_dir(run_dir: Path, run_id: str | None = None) -> bool:
+    """True when ``run_dir``'s manifest says the run completed (and, if given, is the run ``run_id``)."""
+    f = Path(run_dir) / "manifest.json"
     if not f.exists():
         return False
     try:
         m = json.loads(f.read_text())
     except (OSError, ValueError):
         return False
-    return bool(m.get("complete")) and m.get("params", {}).get("run_id") == cfg.run_id
+    return bool(m.get("complete")) and (run_id is None or m.get("params", {}).get("run_id") == run_id)
+
+
+def is_finished(cfg: Config) -> bool:
+    return is_finished_dir(cfg.run_dir, cfg.run_id)
 
 
 def ensure(cfg: Config, run: Callable[[Config], Path]) -> Path:

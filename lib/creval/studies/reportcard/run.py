@@ -20,6 +20,9 @@ def upstream_records(cfg: ReportCardConfig) -> dict:
 def run(cfg: ReportCardConfig) -> Path:
     store = contract.start(cfg)
     up = upstream_records(cfg)
+    for name, r in up.items():          # the card makes no call: its models are those its sources measured
+        for model, spec in r.manifest.get("models", {}).items():
+            store.models.setdefault(model, {**spec, "measured_in": []})["measured_in"].append(name)
     store.write("sources", [{"study": n, "run_dir": str(r.root), "run_id": r.manifest.get("params", {}).get("run_id"),
                              "data": r.cfg.resolved().get("data")} for n, r in up.items()])
     store.write("card", card_rows(up, n_boot=cfg.n_boot, seed=cfg.seed))
