@@ -46,3 +46,38 @@ def test_book_finds_its_profile_from_another_folder(tmp_path, monkeypatch):
     (tmp_path / "params").mkdir()
     (tmp_path / "params/smoke.yaml").write_text("seed: 1\n")          # a profile of the user's own wins
     assert params_path("params/smoke.yaml") == Path("params/smoke.yaml")
+
+
+def _main_raising(monkeypatch, exc):
+    """Run ``cli.main`` with a command whose work raises ``exc`` (what a full disk or a read-only data home
+    raise mid-run) and return (exit code, stderr lines)."""
+    import argparse
+
+    from creval import cli
+
+    def parser():
+        p = argparse.ArgumentParser(prog="creval")
+        p.set_defaults(func=lambda args: (_ for _ in ()).throw(exc))
+        return p
+    monkeypatch.setattr(cli, "build_parser", parser)
+    return cli.main([])
+
+
+@pytest.mark.parametrize("exc, fix", [
+    (OSError(28, "No space left on device", "/data/runs/default/aut/x/records.jsonl"), "free some disk space"),
+    (OSError(30, "Read-only file system", "/data/cache/calls.sqlite"), "CREVAL_HOME"),
+    (sqlite3.OperationalError("database or disk is full"), "free disk space"),
+])
+def test_full_disk_or_read_only_home_is_one_sentence(monkeypatch, capsys, exc, fix):
+    assert _main_raising(monkeypatch, exc) == 2
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert lines[0].startswith("creval: error: ") and "Traceback" not in err
+    assert fix in err and "rerun" in err
+    if isinstance(exc, OSError):
+        assert exc.filename in lines[0]          # the message names the file
+
+
+def test_other_os_errors_are_not_swallowed(monkeypatch):
+    with pytest.raises(OSError):
+        _main_raising(monkeypatch, OSError(5, "Input/output error", "/x"))
