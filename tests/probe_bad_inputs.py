@@ -32,7 +32,8 @@ def probes(tmp: Path) -> list[tuple[str, list[str], dict, str]]:
            ("batch with a missing spec file", ["batch", "smollm2-135m", str(tmp / "none.yaml"), "--render", "none",
                                               "--out", str(tmp / "o6")], {}, "does not exist"),
            ("a parameter file that does not exist", ["book", "--params", str(tmp / "none-params.yaml")], {},
-            "parameter file")]
+            "parameter file"),
+           ("measuring an API model's speed without --remote", ["throughput", "gpt-4o"], {}, "served over an API")]
     if not shutil.which("quarto"):
         out.append(("--render quarto without Quarto", ["book", "--chapters", "01", "--render", "quarto",
                                                          "--out", str(tmp / "b")], {}, "quarto"))

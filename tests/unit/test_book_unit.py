@@ -40,6 +40,7 @@ def test_chapters_exist_clean_and_parameterised():
         for c in cells:
             if c["cell_type"] == "code":
                 assert not c.get("outputs") and c.get("execution_count") is None, f"{ch} is committed with outputs"
+        assert all(c.get("id") for c in cells), f"{ch} has cells without an id (nbformat 4.5 wants one)"
         # papermill reads the same parameters we do (a line it cannot parse makes it warn on every run)
         import papermill
         assert set(papermill.inspect_notebook(str(REPO / ch))) == declared_parameters(REPO / ch), ch

@@ -18,7 +18,7 @@ from pathlib import Path
 from creval.book.execute import execute_chapters
 from creval.book.params import effective_params
 from creval.book.render import render_offline, render_quarto
-from creval.book.studies import run_studies, slowest_phases
+from creval.book.studies import measure_slow_models, run_studies, slowest_phases
 from creval.core.io import read_jsonl
 from creval.core.ledger import LEDGER, CallRecord, Ledger
 from creval.core.runs import git_commit, package_versions
@@ -43,6 +43,7 @@ def build_book(params: dict, out: Path, only: list[str] | None = None, render: s
         renderer = "quarto" if use_quarto else "offline-html"
     records = [CallRecord(**r) for f in sorted((out / "ledger").glob("*.jsonl")) for r in read_jsonl(f)]
     records += LEDGER.since(mark)       # the studies' calls, made by this build in this process
+    measure_slow_models(studies)
     manifest = {"params": effective_params(params), "git_commit": git_commit(), "packages": package_versions(),
                 "seconds_studies": round(t_studies, 2), "seconds_execute": round(t_exec, 2),
                 "seconds_total": round(time.time() - t0, 2), "studies": studies,

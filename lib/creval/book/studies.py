@@ -74,14 +74,45 @@ def summary_line(row: dict) -> str:
 
 def slowest_phases(rows: list[dict], k: int = 5) -> list[dict]:
     """The ``k`` phases (study x call kind x model) that spent the most seconds in calls made (not served from
-    cache): where a faster backend, batching or a smaller profile would pay."""
-    out = [{"study": r["study"], "phase": key, "seconds": round(v["seconds"], 1), "calls": v["calls_made"],
-            "tokens in/out": f"{v['input_tokens']}/{v['output_tokens']}"}
-           for r in rows for key, v in (r.get("by_kind_model") or {}).items()]
+    cache): where a faster backend, batching or a smaller profile would pay. Where the model's own speed on
+    this machine is stored (``creval throughput``), each LLM phase also gets ``limit_s``, the least time its
+    tokens need at that speed, and ``x_limit``, its seconds over that bound."""
+    from creval.models import throughput
+    out = []
+    for r in rows:
+        for key, v in (r.get("by_kind_model") or {}).items():
+            kind, model = key.split(":", 1)
+            row = {"study": r["study"], "phase": key, "seconds": round(v["seconds"], 1), "calls": v["calls_made"],
+                   "tokens in/out": f"{v['input_tokens']}/{v['output_tokens']}"}
+            figures = throughput.load(model) if kind in throughput.PREFILL_KINDS + throughput.GENERATE_KINDS else None
+            made_in, made_out = v.get("made_input_tokens", 0), v.get("made_output_tokens", 0)
+            ratio = throughput.distance(kind, v["seconds"], made_in, made_out, figures)
+            if ratio is not None:
+                row["limit_s"] = round(throughput.lower_bound_seconds(kind, made_in, made_out, figures), 1)
+                row["x_limit"] = round(ratio, 2)
+            out.append(row)
     return sorted(out, key=lambda x: -x["seconds"])[:k]
+
+
+def measure_slow_models(rows: list[dict], k: int = 5) -> None:
+    """Measure (once per data home and machine) the speed of the local models behind the ``k`` slowest LLM
+    phases that made calls, so :func:`slowest_phases` can say how far each is from it. A model behind an API
+    is never measured here (``creval throughput`` does it on request); a failure only costs the comparison."""
+    from creval.models import throughput
+    llm = throughput.PREFILL_KINDS + throughput.GENERATE_KINDS
+    for p in slowest_phases(rows, k):
+        kind, model = p["phase"].split(":", 1)
+        if kind in llm and p["seconds"] > 0 and throughput.load(model) is None:
+            try:
+                print(f"measuring {model}'s own speed on this machine (once; `creval throughput`)", file=sys.stderr)
+                throughput.ensure(model)
+            except Exception as e:        # noqa: BLE001 - the comparison is optional, the results are not
+                print(f"  not measured: {type(e).__name__}: {e}", file=sys.stderr)
 
 
 def phases_lines(rows: list[dict], k: int = 5) -> list[str]:
     slow = [p for p in slowest_phases(rows, k) if p["seconds"] > 0]
     return [f"slowest phase: {p['study']} · {p['phase']}: {p['seconds']:.1f} s in {p['calls']} calls "
-            f"(tokens {p['tokens in/out']})" for p in slow]
+            f"(tokens {p['tokens in/out']})"
+            + (f"; {p['x_limit']:.1f}x the {p['limit_s']:.0f} s this machine's measured speed allows" if "x_limit" in p else "")
+            for p in slow]

@@ -17,13 +17,14 @@ def parameters_help(cls) -> str:
 
 def cmd_run(args) -> int:
     from creval.book.params import effective_params, load_params
-    from creval.book.studies import phases_lines, run_studies, summary_line
+    from creval.book.studies import measure_slow_models, phases_lines, run_studies, summary_line
     from creval.commands.book import params_path
     ppath = params_path(args.params)
     params = effective_params(load_params(ppath, args.p))
     rows = run_studies(params, [args.study], where=str(ppath))
     for r in rows:
         print(summary_line(r))
+    measure_slow_models(rows)
     for line in phases_lines(rows):
         print(line)
     return 1 if any(r["error"] for r in rows) else 0

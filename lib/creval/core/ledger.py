@@ -64,9 +64,11 @@ class Ledger:
 
     @staticmethod
     def summarize(records: list[CallRecord]) -> dict:
-        """Totals overall and per (kind, model): calls made, served from cache, tokens, cost."""
+        """Totals overall and per (kind, model): calls made, served from cache, tokens (of every call, a cache
+        hit counting its stored reply's), the tokens of the calls made alone, cost and seconds."""
         def empty():
-            return {"calls_made": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0, "seconds": 0.0}
+            return {"calls_made": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0,
+                    "seconds": 0.0, "made_input_tokens": 0, "made_output_tokens": 0}
         total, by = empty(), defaultdict(empty)
         for r in records:
             for agg in (total, by[f"{r.kind}:{r.model}"]):
@@ -75,6 +77,9 @@ class Ledger:
                 agg["output_tokens"] += r.output_tokens
                 agg["cost_usd"] += r.cost_usd
                 agg["seconds"] += r.seconds
+                if not r.cached:
+                    agg["made_input_tokens"] += r.input_tokens
+                    agg["made_output_tokens"] += r.output_tokens
         return {"total": total, "by_kind_model": dict(by)}
 
     def rows(self, mark: int = 0) -> list[dict]:
