@@ -36,7 +36,9 @@ def _filler(i: int, words: int) -> str:
 def measure(backend, *, prompt_words: int = 360, decode_tokens: int = 64, streams: int = 8, repeats: int = 3) -> dict:
     """Tokens/s of ``backend`` for prefill (a long prompt and one scored token, median of ``repeats``), decode
     of one stream (a chat reply), and decode of ``streams`` sequences sampled together from one prompt.
-    Decode rates subtract the prompt's prefill time estimated from the first figure."""
+    Decode rates subtract the prompt's prefill time estimated from the first figure. One untimed call first
+    loads the model and warms its buffers (else the first timing measures start-up, not speed)."""
+    backend.choice_logprobs([ChoiceRequest(({"role": "user", "content": _filler(-1, prompt_words)},), ("yes",))])
     prefill = []
     for i in range(repeats):
         req = ChoiceRequest(({"role": "user", "content": _filler(i, prompt_words)},), ("yes",))
