@@ -54,3 +54,27 @@ def test_paired_auc_difference_and_paired_mean_difference():
     assert r["diff"] == pytest.approx(0.5) and r["verdict"] == "better"
     m = S.paired_mean_diff_ci([1, 1, 1, 0, 1, 1, 1, 1, 0, 1], [1, 0, 1, 0, 1, 0, 1, 0, 0, 1], n_boot=200)
     assert m["n"] == 10 and m["diff"] == pytest.approx(0.8 - 0.5) and m["lo"] <= 0.3 <= m["hi"]
+
+
+def test_stratified_draws_keep_each_strata_count_without_repeats():
+    strata = ["a"] * 6 + ["b"] * 4 + ["c"] * 2
+    draws = S.stratified_draws(strata, {"a": 3, "b": 1, "c": 5}, draws=20, seed=1)
+    assert len(draws) == 20
+    for idx in draws:
+        got = [strata[i] for i in idx]
+        assert (got.count("a"), got.count("b"), got.count("c")) == (3, 1, 2)   # c has only 2 rows: all of them
+        assert len(set(idx.tolist())) == len(idx)
+    assert len({tuple(sorted(d.tolist())) for d in draws}) > 1                     # the draws differ
+    again = S.stratified_draws(strata, {"a": 3, "b": 1, "c": 5}, draws=20, seed=1)
+    assert all((x == y).all() for x, y in zip(draws, again))                      # seeded
+
+
+def test_draw_spread_places_the_observed_draw():
+    x = np.arange(100, dtype=float)
+    singles = [np.array([i]) for i in range(100)]
+    r = S.draw_spread(lambda idx: float(x[idx].mean()), singles, observed=90.0)
+    assert (r["lo"], r["hi"]) == pytest.approx((4.95, 94.05))                     # 5% and 95% quantiles of 0..99
+    assert r["percentile"] == pytest.approx(0.905)                                # 90 below, one tie (counts 1/2)
+    assert r["draws"] == 100
+    few = S.draw_spread(lambda idx: float("nan") if idx[0] > 5 else 1.0, singles, observed=1.0)
+    assert math.isnan(few["lo"]) and few["draws"] == 6                             # < 10 finite draws: no range

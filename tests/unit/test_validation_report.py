@@ -126,3 +126,37 @@ def test_human_reference_means_per_solver():
     assert t["cosine"].tolist() == pytest.approx([0.5, 0.7])
     empty = report.table_human_reference(pd.DataFrame())
     assert empty["note"].tolist() == ["no problem with >= 3 crowd solutions"]
+
+
+def _full():
+    """40 rated AUT responses over two objects (SemDis ranks them perfectly, distinct-1 inversely) and 20 MacGyver
+    solutions (SemDis separates the classes perfectly); 10 + 4 of them are the chapter's draw."""
+    n = 40
+    aut = pd.DataFrame({"dataset": "ocsai1 main2_test", "item_id": [f"o{i}" for i in range(n)],
+                        "stratum": ["brick", "box"] * (n // 2), "target": [float(i) for i in range(n)],
+                        "in_draw": [i < 10 for i in range(n)], "semdis": [i / n for i in range(n)],
+                        "cosine_to_others": [0.5] * n, "distinct_1": [1 - i / n for i in range(n)],
+                        "distinct_2": [float("nan")] * n})
+    mg = pd.DataFrame({"dataset": "macgyver", "item_id": [str(i) for i in range(20)],
+                       "stratum": ["True"] * 10 + ["False"] * 10, "target": [1.0] * 10 + [0.0] * 10,
+                       "in_draw": [i % 10 < 2 for i in range(20)], "semdis": [1.0] * 10 + [0.0] * 10,
+                       "distinct_1": [float(i % 2) for i in range(20)]})
+    return pd.concat([aut, mg], ignore_index=True)
+
+
+def test_full_data_table_puts_the_draw_among_draws_of_its_shape():
+    t = report.table_full_data(_full(), n_boot=50, seed=0, draws=50)
+    s = t.set_index(["dataset", "measure"])
+    semdis = s.loc[("ocsai1 main2_test", "SemDis (prompt-response distance)")]
+    assert semdis["all items"] == pytest.approx(1.0) and semdis["n"] == 40 and semdis["n drawn"] == 10
+    assert semdis["chapter's draw"] == pytest.approx(1.0) and semdis["draws 5%"] == pytest.approx(1.0)
+    assert s.loc[("ocsai1 main2_test", "distinct-1 (within response)"), "all items"] == pytest.approx(-1.0)
+    assert ("ocsai1 main2_test", "distinct-2 (within response)") not in s.index      # all NaN: no row
+    assert math.isnan(s.loc[("ocsai1 main2_test", "cosine distance to others"), "all items"])   # constant
+    mg = s.loc[("macgyver", "SemDis (prompt-response distance)")]
+    assert mg["statistic"] == "AUC" and mg["all items"] == pytest.approx(1.0) and mg["n drawn"] == 4
+    d1 = s.loc[("macgyver", "distinct-1 (within response)")]
+    assert d1["all items"] == pytest.approx(0.5)
+    assert d1["draws 5%"] < 0.5 < d1["draws 95%"]            # 2 + 2 items: one draw can land far from the truth
+    assert "200" not in t.attrs["caption"] and "50 random draws" in t.attrs["caption"]
+    assert report.table_full_data(pd.DataFrame()).empty

@@ -62,3 +62,40 @@ def test_identity_ignores_the_divergent_sweep():
     assert ValidationConfig(temperatures=(0.7,), sweep_limit=5, nli_eval_pairs=3, n_boot=10).run_id == base.run_id
     assert ValidationConfig(judge_model="other").run_id != base.run_id
     assert set(base.identity()["human_data"]) == {"aut", "macgyver"}
+
+
+def test_human_full_measures_every_labelled_item_and_flags_the_draw(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from creval.core.errors import CrevalError
+    from creval.datasets import aut, macgyver
+    monkeypatch.setenv("CREVAL_HOME", str(tmp_path))
+    ocsai = pd.DataFrame({"item_id": [f"o{i}" for i in range(6)], "source": "ocsai1",
+                          "prompt": ["brick"] * 3 + ["box"] * 3, "score": [1, 2, 3, 4, 5, 1],
+                          "response": ["build a wall", "a doorstop", "grind it into red paint",
+                                       "a cat bed", "a tiny theatre stage", "store things"]})
+    mg = pd.DataFrame({"problem_id": [7, 8, 9, 10], "problem": ["Open a jar without tools."] * 4,
+                       "solution": ["Use a rubber glove for grip.", "Tap the lid with a spoon.",
+                                    "Run hot water over the lid.", "Use a belt as a strap wrench."],
+                       "unconventional": [True, False, False, True], "source": "macgyver"})
+
+    def load_ocsai(n=None, objects=None, seed=0):
+        return ocsai if n is None else ocsai.iloc[[0, 3]]
+
+    def load_unconventional(n_per_class=None, seed=0):
+        return mg if n_per_class is None else mg.iloc[[0, 1]]
+    monkeypatch.setattr(aut, "load_ocsai", load_ocsai)
+
+    def no_cambridge(n=None, seed=0):
+        raise CrevalError("no Cambridge data", "stage it")
+    monkeypatch.setattr(aut, "load_cambridge", no_cambridge)
+    monkeypatch.setattr(macgyver, "load_unconventional", load_unconventional)
+    df = run.human_full(ValidationConfig(human_full=True))
+    assert list(df["dataset"]) == ["ocsai1 main2_test"] * 6 + ["macgyver"] * 4       # no Cambridge: skipped
+    assert df["in_draw"].tolist() == [True, False, False, True, False, False, True, True, False, False]
+    assert df["target"].tolist()[6:] == [1.0, 0.0, 0.0, 1.0] and df["stratum"].tolist()[:4] == ["brick"] * 3 + ["box"]
+    o = df[df["dataset"] == "ocsai1 main2_test"]
+    assert o["semdis"].between(0, 2).all() and o["cosine_to_others"].between(-1, 1).all()
+    assert o["distinct_1"].tolist()[0] == pytest.approx(1.0)                            # "build a wall"
+    assert "bleu_to_others" not in df and df[df["dataset"] == "macgyver"]["cosine_to_others"].isna().all()
+    assert run.human_full(ValidationConfig(human_full=False)).empty

@@ -124,7 +124,8 @@ def diversity_many(sets: Sequence[Sequence[str]], embedder=None) -> list[dict]:
 
 
 # -- per-item versions: how far one response is from the others (used on human-rated data) ------------------
-def item_originality(texts: Sequence[str], groups: Sequence | None = None, embedder=None) -> "pd.DataFrame":
+def item_originality(texts: Sequence[str], groups: Sequence | None = None, embedder=None,
+                     bleu: bool = True) -> "pd.DataFrame":
     """Per-item diversity scores, each computed against the other items of the same group (e.g. the other
     responses to the same AUT object). They are the terms whose mean gives the set metric:
 
@@ -133,13 +134,15 @@ def item_originality(texts: Sequence[str], groups: Sequence | None = None, embed
     - ``distinct_1``, ``distinct_2`` of the text alone (lexical variety inside the response)
 
     Lower similarity = more different from the crowd = "more original". NaN where the group has one item.
-    Returns a DataFrame aligned with ``texts``."""
+    ``bleu=False`` leaves ``bleu_to_others`` NaN: it scores each text against every other of its group, which
+    is quadratic in the group (thousands of responses per object in a full AUT set). Returns a DataFrame
+    aligned with ``texts``."""
     import pandas as pd
     texts = list(texts)
     groups = list(groups) if groups is not None else [0] * len(texts)
     vecs = _embedder(embedder).encode(texts) if texts else np.zeros((0, 1))
     cos = np.full(len(texts), NAN)
-    bleu = np.full(len(texts), NAN)
+    bleus = np.full(len(texts), NAN)
     for g in dict.fromkeys(groups):
         idx = [i for i, x in enumerate(groups) if x == g]
         if len(idx) < 2:
@@ -147,8 +150,9 @@ def item_originality(texts: Sequence[str], groups: Sequence | None = None, embed
         sim = _cos_matrix(vecs[idx])
         for a, i in enumerate(idx):
             cos[i] = (sim[a].sum() - sim[a, a]) / (len(idx) - 1)
-            bleu[i] = sentence_bleu(texts[i], [texts[j] for j in idx if j != i])
-    return pd.DataFrame({"cosine_to_others": cos, "bleu_to_others": bleu,
+            if bleu:
+                bleus[i] = sentence_bleu(texts[i], [texts[j] for j in idx if j != i])
+    return pd.DataFrame({"cosine_to_others": cos, "bleu_to_others": bleus,
                          "distinct_1": [distinct_n([t], 1) for t in texts],
                          "distinct_2": [distinct_n([t], 2) for t in texts]})
 

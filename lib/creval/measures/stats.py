@@ -334,3 +334,30 @@ def paired_mean_diff_ci(a, b, n_boot: int = 1000, alpha: float = 0.05, seed: int
     verdict = "better" if lo > 0 else "worse" if hi < 0 else "indistinguishable"
     return {**out, "diff": float(np.mean(a) - np.mean(b)), "lo": lo, "hi": hi,
             "verdict": verdict if np.isfinite(lo) else "n/a"}
+
+
+def stratified_draws(strata: Sequence, counts: dict, draws: int, seed: int = 0) -> list[np.ndarray]:
+    """``draws`` random subsets of the row indices ``0..len(strata)-1``, each holding ``counts[s]`` rows of
+    stratum ``s`` drawn without replacement (all of a stratum's rows when it has fewer): the subsamples a
+    seeded draw of that shape could have produced."""
+    strata = np.asarray(strata, dtype=object)
+    where = {s: np.flatnonzero(strata == s) for s in counts}
+    rng = np.random.default_rng(seed)
+    return [np.concatenate([rng.choice(where[s], size=min(k, len(where[s])), replace=False)
+                            for s, k in counts.items()] or [np.zeros(0, int)]) for _ in range(draws)]
+
+
+def draw_spread(stat: Callable[[np.ndarray], float], draws: Sequence[np.ndarray], observed: float,
+                alpha: float = 0.1) -> dict:
+    """How one subsample's statistic sits among those of other draws of the same shape: the ``alpha/2`` and
+    ``1 - alpha/2`` quantiles of ``stat(idx)`` over ``draws`` (index arrays), and ``percentile``, the share
+    of draws whose statistic is below ``observed`` (ties count 1/2). NaN when < 10 draws give a finite
+    value. A draw near the 5th or 95th percentile is a lucky or unlucky draw, not the measure."""
+    with np.errstate(all="ignore"):
+        vals = np.array([stat(idx) for idx in draws], dtype=float)
+    vals = vals[np.isfinite(vals)]
+    if len(vals) < 10:
+        return {"lo": float("nan"), "hi": float("nan"), "percentile": float("nan"), "draws": int(len(vals))}
+    lo, hi = np.quantile(vals, [alpha / 2, 1 - alpha / 2])
+    pct = float(np.mean(vals < observed) + 0.5 * np.mean(vals == observed)) if np.isfinite(observed) else float("nan")
+    return {"lo": float(lo), "hi": float(hi), "percentile": pct, "draws": int(len(vals))}

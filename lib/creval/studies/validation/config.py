@@ -22,6 +22,8 @@ class ValidationConfig(DivergentConfig, JudgeConfig, BootstrapConfig):
     aut_objects: int = identity(2)   # AUT objects they are spread over (the judge ranks within an object)
     cambridge_items: int = identity(60)   # Cambridge AUT responses (metrics only, no judge)
     macgyver_items: int = identity(3)   # MacGyver solutions per class (unconventional / conventional)
+    human_full: bool = identity(True)   # the measures without an LLM call also on every labelled item, with the spread of draws of the judge's subsample size
+    draws: int = 200                       # random draws for that spread
     human_ref_problems: int = identity(1)   # MacGyver problems: crowd vs model-sampled solutions
     human_ref_max_tokens: int = identity(96)   # token limit of one sampled whole solution
     n_large: int = identity(20)   # H.2: the larger number of samples per step

@@ -2,7 +2,7 @@
 
 Each function takes tables of the validation records (:func:`creval.studies.validation.run.records`:
 ``step_diversity``, ``solution_novelty``, ``sample_size``, ``aut_items``, ``cambridge``, ``macgyver_items``,
-``human_reference``, ``data_sources``) as DataFrames and returns a DataFrame (its caption in
+``human_full``, ``human_reference``, ``data_sources``) as DataFrames and returns a DataFrame (its caption in
 ``df.attrs["caption"]``), a plotly Figure or a string; the chapter cell displays it. Nothing here calls a
 model, a judge or an embedder, or reads a dataset: the run did all of that.
 
@@ -230,6 +230,52 @@ def table_macgyver_unconventional(macgyver_items: pd.DataFrame, n_boot: int = 10
                      "n": a["n"], "unconventional": a["n_pos"], "note": note})
     note = f"judge: {int(df['comparisons'].iloc[0])} comparisons, {int(df['ties'].iloc[0])} ties" if len(df) else ""
     return captioned(pd.DataFrame(rows), f"MacGyver: unconventional vs conventional solutions (AUC). {note}")
+
+
+FULL_MEASURES = {"SemDis (prompt-response distance)": ("semdis", 1),
+                 "cosine distance to others": ("cosine_to_others", -1),
+                 "distinct-1 (within response)": ("distinct_1", 1), "distinct-2 (within response)": ("distinct_2", 1)}
+
+
+def table_full_data(human_full: pd.DataFrame, n_boot: int = 1000, seed: int = 0, draws: int = 200):
+    """The measures without an LLM call on every labelled item (Spearman with the human rating for the AUT sets,
+    AUC of the ``Unconventional?`` label for MacGyver), beside the same statistic on the chapter's subsample
+    and where that draw sits among ``draws`` random draws of the same shape (same count per object or
+    class): the spread says how far one subsample of that size can land from the full-data value."""
+    if human_full is None or not len(human_full):
+        return captioned(pd.DataFrame(), "Full-data measures not computed (human_full is off, or no labelled data).")
+    rows = []
+    for ds, d in human_full.groupby("dataset", sort=False):
+        d = d.reset_index(drop=True)
+        is_auc = ds.endswith("macgyver")
+        y = d["target"].to_numpy(float)
+        counts = d[d["in_draw"].astype(bool)]["stratum"].value_counts().to_dict()
+        picks = S.stratified_draws(d["stratum"], counts, draws, seed=seed)
+        mine = np.flatnonzero(d["in_draw"].astype(bool))
+        for name, (col, sign) in FULL_MEASURES.items():
+            if col not in d or not d[col].notna().any():
+                continue
+            x = sign * d[col].to_numpy(float)
+
+            def stat(idx, x=x):
+                return S.auc(y[idx], x[idx])["auc"] if is_auc else S.spearman(x[idx], y[idx])["rho"]
+            full = S.auc_ci(y, x, n_boot=n_boot, seed=seed) if is_auc else S.spearman_ci(x, y, n_boot=n_boot, seed=seed)
+            value = full["auc"] if is_auc else full["rho"]
+            drawn = stat(mine) if len(mine) else float("nan")
+            sp = S.draw_spread(stat, picks, drawn) if len(mine) else {"lo": np.nan, "hi": np.nan, "percentile": np.nan}
+            rows.append({"dataset": ds, "measure": name, "statistic": "AUC" if is_auc else "Spearman rho",
+                         "all items": value, "ci_low": full["lo"], "ci_high": full["hi"], "n": full["n"],
+                         "chapter's draw": drawn, "n drawn": len(mine), "draws 5%": sp["lo"], "draws 95%": sp["hi"],
+                         "draw's percentile": sp["percentile"], "note": full["note"]})
+    return captioned(pd.DataFrame(rows), (
+        "The measures that need no LLM call, on every labelled item (95% bootstrap interval), beside the same "
+        f"statistic on the subsample the judge tables above use and the 5-95% range of {draws} random draws of that "
+        "shape (same count per object or class). A draw near either end of its range is luck, not the measure; "
+        "read the judge's subsampled figure with the same range in mind. Cosine distance to others is taken here "
+        "against all responses to the same object, so its draw differs from the subsample tables above, which "
+        "compare only the drawn responses; a blank draw means the statistic is undefined there (the measure is "
+        "constant over the drawn items). BLEU to others is left out: it compares every pair of an object's "
+        "thousands of responses."))
 
 
 def _tie_note(ties: int, comparisons: int, note: str = "") -> str:

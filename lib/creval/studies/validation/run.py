@@ -17,6 +17,9 @@ computed frame:
   object) and the per-item measures; ``cambridge``: Cambridge AUT responses with the same measures, no judge;
 - ``macgyver_items``: MacGyver solutions labelled unconventional or conventional, with judged novelty
   (one ranking over all of them), SemDis and distinct-n;
+- ``human_full``: the measures that need no LLM call (SemDis, cosine distance to the other responses,
+  distinct-n) on every labelled item of the three human data sets, flagged ``in_draw`` where the item is in
+  the subsample the judge tables use (``human_full`` off: empty);
 - ``human_reference``: diversity of crowd-written MacGyver solutions and of as many whole solutions sampled
   from each model under test.
 
@@ -121,6 +124,48 @@ def cambridge(cfg: ValidationConfig) -> pd.DataFrame:
     return pd.concat([df, item_measures(list(df["prompt"]), list(df["response"]))], axis=1)
 
 
+def human_full(cfg: ValidationConfig) -> pd.DataFrame:
+    """Every labelled item of Ocsai-1 ``main2_test``, Cambridge and the MacGyver ``Unconventional?`` set with
+    the measures that need no LLM call (SemDis; for the AUT sets also cosine similarity to the other responses
+    to the same object; distinct-1/2): ``dataset, item_id, stratum, target, in_draw`` and one column per
+    measure. ``stratum`` is how the chapter's subsample was spread (object, or class), ``in_draw`` whether the
+    item is in it. BLEU to the other responses is left out (quadratic in a group of thousands). Empty when
+    ``human_full`` is off."""
+    from creval.core.errors import CrevalError
+    from creval.datasets import aut, macgyver
+    from creval.measures import diversity as D
+    if not cfg.human_full:
+        return pd.DataFrame()
+    frames = []
+    sets = (("ocsai1 main2_test", lambda: aut.load_ocsai(n=None, objects=None),
+             lambda: aut.load_ocsai(n=cfg.aut_items, objects=cfg.aut_objects, seed=cfg.seed)),
+            ("cambridge_aut", lambda: aut.load_cambridge(n=None),
+             lambda: aut.load_cambridge(n=cfg.cambridge_items, seed=cfg.seed)))
+    for name, load_all, load_draw in sets:
+        try:
+            df = load_all()
+        except CrevalError:
+            continue
+        drawn = set(load_draw()["item_id"]) if len(df) else set()
+        measures = D.item_originality(list(df["response"]), list(df["prompt"]), bleu=False)
+        frames.append(pd.DataFrame({
+            "dataset": name if df["source"].iloc[0] != "sample" else f"sample-{name}", "item_id": df["item_id"],
+            "stratum": df["prompt"], "target": df["score"].astype(float), "in_draw": df["item_id"].isin(drawn),
+            "semdis": D.semdis(list(df["prompt"]), list(df["response"])),
+            **{c: measures[c].to_numpy() for c in ("cosine_to_others", "distinct_1", "distinct_2")}}))
+    mg = macgyver.load_unconventional(n_per_class=None)
+    if len(mg):
+        drawn = set(macgyver.load_unconventional(n_per_class=cfg.macgyver_items, seed=cfg.seed)["problem_id"])
+        frames.append(pd.DataFrame({
+            "dataset": "macgyver" if mg["source"].iloc[0] != "sample" else "sample-macgyver",
+            "item_id": mg["problem_id"].astype(str), "stratum": mg["unconventional"].map(str),
+            "target": mg["unconventional"].astype(float), "in_draw": mg["problem_id"].isin(drawn),
+            "semdis": D.semdis(list(mg["problem"]), list(mg["solution"])),
+            "distinct_1": [D.distinct_n([t], 1) for t in mg["solution"]],
+            "distinct_2": [D.distinct_n([t], 2) for t in mg["solution"]]}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
 def macgyver_items(cfg: ValidationConfig, judge_for: Callable[[str], object]) -> pd.DataFrame:
     """MacGyver verified solutions labelled unconventional / conventional, with judged novelty (one ranking
     over all of them), SemDis (problem vs solution) and distinct-n. (A "distance from crowd solutions"
@@ -218,7 +263,7 @@ def run(cfg: ValidationConfig) -> Path:
             store.note_model(judge_model[0])
         return make_judge("novelty", judge_model[0], domain=domain)
 
-    bar = tqdm(total=8, desc=f"validation · {cfg.run_id}", unit="table")
+    bar = tqdm(total=9, desc=f"validation · {cfg.run_id}", unit="table")
     _once(store, "data_sources", data_source_rows)
     bar.update()
     _once(store, "step_diversity", lambda: step_diversity(steps))
@@ -242,6 +287,8 @@ def run(cfg: ValidationConfig) -> Path:
     _once(store, "cambridge", lambda: cambridge(cfg))
     bar.update()
     _once(store, "macgyver_items", lambda: macgyver_items(cfg, judge_for))
+    bar.update()
+    _once(store, "human_full", lambda: human_full(cfg))
     bar.update()
 
     sets = macgyver.human_solution_sets(min_solutions=3, problems=cfg.human_ref_problems, seed=cfg.seed)
