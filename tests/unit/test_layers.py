@@ -55,3 +55,48 @@ def test_the_checker_sees_an_upward_import(tmp_path):
     f = tmp_path / "m.py"
     f.write_text("from creval.studies.divergent import run\nimport creval.core.io\n")
     assert imports_of(f) == ["creval.studies.divergent", "creval.studies.divergent.run", "creval.core.io"]
+
+
+def private_uses(path: Path) -> list[str]:
+    """Names starting with one underscore that ``path`` takes from a creval module, by ``from m import _x`` or
+    as ``alias._x`` where ``alias`` is an imported creval module or name (dunders are public)."""
+    tree = ast.parse(path.read_text())
+    aliases, out = {}, []
+    private = lambda name: name.startswith("_") and not name.startswith("__")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            aliases.update({a.asname or a.name: a.name for a in node.names if a.name.startswith("creval.")})
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("creval"):
+            for a in node.names:
+                if private(a.name):
+                    out.append(f"{node.module}.{a.name}")
+                else:
+                    aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and private(node.attr) and isinstance(node.value, ast.Name) \
+                and node.value.id in aliases:
+            out.append(f"{aliases[node.value.id]}.{node.attr}")
+    return out
+
+
+def private_violations() -> list[str]:
+    bad = []
+    for f in sorted(PKG.rglob("*.py")):
+        parts = [p for p in f.relative_to(PKG).with_suffix("").parts if p != "__init__"]
+        mod = ".".join(["creval", *parts])
+        for use in private_uses(f):
+            owner = use.rsplit(".", 1)[0]
+            if owner != mod and not owner.startswith(mod + "."):
+                bad.append(f"{mod} uses {use}")
+    return sorted(set(bad))
+
+
+def test_no_module_uses_another_modules_private_name():
+    assert private_violations() == []
+
+
+def test_the_checker_sees_a_private_name(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("from creval.datasets import macgyver\nfrom creval.judges.base import _hidden, render\n"
+                 "macgyver._benchmark(1)\nmacgyver.load_pairs()\nrender.__doc__\n")
+    assert sorted(private_uses(f)) == ["creval.datasets.macgyver._benchmark", "creval.judges.base._hidden"]

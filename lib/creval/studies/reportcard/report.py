@@ -61,7 +61,7 @@ def rethinking_rows(recs, n_boot: int, seed: int) -> list[dict]:
         m = R.measures(recs, ts)
         if m.empty or label not in m:
             continue
-        sample = "" if R.labelled(recs, ts) else f"not real labels: {R._why(recs, ts)}"
+        sample = "" if R.labelled(recs, ts) else f"not real labels: {R.unlabelled_reason(recs, ts)}"
         y = m[label].astype(float)
         for col, (name, sign) in RETHINK_MEASURES.items():
             if col in m and m[col].notna().sum() >= 2:

@@ -53,7 +53,8 @@ def labelled(recs, text_set: str) -> bool:
     return bool(_set_info(recs, text_set).get("labelled"))
 
 
-def _why(recs, text_set: str) -> str:
+def unlabelled_reason(recs, text_set: str) -> str:
+    """Why ``text_set`` has no real labels in this run (the bundled sample, or no data); empty when it has."""
     return str(_set_info(recs, text_set).get("why") or "")
 
 
@@ -125,7 +126,7 @@ def table2(recs) -> pd.DataFrame:
     for text_set, name in (("ps", "PS (MacGyver)"), ("solver", "crowd vs GPT-4 (MacGyver)"), ("ttcw", "TTCW stories")):
         m = _with_judge(recs, text_set)
         if m.empty:
-            rows.append({"set": name, "group": "–", "n": 0, "note": _why(recs, text_set)})
+            rows.append({"set": name, "group": "–", "n": 0, "note": unlabelled_reason(recs, text_set)})
             continue
         tpl = _group_templates(recs, text_set, cfg.rethink_template_n).set_index("kind")
         others = {o: measures(recs, text_set, o).set_index("id")["ppl"] for o in cfg.tested[1:]}
@@ -187,7 +188,7 @@ def table_checks(recs, model: str | None = None) -> pd.DataFrame:
     for text_set, check in (("ps", "MacGyver unconventional vs conventional"),
                             ("solver", "MacGyver crowd vs GPT-4 (length-matched)")):
         rows += check_rows(check, _with_judge(recs, text_set, model), "label", "auc", **boot) \
-            if labelled(recs, text_set) else _skip(check, _why(recs, text_set))
+            if labelled(recs, text_set) else _skip(check, unlabelled_reason(recs, text_set))
     if labelled(recs, "ttcw"):
         m = measures(recs, "ttcw", model)
         j = judge_scores(recs, "ttcw")
@@ -196,10 +197,10 @@ def table_checks(recs, model: str | None = None) -> pd.DataFrame:
         rows += check_rows("TTCW expert originality passes (0-9)", m, "originality_passes", "rho",
                            cols=["ci", "ppl", "tpt"], **boot)
     else:
-        rows += _skip("TTCW expert passes", _why(recs, "ttcw"))
+        rows += _skip("TTCW expert passes", unlabelled_reason(recs, "ttcw"))
     rows += check_rows(f"AUT human originality (CI with L = 2..{cfg.rethink_aut_l_max})", measures(recs, "aut", model),
                        "label", "rho", cols=["ci", "ppl", "ppl_cond", "bpb"], **boot) if labelled(recs, "aut") \
-        else _skip("AUT human originality", _why(recs, "aut"))
+        else _skip("AUT human originality", unlabelled_reason(recs, "aut"))
     return captioned(pd.DataFrame(rows), "Checks against people. 'right direction': the measure moves the way its "
                                           "reading as creativity predicts (CI, PPL, judge up; templates down for the "
                                           "more creative side). TTCW: n = 36 stories, |rho| >= 0.33 is needed for "
@@ -211,7 +212,8 @@ def table_ttcw_judges(recs) -> pd.DataFrame:
     counts, a baseline for the measures above."""
     cfg = recs.cfg
     if not labelled(recs, "ttcw"):
-        return captioned(pd.DataFrame(_skip("TTCW staged LLM judges", _why(recs, "ttcw"))), "TTCW LLM-judge baseline")
+        return captioned(pd.DataFrame(_skip("TTCW staged LLM judges", unlabelled_reason(recs, "ttcw"))),
+                         "TTCW LLM-judge baseline")
     t = recs["measures_ttcw"]
     llm = recs["ttcw_llm_judges"]
     rows = []
@@ -232,7 +234,8 @@ def table_invariance(recs, model: str | None = None) -> pd.DataFrame:
     paraphrase: AUROC of |diff| separating the non-paraphrases, and the mean |diff| of each kind."""
     cfg = recs.cfg
     if not labelled(recs, "msrp"):
-        return captioned(pd.DataFrame(_skip("paraphrase invariance", _why(recs, "msrp"))), "Paraphrase invariance")
+        return captioned(pd.DataFrame(_skip("paraphrase invariance", unlabelled_reason(recs, "msrp"))),
+                         "Paraphrase invariance")
     m = measures(recs, "msrp", model)
     rows = []
     for c in ["ci", "ppl", "bpb", "tpt"]:
