@@ -24,6 +24,16 @@ from typing import Protocol, Sequence, runtime_checkable
 Message = dict  # {"role": "system"|"user"|"assistant", "content": str}
 
 
+def quiet_transformers() -> None:
+    """Turn off transformers' own "Loading weights" progress bars (our bars say what is loading and why); call it
+    just before a ``from_pretrained``. A no-op when transformers is not installed."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        return
+    hf_logging.disable_progress_bar()
+
+
 @dataclass(frozen=True)
 class Sample:
     """One sampled continuation with the log-prob of each generated token (stop token included)."""

@@ -13,6 +13,7 @@ import numpy as np
 
 from creval.core.cache import cached_batch
 from creval.core.errors import CrevalError
+from creval.models.base import quiet_transformers
 
 DEFAULT = "all-MiniLM-L6-v2"
 
@@ -32,6 +33,7 @@ def _resolve(name: str) -> str:
 def _load(name: str):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
+    quiet_transformers()
     return SentenceTransformer(_resolve(name), device="cpu")
 
 

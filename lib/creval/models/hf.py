@@ -16,7 +16,7 @@ from typing import Sequence
 from creval.core.errors import CrevalError
 from creval.models.base import (ChatRequest, ChoiceRequest, ChoiceScores, Completion, LogLikelihood, LoglikelihoodRequest,
                                 ModelSpec, Sample, SampleRequest, derive_seed, rolling_windows, scored_tokens,
-                                split_thinking)
+                                quiet_transformers, split_thinking)
 from creval.models.registry import locate_weights
 
 
@@ -41,6 +41,7 @@ class HFBackend:
         else:
             where = spec.model
         dtype = torch.bfloat16 if self.device == "cuda" else torch.float32
+        quiet_transformers()
         try:
             self.tok = AutoTokenizer.from_pretrained(where, **kw)
             self.lm = AutoModelForCausalLM.from_pretrained(where, dtype=dtype, **kw).to(self.device).eval()

@@ -30,6 +30,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 from creval.core.cache import cached_batch
 from creval.core.errors import CrevalError
+from creval.models.base import quiet_transformers
 
 __all__ = ["Label", "NLI", "CrossEncoderNLI", "CosineNLI", "LLMNLI", "load_nli", "resolved_name", "label_from_name",
            "DEBERTA_ID", "COSINE_THRESHOLD"]
@@ -125,6 +126,7 @@ class CrossEncoderNLI(_CachedNLI):
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
         try:
             from transformers import AutoModelForSequenceClassification, AutoTokenizer
+            quiet_transformers()
             self.model = AutoModelForSequenceClassification.from_pretrained(self.source)
             self.tokenizer = AutoTokenizer.from_pretrained(self.source)
         except Exception as e:  # network, missing folder, wrong format: all user-fixable

@@ -21,6 +21,7 @@ from pathlib import Path
 from creval.core import paths
 from creval.core.errors import CrevalError
 from creval.datasets.sick import LABELS, read_sick
+from creval.models.base import quiet_transformers
 
 MODEL_DIRNAME = "minilm-sick-nli"
 DEFAULTS = dict(epochs=2, seed=0, lr=1e-4, batch_size=32, max_length=128, warmup=0.1, weight_decay=0.01)
@@ -118,6 +119,7 @@ def train_minilm_sick(*, epochs: int = DEFAULTS["epochs"], seed: int = DEFAULTS[
     torch.set_num_threads(max(1, min(MAX_THREADS, threads)))
     torch.manual_seed(seed)
     base = base_model_path()
+    quiet_transformers()
     tok = AutoTokenizer.from_pretrained(str(base))
     from transformers.utils import logging as hf_logging
     level = hf_logging.get_verbosity()
