@@ -30,11 +30,18 @@ def imports_of(path: Path) -> list[str]:
     return out
 
 
-def violations() -> list[str]:
-    bad = []
+def modules() -> list[tuple[Path, str]]:
+    """Every source file of the package with its module name (``creval.a.b``; a package's ``__init__`` is ``a``)."""
+    out = []
     for f in sorted(PKG.rglob("*.py")):
         parts = [p for p in f.relative_to(PKG).with_suffix("").parts if p != "__init__"]
-        mod = ".".join(["creval", *parts])
+        out.append((f, ".".join(["creval", *parts])))
+    return out
+
+
+def violations() -> list[str]:
+    bad = []
+    for f, mod in modules():
         mine = layer_of(mod)
         assert mine is not None, f"{f} is outside every layer: put it in one of {LAYERS}"
         for imp in imports_of(f):
@@ -81,9 +88,7 @@ def private_uses(path: Path) -> list[str]:
 
 def private_violations() -> list[str]:
     bad = []
-    for f in sorted(PKG.rglob("*.py")):
-        parts = [p for p in f.relative_to(PKG).with_suffix("").parts if p != "__init__"]
-        mod = ".".join(["creval", *parts])
+    for f, mod in modules():
         for use in private_uses(f):
             owner = use.rsplit(".", 1)[0]
             if owner != mod and not owner.startswith(mod + "."):

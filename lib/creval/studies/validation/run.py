@@ -94,13 +94,21 @@ def solution_novelty(group: pd.DataFrame, judge, seed: int) -> pd.DataFrame:
                          for k, row in g.iterrows()])
 
 
-def item_measures(prompts: list[str], texts: list[str], embedder=None) -> pd.DataFrame:
+def item_measures(prompts: list[str], texts: list[str], embedder=None, bleu: bool = True) -> pd.DataFrame:
     """Per-item originality measures of responses grouped by prompt (distance from the other responses,
-    distinct-n) and SemDis (prompt-response distance)."""
+    distinct-n) and SemDis (prompt-response distance); ``bleu=False`` skips the quadratic BLEU to others."""
     from creval.measures import diversity as D
-    it = D.item_originality(texts, prompts, embedder)
+    it = D.item_originality(texts, prompts, embedder, bleu=bleu)
     it["semdis"] = D.semdis(prompts, texts, embedder)
     return it
+
+
+def solution_measures(problems: list[str], solutions: list[str]) -> pd.DataFrame:
+    """SemDis (problem vs solution) and distinct-1/2 of each solution alone (no grouping: one per problem)."""
+    from creval.measures import diversity as D
+    return pd.DataFrame({"semdis": D.semdis(problems, solutions),
+                         "distinct_1": [D.distinct_n([t], 1) for t in solutions],
+                         "distinct_2": [D.distinct_n([t], 2) for t in solutions]})
 
 
 def aut_items(cfg: ValidationConfig, judge_for: Callable[[str], object]) -> pd.DataFrame:
@@ -133,10 +141,12 @@ def human_full(cfg: ValidationConfig) -> pd.DataFrame:
     ``human_full`` is off."""
     from creval.core.errors import CrevalError
     from creval.datasets import aut, macgyver
-    from creval.measures import diversity as D
     if not cfg.human_full:
         return pd.DataFrame()
     frames = []
+
+    def label(name: str, df: pd.DataFrame) -> str:
+        return name if df["source"].iloc[0] != "sample" else f"sample-{name}"
     sets = (("ocsai1 main2_test", lambda: aut.load_ocsai(n=None, objects=None),
              lambda: aut.load_ocsai(n=cfg.aut_items, objects=cfg.aut_objects, seed=cfg.seed)),
             ("cambridge_aut", lambda: aut.load_cambridge(n=None),
@@ -147,22 +157,19 @@ def human_full(cfg: ValidationConfig) -> pd.DataFrame:
         except CrevalError:
             continue
         drawn = set(load_draw()["item_id"]) if len(df) else set()
-        measures = D.item_originality(list(df["response"]), list(df["prompt"]), bleu=False)
+        measures = item_measures(list(df["prompt"]), list(df["response"]), bleu=False)
         frames.append(pd.DataFrame({
-            "dataset": name if df["source"].iloc[0] != "sample" else f"sample-{name}", "item_id": df["item_id"],
-            "stratum": df["prompt"], "target": df["score"].astype(float), "in_draw": df["item_id"].isin(drawn),
-            "semdis": D.semdis(list(df["prompt"]), list(df["response"])),
-            **{c: measures[c].to_numpy() for c in ("cosine_to_others", "distinct_1", "distinct_2")}}))
+            "dataset": label(name, df), "item_id": df["item_id"], "stratum": df["prompt"],
+            "target": df["score"].astype(float), "in_draw": df["item_id"].isin(drawn),
+            **{c: measures[c].to_numpy() for c in ("semdis", "cosine_to_others", "distinct_1", "distinct_2")}}))
     mg = macgyver.load_unconventional(n_per_class=None)
     if len(mg):
         drawn = set(macgyver.load_unconventional(n_per_class=cfg.macgyver_items, seed=cfg.seed)["problem_id"])
+        measures = solution_measures(list(mg["problem"]), list(mg["solution"]))
         frames.append(pd.DataFrame({
-            "dataset": "macgyver" if mg["source"].iloc[0] != "sample" else "sample-macgyver",
-            "item_id": mg["problem_id"].astype(str), "stratum": mg["unconventional"].map(str),
-            "target": mg["unconventional"].astype(float), "in_draw": mg["problem_id"].isin(drawn),
-            "semdis": D.semdis(list(mg["problem"]), list(mg["solution"])),
-            "distinct_1": [D.distinct_n([t], 1) for t in mg["solution"]],
-            "distinct_2": [D.distinct_n([t], 2) for t in mg["solution"]]}))
+            "dataset": label("macgyver", mg), "item_id": mg["problem_id"].astype(str),
+            "stratum": mg["unconventional"].map(str), "target": mg["unconventional"].astype(float),
+            "in_draw": mg["problem_id"].isin(drawn), **{c: measures[c].to_numpy() for c in measures}}))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
@@ -172,13 +179,12 @@ def macgyver_items(cfg: ValidationConfig, judge_for: Callable[[str], object]) ->
     measure is not offered: every problem with crowd solutions is labelled unconventional.)"""
     from creval.datasets import macgyver
     from creval.judges.novelty import rank_by_novelty
-    from creval.measures import diversity as D
     df = macgyver.load_unconventional(n_per_class=cfg.macgyver_items, seed=cfg.seed)
     r = rank_by_novelty(list(zip(df["problem"], df["solution"])), judge_for("macgyver"), seed=cfg.seed)
     df["novelty_score"], df["comparisons"], df["ties"] = r.score, r.comparisons, r.ties
-    df["semdis"] = D.semdis(list(df["problem"]), list(df["solution"]))
-    df["distinct_1"] = [D.distinct_n([t], 1) for t in df["solution"]]
-    df["distinct_2"] = [D.distinct_n([t], 2) for t in df["solution"]]
+    measures = solution_measures(list(df["problem"]), list(df["solution"]))
+    for c in measures:
+        df[c] = measures[c].to_numpy()
     return df
 
 
