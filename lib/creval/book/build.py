@@ -20,7 +20,7 @@ from creval.book.params import effective_params
 from creval.book.render import render_offline, render_quarto
 from creval.book.studies import measure_slow_models, run_studies, slowest_phases
 from creval.core.io import read_jsonl
-from creval.core.ledger import LEDGER, CallRecord, Ledger
+from creval.core.ledger import CallRecord, Ledger, merge_usage
 from creval.core.runs import git_commit, package_versions
 
 
@@ -29,7 +29,7 @@ def build_book(params: dict, out: Path, only: list[str] | None = None, render: s
     """Execute and render the whole book; returns (and writes) the book manifest."""
     from creval.studies.registry import STUDIES
     out = Path(out)
-    t0, mark = time.time(), LEDGER.mark()
+    t0 = time.time()
     chosen = [n for n, s in STUDIES.items() if not only or any(o in Path(s.chapter).stem for o in only)]
     studies = run_studies(effective_params(params), chosen) if chosen else []
     t_studies = time.time() - t0
@@ -42,12 +42,13 @@ def build_book(params: dict, out: Path, only: list[str] | None = None, render: s
         index = render_quarto(out) if use_quarto else render_offline(out)
         renderer = "quarto" if use_quarto else "offline-html"
     records = [CallRecord(**r) for f in sorted((out / "ledger").glob("*.jsonl")) for r in read_jsonl(f)]
-    records += LEDGER.since(mark)       # the studies' calls, made by this build in this process
+    usage = merge_usage([Ledger.summarize(records)] + [{"total": r["usage"], "by_kind_model": r["by_kind_model"]}
+                                                       for r in studies])   # chapters' calls + the studies' calls
     measure_slow_models(studies)
     manifest = {"params": effective_params(params), "git_commit": git_commit(), "packages": package_versions(),
                 "seconds_studies": round(t_studies, 2), "seconds_execute": round(t_exec, 2),
                 "seconds_total": round(time.time() - t0, 2), "studies": studies,
-                "slowest_phases": slowest_phases(studies), "chapters": status, "usage": Ledger.summarize(records), "index": str(index) if index else None,
+                "slowest_phases": slowest_phases(studies), "chapters": status, "usage": usage, "index": str(index) if index else None,
                 "renderer": renderer}
     (out / "book-manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
     return manifest

@@ -23,10 +23,11 @@ def run_study(study: Study, params: dict, where: str = "the parameters") -> dict
     """Run one study on ``params`` (resumable; a finished run is left as it is); its status row."""
     cfg = study.make_config(params, where=where)
     state = start_state(cfg.run_dir)
-    mark, t0 = LEDGER.mark(), time.time()
+    t0 = time.time()
     error = None
     try:
-        folder: Path | None = study.run(cfg)
+        with LEDGER.collect(keep=False) as tally:
+            folder: Path | None = study.run(cfg)
     except KeyboardInterrupt:
         raise
     except Exception as e:            # noqa: BLE001 - one study failing must not hide the others' results
@@ -35,7 +36,7 @@ def run_study(study: Study, params: dict, where: str = "the parameters") -> dict
             import traceback
             traceback.print_exc(file=sys.stderr)
         folder, error = cfg.run_dir, f"{type(e).__name__}: {e}"
-    usage = Ledger.summarize(LEDGER.since(mark))
+    usage = tally.summary()
     return {"study": study.name, "state": state, "run_dir": str(folder), "run_id": cfg.run_id,
             "seconds": round(time.time() - t0, 2),
             "error": error, "usage": usage["total"], "by_kind_model": usage["by_kind_model"],

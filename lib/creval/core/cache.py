@@ -96,14 +96,23 @@ def default_cache() -> CallCache:
     return _default
 
 
+LOCAL_COMPUTE = threading.RLock()
+"""Held while a local backend (llama.cpp, transformers, a cross-encoder, an embedder) computes: units run in
+threads, local weights are not thread-safe and the CPU is the limit anyway. Server calls never take it."""
+
+
 def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute, *, model: str = "",
                  usage=None, cache: CallCache | None = None, encode=lambda r: r, decode=lambda v: v,
-                 tags: list[dict] | None = None, keep=lambda r: True) -> list[Any]:
+                 tags: list[dict] | None = None, keep=lambda r: True, stream: bool = False) -> list[Any]:
     """Answer ``items`` from the cache, computing only the misses, in one batch, then storing them.
 
     The single cache mechanism behind every expensive call.
     - ``describe(item) -> dict``: what identifies the call besides ``identity`` (the model's output-relevant spec).
-    - ``compute(missing_items) -> results``: one batched call for all misses (same order).
+    - ``compute(missing_items) -> results``: one batched call for all misses (same order), run while holding
+      :data:`LOCAL_COMPUTE`. With ``stream=True`` it is ``compute(missing_items, done)`` instead, calls
+      ``done(j, result)`` as each result arrives (a server's concurrent requests) and holds no lock: each
+      result is stored the moment it arrives, so when one request fails for good (``compute`` raises after
+      the others finished) every other result is kept.
     - ``usage(result) -> (input_tokens, output_tokens)`` for the ledger; ``encode``/``decode`` map results to JSON.
     - ``keep(result)``: whether a computed result may be stored (False: returned but asked again next time).
     - ``tags[i]`` (optional): ledger tags of item ``i``'s record, over those of the enclosing ``LEDGER.tagged``.
@@ -130,20 +139,38 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
         if k in found:
             tin, tout = rec_usage(out[i])
             LEDGER.add(CallRecord(kind, model, True, tin, tout, 0.0, 0.0, tag(i), k))
-    if missing:
-        first = [idx[0] for idx in missing.values()]
-        t0 = time.perf_counter()
-        results = list(compute([items[i] for i in first]))
-        dt = (time.perf_counter() - t0) / max(len(first), 1)
-        if len(results) != len(first):
-            raise RuntimeError(f"{kind}: backend returned {len(results)} results for {len(first)} requests")
-        cache.put_many([(k, kind, encode(r)) for k, r in zip(missing, results) if keep(r)])
-        for (k, idx), r in zip(missing.items(), results):
-            tin, tout = rec_usage(r)
-            cost = 0.0
-            if hasattr(usage, "cost"):
-                cost = usage.cost(tin, tout)
-            LEDGER.add(CallRecord(kind, model, False, tin, tout, cost, dt, tag(idx[0]), k))
-            for j, i in enumerate(idx):
-                out[i] = r if j == 0 else decode(encode(r))
+    if not missing:
+        return out
+    order = list(missing.items())
+    t0 = time.perf_counter()
+    got = [False] * len(order)
+
+    def done(j: int, r: Any, seconds: float | None = None, store: bool = True) -> None:
+        k, idx = order[j]
+        if got[j]:
+            raise RuntimeError(f"{kind}: result {j} delivered twice")
+        got[j] = True
+        if store and keep(r):
+            cache.put(k, kind, encode(r))
+        tin, tout = rec_usage(r)
+        cost = usage.cost(tin, tout) if hasattr(usage, "cost") else 0.0
+        dt = time.perf_counter() - t0 if seconds is None else seconds
+        LEDGER.add(CallRecord(kind, model, False, tin, tout, cost, dt, tag(idx[0]), k))
+        for n, i in enumerate(idx):
+            out[i] = r if n == 0 else decode(encode(r))
+
+    todo = [items[idx[0]] for _, idx in order]
+    if stream:
+        compute(todo, done)
+        if not all(got):
+            raise RuntimeError(f"{kind}: backend answered {sum(got)} of {len(got)} requests")
+        return out
+    with LOCAL_COMPUTE:
+        results = list(compute(todo))
+    if len(results) != len(order):
+        raise RuntimeError(f"{kind}: backend returned {len(results)} results for {len(order)} requests")
+    per = (time.perf_counter() - t0) / len(order)
+    cache.put_many([(k, kind, encode(r)) for (k, _), r in zip(order, results) if keep(r)])
+    for j, r in enumerate(results):
+        done(j, r, per, store=False)
     return out

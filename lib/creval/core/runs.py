@@ -8,6 +8,7 @@ tokens and cost). Records are what chapters display; they are never re-derived i
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 import os
 import platform
 import subprocess
@@ -20,7 +21,9 @@ from typing import Any, Iterable
 from creval import __version__
 from creval.core import paths
 from creval.core.io import read_jsonl
-from creval.core.ledger import LEDGER, Ledger
+import threading
+
+from creval.core.ledger import LEDGER, Ledger, Tally
 
 PACKAGES = ("creval", "llama_cpp_python", "transformers", "torch", "sentence-transformers", "chromadb",
             "papermill", "numpy", "scipy", "pandas", "plotly", "httpx")
@@ -53,8 +56,11 @@ class RunStore:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.params = dict(params or {})
-        self.ledger, self.mark, self.t0 = ledger, ledger.mark(), time.time()
-        self.calls_mark = self.mark          # ledger rows before this one are already in calls.jsonl
+        self.ledger, self.t0 = ledger, time.time()
+        self._pending: list[dict] = []       # call rows not yet in calls.jsonl
+        self._lock = threading.Lock()
+        self.tally = Tally(keep=False, sink=lambda rec: self._pending.append(asdict(rec)))
+        self._token = ledger.attach(self.tally)   # every call made in this context (and its unit threads)
         self.models: dict[str, dict] = {}
         self.seeds: dict[str, int] = {}
         self.complete = False                # set by a study when every record of the run is written
@@ -63,7 +69,7 @@ class RunStore:
         return self.root / f"{table}.jsonl"
 
     def append(self, table: str, rows: Iterable[dict]) -> None:
-        with open(self.path(table), "a") as f:
+        with self._lock, open(self.path(table), "a") as f:
             for r in rows:
                 f.write(json.dumps(r, ensure_ascii=False, default=_jsonable) + "\n")
             f.flush()
@@ -88,18 +94,18 @@ class RunStore:
         self.models[model.name] = {**model.spec.identity(), "name": model.name, "logprob_kind": model.logprob_kind}
 
     def manifest(self) -> dict:
-        calls = self.ledger.since(self.mark)
         return {"creval_version": __version__, "git_commit": git_commit(), "created": self.t0,
                 "finished": time.time(), "seconds": round(time.time() - self.t0, 3), "argv": sys.argv,
                 "params": self.params, "seeds": self.seeds, "models": self.models,
                 "packages": package_versions(), "host": platform.node(),
-                "usage": Ledger.summarize(calls), "complete": self.complete}
+                "usage": self.tally.summary(), "complete": self.complete}
 
     def flush_calls(self) -> None:
         """Append the call rows not yet written to ``calls.jsonl``: call it with each finished item, so
         the calls of a run that is killed later stay recorded next to the rows they produced."""
-        self.append("calls", self.ledger.rows(self.calls_mark))
-        self.calls_mark = self.ledger.mark()
+        with self.tally._lock:
+            rows, self._pending = self._pending, []
+        self.append("calls", rows)
 
     def finish(self) -> dict:
         """Write ``manifest.json`` and append this run's remaining call rows to ``calls.jsonl``."""
@@ -108,7 +114,9 @@ class RunStore:
         tmp = self.root / "manifest.json.tmp"
         tmp.write_text(json.dumps(m, indent=2, default=_jsonable))
         tmp.replace(self.root / "manifest.json")
-        self.mark = self.ledger.mark()
+        if self._token is not None:
+            self.ledger.detach(self._token)
+            self._token = None
         return m
 
     def __enter__(self) -> "RunStore":

@@ -36,10 +36,9 @@ class ChatEvalJudge:
         info = render("info", problem=problem.strip(), solution=solution.strip())
         out = []
         for crit in criteria:
-            m = LEDGER.mark()
-            with LEDGER.tagged(judge=self.name, pair=pair_id, criterion=crit_name(crit)):
+            with LEDGER.collect() as calls, LEDGER.tagged(judge=self.name, pair=pair_id, criterion=crit_name(crit)):
                 v = self._judge_one(info, crit, pair_id)
-            out.append(fill_tokens(v, LEDGER.since(m)))
+            out.append(fill_tokens(v, calls.records))
         return out
 
     def _system(self, a, crit, info, history):

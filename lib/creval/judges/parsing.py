@@ -159,7 +159,10 @@ def logprob_verdict(model, messages: list[dict]) -> Parsed:
     with LEDGER.tagged(attempt="logprobs"):
         lp = model.choice_logprobs(messages, ["[[YES]]", "[[NO]]"]).logprobs
     a, b = lp["[[YES]]"], lp["[[NO]]"]
-    p_yes = 1.0 / (1.0 + math.exp(b - a))
+    if math.isinf(a) and math.isinf(b) or math.isnan(a) or math.isnan(b):
+        # neither choice is among the model's likely replies: the log-probs say nothing, so no verdict
+        return Parsed(None, "[logprobs] neither [[YES]] nor [[NO]] among the likely replies", 1, "unparsed")
+    p_yes = 1.0 / (1.0 + math.exp(min(700.0, b - a)))
     return Parsed(p_yes >= 0.5, f"[logprobs] P(YES)={p_yes:.3f}", 1, "logprobs", [], p_yes)
 
 
@@ -169,9 +172,9 @@ def ask_verdict(model, messages, parse=parse_verdict, *, via: str = "text", fmt:
     its attempts (``first``, when given, was made and recorded by the caller)."""
     if via not in ("text", "logprobs", "text+logprobs"):
         raise ValueError(f"verdict_via must be text, logprobs or text+logprobs, not {via!r}")
-    mark = LEDGER.mark()
-    res = _ask_verdict(model, messages, parse, via, fmt, max_tokens, retries, seed, first)
-    calls = LEDGER.since(mark)
+    with LEDGER.collect() as tally:
+        res = _ask_verdict(model, messages, parse, via, fmt, max_tokens, retries, seed, first)
+    calls = tally.records
     res.input_tokens = sum(r.input_tokens for r in calls) + (first.input_tokens if first is not None else 0)
     res.output_tokens = sum(r.output_tokens for r in calls) + (first.output_tokens if first is not None else 0)
     return res
@@ -186,6 +189,9 @@ def _ask_verdict(model, messages, parse, via, fmt, max_tokens, retries, seed, fi
         lp = logprob_verdict(model, messages)
         lp.replies = res.replies
         lp.attempts = res.attempts + 1
+        if lp.unparsed:
+            lp.text = res.text
+            return lp
         if parse is not parse_verdict:       # callers expecting (verdict, probability)
             lp.value = (lp.value, lp.p_yes)
         return lp

@@ -139,9 +139,8 @@ class RetrievalJudge:
         info = render("info", problem=problem.strip(), solution=solution.strip())
         self.store.reset(pair_id)
         crit_list = "; ".join(f"{crit_name(c)} ({crit_def(c)})" for c in criteria)
-        mark = LEDGER.mark()
         shared_turns = []
-        with LEDGER.tagged(judge=self.name, pair=pair_id, criterion="*", phase="init"):
+        with LEDGER.collect() as shared, LEDGER.tagged(judge=self.name, pair=pair_id, criterion="*", phase="init"):
             msgs = {a: [{"role": "user", "content": render(f"retrieval_init_{a}", criteria_list=crit_list, info=info,
                                                             words=self.init_words)}] for a in ("PA", "SA")}
             out = self._chat_many_tagged([msgs["PA"], msgs["SA"]], ["PA", "SA"], self._max_tokens(self.init_words))
@@ -151,15 +150,14 @@ class RetrievalJudge:
             self.store.add(pair_id, frags)
             shared_turns.append(Turn(a, "init", 0, f"initial insights about the {'problem' if a == 'PA' else 'solution'}",
                                      c.text, c.input_tokens, c.output_tokens, retrieved_ids=[f.id for f in frags]).to_dict())
-        shared_records = LEDGER.since(mark)
+        shared_records = shared.records
         shares_in = split_evenly(sum(r.input_tokens for r in shared_records if r.kind == "chat"), len(criteria))
         shares_out = split_evenly(sum(r.output_tokens for r in shared_records if r.kind == "chat"), len(criteria))
         verdicts = []
         for ci, crit in enumerate(criteria):
-            m = LEDGER.mark()
-            with LEDGER.tagged(judge=self.name, pair=pair_id, criterion=crit_name(crit)):
+            with LEDGER.collect() as calls, LEDGER.tagged(judge=self.name, pair=pair_id, criterion=crit_name(crit)):
                 v = self._judge_one(info, problem, solution, crit, pair_id)
-            fill_tokens(v, LEDGER.since(m))
+            fill_tokens(v, calls.records)
             v.input_tokens += shares_in[ci]
             v.output_tokens += shares_out[ci]
             v.calls += 0 if ci else len([r for r in shared_records if r.kind == "chat"])

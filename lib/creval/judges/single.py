@@ -75,8 +75,7 @@ class SingleJudge:
         out = []
         convs = [self.messages(problem, solution, c) for c in criteria]
         max_tokens = int(self.reason_words * 1.6) + 24 if self.mode == "cot" else 24
-        mark = LEDGER.mark()
-        with LEDGER.tagged(judge=self.name, pair=pair_id, agent="judge", phase="judge"):
+        with LEDGER.collect() as calls, LEDGER.tagged(judge=self.name, pair=pair_id, agent="judge", phase="judge"):
             if self.verdict_via == "logprobs":
                 firsts = [None] * len(convs)
             else:   # first attempts of all criteria are independent: one batch
@@ -99,7 +98,7 @@ class SingleJudge:
                 out.append(Judgement(pair_id, crit_name(crit), v, self.name, self.model.name,
                                      confidence=verdict_confidence(v, p), p_yes=p, rounds=0, parsed_by=res.path,
                                      retries=max(res.attempts - 1, 0), transcript=[turn.to_dict()]))
-        recs = LEDGER.since(mark)
+        recs = calls.records
         for v in out:
             fill_tokens(v, records_for(recs, criterion=v.criterion))
         return out

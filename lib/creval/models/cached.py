@@ -2,7 +2,9 @@
 
 Sampled generations are cached per sample index (``n=10`` then ``n=20`` reuses the first ten), chat
 turns, choice scores and log-likelihoods per request. Only cache misses reach the backend, in one batch.
-The batch verbs take ``tags``: one dict per request, recorded on that request's ledger record (beside
+A server's misses go out together through its spec's shared in-flight budget and each result is cached as it
+arrives; a local backend's misses are computed in one batch under the process's local-compute lock (units
+run in threads). The batch verbs take ``tags``: one dict per request, recorded on that request's ledger record (beside
 the tags of any enclosing ``LEDGER.tagged`` block), so a batch of several agents' turns stays attributable.
 """
 from __future__ import annotations
@@ -31,6 +33,13 @@ class Model:
         self.backend, self.spec, self.cache = backend, backend.spec, cache
         self.name = self.spec.name
         self.logprob_kind = backend.LOGPROB_KIND
+        self.concurrent = bool(getattr(backend, "CONCURRENT", False))   # a server: results stream in
+
+    def _verb(self, fn):
+        """``(compute, stream)`` for :func:`cached_batch`: a server's verb streams its results."""
+        if self.concurrent:
+            return (lambda items, done: fn(items, done=done)), True
+        return fn, False
 
     def __repr__(self) -> str:
         return f"Model({self.name!r}, backend={self.spec.backend})"
@@ -44,12 +53,18 @@ class Model:
         """``n`` samples of the assistant's reply to ``messages``, each with its token log-probs."""
         req = SampleRequest(tuple(messages), temperature, top_p, max_tokens, tuple(stop), seed)
 
-        def compute(indices):
-            pt = self.prompt_tokens(messages)
-            return [replace(s, prompt_tokens=s.prompt_tokens or pt) for s in self.backend.sample(req, indices)]
+        def fix(s: Sample) -> Sample:
+            return replace(s, prompt_tokens=s.prompt_tokens or self.prompt_tokens(messages))
+
+        if self.concurrent:
+            def compute(indices, done):
+                self.backend.sample(req, indices, done=lambda j, s: done(j, fix(s)))
+        else:
+            def compute(indices):
+                return [fix(s) for s in self.backend.sample(req, indices)]
 
         return cached_batch("sample", self._ident(), list(range(n)), lambda i: {**req.describe(), "index": i},
-                            compute, model=self.name, cache=self.cache,
+                            compute, model=self.name, cache=self.cache, stream=self.concurrent,
                             usage=_Usage(self.spec, lambda s: (s.prompt_tokens, s.n_tokens)),
                             encode=Sample.to_dict, decode=Sample.from_dict)
 
@@ -58,7 +73,8 @@ class Model:
                   max_tokens: int = 256, seed: int = 0, tags: Sequence[dict] | None = None) -> list[Completion]:
         """One reply per conversation (one batch); ``tags[i]`` goes on conversation ``i``'s ledger record."""
         reqs = [ChatRequest(tuple(m), temperature, max_tokens, seed) for m in conversations]
-        return cached_batch("chat", self._ident(), reqs, ChatRequest.describe, self.backend.chat,
+        compute, stream = self._verb(self.backend.chat)
+        return cached_batch("chat", self._ident(), reqs, ChatRequest.describe, compute, stream=stream,
                             model=self.name, cache=self.cache, tags=tags,
                             usage=_Usage(self.spec, lambda c: (c.input_tokens, c.output_tokens + c.reasoning_tokens)),
                             encode=Completion.to_dict, decode=lambda d: Completion(**d))
@@ -71,7 +87,8 @@ class Model:
                              tags: Sequence[dict] | None = None) -> list[ChoiceScores]:
         """For each ``(messages, choices)``, the log-prob of each choice as the start of the reply."""
         reqs = [ChoiceRequest(tuple(m), tuple(c)) for m, c in items]
-        return cached_batch("choice", self._ident(), reqs, ChoiceRequest.describe, self.backend.choice_logprobs,
+        compute, stream = self._verb(self.backend.choice_logprobs)
+        return cached_batch("choice", self._ident(), reqs, ChoiceRequest.describe, compute, stream=stream,
                             model=self.name, cache=self.cache, tags=tags,
                             usage=_Usage(self.spec, lambda r: (r.input_tokens, 1)),
                             encode=ChoiceScores.to_dict, decode=ChoiceScores.from_dict)
@@ -86,8 +103,9 @@ class Model:
 
         The context's tokens condition the text and are not counted; an empty context is no context."""
         reqs = [LoglikelihoodRequest(*((it, None) if isinstance(it, str) else (it[0], it[1] or None))) for it in items]
-        out = cached_batch("loglikelihood", self._ident(), reqs, LoglikelihoodRequest.describe,
-                           self.backend.loglikelihood, model=self.name, cache=self.cache, tags=tags,
+        compute, stream = self._verb(self.backend.loglikelihood)
+        out = cached_batch("loglikelihood", self._ident(), reqs, LoglikelihoodRequest.describe, compute,
+                           stream=stream, model=self.name, cache=self.cache, tags=tags,
                            usage=_Usage(self.spec, lambda r: (r.context_tokens + r.n_tokens + r.skipped_tokens + 1, 0)),
                            encode=LogLikelihood.to_dict, decode=LogLikelihood.from_dict)
         return [r if r.model == self.name else replace(r, model=self.name) for r in out]

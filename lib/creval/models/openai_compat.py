@@ -46,7 +46,8 @@ def api_key_for(spec: ModelSpec) -> str:
     """The key this spec may send, or "" for none. A key only goes to the host it belongs to:
     ``OPENAI_API_KEY`` only to api.openai.com (never to a custom ``base_url``); another host gets the
     spec's own ``api_key_env`` or no ``Authorization`` header at all."""
-    host = host_of(spec.base_url or OPENAI_URL)
+    hosts = {host_of(u) for u in (spec.urls or (OPENAI_URL,))}
+    host = next(iter(hosts)) if len(hosts) == 1 else ",".join(sorted(hosts))
     env = spec.api_key_env or ("OPENAI_API_KEY" if host == OPENAI_HOST else "")
     if not env:
         return ""                                   # a local/custom server: send no key
@@ -60,16 +61,6 @@ def api_key_for(spec: ModelSpec) -> str:
     return key
 
 
-def run_sync(coro):
-    """Run a coroutine to completion from sync code, also when an event loop is already running (Jupyter)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(1) as ex:
-        return ex.submit(asyncio.run, coro).result()
-
-
 def render_plain(messages: Sequence[dict]) -> str:
     """A chat as plain text, for ``api: completions`` endpoints (no chat template applied client-side)."""
     return "\n\n".join(f"{m['role'].upper()}: {m['content']}" for m in messages) + "\n\nASSISTANT:"
@@ -78,51 +69,77 @@ def render_plain(messages: Sequence[dict]) -> str:
 class OpenAIBackend:
     LOGPROB_KIND = "server"
 
-    def __init__(self, spec: ModelSpec, max_retries: int = 5, timeout: float = 120.0):
-        self.spec, self.max_retries, self.timeout = spec, max_retries, timeout
-        self.base_url = (spec.base_url or OPENAI_URL).rstrip("/")
+    CONCURRENT = True          # requests go out together through the spec's shared budget (models/endpoint.py)
+
+    def __init__(self, spec: ModelSpec, max_retries: int = 5, timeout: float = 120.0, backoff: float = 0.5):
+        self.spec, self.timeout = spec, timeout
+        self.max_retries = int(spec.extra.get("max_retries", max_retries))
+        self.backoff = float(spec.extra.get("retry_backoff", backoff))     # seconds before the first retry
+        self.urls = spec.urls or (OPENAI_URL,)
+        self.base_url = self.urls[0]
         self.api_key = api_key_for(spec)
         self.version = spec.model
         self.quantisation = str(spec.extra.get("quantisation", ""))    # a server does not say; the spec may
 
     # -- HTTP ---------------------------------------------------------------------------------
-    async def _post(self, client: httpx.AsyncClient, sem: asyncio.Semaphore, path: str, body: dict) -> dict:
-        url = f"{self.base_url}{path}"
+    def _endpoint(self):
+        from creval.models import endpoint
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        return endpoint.endpoint((self.spec.name, self.urls, self.api_key), self.urls, headers,
+                                 self.spec.concurrency, self.timeout)
+
+    async def _post(self, path: str, body: dict) -> dict:
+        """One request through the spec's shared budget, retried on 429, 5xx, timeouts and dropped
+        connections with exponential backoff and jitter (honouring ``Retry-After``)."""
+        import httpx
+        ep = self._endpoint()
         for attempt in range(self.max_retries + 1):
-            async with sem:
-                try:
-                    r = await client.post(url, json=body)
-                except (httpx.TimeoutException, httpx.RemoteProtocolError, httpx.ReadError) as e:
-                    err, wait = f"{type(e).__name__}", None
-                except httpx.ConnectError:
-                    raise CrevalError(f"model {self.spec.name}: endpoint {self.base_url} is unreachable",
-                                      "start the server or fix base_url in the model spec") from None
-                else:
-                    if r.status_code == 200:
-                        return r.json()
-                    if r.status_code in (401, 403):
-                        raise CrevalError(f"model {self.spec.name}: the endpoint refused the API key ({r.status_code})",
-                                          f"check {self.spec.api_key_env or 'OPENAI_API_KEY'}" if self.api_key else
-                                          f"this server wants a key: name its env var in the spec (api_key_env)")
-                    if r.status_code not in RETRY_STATUS:
-                        raise CrevalError(f"model {self.spec.name}: {url} answered {r.status_code}: {r.text[:300]}",
-                                          "check the model name and request parameters")
-                    err, wait = f"HTTP {r.status_code}", r.headers.get("retry-after")
+            try:
+                r = await ep.post(path, body)
+            except (httpx.TimeoutException, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
+                err, wait = f"{type(e).__name__}", None
+            except httpx.ConnectError:
+                raise CrevalError(f"model {self.spec.name}: endpoint {self.base_url} is unreachable",
+                                  "start the server or fix base_url in the model spec") from None
+            else:
+                if r.status_code == 200:
+                    return r.json()
+                if r.status_code in (401, 403):
+                    raise CrevalError(f"model {self.spec.name}: the endpoint refused the API key ({r.status_code})",
+                                      f"check {self.spec.api_key_env or 'OPENAI_API_KEY'}" if self.api_key else
+                                      f"this server wants a key: name its env var in the spec (api_key_env)")
+                if r.status_code not in RETRY_STATUS:
+                    raise CrevalError(f"model {self.spec.name}: {self.base_url}{path} answered {r.status_code}: "
+                                      f"{r.text[:300]}", "check the model name and request parameters")
+                err, wait = f"HTTP {r.status_code}", r.headers.get("retry-after")
             if attempt == self.max_retries:
-                raise CrevalError(f"model {self.spec.name}: {url} failed {attempt + 1} times (last: {err})",
+                raise CrevalError(f"model {self.spec.name}: {self.base_url}{path} failed {attempt + 1} times "
+                                  f"(last: {err})",
                                   "the server is overloaded or down; rerun later (finished calls are cached)")
-            delay = float(wait) if wait and wait.replace(".", "").isdigit() else min(30.0, 0.5 * 2 ** attempt)
+            delay = float(wait) if wait and wait.replace(".", "").isdigit() else min(30.0, self.backoff * 2 ** attempt)
             await asyncio.sleep(delay * (1 + 0.25 * random.random()))
         raise AssertionError("unreachable")
 
-    def _gather(self, jobs: list[tuple[str, dict]]) -> list[dict]:
-        async def go():
-            sem = asyncio.Semaphore(max(1, self.spec.concurrency))
-            headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-            # no redirects followed: a key is never re-sent to wherever a server points
-            async with httpx.AsyncClient(timeout=self.timeout, headers=headers, follow_redirects=False) as client:
-                return await asyncio.gather(*(self._post(client, sem, p, b) for p, b in jobs))
-        return run_sync(go())
+    def _gather(self, jobs: list[tuple[str, dict]], parse=lambda j, resp: resp, done=None) -> list:
+        """Send every job at once through the shared budget; ``parse(j, response)`` each reply and hand it to
+        ``done(j, result)`` as it arrives. When some fail for good, the others still finish (and reach
+        ``done``) before the first failure is raised."""
+        from creval.models import endpoint
+        futs = {endpoint.submit(self._post(p, b)): j for j, (p, b) in enumerate(jobs)}
+        out: list = [None] * len(jobs)
+        errors: list[tuple[int, BaseException]] = []
+        for f in concurrent.futures.as_completed(futs):
+            j = futs[f]
+            try:
+                out[j] = parse(j, f.result())
+            except Exception as e:  # noqa: BLE001 - raised below, after the others are kept
+                errors.append((j, e))
+                continue
+            if done is not None:
+                done(j, out[j])
+        if errors:
+            raise min(errors, key=lambda x: x[0])[1]
+        return out
 
     def _body(self, messages: Sequence[dict], **kw) -> tuple[str, dict]:
         body = {"model": self.spec.model, **{k: v for k, v in kw.items() if v is not None}}
@@ -150,53 +167,58 @@ class OpenAIBackend:
         return choice.get("text", ""), ""
 
     # -- protocol -----------------------------------------------------------------------------
-    def sample(self, req: SampleRequest, indices: Sequence[int]) -> list[Sample]:
+    # Each verb takes ``done(j, result)``: called as request ``j``'s result arrives (the cache stores it then).
+    def _sample(self, c: dict) -> Sample:
+        lps = self._choice_logprobs(c)
+        if not lps:
+            raise CrevalError(f"model {self.spec.name}: the endpoint returned no log-probs",
+                              "use a server that supports logprobs (llama.cpp: --logits_all true)")
+        return Sample(self._text(c)[0], tuple(lps), c.get("finish_reason") or "stop")
+
+    def sample(self, req: SampleRequest, indices: Sequence[int], done=None) -> list[Sample]:
         """Ask for all samples with ``n``; servers that return fewer get one request per missing index."""
         kw = dict(temperature=req.temperature, top_p=req.top_p, max_tokens=req.max_tokens,
                   stop=list(req.stop) or None, logprobs=True, top_logprobs=1)
         first = self._gather([self._body(req.messages, n=len(indices), seed=derive_seed(req.seed, indices[0]), **kw)])[0]
-        choices = first.get("choices", [])[:len(indices)]
-        rest = indices[len(choices):]
+        out = [self._sample(c) for c in first.get("choices", [])[:len(indices)]]
+        for j, smp in enumerate(out):
+            if done is not None:
+                done(j, smp)
+        rest = indices[len(out):]
         if rest:
-            more = self._gather([self._body(req.messages, n=1, seed=derive_seed(req.seed, i), **kw) for i in rest])
-            choices += [m["choices"][0] for m in more]
-        out = []
-        for c in choices:
-            lps = self._choice_logprobs(c)
-            if not lps:
-                raise CrevalError(f"model {self.spec.name}: the endpoint returned no log-probs",
-                                  "use a server that supports logprobs (llama.cpp: --logits_all true)")
-            text, _ = self._text(c)
-            out.append(Sample(text, tuple(lps), c.get("finish_reason") or "stop"))
+            k = len(out)
+            more = self._gather([self._body(req.messages, n=1, seed=derive_seed(req.seed, i), **kw) for i in rest],
+                                lambda j, resp: self._sample(resp["choices"][0]),
+                                None if done is None else (lambda j, smp: done(k + j, smp)))
+            out += more
         return out
 
-    def chat(self, reqs: Sequence[ChatRequest]) -> list[Completion]:
-        res = self._gather([self._body(r.messages, temperature=r.temperature, max_tokens=r.max_tokens, seed=r.seed)
-                            for r in reqs])
-        out = []
-        for r in res:
-            c, usage = r["choices"][0], r.get("usage") or {}
-            text, reasoning = self._text(c)
-            if self.spec.thinking and "<think>" in text:
-                text, reasoning = split_thinking(text)
-            details = usage.get("completion_tokens_details") or {}
-            rt = int(details.get("reasoning_tokens") or (self.count_tokens(reasoning) if reasoning else 0))
-            out.append(Completion(text.strip(), int(usage.get("prompt_tokens", 0)),
-                                  int(usage.get("completion_tokens", 0)) - rt, reasoning, rt, c.get("finish_reason") or "stop"))
-        return out
+    def _completion(self, r: dict) -> Completion:
+        c, usage = r["choices"][0], r.get("usage") or {}
+        text, reasoning = self._text(c)
+        if self.spec.thinking and "<think>" in text:
+            text, reasoning = split_thinking(text)
+        details = usage.get("completion_tokens_details") or {}
+        rt = int(details.get("reasoning_tokens") or (self.count_tokens(reasoning) if reasoning else 0))
+        return Completion(text.strip(), int(usage.get("prompt_tokens", 0)),
+                          int(usage.get("completion_tokens", 0)) - rt, reasoning, rt, c.get("finish_reason") or "stop")
 
-    def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[ChoiceScores]:
-        res = self._gather([self._body(r.messages, temperature=0, max_tokens=1, logprobs=True, top_logprobs=20)
-                            for r in reqs])
-        out = []
-        for r, resp in zip(reqs, res):
-            top = _top_alternatives(resp["choices"][0])
-            scores: dict[str, float] = {}
-            for c in r.choices:
-                matches = [lp for tok, lp in top.items() if tok.strip() and (c.startswith(tok.strip()) or tok.strip().startswith(c))]
-                scores[c] = max(matches) if matches else -math.inf
-            out.append(ChoiceScores(scores, int((resp.get("usage") or {}).get("prompt_tokens", 0))))
-        return out
+    def chat(self, reqs: Sequence[ChatRequest], done=None) -> list[Completion]:
+        return self._gather([self._body(r.messages, temperature=r.temperature, max_tokens=r.max_tokens, seed=r.seed)
+                             for r in reqs], lambda j, resp: self._completion(resp), done)
+
+    def choice_logprobs(self, reqs: Sequence[ChoiceRequest], done=None) -> list[ChoiceScores]:
+        """Each choice scored along the greedy reply's tokens (:func:`score_choices`): exact up to the first
+        token where a choice leaves the reply, that token's log-prob from the top 20; -inf where it is not
+        among them. Choices sharing leading tokens (``[[YES]]``/``[[NO]]``) are told apart where they part."""
+        n_tok = [max(1, max((len(c) for c in r.choices), default=1)) for r in reqs]
+
+        def parse(j, resp):
+            steps = _token_steps(resp["choices"][0])
+            return ChoiceScores(score_choices(steps, reqs[j].choices),
+                                int((resp.get("usage") or {}).get("prompt_tokens", 0)))
+        return self._gather([self._body(r.messages, temperature=0, max_tokens=n, logprobs=True, top_logprobs=20)
+                             for r, n in zip(reqs, n_tok)], parse, done)
 
     def _unsupported(self, why: str) -> CrevalError:
         return CrevalError(f"model {self.spec.name}: the server at {self.base_url} does not support echoed log-probs "
@@ -205,19 +227,30 @@ class OpenAIBackend:
                            "on /completions (vLLM; llama-cpp-python's server with --logits_all true and the model's "
                            "begin-of-text token in the spec: `extra: {bos_text: '<|im_start|>'}` or the like)")
 
-    def loglikelihood(self, reqs: Sequence[LoglikelihoodRequest]) -> list[LogLikelihood]:
+    def loglikelihood(self, reqs: Sequence[LoglikelihoodRequest], done=None) -> list[LogLikelihood]:
         bos = str(self.spec.extra.get("bos_text", ""))
-        todo = [r for r in reqs if r.text]
-        bodies = [("/completions", {"model": self.spec.model, "prompt": bos + (r.context or "") + r.text, "echo": True,
-                                    "logprobs": 1, "max_tokens": 1, "temperature": 0}) for r in todo]
+        todo = [j for j, r in enumerate(reqs) if r.text]
+        out: list = [None] * len(reqs)
+        for j, r in enumerate(reqs):
+            if not r.text:
+                out[j] = LogLikelihood(0.0, (), 0, 0, 1, 0, self.spec.name, self.quantisation, self.LOGPROB_KIND)
+                if done is not None:
+                    done(j, out[j])
+        bodies = [("/completions", {"model": self.spec.model, "prompt": bos + (reqs[j].context or "") + reqs[j].text,
+                                    "echo": True, "logprobs": 1, "max_tokens": 1, "temperature": 0}) for j in todo]
+
+        def got(k, ll):
+            out[todo[k]] = ll
+            if done is not None:
+                done(todo[k], ll)
         try:
-            res = iter(self._gather(bodies) if bodies else [])
+            if bodies:
+                self._gather(bodies, lambda k, resp: self._echoed(reqs[todo[k]], resp, bos), got)
         except CrevalError as e:
-            if "unreachable" in e.problem or "refused the API key" in e.problem:
+            if "unreachable" in e.problem or "refused the API key" in e.problem or "does not support" in e.problem:
                 raise
             raise self._unsupported(e.problem) from None
-        return [self._echoed(r, next(res), bos) if r.text else
-                LogLikelihood(0.0, (), 0, 0, 1, 0, self.spec.name, self.quantisation, self.LOGPROB_KIND) for r in reqs]
+        return out
 
     def _echoed(self, r: LoglikelihoodRequest, resp: dict, bos: str) -> LogLikelihood:
         """The text's tokens and log-probs from an echoed completion (the generated token dropped)."""
@@ -247,9 +280,53 @@ class OpenAIBackend:
         return max(1, round(len(text) / 4))
 
 
-def _top_alternatives(choice: dict) -> dict[str, float]:
+def _token_steps(choice: dict) -> list[tuple[str, float, dict[str, float]]]:
+    """``(token, logprob, {alternative: logprob})`` for each generated token of a reply."""
     lp = choice.get("logprobs") or {}
-    if isinstance(lp.get("content"), list) and lp["content"]:
-        return {t["token"]: float(t["logprob"]) for t in lp["content"][0].get("top_logprobs", [])}
-    tops: Any = lp.get("top_logprobs") or [{}]
-    return {k: float(v) for k, v in (tops[0] or {}).items()}
+    if isinstance(lp.get("content"), list):
+        return [(t.get("token", ""), float(t.get("logprob", -math.inf)),
+                 {a["token"]: float(a["logprob"]) for a in t.get("top_logprobs") or []}) for t in lp["content"]]
+    toks, lps, tops = lp.get("tokens") or [], lp.get("token_logprobs") or [], lp.get("top_logprobs") or []
+    return [(t, float(x if x is not None else -math.inf), {k: float(v) for k, v in (alt or {}).items()})
+            for t, x, alt in zip(toks, lps, list(tops) + [{}] * (len(toks) - len(tops)))]
+
+
+def score_choices(steps: list[tuple[str, float, dict[str, float]]], choices: Sequence[str]) -> dict[str, float]:
+    """The log-prob of each choice as the start of a reply, from the greedy reply's token steps.
+
+    Walk the reply: while a choice's text continues along the generated tokens, add their log-probs; at the
+    first step where it parts from the reply, add the best alternative token (among the step's top ones)
+    that continues it and stop (its later tokens are taken as certain); a choice that no listed token
+    continues gets -inf. A choice the reply spells out whole gets its exact log-prob. Two choices sharing
+    their first tokens are thus compared where they differ, not on the shared ``[[``."""
+    out: dict[str, float] = {}
+    where: dict[str, tuple[int, str]] = {}        # (step, token) that decided a choice cut short
+    for c in choices:
+        pos, total, score = 0, 0.0, -math.inf
+        for step, (raw, lp, alts) in enumerate(steps):
+            tok = raw.lstrip() if pos == 0 else raw         # a reply may open with a space
+            rest = c[pos:]
+            if tok and rest.startswith(tok):
+                total += lp
+                pos += len(tok)
+                if pos >= len(c):
+                    score = total
+                    break
+                continue
+            if tok and tok.startswith(rest):             # the reply's token covers the rest of the choice
+                score = total + lp
+                break
+            alt = {(a.lstrip() if pos == 0 else a): a_lp for a, a_lp in alts.items()}
+            cont = {a: a_lp for a, a_lp in alt.items() if a and (rest.startswith(a) or a.startswith(rest))}
+            if cont:
+                best = max(cont, key=cont.get)
+                score = total + cont[best]
+                if len(best) < len(rest):
+                    where[c] = (step, best)
+            break
+        out[c] = score
+    # two choices cut short at the same step by the same token (the shared "[[") are not told apart: say so
+    for c, w in where.items():
+        if any(o != c and where.get(o) == w for o in where):
+            out[c] = -math.inf
+    return out

@@ -8,6 +8,7 @@ imported lazily, so using the OpenAI backend never imports torch or llama.cpp.
 from __future__ import annotations
 
 import importlib.util
+import threading
 import os
 from pathlib import Path
 
@@ -183,19 +184,23 @@ class LazyBackend:
 
     def __init__(self, spec: ModelSpec):
         self.spec = spec
-        self.LOGPROB_KIND = backend_class(spec).LOGPROB_KIND
+        cls = backend_class(spec)
+        self.LOGPROB_KIND = cls.LOGPROB_KIND
+        self.CONCURRENT = getattr(cls, "CONCURRENT", False)
         self._backend = None
 
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
         key = repr(self.spec)
-        if key not in _loaded:
-            _loaded[key] = load_backend(self.spec)
+        with _LOAD_LOCK:                # units run in threads: load the weights once
+            if key not in _loaded:
+                _loaded[key] = load_backend(self.spec)
         return getattr(_loaded[key], name)
 
 
 _loaded: dict[str, object] = {}
+_LOAD_LOCK = threading.RLock()
 
 
 def load_model(name: str, cache=None):
