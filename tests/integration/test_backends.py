@@ -11,7 +11,7 @@ import pytest
 
 from creval.core.cache import CallCache
 from creval.core.errors import CrevalError
-from creval.core.ledger import LEDGER, Ledger
+from creval.core.ledger import LEDGER
 from creval.models.registry import get_spec, load_model, locate_weights
 
 pytestmark = pytest.mark.integration
@@ -30,15 +30,15 @@ def _check_samples(samples, n):
 
 def test_llamacpp_batched_samples_and_resume(tmp_path):
     m = load_model("smollm2-135m", cache=CallCache(tmp_path / "a.sqlite"))
-    mark = LEDGER.mark()
-    s = m.sample(MSGS, 4, max_tokens=16, seed=7)
-    _check_samples(s, 4)
-    # a new cache (a fresh machine) with the same seed reproduces the samples: per-index seeding
-    again = load_model("smollm2-135m", cache=CallCache(tmp_path / "b.sqlite")).sample(MSGS, 4, max_tokens=16, seed=7)
-    assert [x.text for x in again] == [x.text for x in s]
-    # the same cache serves them without a call
-    m.sample(MSGS, 4, max_tokens=16, seed=7)
-    usage = Ledger.summarize(LEDGER.since(mark))["total"]
+    with LEDGER.collect() as tally:
+        s = m.sample(MSGS, 4, max_tokens=16, seed=7)
+        _check_samples(s, 4)
+        # a new cache (a fresh machine) with the same seed reproduces the samples: per-index seeding
+        again = load_model("smollm2-135m", cache=CallCache(tmp_path / "b.sqlite")).sample(MSGS, 4, max_tokens=16, seed=7)
+        assert [x.text for x in again] == [x.text for x in s]
+        # the same cache serves them without a call
+        m.sample(MSGS, 4, max_tokens=16, seed=7)
+    usage = tally.summary()["total"]
     assert usage["calls_made"] == 8 and usage["cache_hits"] == 4
     sc = m.choice_logprobs(YESNO, ["Yes", "No"])
     lp = sc.logprobs
@@ -49,9 +49,9 @@ def test_llamacpp_batched_samples_and_resume(tmp_path):
 
 def test_llamacpp_loglikelihood(tmp_path):
     m = load_model("smollm2-135m", cache=CallCache(tmp_path / "ll.sqlite"))
-    mark = LEDGER.mark()
-    cond, ctx, whole = m.loglikelihood(ANSWER, CONTEXT), m.loglikelihood(CONTEXT), m.loglikelihood(CONTEXT + ANSWER)
-    alone = m.loglikelihood(ANSWER)
+    with LEDGER.collect() as tally:
+        cond, ctx, whole = m.loglikelihood(ANSWER, CONTEXT), m.loglikelihood(CONTEXT), m.loglikelihood(CONTEXT + ANSWER)
+        alone = m.loglikelihood(ANSWER)
     for r in (cond, ctx, whole, alone):
         assert math.isclose(sum(r.token_logprobs), r.sum_logprob) and all(lp <= 1e-6 for lp in r.token_logprobs)
         assert r.quantisation == "Q4_1" and r.logprob_kind == "raw" and r.windows == 1 and r.model == m.name
@@ -60,12 +60,12 @@ def test_llamacpp_loglikelihood(tmp_path):
     assert whole.n_tokens == ctx.n_tokens + cond.n_tokens
     assert math.isclose(ctx.sum_logprob + cond.sum_logprob, whole.sum_logprob, abs_tol=1e-3)
     assert cond.sum_logprob > alone.sum_logprob + 5             # the context makes the answer far likelier
-    usage = Ledger.summarize(LEDGER.since(mark))
+    usage = tally.summary()
     assert usage["total"]["calls_made"] == 4 and usage["by_kind_model"][f"loglikelihood:{m.name}"]["input_tokens"] == \
         sum(r.context_tokens + r.n_tokens + 1 for r in (cond, ctx, whole, alone))
-    mark = LEDGER.mark()
-    assert m.loglikelihood_many([(ANSWER, CONTEXT), CONTEXT]) == [cond, ctx]          # a rerun: from the cache
-    assert Ledger.summarize(LEDGER.since(mark))["total"]["cache_hits"] == 2
+    with LEDGER.collect() as tally:
+        assert m.loglikelihood_many([(ANSWER, CONTEXT), CONTEXT]) == [cond, ctx]          # a rerun: from the cache
+    assert tally.summary()["total"]["cache_hits"] == 2
     # a text longer than the window is scored in rolling windows, each token seeing half a window or more
     from creval.models.base import LoglikelihoodRequest
     from creval.models.registry import load_backend
@@ -128,14 +128,14 @@ def test_openai_backend_against_local_server(llama_server, tmp_path):
     spec = tmp_path / "local.yaml"
     spec.write_text(f"backend: openai\nmodel: smollm2\nbase_url: {llama_server}\nconcurrency: 2\nprice_in: 1.0\nprice_out: 2.0\n")
     m = load_model(str(spec), cache=CallCache(tmp_path / "o.sqlite"))
-    mark = LEDGER.mark()
-    s = m.sample(MSGS, 3, max_tokens=10, seed=3)
-    _check_samples(s, 3)
-    replies = m.chat_many([MSGS, YESNO], max_tokens=8)
-    assert all(r.text and r.input_tokens > 5 and r.output_tokens >= 1 for r in replies)
-    lp = m.choice_logprobs(YESNO, ["Yes", "No"]).logprobs
-    assert max(lp["Yes"], lp["No"]) > -20
-    usage = Ledger.summarize(LEDGER.since(mark))["total"]
+    with LEDGER.collect() as tally:
+        s = m.sample(MSGS, 3, max_tokens=10, seed=3)
+        _check_samples(s, 3)
+        replies = m.chat_many([MSGS, YESNO], max_tokens=8)
+        assert all(r.text and r.input_tokens > 5 and r.output_tokens >= 1 for r in replies)
+        lp = m.choice_logprobs(YESNO, ["Yes", "No"]).logprobs
+        assert max(lp["Yes"], lp["No"]) > -20
+    usage = tally.summary()["total"]
     assert usage["calls_made"] == 6 and usage["output_tokens"] >= 3 + 2
     assert usage["cost_usd"] == pytest.approx((usage["input_tokens"] * 1.0 + usage["output_tokens"] * 2.0) / 1e6)
 
@@ -145,15 +145,15 @@ def test_openai_loglikelihood_from_echoed_log_probs(llama_server, tmp_path):
     spec.write_text(f"backend: openai\nmodel: smollm2\nbase_url: {llama_server}\nextra: {{bos_text: '<|im_start|>'}}\n")
     m = load_model(str(spec), cache=CallCache(tmp_path / "e.sqlite"))
     local = load_model("smollm2-135m", cache=CallCache(tmp_path / "el.sqlite"))
-    mark = LEDGER.mark()
-    for text, context in [(ANSWER, CONTEXT), (CONTEXT + ANSWER, None)]:
-        got, want = m.loglikelihood(text, context), local.loglikelihood(text, context)
-        assert got.logprob_kind == "server" and math.isclose(sum(got.token_logprobs), got.sum_logprob)
-        skip = 0 if context else 1                   # a server gives the prompt's first token no log-prob
-        assert got.skipped_tokens == skip and got.n_tokens == want.n_tokens - skip
-        assert got.token_logprobs == pytest.approx(want.token_logprobs[skip:], abs=0.3)   # the same llama.cpp
-    assert m.loglikelihood(ANSWER, CONTEXT) == m.loglikelihood_many([(ANSWER, CONTEXT)])[0]
-    assert Ledger.summarize(LEDGER.since(mark))["by_kind_model"]["loglikelihood:echo"]["cache_hits"] == 2
+    with LEDGER.collect() as tally:
+        for text, context in [(ANSWER, CONTEXT), (CONTEXT + ANSWER, None)]:
+            got, want = m.loglikelihood(text, context), local.loglikelihood(text, context)
+            assert got.logprob_kind == "server" and math.isclose(sum(got.token_logprobs), got.sum_logprob)
+            skip = 0 if context else 1                   # a server gives the prompt's first token no log-prob
+            assert got.skipped_tokens == skip and got.n_tokens == want.n_tokens - skip
+            assert got.token_logprobs == pytest.approx(want.token_logprobs[skip:], abs=0.3)   # the same llama.cpp
+        assert m.loglikelihood(ANSWER, CONTEXT) == m.loglikelihood_many([(ANSWER, CONTEXT)])[0]
+    assert tally.summary()["by_kind_model"]["loglikelihood:echo"]["cache_hits"] == 2
     # without the begin-of-text token llama-cpp-python's echo is misaligned: refused, not misread
     plain = tmp_path / "plain.yaml"
     plain.write_text(f"backend: openai\nmodel: smollm2\nbase_url: {llama_server}\n")

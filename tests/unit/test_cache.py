@@ -18,12 +18,12 @@ def test_cached_batch_computes_only_misses_once(tmp_path):
         seen.append(list(items))
         return [i * 10 for i in items]
 
-    mark = LEDGER.mark()
-    assert cached_batch("t", {"m": 1}, [1, 2, 2, 3], lambda i: {"i": i}, compute, cache=cache) == [10, 20, 20, 30]
-    assert seen == [[1, 2, 3]]                       # the duplicate 2 computed once, all misses in one batch
-    assert cached_batch("t", {"m": 1}, [3, 4], lambda i: {"i": i}, compute, cache=cache) == [30, 40]
-    assert seen[-1] == [4]
-    recs = LEDGER.since(mark)
+    with LEDGER.collect() as tally:
+        assert cached_batch("t", {"m": 1}, [1, 2, 2, 3], lambda i: {"i": i}, compute, cache=cache) == [10, 20, 20, 30]
+        assert seen == [[1, 2, 3]]                       # the duplicate 2 computed once, all misses in one batch
+        assert cached_batch("t", {"m": 1}, [3, 4], lambda i: {"i": i}, compute, cache=cache) == [30, 40]
+        assert seen[-1] == [4]
+    recs = tally.records
     assert [r.cached for r in recs].count(False) == 4 and [r.cached for r in recs].count(True) == 1
     # another identity is another call
     cached_batch("t", {"m": 2}, [1], lambda i: {"i": i}, compute, cache=cache)

@@ -158,12 +158,12 @@ def test_loglikelihood_is_cached_and_recorded(tmp_path):
     from creval.core.ledger import LEDGER
     b = ScoringBackend()
     m = Model(b, CallCache(tmp_path / "c.sqlite"))
-    mark = LEDGER.mark()
-    a = m.loglikelihood("abc", context="xy")
-    many = m.loglikelihood_many(["abc", ("abc", "xy"), ("zz", "")], tags=[{"item": 1}, {"item": 2}, {"item": 3}])
+    with LEDGER.collect() as tally:
+        a = m.loglikelihood("abc", context="xy")
+        many = m.loglikelihood_many(["abc", ("abc", "xy"), ("zz", "")], tags=[{"item": 1}, {"item": 2}, {"item": 3}])
     assert b.ll_asked == [("abc", "xy"), ("abc", None), ("zz", None)]     # "" is no context; the repeat is a hit
     assert many[1] == a and a.sum_logprob == -3.0 and a.context_tokens == 2 and a.model == m.name
-    recs = [r for r in LEDGER.since(mark) if r.kind == "loglikelihood"]
+    recs = [r for r in tally.records if r.kind == "loglikelihood"]
     assert [(r.cached, r.input_tokens, r.tags.get("item")) for r in recs] == \
         [(False, 6, None), (True, 6, 2), (False, 4, 1), (False, 3, 3)]    # hits are recorded first
 
@@ -172,11 +172,10 @@ def test_tags_of_a_batch_reach_each_calls_ledger_record(tmp_path):
     from creval.core.ledger import LEDGER
     m = Model(ScoringBackend(), CallCache(tmp_path / "c.sqlite"))
     convs = [[{"role": "user", "content": t}] for t in ("a", "b", "a")]
-    mark = LEDGER.mark()
-    with LEDGER.tagged(phase="p", agent="outer"):
+    with LEDGER.collect() as tally, LEDGER.tagged(phase="p", agent="outer"):
         m.chat_many(convs, tags=[{"agent": "A"}, {"agent": "B"}, {"agent": "C"}])
         m.chat_many(convs[:1], tags=[{"agent": "D"}])
-    recs = LEDGER.since(mark)
+    recs = tally.records
     assert [(r.cached, r.tags["agent"], r.tags["phase"]) for r in recs] == \
         [(False, "A", "p"), (False, "B", "p"), (True, "D", "p")]        # a miss asked twice is made once
     with pytest.raises(ValueError, match="tag sets"):
@@ -192,18 +191,25 @@ def test_openai_loglikelihood_reads_the_echo_or_fails_clearly(monkeypatch):
                                                                  "token_logprobs": [None, -2.0, -1.5, -0.5]}}],
             "usage": {"prompt_tokens": 4, "completion_tokens": 1}}
     sent = []
-    monkeypatch.setattr(be, "_gather", lambda jobs: sent.extend(jobs) or [echo] * len(jobs))
+
+    def answer(reply):
+        async def post(path, body):          # the real _gather and parsing, the HTTP call replaced
+            sent.append((path, body))
+            if isinstance(reply, Exception):
+                raise reply
+            return reply
+        return post
+    monkeypatch.setattr(be, "_post", answer(echo))
     ll, = be.loglikelihood([LoglikelihoodRequest(" sat", "The cat")])
     assert sent[0][0] == "/completions" and sent[0][1]["prompt"] == "<s>The cat sat" and sent[0][1]["echo"] is True
     assert ll.token_logprobs == (-1.5,) and ll.context_tokens == 2 and ll.n_bytes == 4 and ll.logprob_kind == "server"
     ll, = be.loglikelihood([LoglikelihoodRequest("The cat sat")])
     assert ll.token_logprobs == (-2.0, -1.5) and ll.skipped_tokens == 1      # the first token has no log-prob
-    monkeypatch.setattr(be, "_gather", lambda jobs: [{"choices": [{"text": "x"}]}])
+    monkeypatch.setattr(be, "_post", answer({"choices": [{"text": "x"}]}))
     with pytest.raises(CrevalError, match="does not support echoed log-probs"):
         be.loglikelihood([LoglikelihoodRequest("The cat")])
 
-    def refuse(jobs):
-        raise CrevalError("model srv: http://127.0.0.1:9/v1/completions answered 404: not found", "check")
-    monkeypatch.setattr(be, "_gather", refuse)
+    monkeypatch.setattr(be, "_post", answer(CrevalError("model srv: http://127.0.0.1:9/v1/completions answered 404: "
+                                                        "not found", "check")))
     with pytest.raises(CrevalError, match="does not support echoed log-probs"):
         be.loglikelihood([LoglikelihoodRequest("The cat")])

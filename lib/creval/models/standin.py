@@ -9,7 +9,7 @@ log-probs on ``/completions``. ``GET /stats`` returns requests served, the most 
 flight while the server had work; ``POST /reset`` zeroes them; ``fail`` makes the server answer 500 to
 requests whose prompt contains a marker (a request that fails for good).
 
-Run: ``python -m creval.standin --port 8765 --latency 0.5 --capacity 64``.
+Run: ``python -m creval.models.standin --port 8765 --latency 0.5 --capacity 64``.
 """
 from __future__ import annotations
 
