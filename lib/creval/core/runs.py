@@ -71,7 +71,7 @@ class RunStore:
     def append(self, table: str, rows: Iterable[dict]) -> None:
         with self._lock, open(self.path(table), "a") as f:
             for r in rows:
-                f.write(json.dumps(r, ensure_ascii=False, default=_jsonable) + "\n")
+                f.write(json.dumps(r, ensure_ascii=False, default=jsonable) + "\n")
             f.flush()
             os.fsync(f.fileno())
 
@@ -79,7 +79,7 @@ class RunStore:
         tmp = self.path(table).with_suffix(".tmp")
         with open(tmp, "w") as f:
             for r in rows:
-                f.write(json.dumps(r, ensure_ascii=False, default=_jsonable) + "\n")
+                f.write(json.dumps(r, ensure_ascii=False, default=jsonable) + "\n")
         tmp.replace(self.path(table))
 
     def read(self, table: str) -> list[dict]:
@@ -112,7 +112,7 @@ class RunStore:
         m = self.manifest()
         self.flush_calls()
         tmp = self.root / "manifest.json.tmp"
-        tmp.write_text(json.dumps(m, indent=2, default=_jsonable))
+        tmp.write_text(json.dumps(m, indent=2, default=jsonable))
         tmp.replace(self.root / "manifest.json")
         if self._token is not None:
             self.ledger.detach(self._token)
@@ -126,7 +126,7 @@ class RunStore:
         self.finish()
 
 
-def _jsonable(o: Any):
+def jsonable(o: Any):
     if hasattr(o, "to_dict"):
         return o.to_dict()
     if hasattr(o, "item"):

@@ -32,6 +32,7 @@ from typing import Any, Callable, Sequence
 from creval.core.errors import CrevalError
 from creval.core.io import read_jsonl
 from creval.core.ledger import LEDGER
+from creval.core.runs import jsonable
 
 
 @dataclass(frozen=True)
@@ -77,15 +78,10 @@ def spent() -> float:
     return _SPENT["usd"]
 
 
-def _jsonable(o: Any):
-    from creval.core.runs import _jsonable as j
-    return j(o)
-
-
 def _plain(tables: dict) -> dict:
     """Rows as they read back from disk (records dataclasses become dicts), so a fresh and a resumed run
     return the same values."""
-    return json.loads(json.dumps(tables, ensure_ascii=False, default=_jsonable))
+    return json.loads(json.dumps(tables, ensure_ascii=False, default=jsonable))
 
 
 def run_units(root: str | Path, name: str, units: Sequence[Unit], work: Callable[[Unit], dict[str, list]], *,
