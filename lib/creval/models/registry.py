@@ -50,6 +50,9 @@ def read_spec(path: Path) -> ModelSpec:
     return ModelSpec(**data)
 
 
+_FROM_FILES: dict[str, Path] = {}       # name -> spec file, for specs given by path in this process
+
+
 def all_specs() -> dict[str, ModelSpec]:
     out: dict[str, ModelSpec] = {}
     for d in reversed(spec_dirs()):          # earlier folders win
@@ -58,14 +61,20 @@ def all_specs() -> dict[str, ModelSpec]:
 
 
 def get_spec(name: str) -> ModelSpec:
+    """The spec of a registered name, of a spec file's path, or of a name a spec file given earlier in this
+    process goes by (records and the ledger name a model by its spec's ``name``)."""
     p = Path(name).expanduser()
     if p.suffix in (".yaml", ".yml"):
         if not p.exists():
             raise CrevalError(f"model spec {p} does not exist", "give the path of a YAML model spec, or a registered name")
-        return read_spec(p)
+        spec = read_spec(p)
+        _FROM_FILES[spec.name] = p
+        return spec
     for d in spec_dirs():
         if (d / f"{name}.yaml").exists():
             return read_spec(d / f"{name}.yaml")
+    if name in _FROM_FILES and _FROM_FILES[name].exists():
+        return read_spec(_FROM_FILES[name])
     names = ", ".join(sorted(all_specs()))
     raise CrevalError(f"unknown model {name!r}", f"use one of: {names}; or add {name}.yaml to params/models/ "
                                                  "or to a folder named in CREVAL_MODELS")

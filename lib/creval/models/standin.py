@@ -214,10 +214,11 @@ class StandIn:
     def reset(self) -> None:
         self.app.state.stats.reset()
 
-    def spec_yaml(self, name: str = "standin", concurrency: int = 64) -> str:
-        """A model spec pointing at this server."""
+    def spec_yaml(self, name: str = "standin", concurrency: int = 64, **extra) -> str:
+        """A model spec pointing at this server (``extra``: e.g. ``max_retries=1, retry_backoff=0.01``)."""
+        ex = ", ".join(f"{k}: {json.dumps(v)}" for k, v in {"bos_text": "", **extra}.items())
         return (f"name: {name}\nbackend: openai\nmodel: standin\nbase_url: {self.url}\nconcurrency: {concurrency}\n"
-                "context: 4096\nextra: {bos_text: ''}\n")
+                f"context: 4096\nextra: {{{ex}}}\n")
 
     def __exit__(self, *exc) -> None:
         self.server.should_exit = True

@@ -1,0 +1,177 @@
+"""The unit runner and the shared endpoint budget: order, failures, resume, per-unit usage, spending limit,
+against real threads and the stand-in OpenAI-compatible server."""
+import asyncio
+import json
+import threading
+import time
+
+import pytest
+
+from creval.core.cache import CallCache, cached_batch
+from creval.core.ledger import LEDGER
+from creval.models.endpoint import AdaptiveLimit
+from creval.models.registry import load_model
+from creval.models.standin import StandIn
+from creval.studies.units import BudgetReached, Unit, UnitsFailed, run_units, spending_limit
+
+
+def _units(n):
+    return [Unit(f"u{i:03d}", i) for i in range(n)]
+
+
+def test_rows_come_back_in_unit_order_whatever_finishes_first(tmp_path):
+    def work(u):
+        time.sleep(0.002 * (20 - u.item))            # the last units finish first
+        return {"t": [{"i": u.item, "sq": u.item ** 2}], "other": [{"i": u.item}] if u.item % 2 else []}
+    wide = run_units(tmp_path / "a", "demo", _units(20), work, width=16, progress=False)
+    narrow = run_units(tmp_path / "b", "demo", _units(20), work, width=1, progress=False)
+    assert wide == narrow
+    assert [r["i"] for r in wide["t"]] == list(range(20)) and [r["i"] for r in wide["other"]] == list(range(1, 20, 2))
+    finished = [json.loads(x)["unit"] for x in (tmp_path / "a" / "units" / "demo.jsonl").read_text().splitlines()]
+    assert sorted(finished) == [u.key for u in _units(20)] and finished != sorted(finished)   # finished out of order
+
+
+def test_a_failed_unit_fails_alone_and_only_it_runs_again(tmp_path):
+    calls = []
+
+    def work(u, broken=True):
+        calls.append(u.key)
+        if broken and u.item == 3:
+            raise RuntimeError("the server said no")
+        return {"t": [{"i": u.item}]}
+    with pytest.raises(UnitsFailed, match="1 of 8 units of demo failed .*u003.*the server said no"):
+        run_units(tmp_path, "demo", _units(8), work, width=4, progress=False)
+    assert sorted(calls) == [u.key for u in _units(8)]                  # every other unit still ran
+    failed = [json.loads(x) for x in (tmp_path / "units" / "demo.failed.jsonl").read_text().splitlines()]
+    assert [f["unit"] for f in failed] == ["u003"] and "the server said no" in failed[0]["error"]
+    calls.clear()
+    out = run_units(tmp_path, "demo", _units(8), lambda u: work(u, broken=False), width=4, progress=False)
+    assert calls == ["u003"] and [r["i"] for r in out["t"]] == list(range(8))
+    with pytest.raises(ValueError, match="twice"):
+        run_units(tmp_path, "dup", [Unit("a"), Unit("a")], work, progress=False)
+
+
+def test_each_unit_counts_only_its_own_calls(tmp_path):
+    cache = CallCache(tmp_path / "c.sqlite")
+
+    class Usage:
+        def __call__(self, r):
+            return (r, 2 * r)
+
+        def cost(self, tin, tout):
+            return tout / 100
+
+    def work(u):
+        def compute(items):
+            time.sleep(0.01)
+            return [len(x) for x in items]
+        with LEDGER.tagged(unit=u.key):
+            cached_batch("t", {}, ["x" * (u.item + k + 1) for k in range(u.item + 1)], lambda s: {"s": s}, compute,
+                         cache=cache, usage=Usage())
+        return {"t": [{"i": u.item}]}
+    run_units(tmp_path, "usage", _units(6), work, width=6, progress=False)
+    rows = {json.loads(x)["unit"]: json.loads(x)["usage"]
+            for x in (tmp_path / "units" / "usage.jsonl").read_text().splitlines()}
+    for i in range(6):                  # unit i asks i+1 texts of lengths i+1 .. 2i+1 (some cached by others)
+        u = rows[f"u{i:03d}"]
+        assert u["calls_made"] + u["cache_hits"] == i + 1
+        assert u["input_tokens"] == sum(range(i + 1, 2 * i + 2))
+
+
+def test_the_spending_limit_stops_before_passing_and_a_rerun_goes_on(tmp_path):
+    cache = CallCache(tmp_path / "c.sqlite")
+
+    class Usage:
+        def __call__(self, r):
+            return (0, 100)
+
+        def cost(self, tin, tout):
+            return 0.25                 # a quarter dollar a call
+
+    def work(u):
+        cached_batch("t", {}, [u.key], lambda s: {"s": s}, lambda items: items, cache=cache, usage=Usage())
+        return {"t": [{"k": u.key}]}
+    with spending_limit(1.0), pytest.raises(BudgetReached, match=r"limit of \$1.00"):
+        run_units(tmp_path, "cost", _units(10), work, width=1, progress=False)
+    done = (tmp_path / "units" / "cost.jsonl").read_text().splitlines()
+    assert len(done) == 4                                              # 4 x $0.25 = $1.00, the fifth would pass it
+    out = run_units(tmp_path, "cost", _units(10), work, width=1, progress=False)
+    assert len(out["t"]) == 10
+
+
+def test_adaptive_limit_halves_on_busy_and_grows_back():
+    async def go():
+        lim = AdaptiveLimit(8)
+        for _ in range(3):
+            await lim.acquire()
+        await lim.release("busy")
+        assert lim.limit == 4
+        await lim.release("busy")
+        await lim.release("busy")
+        assert lim.limit == 1 and lim.in_flight == 0
+        for _ in range(1 + 2 + 3):       # 1 success at limit 1 -> 2, 2 at 2 -> 3, 3 at 3 -> 4
+            await lim.acquire()
+            await lim.release("ok")
+        return lim.limit
+    assert asyncio.run(go()) == 4
+
+
+def _spec(tmp_path, server, name, concurrency, **extra):
+    p = tmp_path / f"{name}-{server.port}.yaml"
+    p.write_text(server.spec_yaml(name, concurrency, **extra))
+    return str(p)
+
+
+def test_server_units_share_one_budget_and_stay_in_flight(tmp_path, fresh_cache):
+    with StandIn(latency=0.2, capacity=64) as s:
+        wide = load_model(_spec(tmp_path, s, "wide", 64))
+        t0 = time.perf_counter()
+        out = run_units(tmp_path / "w", "chat", _units(64),
+                        lambda u: {"t": [{"r": wide.chat([{"role": "user", "content": f"q{u.item}"}]).text}]},
+                        width=64, progress=False)
+        wall = time.perf_counter() - t0
+        st = s.stats
+        assert st["requests"] == 64 and st["peak_in_flight"] >= 48 and wall < 64 * 0.2 / 4
+        s.reset()
+        # two runners at once on a spec allowing 8: never more than 8 in flight in all (one budget per endpoint)
+        narrow = load_model(_spec(tmp_path, s, "narrow", 8))
+        res = {}
+
+        def runner(tag):
+            res[tag] = run_units(tmp_path / tag, "chat", _units(24),
+                                 lambda u: {"t": [{"r": narrow.chat([{"role": "user", "content": f"{tag}{u.item}"}]).text}]},
+                                 width=24, progress=False)
+        threads = [threading.Thread(target=runner, args=(t,)) for t in ("a", "b")]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+        assert s.stats["requests"] == 48 and s.stats["peak_in_flight"] == 8
+    assert [r["r"] for r in out["t"]] == [wide.chat([{"role": "user", "content": f"q{i}"}]).text for i in range(64)]
+
+
+def test_a_request_failing_for_good_keeps_every_other_result(tmp_path, fresh_cache):
+    def work(m):
+        return lambda u: {"t": [{"r": [c.text for c in m.chat_many(
+            [[{"role": "user", "content": f"q{u.item}-{k}" + (" BOOM" if u.item == 5 and k == 2 else "")}]
+             for k in range(4)])]}]}
+    with StandIn(latency=0.05, capacity=64, fail="BOOM") as s:
+        m = load_model(_spec(tmp_path, s, "flaky", 64, max_retries=1, retry_backoff=0.01))
+        with LEDGER.collect() as first, pytest.raises(UnitsFailed, match="1 of 16 units"):
+            run_units(tmp_path, "w", _units(16), work(m), width=16, progress=False)
+        assert len(first.made) == 63                        # every request but the one that fails for good
+        assert s.stats["failed"] == 2                       # asked twice (one retry), then given up
+    with StandIn(latency=0.05, capacity=64) as healthy:     # the server is mended: only unit 5's one call is made
+        m2 = load_model(_spec(tmp_path, healthy, "flaky", 64, max_retries=1, retry_backoff=0.01))
+        with LEDGER.collect() as second:
+            out = run_units(tmp_path, "w", _units(16), work(m2), width=16, progress=False)
+        assert len(second.made) == 1 and healthy.stats["requests"] == 1 and len(out["t"]) == 16
+
+
+def test_replicas_share_the_load(tmp_path, fresh_cache):
+    with StandIn(latency=0.1, capacity=64) as a, StandIn(latency=0.1, capacity=64) as b:
+        p = tmp_path / "two.yaml"
+        p.write_text(f"name: two\nbackend: openai\nmodel: standin\nbase_url: [{a.url}, {b.url}]\nconcurrency: 16\n")
+        m = load_model(str(p))
+        m.chat_many([[{"role": "user", "content": f"x{i}"}] for i in range(32)])
+        assert a.stats["requests"] + b.stats["requests"] == 32
+        assert min(a.stats["requests"], b.stats["requests"]) >= 12 and max(a.stats["peak_in_flight"],
+                                                                             b.stats["peak_in_flight"]) <= 8
