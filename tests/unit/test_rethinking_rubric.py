@@ -13,20 +13,24 @@ class Fake:
 
     def __init__(self, kind="raw", replies=None, probs=None, yes=None):
         self.logprob_kind = kind
-        self.replies = list(replies or [])
+        self.replies = replies or {}
         self.probs = probs or {}
         self.yes = yes or {}
-        self.chats = 0
+        self.batches = []
 
     def chat_many(self, convs, temperature=0.0, max_tokens=256, **kw):
-        return [SimpleNamespace(text="analysis") for _ in convs]
+        """The analysis to a 2-turn conversation; to a scoring one, the next reply of the aspect it asks."""
+        if len(convs[0]) == 2:
+            return [SimpleNamespace(text="analysis") for _ in convs]
+        self.batches.append(len(convs))
+        return [SimpleNamespace(text=self.replies[self._aspect(c)].pop(0)) for c in convs]
+
+    @staticmethod
+    def _aspect(conv):
+        return next(a for a, _, _ in R.ASPECTS["ps"] if a in conv[3]["content"])
 
     def sample(self, messages, n, temperature=1.0, max_tokens=64, seed=0):
         return [SimpleNamespace(text=f"analysis {i}") for i in range(n)]
-
-    def chat(self, conv, **kw):
-        self.chats += 1
-        return SimpleNamespace(text=self.replies.pop(0))
 
     def choice_logprobs_many(self, items):
         out = []
@@ -54,13 +58,14 @@ def test_expected_value_from_label_logprobs():
 
 
 def test_server_parses_with_bounded_reasks_then_unparsed():
-    m = Fake(kind="server", replies=["I think 3", "[[Problem Difficulty: 3]]",   # 1 re-ask
-                                     "[[Unconventionality: 9]]", "nope", "still no",  # 3 tries: unparsed
-                                     "Efficiency: 4"])
+    m = Fake(kind="server", replies={"Problem Difficulty": ["I think 3", "[[Problem Difficulty: 3]]"],  # 1 re-ask
+                                     "Unconventionality": ["[[Unconventionality: 9]]", "nope", "still no"],  # unparsed
+                                     "Efficiency": ["Efficiency: 4"]})
     (r,) = R.rubric_judge(m, [{"id": "a", "text": "t", "problem": "p"}], "ps", reasks=2)
     assert r.scores == {"Problem Difficulty": 3.0, "Unconventionality": None, "Efficiency": 4.0}
     assert r.attempts == {"Problem Difficulty": 2, "Unconventionality": 3, "Efficiency": 1}
-    assert r.state == "unparsed" and m.chats == 6
+    assert r.state == "unparsed"
+    assert m.batches == [3, 2, 1]            # every question at once, then one batch of re-asks per round
 
 
 def test_parse_score_and_half_steps():

@@ -7,7 +7,8 @@ its own anchored scale, the answer written as ``[[Aspect: X]]``.
   the allowed answers ``[[Aspect: v]]`` (exact log-probs via ``Model.choice_logprobs``, renormalised over
   the allowed values), so no score is ever unparsed; the arg-max value is kept too.
 - Server (no raw log-probs): the reply is parsed; up to ``reasks`` re-asks quote the expected form; then
-  the score is ``None`` with ``state = "unparsed"`` (never a silent default).
+  the score is ``None`` with ``state = "unparsed"`` (never a silent default). Every question of a round goes
+  out in one batch (the server's in-flight budget overlaps them), then one batch of re-asks per round.
 
 Domains and aspects (the paper's Table 2 column in bold): creative writing ``cw`` (Background Setup,
 Logic, Development, **Originality**; 1-5), problem solving ``ps`` (Problem Difficulty,
@@ -127,6 +128,40 @@ def expected_scores(model, items: Sequence[tuple[list[dict], str, tuple]]) -> li
     return out
 
 
+def _each(model, fn, xs: Sequence) -> list:
+    """``[fn(x) for x in xs]``, the calls overlapping on a server (threads that carry the caller's context:
+    its ledger tags and tallies); in order on a local model, which computes one request at a time anyway."""
+    if not getattr(model, "concurrent", False) or len(xs) < 2:
+        return [fn(x) for x in xs]
+    import concurrent.futures
+    import contextvars
+    with concurrent.futures.ThreadPoolExecutor(min(len(xs), 64)) as ex:
+        return list(ex.map(lambda x: contextvars.copy_context().run(fn, x), xs))
+
+
+def parsed_scores(model, items: Sequence[tuple[list[dict], str, tuple]], reasks: int = 2) -> list[tuple]:
+    """(parsed score or None, tries) of each ``(messages, aspect, values)`` from the greedy replies: every
+    question in one batch, then one batch per round of re-asks (quoting the expected form) for the replies
+    that did not parse, up to ``reasks``."""
+    convs = [list(m) for m, _, _ in items]
+    scores, tries = [None] * len(items), [0] * len(items)
+    todo = list(range(len(items)))
+    while todo:
+        replies = model.chat_many([convs[j] for j in todo], temperature=0.0, max_tokens=24)
+        left = []
+        for j, c in zip(todo, replies):
+            _, a, vals = items[j]
+            tries[j] += 1
+            scores[j] = parse_score(c.text, a, vals)
+            if scores[j] is None and tries[j] <= reasks:
+                convs[j] += [{"role": "assistant", "content": c.text},
+                             {"role": "user", "content": f"Write only {answer(a, 'X')} with X one of "
+                                                         f"{', '.join(_fmt(v) for v in vals)}."}]
+                left.append(j)
+        todo = left
+    return list(zip(scores, tries))
+
+
 def rubric_judge(model, items: Sequence[dict], domain: str, analysis_tokens: int = 200, reasks: int = 2,
                  samples: int = 0, seed: int = 0) -> list[RubricRecord]:
     """Score ``items`` (dicts with ``id``, ``text`` and for ``ps`` a ``problem``) on the domain's rubric.
@@ -135,33 +170,23 @@ def rubric_judge(model, items: Sequence[dict], domain: str, analysis_tokens: int
     temperature 1 (variants 1..k), for :func:`rerun_consistency`. All calls go through the model cache."""
     bases = [_analyse_messages(domain, it["text"], it.get("problem")) for it in items]
     if samples:
-        analyses = [[s.text for s in model.sample(b, samples, temperature=1.0, max_tokens=analysis_tokens, seed=seed)]
-                    for b in bases]
+        analyses = _each(model, lambda b: [s.text for s in model.sample(b, samples, temperature=1.0,
+                                                                         max_tokens=analysis_tokens, seed=seed)], bases)
     else:
         analyses = [[c.text] for c in model.chat_many(bases, temperature=0.0, max_tokens=analysis_tokens)]
     local = getattr(model, "logprob_kind", "raw") == "raw"
     aspects = ASPECTS[domain]
-    out = []
     jobs = [(i, k, a, vals, anch) for i in range(len(items)) for k in range(len(analyses[i]))
             for a, vals, anch in aspects]
-    msgs = [_score_messages(bases[i], analyses[i][k], a, vals, anch) for i, k, a, vals, anch in jobs]
-    per: dict = {}
+    asks = [(_score_messages(bases[i], analyses[i][k], a, vals, anch), a, vals) for i, k, a, vals, anch in jobs]
     if local:
-        for (i, k, a, vals, _), ev in zip(jobs, expected_scores(model, [(m, j[2], j[3]) for m, j in zip(msgs, jobs)])):
-            per.setdefault((i, k), {})[a] = (ev[0], ev[1], 0)
+        scored = [(ev, arg, 0) for ev, arg in expected_scores(model, asks)]
     else:
-        for (i, k, a, vals, _), m in zip(jobs, msgs):
-            score, tries, conv = None, 0, list(m)
-            while tries <= reasks:
-                reply = model.chat(conv, temperature=0.0, max_tokens=24).text
-                tries += 1
-                score = parse_score(reply, a, vals)
-                if score is not None:
-                    break
-                conv = [*conv, {"role": "assistant", "content": reply},
-                        {"role": "user", "content": f"Write only {answer(a, 'X')} with X one of "
-                                                    f"{', '.join(_fmt(v) for v in vals)}."}]
-            per.setdefault((i, k), {})[a] = (score, score, tries)
+        scored = [(score, score, tries) for score, tries in parsed_scores(model, asks, reasks)]
+    per: dict = {}
+    for (i, k, a, _, _), v in zip(jobs, scored):
+        per.setdefault((i, k), {})[a] = v
+    out = []
     for i, it in enumerate(items):
         for k in range(len(analyses[i])):
             s = per[(i, k)]
