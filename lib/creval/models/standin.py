@@ -88,7 +88,7 @@ class Stats:
 
     def as_dict(self) -> dict:
         self._tick()
-        return {"requests": self.requests, "peak_in_flight": self.peak, "failed": self.failed,
+        return {"requests": self.requests, "in_flight": self.in_flight, "peak_in_flight": self.peak, "failed": self.failed,
                 "busy_seconds": round(self.busy_time, 3),
                 "mean_in_flight": round(self.area / self.busy_time, 3) if self.busy_time else 0.0}
 
