@@ -188,3 +188,43 @@ def test_report_tables_on_fake_records(tmp_path, monkeypatch):
     assert t13["naive rho"].tolist() == pytest.approx(t13["semantic rho"].tolist())
     summary = report.run_summary(div, nov)
     assert summary["problems"].tolist() == [6, 6] and summary["steps"].tolist() == [18, 18]
+
+
+def _recursive_merge_sort(xs, cmp):
+    """The sequential top-down merge sort, one comparison after another (the reference)."""
+    if len(xs) <= 1:
+        return xs
+    left, right = _recursive_merge_sort(xs[:len(xs) // 2], cmp), _recursive_merge_sort(xs[len(xs) // 2:], cmp)
+    out = []
+    while left and right:
+        out.append(right.pop(0) if cmp(right[0], left[0]) < 0 else left.pop(0))
+    return out + left + right
+
+
+def test_level_merge_sort_batches_a_level_and_matches_the_sequential_sort():
+    def cmp(a, b):          # intransitive, with ties, but a function of the pair: any order of asking agrees
+        return [-1, 0, 1][hash((min(a, b), max(a, b), 7)) % 3] * (1 if a < b else -1)
+    for n in (0, 1, 2, 5, 13, 64):
+        xs = list(range(n))
+        random.Random(n).shuffle(xs)
+        batches = []
+
+        def cmp_many(pairs):
+            batches.append(len(pairs))
+            return [cmp(a, b) for a, b in pairs]
+        out, count = N.merge_sort_levels(xs, cmp_many)
+        assert out == _recursive_merge_sort(xs, cmp) and count == sum(batches) == N.merge_sort(xs, cmp)[1]
+        if n == 64:
+            assert batches[0] == 32 and len(batches) < count / 2      # the 32 merges of two singletons: one batch
+
+
+def test_rank_by_novelty_asks_each_round_in_one_batch(tmp_path):
+    truth = {f"ans{i}": float(v) for i, v in enumerate([3, 1, 4, 0, 5, 2, 6, 7])}
+    model, be = make(truth, tmp_path)
+    sizes = []
+    many = model.choice_logprobs_many
+    model.choice_logprobs_many = lambda items, **kw: sizes.append(len(items)) or many(items, **kw)
+    r = N.rank_by_novelty([("q", a) for a in truth], N.NoveltyJudge(model, "aut"), seed=1)
+    assert r.order == sorted(range(8), key=lambda i: -truth[f"ans{i}"])
+    assert sizes[0] == 8 and sum(sizes) == 2 * r.comparisons == r.llm_calls   # level 1: 4 pairs, both orders
+    assert len(sizes) <= 1 + 2 + 7                                              # rounds: 1, <= 3, <= 7 per level

@@ -7,7 +7,9 @@ both orders prefer it; if the orders disagree (the judge just prefers a position
 Every call goes through the model's call cache, so re-ranking the same items costs nothing.
 
 The paper inserted its judge into a bubble sort (n(n-1)/2 comparisons); here a merge sort needs at most
-``n ceil(log2 n)`` comparisons. Ties (and any intransitive preferences) are resolved the same way every
+``n ceil(log2 n)`` comparisons, and the merges of one level of the sort advance together: each round asks
+the next comparison of every merge of the level in one batch (:func:`merge_sort_levels`), so a server
+answers a level in about as many rounds as its longest merge has comparisons. Ties (and any intransitive preferences) are resolved the same way every
 time: a tie never moves an item, so tied items keep their input order (the sort is stable). Callers that
 care should shuffle the input with a seed first (:func:`rank_by_novelty` does) so that ties do not
 inherit a meaningful order.
@@ -73,15 +75,22 @@ class NoveltyJudge:
         self.calls = 0
 
     def compare(self, x: tuple[str, str], y: tuple[str, str]) -> Comparison:
-        lp = [s.logprobs for s in self.model.choice_logprobs_many([(judge_messages(x, y, self.definition), ["A", "B"]),
-                                                                    (judge_messages(y, x, self.definition), ["A", "B"])])]
-        self.calls += 2
-        v1 = _sign(lp[0]["A"] - lp[0]["B"])      # +1: x (shown as A) preferred
-        v2 = _sign(lp[1]["B"] - lp[1]["A"])      # +1: x (shown as B) preferred
-        p1 = _p_first(lp[0]["A"], lp[0]["B"])
-        p2 = _p_first(lp[1]["B"], lp[1]["A"])
-        winner = v1 if v1 == v2 else 0
-        return Comparison(winner, (v1, v2), (p1 + p2) / 2)
+        return self.compare_many([(x, y)])[0]
+
+    def compare_many(self, pairs: Sequence[tuple[tuple[str, str], tuple[str, str]]]) -> list[Comparison]:
+        """Each ``(x, y)`` compared in both orders, all of them in one batch call."""
+        asks = [(judge_messages(a, b, self.definition), ["A", "B"]) for x, y in pairs for a, b in ((x, y), (y, x))]
+        lp = [s.logprobs for s in self.model.choice_logprobs_many(asks)] if asks else []
+        self.calls += len(asks)
+        return [_comparison(lp[2 * k], lp[2 * k + 1]) for k in range(len(pairs))]
+
+
+def _comparison(xy: dict, yx: dict) -> Comparison:
+    """The two-order verdict from the choice log-probs of x shown as A (``xy``) and as B (``yx``)."""
+    v1 = _sign(xy["A"] - xy["B"])      # +1: x (shown as A) preferred
+    v2 = _sign(yx["B"] - yx["A"])      # +1: x (shown as B) preferred
+    p = (_p_first(xy["A"], xy["B"]) + _p_first(yx["B"], yx["A"])) / 2
+    return Comparison(v1 if v1 == v2 else 0, (v1, v2), p)
 
 
 def _sign(d: float) -> int:
@@ -100,26 +109,39 @@ def merge_sort(items: Sequence, cmp: Callable[[object, object], int]) -> tuple[l
     0: tie). Returns (sorted list, number of ``cmp`` calls). A tie keeps the left (earlier) item first,
     so tied items keep their input order. At most ``n ceil(log2 n)`` comparisons for any ``cmp``, even an
     intransitive one."""
+    return merge_sort_levels(items, lambda pairs: [cmp(a, b) for a, b in pairs])
+
+
+def _splits(lo: int, hi: int, depth: int, out: list) -> None:
+    """The merges of a top-down merge sort of ``[lo, hi)`` as ``(depth, lo, mid, hi)`` (left half the smaller)."""
+    if hi - lo > 1:
+        mid = lo + (hi - lo) // 2
+        out.append((depth, lo, mid, hi))
+        _splits(lo, mid, depth + 1, out)
+        _splits(mid, hi, depth + 1, out)
+
+
+def merge_sort_levels(items: Sequence, cmp_many: Callable[[list[tuple]], list[int]]) -> tuple[list, int]:
+    """:func:`merge_sort` (the same splits, comparisons and result) with the merges of one level run
+    together, deepest level first: each round calls ``cmp_many([(a, b), ...])`` once with the next
+    comparison of every unfinished merge of the level (``cmp(a, b)`` semantics per pair)."""
+    xs, merges = list(items), []
+    _splits(0, len(xs), 0, merges)
+    runs = {(i, i + 1): [x] for i, x in enumerate(xs)}
     count = 0
-
-    def rec(xs: list) -> list:
-        nonlocal count
-        if len(xs) <= 1:
-            return xs
-        mid = len(xs) // 2
-        left, right = rec(xs[:mid]), rec(xs[mid:])
-        out, i, j = [], 0, 0
-        while i < len(left) and j < len(right):
-            count += 1
-            if cmp(right[j], left[i]) < 0:     # strictly before: only then does the right item jump ahead
-                out.append(right[j])
-                j += 1
-            else:
-                out.append(left[i])
-                i += 1
-        return out + left[i:] + right[j:]
-
-    return rec(list(items)), count
+    for depth in sorted({m[0] for m in merges}, reverse=True):
+        level = [[runs.pop((lo, mid)), runs.pop((mid, hi)), [], (lo, hi)]
+                 for d, lo, mid, hi in merges if d == depth]
+        live = level
+        while live:
+            verdicts = cmp_many([(right[0], left[0]) for left, right, _, _ in live])
+            count += len(live)
+            for (left, right, out, _), v in zip(live, verdicts):
+                out.append(right.pop(0) if v < 0 else left.pop(0))   # only a strictly-before right item jumps ahead
+            live = [m for m in live if m[0] and m[1]]
+        for left, right, out, span in level:
+            runs[span] = out + left + right
+    return (runs.popitem()[1] if runs else []), count
 
 
 def bubble_sort(items: Sequence, cmp: Callable[[object, object], int]) -> tuple[list, int]:
@@ -150,7 +172,8 @@ def rank_by_novelty(items: Sequence[tuple[str, str]], judge: NoveltyJudge, seed:
     """Rank ``(question, answer)`` pairs by novelty with a merge sort driven by ``judge``.
 
     The input is shuffled with ``seed`` first so that tied items end up in a random (but reproducible)
-    order rather than the caller's. Each comparison (two LLM calls, both orders) is memoised."""
+    order rather than the caller's. Each comparison (two LLM calls, both orders) is memoised; the comparisons
+    of one round of a merge-sort level go to the judge in one batch."""
     n = len(items)
     if n == 0:
         return NoveltyRanking([], [], [], 0, 0, 0)
@@ -160,18 +183,16 @@ def rank_by_novelty(items: Sequence[tuple[str, str]], judge: NoveltyJudge, seed:
     log: list[dict] = []
     calls0 = judge.calls
 
-    def cmp(a: int, b: int) -> int:
+    def cmp_many(pairs: list[tuple[int, int]]) -> list[int]:
         # a placed before b (<0) when a is MORE novel: the sorted list runs from most to least novel
-        key = (min(a, b), max(a, b))
-        if key not in memo:
-            c = judge.compare(items[key[0]], items[key[1]])
-            memo[key] = c
-            log.append({"x": key[0], "y": key[1], "winner": c.winner, "votes": list(c.votes), "p_x": c.p_x})
-        c = memo[key]
-        w = c.winner if a == key[0] else -c.winner
-        return -w
+        keys = [(min(a, b), max(a, b)) for a, b in pairs]
+        new = list(dict.fromkeys(k for k in keys if k not in memo))
+        for k, c in zip(new, judge.compare_many([(items[x], items[y]) for x, y in new])):
+            memo[k] = c
+            log.append({"x": k[0], "y": k[1], "winner": c.winner, "votes": list(c.votes), "p_x": c.p_x})
+        return [-memo[k].winner if a == k[0] else memo[k].winner for (a, _), k in zip(pairs, keys)]
 
-    order, count = merge_sort(idx, cmp)
+    order, count = merge_sort_levels(idx, cmp_many)
     rank = [0] * n
     for r, i in enumerate(order, start=1):
         rank[i] = r
