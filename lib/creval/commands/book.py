@@ -76,7 +76,9 @@ def cmd_book(args) -> int:
     check_models(params)
     out = Path(args.out) if args.out else REPO / "_build" / ppath.stem
     check_out(out)
-    m = build_book(params, out, args.chapters, args.render)
+    from creval.studies.units import spending_limit
+    with spending_limit(args.max_cost):
+        m = build_book(params, out, args.chapters, args.render)
     print(_summary(m, out))
     return 1 if any(c["error"] for c in m["chapters"]) else 0
 
@@ -98,7 +100,9 @@ def cmd_batch(args) -> int:
     for name, params in runs:
         out = Path(args.out) / name
         print(f"== {name} -> {out}", file=sys.stderr)
-        m = build_book(params, out, args.chapters, args.render)
+        from creval.studies.units import spending_limit
+        with spending_limit(args.max_cost):
+            m = build_book(params, out, args.chapters, args.render)
         print(_summary(m, out))
         code |= any(c["error"] for c in m["chapters"])
     return int(code)
@@ -112,6 +116,9 @@ def _common(p):
     p.add_argument("--chapters", nargs="*", help="only chapters whose file name contains one of these (e.g. 01 02)")
     p.add_argument("--render", choices=["auto", "quarto", "offline", "none"], default="auto",
                    help="auto: Quarto if installed, else the offline HTML book")
+    p.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                   help="stop starting units before the calls made would pass this many dollars (per book; "
+                        "resumable: rerun with a higher limit to go on). See `creval estimate` first")
 
 
 def register(sub) -> None:

@@ -21,12 +21,17 @@ def cmd_run(args) -> int:
     from creval.commands.book import params_path
     ppath = params_path(args.params)
     params = effective_params(load_params(ppath, args.p))
-    rows = run_studies(params, [args.study], where=str(ppath))
+    from creval.studies.units import spending_limit
+    with spending_limit(args.max_cost):
+        rows = run_studies(params, [args.study], where=str(ppath))
     for r in rows:
         print(summary_line(r))
     measure_slow_models(rows)
     for line in phases_lines(rows):
         print(line)
+    from creval.models.endpoint import peak_in_flight
+    for url, peak in peak_in_flight().items():
+        print(f"most requests in flight at once: {peak} ({url})")
     return 1 if any(r["error"] for r in rows) else 0
 
 
@@ -42,4 +47,7 @@ def register(sub) -> None:
         q.add_argument("--params", default="params/default.yaml", help="flat YAML parameter file (default: %(default)s)")
         q.add_argument("-p", action="append", default=[], metavar="KEY=VALUE",
                        help="override one parameter (repeatable), e.g. -p model=gpt-4o")
+        q.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                       help="stop starting units before the calls made would pass this many dollars (resumable: "
+                            "rerun with a higher limit to go on); `creval estimate` says what a run will cost")
         q.set_defaults(func=cmd_run)

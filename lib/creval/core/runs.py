@@ -49,6 +49,12 @@ def git_commit() -> str:
         return "unknown"
 
 
+def accelerator() -> str:
+    """Where this process's local neural models ran (``cpu``, ``cuda``...), or ``none`` if none ran."""
+    dev = sys.modules.get("creval.models.device")        # set only where a local neural model was loaded
+    return (dev.chosen() if dev else None) or "none"
+
+
 class RunStore:
     """Tables and manifest of one run. Rows are appended durably, so a killed run loses nothing finished."""
 
@@ -97,7 +103,7 @@ class RunStore:
         return {"creval_version": __version__, "git_commit": git_commit(), "created": self.t0,
                 "finished": time.time(), "seconds": round(time.time() - self.t0, 3), "argv": sys.argv,
                 "params": self.params, "seeds": self.seeds, "models": self.models,
-                "packages": package_versions(), "host": platform.node(),
+                "packages": package_versions(), "host": platform.node(), "accelerator": accelerator(),
                 "usage": self.tally.summary(), "complete": self.complete}
 
     def flush_calls(self) -> None:

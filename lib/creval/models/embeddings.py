@@ -34,7 +34,8 @@ def _load(name: str):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
     quiet_transformers()
-    return SentenceTransformer(_resolve(name), device="cpu")
+    from creval.models.device import torch_device
+    return SentenceTransformer(_resolve(name), device=torch_device())
 
 
 class Embedder:

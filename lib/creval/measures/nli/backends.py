@@ -110,7 +110,8 @@ def _dir_fingerprint(path: Path) -> str:
 
 
 class CrossEncoderNLI(_CachedNLI):
-    """A Hugging Face ``AutoModelForSequenceClassification`` NLI model run on CPU.
+    """A Hugging Face ``AutoModelForSequenceClassification`` NLI model, on the GPU when there is one
+    (:mod:`creval.models.device`).
 
     Labels come from ``config.id2label`` (names matched case-insensitively). All pairs of a call go
     through the model in sub-batches of ``batch_size`` under ``torch.no_grad``.
@@ -135,7 +136,9 @@ class CrossEncoderNLI(_CachedNLI):
                 "give a local folder holding a sequence-classification model (config.json + weights), or a Hub id "
                 "on a machine with internet (set HF_HUB_OFFLINE=1 to use a copy already in the Hugging Face cache); "
                 "offline, use 'minilm-sick' (trained here) or 'llm:<model>'") from e
-        self.model.eval()
+        from creval.models.device import torch_device
+        self.device = torch_device()
+        self.model.to(self.device).eval()
         self._labels = self._label_map()
         self._fingerprint = _dir_fingerprint(local) if local.is_dir() else ""
 
@@ -165,7 +168,7 @@ class CrossEncoderNLI(_CachedNLI):
             for i in range(0, len(pairs), self.batch_size):
                 chunk = pairs[i:i + self.batch_size]
                 enc = self.tokenizer([p for p, _ in chunk], [h for _, h in chunk], padding=True, truncation=True,
-                                     max_length=self.max_length, return_tensors="pt")
+                                     max_length=self.max_length, return_tensors="pt").to(self.device)
                 rows.append(self.model(**enc).logits.float().cpu().numpy())
         return np.concatenate(rows, axis=0) if rows else np.zeros((0, len(self._labels)))
 
