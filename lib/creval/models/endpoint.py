@@ -120,7 +120,7 @@ def endpoint(key: tuple, urls: tuple[str, ...], headers: dict, concurrency: int,
 
 def peak_in_flight() -> dict[str, int]:
     """The most requests each endpoint had in flight at once in this process (for the run summary)."""
-    return {",".join(k[1]): ep.budget.peak for k, ep in _ENDPOINTS.items()}
+    return {f"{k[0]} at {','.join(k[1])}": ep.budget.peak for k, ep in _ENDPOINTS.items()}
 
 
 @atexit.register

@@ -85,7 +85,7 @@ class OpenAIBackend:
     def _endpoint(self):
         from creval.models import endpoint
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        return endpoint.endpoint((self.spec.name, self.urls, self.api_key), self.urls, headers,
+        return endpoint.endpoint((self.spec.name, self.urls, self.api_key, self.spec.concurrency), self.urls, headers,
                                  self.spec.concurrency, self.timeout)
 
     async def _post(self, path: str, body: dict) -> dict:

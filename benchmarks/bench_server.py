@@ -1,0 +1,111 @@
+"""Requests in flight: every study against a stand-in GPU server, at concurrency 64 and at concurrency 1.
+
+The stand-in (``creval.models.standin``) answers each request after a fixed latency and serves ``capacity`` at
+once, like a vLLM server with that many slots; it counts requests, the most in flight and the mean in flight
+while it had work. Each study runs on a profile with at least 32 independent units, with the stand-in as the
+model under test and as the judge, twice, each time with an empty cache and run root: once with the spec's
+in-flight budget at 64 and once at 1. The studies it reads run first (not counted). Printed per study:
+requests, most and mean in flight, the target 0.6 x min(64, units), the wall time of both arms, their ratio,
+and whether the records of both arms are equal.
+
+Usage: nice -n 10 .venv/bin/python benchmarks/bench_server.py [--latency 0.5] [--studies aut convergent]
+       [--skip-serial] [--json out.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# Each study's profile: the smoke profile (params/smoke.yaml) plus these, for >= 32 independent units.
+PROFILES: dict[str, dict] = {
+    "apparatus": {"apparatus_samples": 32},
+    "divergent": {"domains": ["macgyver"], "limit": 32, "n_samples": 4, "max_steps": 2, "temperatures": [1.0],
+                  "sweep_limit": 1, "nli": "minilm-cosine"},
+    "convergent": {"limit": 8, "human_pairs": 12, "judges": ["zero-shot", "chateval", "retrieval"],
+                   "confidence_thresholds": [0.3], "nli": "minilm-cosine"},
+    "validation": {"limit": 8, "nli": "minilm-cosine"},
+    "neocoder": {"neocoder_problems": 6, "neocoder_live_problems": 32, "neocoder_rounds": 2},
+    "rethinking": {"rethink_judge_items": 8, "rethink_rerun_items": 8, "rethink_ppl_items": 16,
+                   "rethink_twist_items": 8},
+    "aut": {"aut_things": ["fork", "brick", "paperclip", "shoe"], "aut_per_level": 3, "aut_items": 32},
+}
+UNITS_FILES = "units/*.jsonl"
+
+
+def units_of(run_dir: Path) -> int:
+    """Independent units the run recorded (every ``units/<name>.jsonl`` row)."""
+    return sum(len(f.read_text().splitlines()) for f in run_dir.glob(UNITS_FILES) if not f.name.endswith("failed.jsonl"))
+
+
+def arm(study: str, params: dict, server, concurrency: int, home: Path) -> dict:
+    from creval.book.studies import run_study
+    from creval.studies.registry import STUDIES, in_order
+    os.environ["CREVAL_CACHE"] = str(home / "calls.sqlite")
+    spec = home / f"standin-{concurrency}.yaml"
+    spec.write_text(server.spec_yaml("standin", concurrency))
+    p = {**params, "model": str(spec), "judge_model": str(spec), "run_root": str(home / "runs")}
+    for up in in_order([study])[:-1]:
+        run_study(up, p)
+    server.reset()
+    t0 = time.perf_counter()
+    row = run_study(STUDIES[study], p)
+    wall = time.perf_counter() - t0
+    cfg = STUDIES[study].make_config(p)
+    return {"wall_s": round(wall, 2), "error": row["error"], **server.stats, "units": units_of(cfg.run_dir),
+            "records": {t: STUDIES[study].records(cfg)[t].to_dict("records") for t in STUDIES[study].records(cfg).tables}}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--latency", type=float, default=0.5)
+    ap.add_argument("--capacity", type=int, default=64)
+    ap.add_argument("--studies", nargs="*", default=list(PROFILES))
+    ap.add_argument("--skip-serial", action="store_true", help="only the concurrency-64 arm")
+    ap.add_argument("--json", help="write the rows here")
+    a = ap.parse_args()
+    import yaml
+
+    from creval.core import paths
+    from creval.models.standin import StandIn
+    smoke = yaml.safe_load((paths.REPO / "params" / "smoke.yaml").read_text())
+    rows = []
+    with StandIn(latency=a.latency, capacity=a.capacity) as server:
+        for study in a.studies:
+            params = {**smoke, **PROFILES.get(study, {})}
+            wide = arm(study, params, server, a.capacity, Path(tempfile.mkdtemp(prefix=f"bench-{study}-64-")))
+            row = {"study": study, "units": wide["units"], "requests": wide["requests"],
+                   "peak_in_flight": wide["peak_in_flight"], "mean_in_flight": wide["mean_in_flight"],
+                   "target": round(0.6 * min(a.capacity, max(wide["units"], 1)), 1), "wall_64_s": wide["wall_s"],
+                   "error": wide["error"]}
+            if not a.skip_serial:
+                one = arm(study, params, server, 1, Path(tempfile.mkdtemp(prefix=f"bench-{study}-1-")))
+                row.update(wall_1_s=one["wall_s"], speedup=round(one["wall_s"] / max(wide["wall_s"], 1e-9), 1),
+                           same_records=_strip(one["records"]) == _strip(wide["records"]))
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    if a.json:
+        Path(a.json).write_text(json.dumps(rows, indent=1))
+    print("\n| study | units | requests | most in flight | mean in flight (target) | wall at 64 | wall at 1 | ratio | same records |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['study']} | {r['units']} | {r['requests']} | {r['peak_in_flight']} | {r['mean_in_flight']} "
+              f"({r['target']}) | {r['wall_64_s']} s | {r.get('wall_1_s', '-')} s | {r.get('speedup', '-')}x | "
+              f"{r.get('same_records', '-')} |")
+
+
+TIMING = ("seconds", "wall", "elapsed", "latency", "created", "finished")
+
+
+def _strip(records: dict) -> dict:
+    """The records without timing columns (they differ between any two runs)."""
+    return {t: [{k: v for k, v in r.items() if not any(w in k for w in TIMING)} for r in rows]
+            for t, rows in records.items()}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
