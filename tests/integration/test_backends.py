@@ -187,3 +187,30 @@ def test_llamacpp_shared_prefix_chat_decodes_the_common_prefix_once():
     b.batched = False
     one = b.chat(reqs[:1])[0]                                           # the single path still works after it
     assert 1 <= one.output_tokens <= 6
+
+
+VERDICT_PROMPTS = [
+    [{"role": "user", "content": "Is a paperclip made of metal? Reply with [[YES]] or [[NO]] only."}],
+    [{"role": "user", "content": "Can a fish climb a tree? Reply with [[YES]] or [[NO]] only."}],
+    [{"role": "user", "content": "Judge: is this solution feasible? Solution: use the rubber band as a sling. "
+                                 "End with [[YES]] or [[NO]]."}],
+]
+
+
+def test_server_verdict_fallback_tells_yes_from_no_or_says_it_cannot(llama_server, tmp_path):
+    """Choices sharing their first token ("[[") are scored where they part, never both on "[["; when the
+    reply gives no evidence the verdict is unparsed, not a coin (P = 0.5) or a default NO (NaN)."""
+    from creval.judges.parsing import logprob_verdict
+    spec = tmp_path / "verdict.yaml"
+    spec.write_text(f"backend: openai\nmodel: smollm2\nbase_url: {llama_server}\n")
+    m = load_model(str(spec), cache=CallCache(tmp_path / "v.sqlite"))
+    for msgs in VERDICT_PROMPTS:
+        lp = m.choice_logprobs(msgs, ["[[YES]]", "[[NO]]"]).logprobs
+        a, b = lp["[[YES]]"], lp["[[NO]]"]
+        assert not (math.isfinite(a) and a == b), lp             # the shared "[[" alone never decides
+        v = logprob_verdict(m, msgs)
+        if math.isinf(a) and math.isinf(b):
+            assert v.unparsed and v.value is None
+        else:
+            assert v.path == "logprobs" and v.value == (a > b) and 0.0 <= v.p_yes <= 1.0
+            assert not math.isnan(v.p_yes)

@@ -213,3 +213,44 @@ def test_openai_loglikelihood_reads_the_echo_or_fails_clearly(monkeypatch):
                                                         "not found", "check")))
     with pytest.raises(CrevalError, match="does not support echoed log-probs"):
         be.loglikelihood([LoglikelihoodRequest("The cat")])
+
+
+def test_server_choice_scores_follow_the_reply_and_part_where_the_choices_part():
+    from creval.models.openai_compat import _token_steps, score_choices
+    # chat format: the greedy reply "[[NO]]", with the top alternatives at each step
+    chat = {"logprobs": {"content": [
+        {"token": "[[", "logprob": -0.1, "top_logprobs": [{"token": "[[", "logprob": -0.1}, {"token": "The", "logprob": -2.5}]},
+        {"token": "NO", "logprob": -0.4, "top_logprobs": [{"token": "NO", "logprob": -0.4}, {"token": "YES", "logprob": -1.1}]},
+        {"token": "]]", "logprob": -0.02, "top_logprobs": [{"token": "]]", "logprob": -0.02}]}]}}
+    got = score_choices(_token_steps(chat), ["[[YES]]", "[[NO]]"])
+    assert got == pytest.approx({"[[YES]]": -0.1 - 1.1, "[[NO]]": -0.1 - 0.4 - 0.02})
+    # completions format, a reply opening with a space
+    legacy = {"logprobs": {"tokens": [" Yes", "."], "token_logprobs": [-0.3, -0.5],
+                           "top_logprobs": [{" Yes": -0.3, " No": -1.7}, {".": -0.5}]}}
+    assert score_choices(_token_steps(legacy), ["Yes", "No"]) == pytest.approx({"Yes": -0.3, "No": -1.7})
+    # the reply leaves both choices at the same step by the same shared token: no evidence, both -inf
+    shared = {"logprobs": {"content": [
+        {"token": "The", "logprob": -0.2, "top_logprobs": [{"token": "The", "logprob": -0.2}, {"token": "[[", "logprob": -2.0}]}]}}
+    assert score_choices(_token_steps(shared), ["[[YES]]", "[[NO]]"]) == {"[[YES]]": -math.inf, "[[NO]]": -math.inf}
+    # a choice no listed token continues gets -inf, the other keeps its score
+    one = {"logprobs": {"content": [{"token": "No", "logprob": -0.05, "top_logprobs": [{"token": "No", "logprob": -0.05}]}]}}
+    assert score_choices(_token_steps(one), ["Yes", "No"]) == {"Yes": -math.inf, "No": -0.05}
+
+
+def test_a_verdict_without_evidence_is_unparsed_not_a_coin():
+    from creval.judges.parsing import logprob_verdict
+    from creval.models.base import ChoiceScores
+
+    class Scores:
+        name = "m"
+
+        def __init__(self, a, b):
+            self.lp = {"[[YES]]": a, "[[NO]]": b}
+
+        def choice_logprobs(self, messages, choices):
+            return ChoiceScores(self.lp)
+    assert logprob_verdict(Scores(-math.inf, -math.inf), []).unparsed
+    v = logprob_verdict(Scores(-0.5, -math.inf), [])
+    assert v.value is True and v.p_yes == 1.0
+    v = logprob_verdict(Scores(-2.0, -0.5), [])
+    assert v.value is False and v.p_yes == pytest.approx(1 / (1 + math.exp(1.5)))
