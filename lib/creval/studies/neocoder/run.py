@@ -7,13 +7,18 @@
   of each state, the stored human technique lists;
 - ``codes`` (one :class:`CodeRecord` per replayed (problem, round)): GPT-4's stored code under both judges
   (:mod:`creval.judges.neocoder`, in the sandbox, cached by content), its techniques (``neocoder_detector``,
-  on the cleaned program), following and novelty; appended a chunk of problems at a time (resumable);
+  on the cleaned program), following and novelty;
 - ``known_positives`` and ``human_detections``: the static detector's two definitions on the codes whose
   techniques GPT-4 detected (each ban drawn at round r was detected in code r-1) and on the human solutions;
 - ``rounds`` (one :class:`RoundRecord` per live round, for every model in ``cfg.tested``): Algorithm 1 (see
   :func:`denial_prompting`; ``neocoder_live_mode="thread"``) or the paper's benchmarking mode
-  (:func:`benchmark_problem`; ``"fresh"``) on the ``neocoder_live_problems`` shortest verifiable problems;
-  appended problem by problem (resumable).
+  (:func:`benchmark_problem`; ``"fresh"``) on the ``neocoder_live_problems`` shortest verifiable problems.
+
+Units (:func:`study_units`, run by :func:`creval.studies.units.run_units` into ``units/neocoder.jsonl``; a
+rerun does only the unfinished ones): each ``CHUNK`` replayed problems, the detector check, and each live
+problem under each model under test. The live units run together up to the models' in-flight budget when
+they are servers; inside one, the rounds stay a chain (each round's detection feeds the next round's ban)
+and its sandbox runs serialise with every other local computation.
 
 Algorithm 1: per problem one thread; round 0 answers the original statement; each later round detects the
 techniques of the previous round's code, draws one new ban with a keyed RNG over the sorted candidates
@@ -25,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from functools import partial
 from pathlib import Path
 
 from creval.core.errors import CrevalError
@@ -35,13 +41,14 @@ from creval.judges.techniques import HybridDetector
 from creval.measures.neocoder_extract import fenced_code, salvaged, strict_program
 from creval.measures.neogauge import follows, novelty
 from creval.measures.techniques import VOCABULARY, Detection, StaticDetector
-from creval.studies import contract
+from creval.studies import contract, units
 from creval.studies.neocoder.config import NeoCoderConfig
 from creval.studies.neocoder.records import (CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord,
                                              RoundRecord)
+from creval.studies.units import Unit
 
 SOLVER_PROMPT = Path(__file__).with_name("solver_prompt.txt")
-CHUNK = 20                  # replayed problems judged per batch (each batch is appended when it is done)
+CHUNK = 20                  # replayed problems judged in one unit (one sandbox batch)
 # the two definitions of the ambiguous technique names compared by the detector check
 DETECTOR_VARIANTS = {"comprehension = for loop": StaticDetector(),
                      "strict syntax": StaticDetector(comprehension_is_for_loop=False, ternary_is_if=False)}
@@ -193,7 +200,7 @@ def _judged_round(cfg: NeoCoderConfig, problem: ds.Problem, detector, code: str,
     return v, d, follows(d.techniques, banned)
 
 
-def denial_prompting(model, problem: ds.Problem, cfg: NeoCoderConfig, detector, bar=None) -> list[RoundRecord]:
+def denial_prompting(model, problem: ds.Problem, cfg: NeoCoderConfig, detector) -> list[RoundRecord]:
     """Algorithm 1 for one problem: ``cfg.neocoder_rounds`` denial rounds after the first solution."""
     system = SOLVER_PROMPT.read_text()
     thread = [{"role": "system", "content": system}]
@@ -226,12 +233,10 @@ def denial_prompting(model, problem: ds.Problem, cfg: NeoCoderConfig, detector, 
             v["repo"].to_dict(), v["strict"].to_dict(), getattr(detector, "name", "?"), list(d.techniques), d.status,
             f, sorted(set(d.techniques) - humans), nov, float(f and v["strict"].correct) * nov, round(secs, 2)))
         prev_techniques = list(d.techniques)
-        if bar is not None:
-            bar.update(1)
     return rows
 
 
-def benchmark_problem(model, problem: ds.Problem, cfg: NeoCoderConfig, detector, bar=None,
+def benchmark_problem(model, problem: ds.Problem, cfg: NeoCoderConfig, detector,
                       max_state: int | None = None) -> list[RoundRecord]:
     """The paper's benchmarking mode (Eq. 1): each stored statement of the problem's states (up to
     ``max_state``), answered in a fresh conversation (no earlier rounds in context); duplicate rounds are not
@@ -256,16 +261,40 @@ def benchmark_problem(model, problem: ds.Problem, cfg: NeoCoderConfig, detector,
             comp.input_tokens, comp.output_tokens, comp.finish_reason, ext.code, ext.status, v["repo"].to_dict(),
             v["strict"].to_dict(), getattr(detector, "name", "?"), list(d.techniques), d.status, f,
             sorted(set(d.techniques) - humans), nov, float(f and v["strict"].correct) * nov, round(secs, 2)))
-        if bar is not None:
-            bar.update(1)
     return rows
 
 
 # ---------------------------------------------------------------------------------------------------
 
+def live_rounds(cfg: NeoCoderConfig, model, problem: ds.Problem, detector) -> list[RoundRecord]:
+    """One live problem under one model: its rounds in order (``neocoder_live_mode``), each round's code run
+    in the sandbox and its techniques detected before the next round is asked."""
+    if cfg.neocoder_live_mode == "fresh":
+        return benchmark_problem(model, problem, cfg, detector, max_state=cfg.neocoder_rounds)
+    return denial_prompting(model, problem, cfg, detector)
+
+
+def study_units(cfg: NeoCoderConfig, ps, live, models, detector) -> list[Unit]:
+    """The study's independent units: each ``CHUNK`` replayed problems (their codes under both judges, one
+    sandbox batch), the detector check's two tables, and each live problem under each model under test (a
+    chain of rounds: Algorithm 1)."""
+    out = [Unit(f"replay/{i // CHUNK}", ("codes", partial(replay_problems, cfg, ps[i:i + CHUNK], detector)))
+           for i in range(0, len(ps), CHUNK)]
+    out += [Unit("known_positives", ("known_positives", partial(known_positives, ps))),
+            Unit("human_detections", ("human_detections", partial(human_detections, ps)))]
+    return out + [Unit(f"live/{m.name}/{p.problem_id}", ("rounds", partial(live_rounds, cfg, m, p, detector)))
+                  for m in models for p in live]
+
+
+def unit_rows(u: Unit) -> dict[str, list]:
+    """The work of a unit of :func:`study_units`: its one table's records."""
+    table, records = u.item
+    return {table: [r.to_dict() for r in records()]}
+
+
 def run(cfg: NeoCoderConfig) -> Path:
-    """Every NeoCoder record of ``cfg`` into ``cfg.run_dir`` (see the module doc); resumable."""
-    from tqdm.auto import tqdm
+    """Every NeoCoder record of ``cfg`` into ``cfg.run_dir`` (see the module doc); resumable unit by unit."""
+    from creval.models.registry import load_model
 
     check(cfg)
     store = contract.start(cfg)
@@ -277,54 +306,15 @@ def run(cfg: NeoCoderConfig) -> Path:
     keep = {p.problem_id for p in ps}
     store.write("problems", [problem_record(p, p.problem_id in keep).to_dict() for p in everything])
     detector = make_detector(cfg, store)
-
-    # the replay: problems whose every round is in `codes` are done
-    have = store.read("codes")
-    per: dict[str, int] = {}
-    for r in have:
-        per[r["problem_id"]] = per.get(r["problem_id"], 0) + 1
-    done = {p.problem_id for p in ps if per.get(p.problem_id) == len(p.rounds)}
-    if len(have) != sum(len(p.rounds) for p in ps if p.problem_id in done):
-        store.write("codes", [r for r in have if r["problem_id"] in done])     # a chunk cut mid-way
-    todo = [p for p in ps if p.problem_id not in done]
-    if todo:
-        with tqdm(total=len(todo), desc="neocoder · replay (both judges, sandbox)", unit="problem") as bar:
-            for i in range(0, len(todo), CHUNK):
-                chunk = todo[i:i + CHUNK]
-                store.append("codes", [r.to_dict() for r in replay_problems(cfg, chunk, detector)])
-                store.flush_calls()
-                bar.update(len(chunk))
-
-    # the detector check: the static detector's definitions on known positives and on human solutions
-    if not store.path("known_positives").exists():
-        store.write("known_positives", [r.to_dict() for r in known_positives(ps)])
-    if not store.path("human_detections").exists():
-        rows = [r.to_dict() for r in human_detections(tqdm(ps, desc="neocoder · human solutions (static detector)",
-                                                           unit="problem"))]
-        store.write("human_detections", rows)
-
-    # the live run: every model under test on the live problems, a problem's rounds appended together
-    live = live_problems(cfg, everything)
-    done_live = {(r["model"], r["problem_id"]) for r in store.read("rounds")}
-    fresh = cfg.neocoder_live_mode == "fresh"
-    per_problem = {p.problem_id: (len([t for t in p.states if t <= cfg.neocoder_rounds]) if fresh
-                                  else cfg.neocoder_rounds + 1) for p in live}
-    from creval.models.registry import load_model
-    for name in cfg.tested:
-        model = load_model(name)
-        store.note_model(model)
-        todo_live = [p for p in live if (model.name, p.problem_id) not in done_live]
-        if not todo_live:
-            continue
-        with tqdm(total=sum(per_problem[p.problem_id] for p in todo_live), unit="round",
-                  desc=f"neocoder · live {cfg.neocoder_live_mode} · {model.name}") as bar:
-            for p in todo_live:
-                rows = (benchmark_problem(model, p, cfg, detector, bar=bar, max_state=cfg.neocoder_rounds) if fresh
-                        else denial_prompting(model, p, cfg, detector, bar=bar))
-                store.append("rounds", [r.to_dict() for r in rows])
-                store.flush_calls()
-    if not store.path("rounds").exists():
-        store.write("rounds", [])
+    models = [load_model(name) for name in cfg.tested]
+    for m in models:
+        store.note_model(m)
+    judge = (cfg.judge_model,) if cfg.neocoder_detector != "static" else ()
+    tables = units.run_units(cfg.run_dir, "neocoder", study_units(cfg, ps, live_problems(cfg, everything), models,
+                                                                  detector),
+                             unit_rows, width=units.width(*cfg.tested, *judge), desc="neocoder · replay, live rounds")
+    for table in ("codes", "known_positives", "human_detections", "rounds"):
+        store.write(table, tables.get(table, []))
     return contract.finish(store)
 
 
