@@ -19,11 +19,22 @@ def cmd_run(args) -> int:
     from creval.book.params import effective_params, load_params
     from creval.book.studies import measure_slow_models, phases_lines, run_studies, summary_line
     from creval.commands.book import params_path
+    from contextlib import nullcontext
+
+    from creval.core.deferral import batch_out
+    from creval.studies.units import spending_limit
     ppath = params_path(args.params)
     params = effective_params(load_params(ppath, args.p))
-    from creval.studies.units import spending_limit
-    with spending_limit(args.max_cost):
+    if args.batch_in:
+        from creval.models.batchfile import read_in
+        print(f"{args.batch_in}: {read_in(args.batch_in).line()}")
+    with spending_limit(args.max_cost), (batch_out(args.batch_out) if args.batch_out else nullcontext()) as wave:
         rows = run_studies(params, [args.study], where=str(ppath))
+    if wave is not None and wave.written:
+        print(f"wave written: {wave.written} requests to {args.batch_out}; answer them with a batch engine (OpenAI or "
+              f"another provider's Batch API, `vllm run-batch`, Ray Data LLM), then rerun with --batch-in <the "
+              f"output file> --batch-out <a new file>; repeat until nothing is written")
+        return 0
     for r in rows:
         print(summary_line(r))
     measure_slow_models(rows)
@@ -50,4 +61,10 @@ def register(sub) -> None:
         q.add_argument("--max-cost", type=float, default=None, metavar="USD",
                        help="stop starting units before the calls made would pass this many dollars (resumable: "
                             "rerun with a higher limit to go on); `creval estimate` says what a run will cost")
+        q.add_argument("--batch-out", metavar="FILE",
+                       help="write the requests the run still needs (this wave) to FILE in the OpenAI batch input "
+                            "format instead of sending them, and stop")
+        q.add_argument("--batch-in", metavar="FILE",
+                       help="first read a batch engine's output FILE (answers to an earlier --batch-out) into the "
+                            "call cache")
         q.set_defaults(func=cmd_run)

@@ -40,6 +40,7 @@ class CallCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._conn() as c:
                 c.execute("CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, kind TEXT, value TEXT, created REAL)")
+                c.execute("CREATE TABLE IF NOT EXISTS pending (key TEXT PRIMARY KEY, kind TEXT, meta TEXT, created REAL)")
         except sqlite3.DatabaseError as e:
             raise CrevalError(f"the call cache {self.path} is not a usable SQLite database ({e})",
                               "move that file away (or point CREVAL_CACHE at a new file); it is rebuilt on the next run") from None
@@ -78,6 +79,19 @@ class CallCache:
                          [(k, kind, canonical(v), time.time()) for k, kind, v in items])
         conn.execute("COMMIT")
 
+    def put_new(self, key: str, kind: str, value: Any) -> bool:
+        """Store ``value`` unless ``key`` is already cached (never overwrites); True if stored."""
+        cur = self._conn().execute("INSERT OR IGNORE INTO calls VALUES (?,?,?,?)", (key, kind, canonical(value), time.time()))
+        return cur.rowcount == 1
+
+    def put_pending(self, key: str, kind: str, meta: dict) -> None:
+        """Remember how to read back the answer of a request written to a batch file (core/deferral.py)."""
+        self._conn().execute("INSERT OR REPLACE INTO pending VALUES (?,?,?,?)", (key, kind, canonical(meta), time.time()))
+
+    def pending(self, key: str) -> tuple[str, dict] | None:
+        row = self._conn().execute("SELECT kind, meta FROM pending WHERE key=?", (key,)).fetchone()
+        return None if row is None else (row[0], json.loads(row[1]))
+
     def __len__(self) -> int:
         return self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0]
 
@@ -103,7 +117,8 @@ threads, local weights are not thread-safe and the CPU is the limit anyway. Serv
 
 def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute, *, model: str = "",
                  usage=None, cache: CallCache | None = None, encode=lambda r: r, decode=lambda v: v,
-                 tags: list[dict] | None = None, keep=lambda r: True, stream: bool = False) -> list[Any]:
+                 tags: list[dict] | None = None, keep=lambda r: True, stream: bool = False,
+                 offline=None) -> list[Any]:
     """Answer ``items`` from the cache, computing only the misses, in one batch, then storing them.
 
     The single cache mechanism behind every expensive call.
@@ -116,6 +131,8 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
     - ``usage(result) -> (input_tokens, output_tokens)`` for the ledger; ``encode``/``decode`` map results to JSON.
     - ``keep(result)``: whether a computed result may be stored (False: returned but asked again next time).
     - ``tags[i]`` (optional): ledger tags of item ``i``'s record, over those of the enclosing ``LEDGER.tagged``.
+    - ``offline(missing_items) -> [(path, body, meta)]`` (servers): the HTTP requests of the misses, for a batch
+      file: inside :func:`creval.core.deferral.batch_out` they are written there and :class:`Deferred` raised.
     Every item, hit or miss, is recorded in :data:`creval.core.ledger.LEDGER` (a miss asked twice in one
     batch is computed and recorded once, with the tags of its first occurrence).
     """
@@ -160,6 +177,12 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
             out[i] = r if n == 0 else decode(encode(r))
 
     todo = [items[idx[0]] for _, idx in order]
+    from creval.core.deferral import Deferred, active
+    batch = active()
+    if batch is not None and offline is not None:
+        for (k, _), (path, body, meta) in zip(order, offline(todo)):
+            batch.add(cache, k, kind, path, body, meta)
+        raise Deferred(f"{kind}: {len(order)} requests written to {batch.path}")
     if stream:
         compute(todo, done)
         if not all(got):

@@ -41,6 +41,18 @@ class Model:
             return (lambda items, done: fn(items, done=done)), True
         return fn, False
 
+    def _offline(self, requests, meta=lambda item: {}):
+        """For a server: the batch-file lines of a verb's items (``requests(items)`` -> (path, body)), each with
+        what reading its answer back needs (the spec and the item); None for a local backend."""
+        if not self.concurrent:
+            return None
+        from dataclasses import asdict
+        spec = asdict(self.spec)
+
+        def lines(items):
+            return [(p, b, {"spec": spec, **meta(it)}) for it, (p, b) in zip(items, requests(items))]
+        return lines
+
     def __repr__(self) -> str:
         return f"Model({self.name!r}, backend={self.spec.backend})"
 
@@ -63,8 +75,10 @@ class Model:
             def compute(indices):
                 return [fix(s) for s in self.backend.sample(req, indices)]
 
+        offline = self._offline(lambda idx: self.backend.sample_requests(req, idx),
+                                lambda i: {"prompt_tokens": self.prompt_tokens(messages)})
         return cached_batch("sample", self._ident(), list(range(n)), lambda i: {**req.describe(), "index": i},
-                            compute, model=self.name, cache=self.cache, stream=self.concurrent,
+                            compute, model=self.name, cache=self.cache, stream=self.concurrent, offline=offline,
                             usage=_Usage(self.spec, lambda s: (s.prompt_tokens, s.n_tokens)),
                             encode=Sample.to_dict, decode=Sample.from_dict)
 
@@ -74,7 +88,8 @@ class Model:
         """One reply per conversation (one batch); ``tags[i]`` goes on conversation ``i``'s ledger record."""
         reqs = [ChatRequest(tuple(m), temperature, max_tokens, seed) for m in conversations]
         compute, stream = self._verb(self.backend.chat)
-        return cached_batch("chat", self._ident(), reqs, ChatRequest.describe, compute, stream=stream,
+        offline = self._offline(lambda rs: self.backend.chat_requests(rs), lambda r: {"item": r.describe()})
+        return cached_batch("chat", self._ident(), reqs, ChatRequest.describe, compute, stream=stream, offline=offline,
                             model=self.name, cache=self.cache, tags=tags,
                             usage=_Usage(self.spec, lambda c: (c.input_tokens, c.output_tokens + c.reasoning_tokens)),
                             encode=Completion.to_dict, decode=lambda d: Completion(**d))
@@ -88,7 +103,8 @@ class Model:
         """For each ``(messages, choices)``, the log-prob of each choice as the start of the reply."""
         reqs = [ChoiceRequest(tuple(m), tuple(c)) for m, c in items]
         compute, stream = self._verb(self.backend.choice_logprobs)
-        return cached_batch("choice", self._ident(), reqs, ChoiceRequest.describe, compute, stream=stream,
+        offline = self._offline(lambda rs: self.backend.choice_requests(rs), lambda r: {"item": r.describe()})
+        return cached_batch("choice", self._ident(), reqs, ChoiceRequest.describe, compute, stream=stream, offline=offline,
                             model=self.name, cache=self.cache, tags=tags,
                             usage=_Usage(self.spec, lambda r: (r.input_tokens, 1)),
                             encode=ChoiceScores.to_dict, decode=ChoiceScores.from_dict)
@@ -104,8 +120,9 @@ class Model:
         The context's tokens condition the text and are not counted; an empty context is no context."""
         reqs = [LoglikelihoodRequest(*((it, None) if isinstance(it, str) else (it[0], it[1] or None))) for it in items]
         compute, stream = self._verb(self.backend.loglikelihood)
+        offline = self._offline(lambda rs: self.backend.loglikelihood_requests(rs), lambda r: {"item": r.describe()})
         out = cached_batch("loglikelihood", self._ident(), reqs, LoglikelihoodRequest.describe, compute,
-                           stream=stream, model=self.name, cache=self.cache, tags=tags,
+                           stream=stream, offline=offline, model=self.name, cache=self.cache, tags=tags,
                            usage=_Usage(self.spec, lambda r: (r.context_tokens + r.n_tokens + r.skipped_tokens + 1, 0)),
                            encode=LogLikelihood.to_dict, decode=LogLikelihood.from_dict)
         return [r if r.model == self.name else replace(r, model=self.name) for r in out]

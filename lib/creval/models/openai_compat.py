@@ -81,6 +81,15 @@ class OpenAIBackend:
         self.version = spec.model
         self.quantisation = str(spec.extra.get("quantisation", ""))    # a server does not say; the spec may
 
+    @classmethod
+    def for_parsing(cls, spec: ModelSpec) -> "OpenAIBackend":
+        """A backend that only parses replies (a batch file's answers): it needs no key and sends nothing."""
+        self = cls.__new__(cls)
+        self.spec, self.urls = spec, spec.urls or (OPENAI_URL,)
+        self.base_url, self.api_key, self.version = self.urls[0], "", spec.model
+        self.quantisation = str(spec.extra.get("quantisation", ""))
+        return self
+
     # -- HTTP ---------------------------------------------------------------------------------
     def _endpoint(self):
         from creval.models import endpoint
@@ -167,7 +176,44 @@ class OpenAIBackend:
         return choice.get("text", ""), ""
 
     # -- protocol -----------------------------------------------------------------------------
-    # Each verb takes ``done(j, result)``: called as request ``j``'s result arrives (the cache stores it then).
+    # Each verb is requests (``*_requests``: the HTTP path and body of each item, also what a batch file holds),
+    # a parser (``parse_reply``) and ``done(j, result)``, called as request ``j``'s result arrives (the cache
+    # stores it then).
+    def sample_requests(self, req: SampleRequest, indices: Sequence[int]) -> list[tuple[str, dict]]:
+        """One request per sample, seeded from ``(req.seed, index)``: sample ``i`` is the same whether 10 or 20
+        are drawn, live or through a batch file."""
+        kw = dict(temperature=req.temperature, top_p=req.top_p, max_tokens=req.max_tokens,
+                  stop=list(req.stop) or None, logprobs=True, top_logprobs=1)
+        return [self._body(req.messages, n=1, seed=derive_seed(req.seed, i), **kw) for i in indices]
+
+    def chat_requests(self, reqs: Sequence[ChatRequest]) -> list[tuple[str, dict]]:
+        return [self._body(r.messages, temperature=r.temperature, max_tokens=r.max_tokens, seed=r.seed) for r in reqs]
+
+    def choice_requests(self, reqs: Sequence[ChoiceRequest]) -> list[tuple[str, dict]]:
+        """A greedy reply as long as the longest choice (in characters: an upper bound on its tokens), with the
+        top 20 alternatives at each step."""
+        return [self._body(r.messages, temperature=0, max_tokens=max(1, max((len(c) for c in r.choices), default=1)),
+                           logprobs=True, top_logprobs=20) for r in reqs]
+
+    def loglikelihood_requests(self, reqs: Sequence[LoglikelihoodRequest]) -> list[tuple[str, dict]]:
+        bos = str(self.spec.extra.get("bos_text", ""))
+        return [("/completions", {"model": self.spec.model, "prompt": bos + (r.context or "") + r.text, "echo": True,
+                                  "logprobs": 1, "max_tokens": 1, "temperature": 0}) for r in reqs]
+
+    def parse_reply(self, kind: str, item, resp: dict):
+        """The result of one request of ``kind`` for ``item`` (a ChatRequest, ChoiceRequest or
+        LoglikelihoodRequest; for ``sample`` nothing) from the server's reply body."""
+        if kind == "chat":
+            return self._completion(resp)
+        if kind == "sample":
+            return self._sample(resp["choices"][0])
+        if kind == "choice":
+            return ChoiceScores(score_choices(_token_steps(resp["choices"][0]), item.choices),
+                                int((resp.get("usage") or {}).get("prompt_tokens", 0)))
+        if kind == "loglikelihood":
+            return self._echoed(item, resp, str(self.spec.extra.get("bos_text", ""))) if item.text else self._empty_text()
+        raise ValueError(f"no reply parser for {kind!r}")
+
     def _sample(self, c: dict) -> Sample:
         lps = self._choice_logprobs(c)
         if not lps:
@@ -176,22 +222,8 @@ class OpenAIBackend:
         return Sample(self._text(c)[0], tuple(lps), c.get("finish_reason") or "stop")
 
     def sample(self, req: SampleRequest, indices: Sequence[int], done=None) -> list[Sample]:
-        """Ask for all samples with ``n``; servers that return fewer get one request per missing index."""
-        kw = dict(temperature=req.temperature, top_p=req.top_p, max_tokens=req.max_tokens,
-                  stop=list(req.stop) or None, logprobs=True, top_logprobs=1)
-        first = self._gather([self._body(req.messages, n=len(indices), seed=derive_seed(req.seed, indices[0]), **kw)])[0]
-        out = [self._sample(c) for c in first.get("choices", [])[:len(indices)]]
-        for j, smp in enumerate(out):
-            if done is not None:
-                done(j, smp)
-        rest = indices[len(out):]
-        if rest:
-            k = len(out)
-            more = self._gather([self._body(req.messages, n=1, seed=derive_seed(req.seed, i), **kw) for i in rest],
-                                lambda j, resp: self._sample(resp["choices"][0]),
-                                None if done is None else (lambda j, smp: done(k + j, smp)))
-            out += more
-        return out
+        return self._gather(self.sample_requests(req, indices), lambda j, resp: self.parse_reply("sample", None, resp),
+                            done)
 
     def _completion(self, r: dict) -> Completion:
         c, usage = r["choices"][0], r.get("usage") or {}
@@ -204,21 +236,16 @@ class OpenAIBackend:
                           int(usage.get("completion_tokens", 0)) - rt, reasoning, rt, c.get("finish_reason") or "stop")
 
     def chat(self, reqs: Sequence[ChatRequest], done=None) -> list[Completion]:
-        return self._gather([self._body(r.messages, temperature=r.temperature, max_tokens=r.max_tokens, seed=r.seed)
-                             for r in reqs], lambda j, resp: self._completion(resp), done)
+        return self._gather(self.chat_requests(reqs), lambda j, resp: self.parse_reply("chat", reqs[j], resp), done)
 
     def choice_logprobs(self, reqs: Sequence[ChoiceRequest], done=None) -> list[ChoiceScores]:
         """Each choice scored along the greedy reply's tokens (:func:`score_choices`): exact up to the first
         token where a choice leaves the reply, that token's log-prob from the top 20; -inf where it is not
         among them. Choices sharing leading tokens (``[[YES]]``/``[[NO]]``) are told apart where they part."""
-        n_tok = [max(1, max((len(c) for c in r.choices), default=1)) for r in reqs]
+        return self._gather(self.choice_requests(reqs), lambda j, resp: self.parse_reply("choice", reqs[j], resp), done)
 
-        def parse(j, resp):
-            steps = _token_steps(resp["choices"][0])
-            return ChoiceScores(score_choices(steps, reqs[j].choices),
-                                int((resp.get("usage") or {}).get("prompt_tokens", 0)))
-        return self._gather([self._body(r.messages, temperature=0, max_tokens=n, logprobs=True, top_logprobs=20)
-                             for r, n in zip(reqs, n_tok)], parse, done)
+    def _empty_text(self) -> LogLikelihood:
+        return LogLikelihood(0.0, (), 0, 0, 1, 0, self.spec.name, self.quantisation, self.LOGPROB_KIND)
 
     def _unsupported(self, why: str) -> CrevalError:
         return CrevalError(f"model {self.spec.name}: the server at {self.base_url} does not support echoed log-probs "
@@ -228,16 +255,14 @@ class OpenAIBackend:
                            "begin-of-text token in the spec: `extra: {bos_text: '<|im_start|>'}` or the like)")
 
     def loglikelihood(self, reqs: Sequence[LoglikelihoodRequest], done=None) -> list[LogLikelihood]:
-        bos = str(self.spec.extra.get("bos_text", ""))
         todo = [j for j, r in enumerate(reqs) if r.text]
         out: list = [None] * len(reqs)
         for j, r in enumerate(reqs):
             if not r.text:
-                out[j] = LogLikelihood(0.0, (), 0, 0, 1, 0, self.spec.name, self.quantisation, self.LOGPROB_KIND)
+                out[j] = self._empty_text()
                 if done is not None:
                     done(j, out[j])
-        bodies = [("/completions", {"model": self.spec.model, "prompt": bos + (reqs[j].context or "") + reqs[j].text,
-                                    "echo": True, "logprobs": 1, "max_tokens": 1, "temperature": 0}) for j in todo]
+        bodies = self.loglikelihood_requests([reqs[j] for j in todo])
 
         def got(k, ll):
             out[todo[k]] = ll
@@ -245,7 +270,7 @@ class OpenAIBackend:
                 done(todo[k], ll)
         try:
             if bodies:
-                self._gather(bodies, lambda k, resp: self._echoed(reqs[todo[k]], resp, bos), got)
+                self._gather(bodies, lambda k, resp: self.parse_reply("loglikelihood", reqs[todo[k]], resp), got)
         except CrevalError as e:
             if "unreachable" in e.problem or "refused the API key" in e.problem or "does not support" in e.problem:
                 raise

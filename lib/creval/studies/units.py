@@ -14,6 +14,9 @@ in order). :func:`run_units` executes them:
   and the next run retries only the failed units;
 - **independent of scheduling**: the rows come back in the order of ``units``, whatever finished first, and
   each unit's tokens and cost are its own (a ledger tally per unit, not a process-global slice);
+- **in waves through files**: inside :func:`creval.core.deferral.batch_out` a unit whose next server request
+  is not cached writes it to the batch file and waits (:class:`WaveWritten` after the others), so each run
+  advances every chain by one request;
 - **within a budget**: ``max_cost`` (USD, from :func:`spending_limit`) stops starting units once the calls
   made would pass it; the run ends with :class:`BudgetReached` and resumes later.
 """
@@ -29,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from creval.core.deferral import Deferred, active
 from creval.core.errors import CrevalError
 from creval.core.io import read_jsonl
 from creval.core.ledger import LEDGER
@@ -45,6 +49,11 @@ class Unit:
 
 class UnitsFailed(CrevalError):
     """Some units failed for good; the others' rows and calls are kept."""
+
+
+class WaveWritten(CrevalError):
+    """Units wait for the answers of requests written to a batch file (``--batch-out``); a rerun after
+    ``--batch-in`` goes on from there."""
 
 
 class BudgetReached(CrevalError):
@@ -99,6 +108,7 @@ def run_units(root: str | Path, name: str, units: Sequence[Unit], work: Callable
     done = {r["unit"]: r for r in read_jsonl(done_file) if r.get("unit") in set(keys)}
     todo = [u for u in units if u.key not in done]
     failed: dict[str, str] = {}
+    waiting: list[str] = []
     lock = threading.Lock()
 
     def one(u: Unit) -> None:
@@ -144,7 +154,9 @@ def run_units(root: str | Path, name: str, units: Sequence[Unit], work: Callable
                     for f in finished:
                         u = pending.pop(f)
                         err = f.exception()
-                        if err is not None:
+                        if isinstance(err, Deferred):          # its next request is in the batch file
+                            waiting.append(u.key)
+                        elif err is not None:
                             failed[u.key] = f"{type(err).__name__}: {err}"
                             with lock, open(failed_file, "a") as fh:
                                 fh.write(json.dumps({"unit": u.key, "error": failed[u.key], "at": time.time()}) + "\n")
@@ -164,6 +176,12 @@ def run_units(root: str | Path, name: str, units: Sequence[Unit], work: Callable
             raise UnitsFailed(f"{len(failed)} of {len(units)} units of {name} failed (first: {first[0]}: {first[1]}); "
                               f"the other {len(units) - len(failed)} are kept",
                               f"see {failed_file}; fix the cause and rerun: only the failed units run again")
+        if waiting:
+            batch = active()
+            raise WaveWritten(f"{name}: {len(waiting)} of {len(units)} units wait for the answers of requests written "
+                              f"to {batch.path if batch else 'a batch file'}",
+                              "answer that file with a batch engine, then rerun with --batch-in <its output file> "
+                              "(and --batch-out <a new file> for the next wave)")
         if stopped:
             raise BudgetReached(f"{name}: stopped before passing the spending limit of ${limit:.2f} "
                                 f"(${spent():.2f} spent; {len(units) - len(done)} units left)",
