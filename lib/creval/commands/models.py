@@ -12,9 +12,11 @@ def cmd_models(args) -> int:
             if args.no_network:
                 why = f"{why} (not checked: --no-network)"
             else:                                   # one TCP connect per endpoint; no request, no key sent
-                url = spec.base_url or why
-                seen.setdefault(url, reachable(url))
-                ok, why = seen[url]
+                for url in spec.urls or (why,):     # every replica must answer
+                    seen.setdefault(url, reachable(url))
+                    ok, why = seen[url]
+                    if not ok:
+                        break
         kind = backend_class(spec).LOGPROB_KIND if ok or spec.backend == "openai" else "?"
         usable = ("?" if "not checked" in why else "yes") if ok else "no"
         rows.append((name, spec.backend, usable, kind, why if ok else f"missing: {why}"))

@@ -130,7 +130,7 @@ def check(spec: ModelSpec) -> tuple[bool, str]:
             if spec.api_key_env and not os.environ.get(spec.api_key_env):
                 return False, f"set {spec.api_key_env}"
             api_key_for(spec)                       # the key's variable is set and may go to this host
-            return True, spec.base_url or OPENAI_URL
+            return True, ", ".join(spec.urls) or OPENAI_URL
         needed = {"llamacpp": "llama_cpp", "hf": "transformers"}[spec.backend]
         if importlib.util.find_spec(needed) is None:
             return False, spec.install or f"pip install {needed}"
