@@ -15,7 +15,10 @@
   the paper's Table 3 pass@1 row; its verdicts are not a correctness measure.
 
 Verdicts: ``OK``, ``wrong answer``, ``runtime error``, ``time limit``, ``memory limit``, ``output limit``,
-``not parsable`` (plus ``sandbox error`` if the sandbox itself failed), with per-case detail.
+``not parsable`` (plus ``sandbox error`` if the sandbox itself failed, and ``judge error`` when what came back
+cannot be a genuine record: a harness report without one output per compared case, a run count that is not the
+number of tests, a skipped case with no failure before it), with per-case detail. Never OK from a record the
+host cannot account for.
 :func:`human_pass_rates` runs the human solutions through the strict judge (the check behind
 ``datasets.neocoder.UNVERIFIABLE``).
 """
@@ -30,11 +33,12 @@ from creval.datasets.neocoder import Problem
 from creval.measures.neocoder_extract import parse, repo_extract, strict_program
 from creval.sandbox import Limits, program_unit, run_units
 
-OK, WA, RE, TLE, MLE, OLE, NP, SBX = ("OK", "wrong answer", "runtime error", "time limit", "memory limit",
-                                      "output limit", "not parsable", "sandbox error")
-VERDICTS = (OK, WA, RE, TLE, MLE, OLE, NP, SBX)
+OK, WA, RE, TLE, MLE, OLE, NP, SBX, JE = ("OK", "wrong answer", "runtime error", "time limit", "memory limit",
+                                          "output limit", "not parsable", "sandbox error", "judge error")
+VERDICTS = (OK, WA, RE, TLE, MLE, OLE, NP, SBX, JE)
 JUDGES = ("repo", "strict")
-JUDGE_VERSION = 5          # bump when a judge's semantics change (part of the study's run identity)
+JUDGE_VERSION = 6          # bump when a judge's semantics change (part of the study's run identity); 6: a jail
+                           # per run (sandbox runner 6), a harness report must hold one output per compared case
 STRICT_LIMITS = Limits()
 # the repo joins its thread after 6 s; the harness's report is its stdout (kept whole up to 1 MiB)
 REPO_LIMITS = Limits(wall_s=6.0, cpu_s=6.0, capture_bytes=1 << 20)
@@ -143,11 +147,14 @@ def split_verdicts(run: dict, problem: Problem, comparator: str) -> tuple[str, l
 
 
 def overall(cases: list[CaseVerdict]) -> str:
-    """The first case verdict that is neither OK nor skipped, else OK."""
+    """The first case verdict that is neither OK nor skipped, else OK (a case is skipped only after a failure:
+    a skipped case first is a ``judge error``; so is an empty list)."""
     for c in cases:
-        if c.verdict not in (OK, "skipped"):
+        if c.verdict == "skipped":
+            return JE
+        if c.verdict != OK:
             return c.verdict
-    return OK
+    return OK if cases else JE
 
 
 def test_stdins(problem: Problem) -> list[str]:
@@ -296,6 +303,28 @@ def repo_flags(h: dict, expected: list) -> list[bool]:
     return [(ev == e) if isinstance(e, list) else (o == e) for o, ev, e in zip(outs, evals, expected)]
 
 
+def report_fault(h: dict, n_cases: int) -> str | None:
+    """Why a harness report cannot be one the harness wrote for ``n_cases`` cases (None: it can). The genuine
+    harness reports, in its batch try, the first lines of the output (at least one: ``"".split("\n")`` is
+    ``[""]``; at most one per case; the repo's zip compares that prefix) and, in its per-case try, exactly one
+    output (or None) per case; ``evals`` always beside them, one each. Anything else (an empty report printed
+    by the program itself, a report with more outputs than cases) is a ``judge error``, never OK."""
+    outs, evals, how = h.get("outputs"), h.get("evals"), h.get("try")
+    if how not in ("batch", "per_case"):
+        return f"unknown try {how!r}"
+    if not isinstance(outs, list) or not isinstance(evals, list) or len(evals) != len(outs):
+        return "outputs and evals are not two lists of one length"
+    if how == "per_case" and len(outs) != n_cases:
+        return f"{len(outs)} outputs for {n_cases} cases in the per-case try"
+    if how == "batch" and not 1 <= len(outs) <= n_cases:
+        return f"{len(outs)} outputs for {n_cases} cases in the batch try"
+    if not all(o is None and how == "per_case" or isinstance(o, str) for o in outs):
+        return "an output that is not a string"
+    if not all(e is None or isinstance(e, list) and all(isinstance(x, str) for x in e) for e in evals):
+        return "an eval that is not a list of strings"
+    return None
+
+
 def harness_report(case: dict) -> dict | None:
     """The harness's JSON report from one run's stdout (None when it died before reporting)."""
     try:
@@ -333,6 +362,10 @@ def strict_verdict(problem: Problem, res: dict | None, comparator: str) -> Verdi
         return Verdict("strict", SBX, False, detail=res["sandbox_error"], **iso)
     if res.get("not_parsable"):
         return Verdict("strict", NP, False, detail=res["not_parsable"], **iso)
+    want = len(problem.cases) if problem.flags.single_test else 1
+    if len(res.get("cases") or ()) != want:
+        return Verdict("strict", JE, False, detail=f"{len(res.get('cases') or ())} runs for {want} test file(s)",
+                       **iso)
     if problem.flags.single_test:
         cases = [case_verdict(c, pc.expected, problem.flags.yes_no, comparator)
                  for c, pc in zip(res["cases"], problem.cases)]
@@ -360,11 +393,14 @@ def repo_verdict(problem: Problem, res: dict | None) -> Verdict:
         return Verdict("repo", v, False, detail=f"the harness died: {err[-300:]}", **iso)
     if h.get("stage") == "not executable":
         return Verdict("repo", RE, False, detail=f"code not executable ({h.get('error')})", **iso)
+    fault = report_fault(h, len(problem.cases))
+    if fault:
+        return Verdict("repo", JE, False, detail=f"malformed harness report: {fault}", **iso)
     flags = repo_flags(h, [pc.expected_raw for pc in problem.cases])
     outs = h.get("outputs") or []
     cases = tuple(CaseVerdict(OK if f else WA, str(o)[:2000] if o is not None else "") for f, o in
                   zip(flags, outs if h.get("try") == "per_case" else [None] * len(flags)))
-    ok = all(flags)
+    ok = bool(flags) and all(flags)          # zero cases compared is never OK
     return Verdict("repo", OK if ok else WA, ok, cases, detail=f"{h.get('try')} try; "
                    f"{len(flags)} of {len(problem.cases)} cases compared", **iso)
 
@@ -374,9 +410,9 @@ def judge_codes(items: list[tuple[Problem, str]], judges=JUDGES, comparator: str
                 salvage: bool = True) -> list[dict[str, Verdict]]:
     """``{judge: Verdict}`` for each (problem, code); every execution goes through the cached sandbox.
 
-    ``pack``: which programs share one sandbox launch (each still runs in its own forked process, with the
-    launch's leftovers killed and its folder emptied in between): ``"program"`` (both judges of one code),
-    ``"problem"`` (every code of a problem; fewer interpreter starts) or ``"none"``."""
+    ``pack``: which programs run one after another on one worker slot (every run is still a jail and a fresh
+    interpreter of its own, so a program never sees another's code, stdin or output; the packing only orders
+    the work): ``"program"`` (both judges of one code), ``"problem"`` (every code of a problem) or ``"none"``."""
     units, where = [], []
     for i, (p, code) in enumerate(items):
         for j in judges:
