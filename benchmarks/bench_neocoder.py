@@ -9,6 +9,10 @@
    straightforward safe way, a fresh sandboxed interpreter per test case (strict judge: each case alone behind a
    ``1`` count line) and per program (repo harness). The packed way is timed on the same subset.
 
+4. Legacy (issue 25's speed check), in the same run: the same cold replay with the sandbox as it was before
+   issue 25 (one jailed runner per problem forking every program; loaded from git, commit ``LEGACY_COMMIT``), its
+   time beside today's and whether every verdict is the same (``--legacy 0`` skips it).
+
 Programs/s counts judged programs (codes x judges); "excluding timeouts" leaves out the programs that hit a
 time limit and the wall time they held a worker (their limit / workers). Usage:
     nice -n 10 .venv/bin/python benchmarks/bench_neocoder.py [--workers 2] [--baseline-problems 25]
@@ -16,9 +20,13 @@ time limit and the wall time they held a worker (their limit / workers). Usage:
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
+import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 from creval.core import cache as cache_mod
 from creval.datasets import neocoder as ds
@@ -46,6 +54,38 @@ class Counter:
 
     def __exit__(self, *a):
         sandbox._launch = self._orig
+
+
+LEGACY_COMMIT = "46427ca"     # the last commit with the forking runner (sandbox runner version 5)
+REPO = Path(__file__).resolve().parents[1]
+
+
+def legacy_sandbox():
+    """The sandbox package as it was at ``LEGACY_COMMIT`` (its ``__init__`` and ``_runner``), imported apart."""
+    d = Path(tempfile.mkdtemp(prefix="bench-legacy-sandbox-"))
+    for name in ("__init__.py", "_runner.py"):
+        src = subprocess.run(["git", "-C", str(REPO), "show", f"{LEGACY_COMMIT}:lib/creval/sandbox/{name}"],
+                             capture_output=True, text=True, check=True).stdout
+        (d / name).write_text(src)
+    spec = importlib.util.spec_from_file_location("creval_legacy_sandbox", d / "__init__.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["creval_legacy_sandbox"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def legacy_replay(items, workers):
+    """The cold replay through the legacy sandbox (its own empty cache); (verdicts, seconds)."""
+    legacy = legacy_sandbox()
+    _fresh_cache("legacy")
+    real = nc.run_units
+    nc.run_units = legacy.run_units
+    try:
+        t0 = time.perf_counter()
+        v = nc.judge_codes(items, workers=workers)
+        return v, time.perf_counter() - t0
+    finally:
+        nc.run_units = real
 
 
 def _timeouts(verdicts) -> tuple[int, float]:
@@ -89,6 +129,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--baseline-problems", type=int, default=25)
+    ap.add_argument("--legacy", type=int, default=1, help="1: also time the pre-issue-25 sandbox (same run)")
     args = ap.parse_args()
     ps, src = ds.load()
     items = [(p, rd.code) for p in ps for rd in p.rounds]
@@ -113,6 +154,17 @@ def main() -> None:
     same = all(a[j].verdict == b[j].verdict for a, b in zip(v, v2) for j in nc.JUDGES)
     print(f"warm replay: {warm:.2f} s, {c.launches} sandbox launches (must be 0), same verdicts: {same}")
 
+    if args.legacy:
+        vl, leg = legacy_replay(items, args.workers)
+        diff = [(items[i][0].problem_id, j, a[j].verdict, b[j].verdict) for i, (a, b) in enumerate(zip(vl, v))
+                for j in nc.JUDGES if a[j].verdict != b[j].verdict]
+        rows_l = {j: sum(x[j].correct for x in vl) for j in nc.JUDGES}
+        print(f"legacy cold replay (forking runner, runner 5): {leg:.1f} s; correct: repo {rows_l['repo']}, "
+              f"strict {rows_l['strict']}; today / legacy = {cold / leg:.2f}x; verdicts differing: {len(diff)} "
+              f"{diff[:10]}")
+    if args.baseline_problems <= 0:
+        launch_cost()
+        return
     sub = [(p, code) for p, code in items if p in ps[:args.baseline_problems]]
     _fresh_cache("packed-subset")
     vs, packed, _ = judge_all(sub, args.workers)
@@ -128,7 +180,8 @@ def main() -> None:
 
 
 def launch_cost(n: int = 40) -> None:
-    """Wall time of one empty launch (start, run ``pass``, collect), jailed and with the fallback runner."""
+    """Wall time of one empty launch (start, run ``pass``, collect), jailed and with the opted-in fallback."""
+    os.environ["CREVAL_SANDBOX_FALLBACK"] = "1"
     unit = sandbox.program_unit("pass", [""])
     out = {}
     for kind in ("bwrap", "fallback"):
