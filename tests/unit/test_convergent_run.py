@@ -65,8 +65,10 @@ def world(tmp_path, monkeypatch):
     backend = Scripted()
     import creval.models.registry as registry
     import creval.studies.divergent.run as divergent
+    import creval.studies.units as units
     monkeypatch.setattr(registry, "load_model",
                         lambda name, cache=None: Model(backend if name == "scripted" else Scripted(name)))
+    monkeypatch.setattr(units, "width", lambda *models: 4)     # units in threads, as against a server
     read = []
     monkeypatch.setattr(divergent, "records", lambda cfg: read.append(cfg) or SimpleNamespace(problems=SOLUTIONS))
     cfg = ConvergentConfig(run_root=str(tmp_path / "runs"), model="fake-a", judge_model="scripted",
@@ -85,7 +87,7 @@ def test_run_writes_every_table_the_report_reads(world):
     bench = recs.bench_verdicts                               # 2 solutions x 3 MacGyver criteria, zero-shot
     assert len(bench) == 6 and set(bench.model) == {"fake-a"} and set(bench.judge) == {"zero-shot"}
     assert (bench.verdict == False).all() and sorted(set(bench.mean_semantic_entropy)) == [0.5, 1.0]  # noqa: E712
-    assert (cfg.run_dir / "bench" / "fake-a" / "macgyver" / "verdicts.jsonl").exists()
+    assert len((cfg.run_dir / "units" / "bench_sweep.jsonl").read_text().splitlines()) == 2 + 3   # solutions, pairs
 
     pairs = recs.human_pairs
     labels = {(p, c): v for p, lab in zip(pairs.pair_id, pairs.labels) for c, v in lab.items()}
@@ -117,7 +119,7 @@ def test_an_unfinished_run_resumes_without_new_calls(world):
     m = cfg.run_dir / "manifest.json"
     m.write_text(m.read_text().replace('"complete": true', '"complete": false'))
     (cfg.run_dir / "human_verdicts.jsonl").unlink()           # as if killed before the table was written
-    mark = LEDGER.mark()
-    recs = R.records(cfg)
-    assert world.backend.calls == made and [r for r in LEDGER.since(mark) if r.kind == "chat"] == []
+    with LEDGER.collect() as t:
+        recs = R.records(cfg)
+    assert world.backend.calls == made and [r for r in t.records if r.kind == "chat"] == []
     assert len(recs.human_verdicts) == 12 and recs.manifest["complete"]

@@ -13,6 +13,7 @@ from creval.judges.retrieval import RetrievalJudge, split_discussion, split_poin
 from creval.judges.store import FragmentStore
 from creval.models.base import ChoiceScores, Completion, ModelSpec
 from creval.models.cached import Model
+from creval.studies.convergent.run import pair_runner
 
 
 @dataclass(frozen=True)
@@ -129,9 +130,10 @@ def test_retrieval_continues_below_threshold_and_routes_questions():
     assert ca_round2["prompt"].startswith("answer 2 question")   # from PA and SA; its own question is not routed
     # a rerun with another threshold reuses cached turns (the first round is identical)
     from creval.core.ledger import LEDGER
-    m = LEDGER.mark()
-    v2 = RetrievalJudge(Model(panel), confidence_via="text", threshold=0.5).judge(PROBLEM, SOLUTION, CRITS[:1], "p2")[0]
-    recs = [r for r in LEDGER.since(m) if r.kind == "chat"]
+    with LEDGER.collect() as t:
+        v2 = RetrievalJudge(Model(panel), confidence_via="text", threshold=0.5).judge(PROBLEM, SOLUTION, CRITS[:1],
+                                                                                      "p2")[0]
+    recs = [r for r in t.records if r.kind == "chat"]
     assert v2.rounds == 1
     assert all(r.cached for r in recs if r.tags.get("phase") != "verdict"), [r.tags for r in recs if not r.cached]
     assert v2.input_tokens > 0   # cache hits still count their tokens
@@ -150,6 +152,47 @@ def test_chateval_history_grows_and_majority():
     assert disc_in == sorted(disc_in) and disc_in[-1] > disc_in[0]
 
 
+def test_chateval_batches_each_turn_over_the_criteria_with_the_same_judgements():
+    """Criteria discussed together (one batch per turn, one for every first verdict) judge as when alone."""
+    class Counting(Panel):
+        def __init__(self):
+            super().__init__()
+            self.batches = []
+
+        def chat(self, reqs):
+            self.batches.append(len(reqs))
+            return super().chat(reqs)
+    both = Counting()
+    together = make_judge("chateval", Model(both), max_rounds=2).judge(PROBLEM, SOLUTION, CRITS, "p5")
+    assert both.batches == [2] * 6 + [6]                      # 2 rounds x 3 analysts, then 3 analysts x 2 criteria
+    alone = [make_judge("chateval", Model(Panel()), max_rounds=2).judge(PROBLEM, SOLUTION, [c], "p5")[0] for c in CRITS]
+    assert [v.to_dict(with_transcript=True) for v in together] == [v.to_dict(with_transcript=True) for v in alone]
+
+
+def test_fragment_stores_in_threads_see_only_their_own_pairs():
+    """In-memory stores share ChromaDB's one system: each names its collections apart; pairs judged in
+    threads (one collection each, one lock) give a serial run's fragments."""
+    from concurrent.futures import ThreadPoolExecutor
+    from creval.judges.store import Fragment
+    a, b = FragmentStore(None), FragmentStore(None)
+    for st, text in ((a, "the ladder is two metres tall"), (b, "bananas are yellow fruit")):
+        st.reset("same")
+        st.add("same", [Fragment("x", text, "PA", "init", 0, "*")])
+    assert [f.text for f in a.get("same", "ladder", 5, "f", 0)] == ["the ladder is two metres tall"]
+    assert a.count("same") == b.count("same") == 1
+
+    def fill(st, i):
+        st.reset(f"p{i}")
+        st.add(f"p{i}", [Fragment(f"f{k}", f"note {k} about item {i} and its use", "SA", "init", 0, "*")
+                         for k in range(3)])
+        return [(f.id, round(f.distance, 5)) for f in st.get(f"p{i}", f"item {i}", 2, "f", 0)]
+    shared = FragmentStore(None)
+    with ThreadPoolExecutor(8) as ex:
+        together = list(ex.map(lambda i: fill(shared, i), range(16)))
+    assert together == [fill(FragmentStore(None), i) for i in range(16)]
+    assert all(shared.count(f"p{i}") == 3 for i in range(16))
+
+
 @pytest.mark.parametrize("mode", ["zero-shot", "few-shot", "cot"])
 def test_single_judges(mode):
     panel = Panel()
@@ -160,9 +203,9 @@ def test_single_judges(mode):
 
 def test_run_judge_resumes(tmp_path):
     rows = [{"problem_id": "1", "model": "m", "problem_text": PROBLEM, "solution": SOLUTION}]
-    st = run_judge("zero-shot", Model(Panel()), rows, CRITS, tmp_path / "run", progress=False)
+    st = run_judge("zero-shot", Model(Panel()), rows, CRITS, tmp_path / "run", runner=pair_runner(), progress=False)
     assert len(st.read("verdicts")) == 2 and len(st.read("transcripts")) == 2
-    st = run_judge("zero-shot", Model(Panel()), rows, CRITS, tmp_path / "run", progress=False)
+    st = run_judge("zero-shot", Model(Panel()), rows, CRITS, tmp_path / "run", runner=pair_runner(), progress=False)
     assert len(st.read("verdicts")) == 2
     assert (tmp_path / "run" / "manifest.json").exists()
 
@@ -227,12 +270,12 @@ def test_run_judge_resumes_its_folder_and_records_the_settings(tmp_path):
     m = Model(Backend(), CallCache(tmp_path / "c.sqlite"))
     pairs = [{"pair_id": "p1", "problem": "P", "solution": "S"}]
     from creval.core.ledger import LEDGER
-    run_judge("zero-shot", m, pairs, CRITS[:1], tmp_path / "run", progress=False, retries=0)
+    run_judge("zero-shot", m, pairs, CRITS[:1], tmp_path / "run", runner=pair_runner(), progress=False, retries=0)
     assert len(calls) == 1
-    mark = LEDGER.mark()
-    st = run_judge("zero-shot", m, pairs + [{"pair_id": "p2", "problem": "P2", "solution": "S2"}], CRITS[:1],
-                   tmp_path / "run", progress=False, retries=0)         # resumed: only the new pair is judged
-    assert [r.tags["pair"] for r in LEDGER.since(mark) if r.kind == "chat"] == ["p2"] and len(calls) == 2
+    with LEDGER.collect() as t:   # resumed: only the new pair is judged
+        st = run_judge("zero-shot", m, pairs + [{"pair_id": "p2", "problem": "P2", "solution": "S2"}], CRITS[:1],
+                       tmp_path / "run", runner=pair_runner(), progress=False, retries=0)
+    assert [r.tags["pair"] for r in t.records if r.kind == "chat"] == ["p2"] and len(calls) == 2
     assert [v["pair_id"] for v in st.read("verdicts")] == ["p1", "p2"] and st.read("verdicts")[0]["verdict"] is True
     # calls.jsonl holds each call once: one per pair, with its tokens
     assert [(c["tags"]["pair"], c["input_tokens"], c["output_tokens"]) for c in st.read("calls")
@@ -244,7 +287,8 @@ def test_run_judge_resumes_its_folder_and_records_the_settings(tmp_path):
 
 def test_calls_are_recorded_with_each_finished_pair(tmp_path):
     rows = [{"problem_id": str(i), "model": "m", "problem_text": PROBLEM, "solution": SOLUTION} for i in range(2)]
-    st = run_judge("retrieval", Model(Panel()), rows, CRITS, tmp_path / "run", progress=False, confidence_via="text")
+    st = run_judge("retrieval", Model(Panel()), rows, CRITS, tmp_path / "run", runner=pair_runner(2), progress=False,
+                   confidence_via="text")
     verdicts, calls = st.read("verdicts"), [c for c in st.read("calls") if c["kind"] != "embed"]
     for pid in ("0::m", "1::m"):
         assert sum(v["input_tokens"] for v in verdicts if v["pair_id"] == pid) == \
@@ -323,9 +367,9 @@ def test_judgement_holds_a_verdict_or_a_scale_value_and_reads_old_rows():
 
 def test_batched_turns_are_tagged_per_agent_in_the_ledger():
     from creval.core.ledger import LEDGER
-    mark = LEDGER.mark()
-    RetrievalJudge(Model(Panel()), confidence_via="text", max_rounds=1).judge(PROBLEM, SOLUTION, CRITS[:1], "p9")
-    recs = [r for r in LEDGER.since(mark) if r.kind == "chat"]
+    with LEDGER.collect() as t:
+        RetrievalJudge(Model(Panel()), confidence_via="text", max_rounds=1).judge(PROBLEM, SOLUTION, CRITS[:1], "p9")
+    recs = [r for r in t.records if r.kind == "chat"]
     disc = [r.tags["agent"] for r in recs if r.tags.get("phase") == "discussion"]
     init = [r.tags["agent"] for r in recs if r.tags.get("phase") == "init"]
     assert disc == ["PA", "SA", "CA"] and init == ["PA", "SA", "CA"]

@@ -42,18 +42,23 @@ def read_pairs(path: str | Path) -> list[dict]:
     rows = [{"problem_id": str(i), **r} for i, r in enumerate(rows, start=1) if isinstance(r, dict)]
     if not rows:
         raise CrevalError(f"{p}: contains no pairs", "put at least one problem and solution in it")
+    seen: set[str] = set()
     for r in rows:
         try:
-            pair_of(r)
+            pid = pair_of(r)[0]
         except CrevalError as e:
             raise CrevalError(f"{p}: {e.problem}", e.fix) from None
+        if pid in seen:
+            raise CrevalError(f"{p}: pair {pid} appears twice", "give each pair its own pair_id (or problem_id)")
+        seen.add(pid)
     return rows
 
 
 def register(sub) -> None:
     p = sub.add_parser("judge", help="judge your own solutions against a domain's criteria (convergent creativity)",
                        description="Reads FILE (.jsonl or .csv rows with a problem and a solution) and writes "
-                                   "verdicts.jsonl, transcripts.jsonl and manifest.json to --out (resumable). "
+                                   "verdicts.jsonl, transcripts.jsonl and manifest.json to --out (resumable: "
+                                   "one unit per pair, several at once on a server). "
                                    "The chapter's study is `creval run convergent`.")
     p.add_argument("file", help=".jsonl or .csv: problem_text (or problem, text) and solution per row")
     p.add_argument("--out", required=True, help="folder for the verdicts (one per judge setting)")
@@ -79,6 +84,8 @@ def main(args: argparse.Namespace) -> int:
     from creval.domains import get_domain
     from creval.judges import judge_settings, run_judge
     from creval.models.registry import load_model
+    from creval.studies.convergent.run import pair_runner
+    from creval.studies.units import width
 
     rows = read_pairs(args.file)
     if args.limit is not None:
@@ -88,7 +95,8 @@ def main(args: argparse.Namespace) -> int:
     settings = dict(threshold=args.threshold, k=args.k, j=args.j, l=args.l, max_rounds=args.max_rounds,
                     word_limit=args.word_limit, retries=args.retries, verdict_via=args.verdict_via,
                     embedder=args.embedder, seed=args.seed)
-    st = run_judge(args.judge, model, rows, crits, args.out, **judge_settings(args.judge, settings))
+    st = run_judge(args.judge, model, rows, crits, args.out, runner=pair_runner(width(args.model)),
+                   **judge_settings(args.judge, settings))
     df = st.frame("verdicts")
     print(f"{len(df)} verdicts in {args.out}/verdicts.jsonl; unparsed {int(df.unparsed.sum())}; "
           f"tokens in/out per pair {df.groupby('pair_id').input_tokens.sum().mean():.0f}/"

@@ -1,13 +1,13 @@
 """ChatEval-style one-by-one discussion (Chan et al. 2023; paper sec. 4 and app. D.4), the baseline.
 
 The same three roles as the retrieval judge (PA, SA, CA) speak in turn for ``max_rounds`` rounds (all of
-them: there is no early exit). Every turn
-sees the problem, the solution, the criterion and the FULL discussion history, and each reply is
-appended to the shared history at once (the paper's modification of ChatEval). Afterwards each analyst
-gives a verdict with a probability that the criterion is met, from the full history (the three verdict
-turns are independent, so they go in one ``chat_many`` batch). Final verdict: majority of the parsed
-verdicts (a tie or no parsed verdict is ``unparsed``); ``p_yes`` = mean stated probability;
-``confidence`` = ``p_yes`` if the verdict is YES else ``1 - p_yes``.
+them: there is no early exit). Every turn sees the problem, the solution, the criterion and the FULL
+discussion history, and each reply is appended to the shared history at once (the paper's modification of
+ChatEval). Afterwards each analyst gives a verdict with a probability that the criterion is met, from the
+full history. Final verdict: majority of the parsed verdicts (a tie or no parsed verdict is ``unparsed``);
+``p_yes`` = mean stated probability; ``confidence`` = ``p_yes`` if the verdict is YES else ``1 - p_yes``.
+The criteria's discussions are independent, so each turn goes in one ``chat_many`` batch over all criteria,
+and the verdict turns (independent of each other) in one batch over all analysts and criteria.
 Nothing is truncated or summarised: this is the cost the retrieval judge is compared against.
 """
 from __future__ import annotations
@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from creval.core.ledger import LEDGER
-from creval.judges.base import Judgement, Turn, crit_def, crit_name, fill_tokens, render, verdict_confidence
+from creval.judges.base import (Judgement, Turn, crit_def, crit_name, fill_tokens, records_for, render,
+                                 verdict_confidence)
 from creval.judges.parsing import ask_verdict, parse_verdict_and_probability
 from creval.judges.retrieval import FOCUS, ROLES
 
@@ -33,39 +34,62 @@ class ChatEvalJudge:
                 "verdict_via": self.verdict_via}
 
     def judge(self, problem: str, solution: str, criteria: Sequence, pair_id: str) -> list[Judgement]:
+        """The criteria's discussions are independent: each turn of all of them goes in one batch, and so do
+        the first verdict attempts of every analyst on every criterion."""
         info = render("info", problem=problem.strip(), solution=solution.strip())
-        out = []
-        for crit in criteria:
-            with LEDGER.collect() as calls, LEDGER.tagged(judge=self.name, pair=pair_id, criterion=crit_name(crit)):
-                v = self._judge_one(info, crit, pair_id)
-            out.append(fill_tokens(v, calls.records))
-        return out
+        crits = list(criteria)
+        with LEDGER.collect() as calls, LEDGER.tagged(judge=self.name, pair=pair_id):
+            histories, turns = self._discuss(info, crits)
+            verdicts = self._verdicts(info, crits, histories, turns, pair_id)
+        return [fill_tokens(v, records_for(calls.records, criterion=v.criterion)) for v in verdicts]
 
     def _system(self, a, crit, info, history):
         return render("chateval_turn", role=ROLES[a], criterion=crit_name(crit), definition=crit_def(crit),
                       focus=FOCUS[a], words=self.word_limit, info=info,
                       history="\n\n".join(history) if history else "(nobody has spoken yet)")
 
-    def _judge_one(self, info, crit, pair_id) -> Judgement:
-        history: list[str] = []
-        turns = []
+    def _discuss(self, info, crits) -> tuple[list[list[str]], list[list[dict]]]:
+        """``max_rounds`` rounds of PA, SA, CA turns on every criterion: per criterion its history and turns."""
+        histories: list[list[str]] = [[] for _ in crits]
+        turns: list[list[dict]] = [[] for _ in crits]
         for rnd in range(1, self.max_rounds + 1):
             for a in ROLES:
-                conv = [{"role": "system", "content": self._system(a, crit, info, history)},
-                        {"role": "user", "content": f"Your turn, {ROLES[a]}."}]
+                convs = [[{"role": "system", "content": self._system(a, c, info, h)},
+                          {"role": "user", "content": f"Your turn, {ROLES[a]}."}] for c, h in zip(crits, histories)]
                 with LEDGER.tagged(agent=a, phase="discussion", round=rnd):
-                    c = self.model.chat(conv, max_tokens=int(self.word_limit * self.tpw) + 16, seed=self.seed)
-                history.append(f"[{ROLES[a]}]: {c.text.strip()}")
-                turns.append(Turn(a, "discussion", rnd, f"full history of {len(history) - 1} turn(s)", c.text,
-                                  c.input_tokens, c.output_tokens).to_dict())
+                    comps = self.model.chat_many(convs, max_tokens=int(self.word_limit * self.tpw) + 16,
+                                                 seed=self.seed, tags=[{"criterion": crit_name(c)} for c in crits])
+                for history, ts, c in zip(histories, turns, comps):
+                    history.append(f"[{ROLES[a]}]: {c.text.strip()}")
+                    ts.append(Turn(a, "discussion", rnd, f"full history of {len(history) - 1} turn(s)", c.text,
+                                   c.input_tokens, c.output_tokens).to_dict())
+        return histories, turns
+
+    def _verdicts(self, info, crits, histories, turns, pair_id) -> list[Judgement]:
+        convs = {(ci, a): [{"role": "system", "content": self._system(a, c, info, histories[ci])},
+                           {"role": "user", "content": render("chateval_verdict", role=ROLES[a],
+                                                             criterion=crit_name(c))}]
+                 for ci, c in enumerate(crits) for a in ROLES}
+        firsts = dict.fromkeys(convs)
+        if self.verdict_via != "logprobs":     # first attempts: all independent, one batch
+            with LEDGER.tagged(phase="verdict", round=self.max_rounds, attempt=0):
+                got = self.model.chat_many(list(convs.values()), max_tokens=64, seed=self.seed,
+                                           tags=[{"criterion": crit_name(crits[ci]), "agent": a} for ci, a in convs])
+            firsts = dict(zip(convs, got))
+        out = []
+        for ci, crit in enumerate(crits):
+            with LEDGER.tagged(criterion=crit_name(crit)):
+                out.append(self._decide(crit, {a: (convs[ci, a], firsts[ci, a]) for a in ROLES}, turns[ci], pair_id))
+        return out
+
+    def _decide(self, crit, asked, turns, pair_id) -> Judgement:
+        """Each analyst's verdict (re-asked while unparsed) and the majority."""
         votes, probs, paths, retries = [], [], [], 0
-        for a in ROLES:
-            conv = [{"role": "system", "content": self._system(a, crit, info, history)},
-                    {"role": "user", "content": render("chateval_verdict", role=ROLES[a], criterion=crit_name(crit))}]
+        for a, (conv, first) in asked.items():
             with LEDGER.tagged(agent=a, phase="verdict", round=self.max_rounds):
                 res = ask_verdict(self.model, conv, parse_verdict_and_probability, via=self.verdict_via,
                                   fmt="[[YES]] or [[NO]] and ([0.x])", max_tokens=64, retries=self.retries,
-                                  seed=self.seed)
+                                  seed=self.seed, first=first)
             retries += max(res.attempts - 1, 0)
             paths.append(res.path)
             if res.value is not None:

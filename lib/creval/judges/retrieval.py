@@ -251,11 +251,9 @@ class RetrievalJudge:
         """Certainty read from log-probs (no free text to parse, never unparsed): the expected score under
         the model's distribution over the eleven answers ``[[0.0]]`` ... ``[[1.0]]``, scored exactly."""
         convs = self._confidence_convs("retrieval_confidence_score", info, crit, cg)
-        with LEDGER.tagged(phase="confidence", round=rnd):
-            scores = []
-            for a, conv in zip(ROLES, convs):
-                with LEDGER.tagged(agent=a):
-                    scores.append(self.model.choice_logprobs(conv, SCORES))
+        with LEDGER.tagged(phase="confidence", round=rnd):      # three independent turns -> one batch
+            scores = self.model.choice_logprobs_many([(conv, SCORES) for conv in convs],
+                                                     tags=[{"agent": a} for a in ROLES])
         for a, sc in zip(ROLES, scores):
             conf[a] = score_expectation(sc.logprobs)
             turns.append(Turn(a, "confidence", rnd, "certainty: expected [[0.0]]-[[1.0]] score from log-probs",

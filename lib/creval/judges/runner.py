@@ -1,17 +1,17 @@
-"""``run_judge``: judge many problem-solution pairs into a folder (resumable), used by the convergent study's
-run (one folder per judge setting, inside the study's run folder whose id covers the settings) and by
-``creval judge`` on a user's own file."""
+"""Judging problem-solution pairs: :func:`judge_pair` (one pair on every criterion: the work of one unit) and
+:func:`run_judge` (many pairs into a folder, one resumable unit per pair), used by ``creval judge`` on a user's
+own file. The convergent study runs :func:`judge_pair` over the units of all its judges at once."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
-
-from tqdm.auto import tqdm
+from typing import Callable, Sequence
 
 from creval.core.errors import CrevalError
 from creval.core.runs import RunStore
 from creval.judges.base import crit_name
 from creval.judges.registry import make_judge
+
+EXTRA = ("model", "domain", "mean_semantic_entropy", "solver", "annotation")   # row columns kept beside a verdict
 
 
 def pair_of(row: dict) -> tuple[str, str, str]:
@@ -24,34 +24,41 @@ def pair_of(row: dict) -> tuple[str, str, str]:
     return str(pid), str(text), str(row["solution"])
 
 
-def run_judge(judge_name: str, model, problems: list[dict], criteria: Sequence, out: str | Path,
-              progress: bool = True, **params) -> RunStore:
-    """Judge every pair x criterion not yet in ``out/verdicts.jsonl``; write verdicts, transcripts, manifest.
+def judge_pair(judge, row: dict, criteria: Sequence) -> dict[str, list[dict]]:
+    """``judge``'s ``verdicts`` and ``transcripts`` rows of one pair, one per criterion in order: a function of
+    the pair alone (the retrieval judge keeps its fragments in the pair's own collection), so pairs can be
+    judged at once in threads. A verdict row carries the row's ``model`` as ``solution_model`` and its other
+    :data:`EXTRA` columns."""
+    pid, text, sol = pair_of(row)
+    judgements = judge.judge(text, sol, list(criteria), pid)
+    extra = {k: row[k] for k in EXTRA if k in row}
+    return {"verdicts": [{**v.to_dict(), "solution_model": extra.get("model"),
+                          **{k: x for k, x in extra.items() if k != "model"}} for v in judgements],
+            "transcripts": [{"pair_id": v.pair_id, "criterion": v.criterion, "judge": v.judge, "problem": text,
+                             "solution": sol, "transcript": v.transcript} for v in judgements]}
 
-    ``params`` are the judge's own (strict, see :func:`~creval.judges.registry.make_judge`); pick them from a
-    shared settings dict with :func:`~creval.judges.registry.judge_settings`. ``out`` resumes whatever the
-    settings: give each judge setting its own folder (the convergent study does: its run id covers them); the
-    settings are recorded in ``out/manifest.json``."""
+
+def run_judge(judge_name: str, model, problems: list[dict], criteria: Sequence, out: str | Path, *,
+              runner: Callable, progress: bool = True, **params) -> RunStore:
+    """Judge every pair of ``problems`` on ``criteria`` into ``out``: ``verdicts``, ``transcripts``, ``calls``
+    and ``manifest.json`` (with the settings; ``out/fragments`` for the retrieval judge).
+
+    ``runner(out, pairs, work, desc=..., progress=...)`` runs ``work(row)`` (:func:`judge_pair`) over the
+    ``(pair_id, row)`` pairs and returns their tables in pair order: the unit runner, one resumable unit per
+    pair, several at once (:func:`creval.studies.convergent.run.pair_runner`; it lives in the studies layer,
+    above this one). ``params`` are the judge's own (strict, see :func:`~creval.judges.registry.make_judge`);
+    pick them from a shared settings dict with :func:`~creval.judges.registry.judge_settings`. ``out`` resumes
+    whatever the settings: give each judge setting its own folder."""
     out = Path(out)
     store = RunStore(out, {"judge": judge_name, "model": model.name, "criteria": [crit_name(c) for c in criteria],
-                           **{k: v for k, v in params.items()}})
+                           **params})
     store.note_model(model)
     judge = make_judge(judge_name, model, store_dir=out / "fragments", **params)
     store.params["judge_params"] = judge.params()
-    done = {(r["pair_id"], r["criterion"]) for r in store.read("verdicts")}
-    for row in tqdm(problems, desc=f"judge {judge_name}", disable=not progress):
-        pid, text, sol = pair_of(row)
-        todo = [c for c in criteria if (pid, crit_name(c)) not in done]
-        if not todo:
-            continue
-        judgements = judge.judge(text, sol, todo, pid)
-        extra = {k: row[k] for k in ("model", "domain", "mean_semantic_entropy", "solver", "annotation") if k in row}
-        store.append("verdicts", [{**v.to_dict(), "solution_model": extra.get("model"),
-                                   **{k: x for k, x in extra.items() if k != "model"}} for v in judgements])
-        store.append("transcripts", [{"pair_id": v.pair_id, "criterion": v.criterion, "judge": v.judge,
-                                      "problem": text, "solution": sol, "transcript": v.transcript}
-                                     for v in judgements])
-        store.flush_calls()
-        done.update((pid, v.criterion) for v in judgements)
+    pairs = [(pair_of(row)[0], row) for row in problems]
+    tables = runner(out, pairs, lambda row: judge_pair(judge, row, criteria), desc=f"judge {judge_name}",
+                    progress=progress)
+    store.write("verdicts", tables.get("verdicts", []))
+    store.write("transcripts", tables.get("transcripts", []))
     store.finish()
     return store

@@ -3,18 +3,20 @@
 It reads chapter 02's solutions (the ``problems`` table of
 :func:`creval.studies.divergent.run.records` for ``cfg.divergent()``; the divergent study runs first only if
 its folder is not finished, and is never rerun here) and judges with ``judge_model`` (the LLM behind every
-judge). Each judge run is a resumable sub-folder of the run folder (:func:`creval.judges.runner.run_judge`:
-its own ``verdicts.jsonl``, ``transcripts.jsonl``, ``calls.jsonl`` and, for the retrieval judge,
-``fragments/``):
+judge). The work is units (:func:`creval.studies.units.run_units`, ``units/<name>.jsonl``, resumable, run
+together up to the judge model's in-flight budget), each one pair judged on all its criteria
+(:func:`creval.judges.runner.judge_pair`):
 
-- ``bench/<model>/<domain>/``: ``bench_judge`` on the solutions of every model under test on every domain
-  (paper Tables 3-5, Fig. 7);
-- ``human/<judge>/``: each of ``judges`` on ``human_pairs`` MacGyver pairs with human labels, drawn with
+- ``validation``: each of ``judges`` x each of ``human_pairs`` MacGyver pairs with human labels, drawn with
   ``data_seed`` (the same pairs for every judge; Tables 2 and 15);
-- ``sweep/T<T>/``: the retrieval judge on the same pairs at each early-exit threshold of
-  ``confidence_thresholds`` (Fig. 12).
+- ``bench_sweep``, once those are done: ``bench_judge`` x each solution of every model under test on every
+  domain (paper Tables 3-5, Fig. 7), and per labelled pair the retrieval judge at each early-exit threshold of
+  ``confidence_thresholds`` in turn (Fig. 12): each T reuses the cached turns of the ones before it and of
+  the validation's retrieval judge, so the sweep's calls made and cached per T are the same whatever runs
+  beside it.
 
-The tables at the top, which the report reads:
+A retrieval judge keeps its fragments in ``bench/<model>/<domain>/fragments``, ``human/retrieval/fragments`` or
+``sweep/T<T>/fragments`` (one ChromaDB collection per pair). The tables, which the report reads:
 
 - ``bench_verdicts``: one row per solution x criterion, with the solution's ``model``, ``domain`` and
   ``mean_semantic_entropy``;
@@ -22,19 +24,22 @@ The tables at the top, which the report reads:
 - ``human_verdicts``: one row per judge x pair x criterion, with the human ``label``;
 - ``transcripts``: every judge's discussion of each human-labelled pair and criterion;
 - ``sweep``: one row per threshold ``T`` x pair x criterion, with ``T`` and ``label``;
-- ``sweep_calls``: per ``T``, the pairs judged and the judge calls made and served from the call cache
-  while its folder was written (the later thresholds reuse the first round of the earlier ones);
+- ``sweep_calls``: per ``T``, the pairs judged and the judge (chat) calls made and served from the call
+  cache at that T (summed over the pairs' units: the later thresholds reuse the first round of the earlier
+  ones);
 - ``labels_source``: one line saying where the human labels came from.
 
-An interrupted run resumes: a judge folder keeps its finished pairs, the call cache serves every call
-already made, and the tables are rewritten from the folders.
+An interrupted run resumes: finished units are kept, the call cache serves every call already made, and the
+tables are rewritten from the units.
 """
 from __future__ import annotations
 
 import logging
+from functools import partial
 from pathlib import Path
 
-from creval.studies import contract
+from creval.core.ledger import LEDGER
+from creval.studies import contract, units
 from creval.studies.convergent.config import ConvergentConfig
 
 log = logging.getLogger("creval.studies.convergent.run")
@@ -62,12 +67,20 @@ def labels_line() -> str:
     return provenance(macgyver.DATASET, macgyver.source(), "Human labels of the judged pairs (MacGyver benchmark)")
 
 
-def _judge(cfg: ConvergentConfig, name: str, model, rows: list[dict], criteria, out: Path, **overrides):
-    """``run_judge`` of ``name`` with the config's judge settings (its own share of them) into ``out``."""
-    from creval.judges.registry import judge_settings
-    from creval.judges.runner import run_judge
+def pair_runner(width: int = 1):
+    """The runner of :func:`creval.judges.runner.run_judge` (``creval judge``): each pair one unit of
+    :func:`~creval.studies.units.run_units` in ``<out>/units/pairs.jsonl``, ``width`` at once."""
+    def run(out, pairs, work, desc: str = "", progress: bool = True) -> dict[str, list]:
+        return units.run_units(out, "pairs", [units.Unit(k, row) for k, row in pairs], lambda u: work(u.item),
+                               width=width, desc=desc, progress=progress)
+    return run
+
+
+def _judge(cfg: ConvergentConfig, name: str, model, folder: Path, **overrides):
+    """The judge ``name`` with the config's judge settings (its own share of them), fragments in ``folder``."""
+    from creval.judges.registry import judge_settings, make_judge
     settings = judge_settings(name, {**cfg.judge_params(), **overrides})
-    return run_judge(name, model, rows, criteria, out, progress=True, **settings)
+    return make_judge(name, model, store_dir=folder / "fragments", **settings)
 
 
 def _labelled(rows: list[dict], labels: dict[str, dict], **extra) -> list[dict]:
@@ -76,48 +89,89 @@ def _labelled(rows: list[dict], labels: dict[str, dict], **extra) -> list[dict]:
             for r in rows if r["pair_id"] in labels]
 
 
-def judge_solutions(cfg: ConvergentConfig, model, problems) -> list[dict]:
-    """``bench_judge`` on every solution of ``problems`` (chapter 02's table), one folder per model x domain;
-    the verdict rows with the solution's ``model`` and ``domain``."""
+def _bench(judge, row: dict, criteria, model, domain) -> dict[str, list]:
+    """One solution's ``bench_verdicts`` rows (with its ``model`` and ``domain``)."""
+    from creval.judges.runner import judge_pair
+    return {"bench_verdicts": [{**r, "model": model, "domain": domain}
+                               for r in judge_pair(judge, row, criteria)["verdicts"]]}
+
+
+def bench_units(cfg: ConvergentConfig, model, problems) -> list[units.Unit]:
+    """``bench_judge`` on every solution of ``problems`` (chapter 02's table): one unit per solution, one
+    fragment folder per model x domain."""
     from creval.domains import get_domain
+    from creval.judges.runner import pair_of
     from creval.models.registry import model_name
     out = []
     if not len(problems):
         return out
     for (m, domain), g in problems.groupby(["model", "domain"], sort=False):
-        folder = cfg.run_dir / "bench" / model_name(str(m)) / str(domain)
-        st = _judge(cfg, cfg.bench_judge, model, g.to_dict("records"), get_domain(domain).criteria, folder)
-        out += [{**r, "model": m, "domain": domain} for r in st.read("verdicts")]
+        folder = Path("bench") / model_name(str(m)) / str(domain)
+        judge = _judge(cfg, cfg.bench_judge, model, cfg.run_dir / folder)
+        crits = get_domain(domain).criteria
+        out += [units.Unit(f"{folder.as_posix()}/{pair_of(row)[0]}", partial(_bench, judge, row, crits, m, domain))
+                for row in g.to_dict("records")]
     return out
 
 
-def validate_judges(cfg: ConvergentConfig, model, pairs: list[dict]) -> tuple[list[dict], list[dict]]:
-    """Each of ``judges`` on the same labelled pairs: ``(verdict rows with labels, transcript rows)``."""
-    labels = {p["pair_id"]: {k.lower(): v for k, v in p["labels"].items()} for p in pairs}
-    crits, verdicts, transcripts = validation_criteria(), [], []
+def _validate(judge, pair: dict, labels: dict) -> dict[str, list]:
+    """One judge on one labelled pair: its ``human_verdicts`` (with labels) and ``transcripts`` rows."""
+    from creval.judges.runner import judge_pair
+    t = judge_pair(judge, pair, validation_criteria())
+    return {"human_verdicts": _labelled(t["verdicts"], labels),
+            "transcripts": [r for r in t["transcripts"] if r["pair_id"] in labels]}
+
+
+def validation_units(cfg: ConvergentConfig, model, pairs: list[dict]) -> list[units.Unit]:
+    """Each of ``judges`` on each labelled pair (the same pairs for every judge): one unit per judge x pair."""
+    labels = pair_labels(pairs)
+    out = []
     for j in cfg.judges:
-        st = _judge(cfg, j, model, pairs, crits, cfg.run_dir / "human" / j)
-        verdicts += _labelled(st.read("verdicts"), labels)
-        transcripts += [t for t in st.read("transcripts") if t["pair_id"] in labels]
-    return verdicts, transcripts
+        judge = _judge(cfg, j, model, cfg.run_dir / "human" / j)
+        out += [units.Unit(f"human/{j}/{p['pair_id']}", partial(_validate, judge, p, labels)) for p in pairs]
+    return out
 
 
-def threshold_sweep(cfg: ConvergentConfig, model, pairs: list[dict]) -> tuple[list[dict], list[dict]]:
-    """The retrieval judge at each early-exit threshold T on the labelled pairs: ``(verdict rows with T and
-    label, one row per T with the calls made and served from the cache)``.
+def _sweep(judges: dict[float, object], pair: dict, labels: dict) -> dict[str, list]:
+    """The retrieval judge on one labelled pair at each threshold in turn: ``sweep`` rows (with T and label)
+    and per T the chat calls made and served from the cache (``sweep_usage``)."""
+    from creval.judges.runner import judge_pair
+    rows, usage = [], []
+    for t, judge in judges.items():
+        with LEDGER.collect() as tally:
+            rows += _labelled(judge_pair(judge, pair, validation_criteria())["verdicts"], labels, T=t)
+        chat = [r for r in tally.records if r.kind == "chat"]
+        usage.append({"T": t, "calls made": sum(not r.cached for r in chat),
+                      "calls cached": sum(r.cached for r in chat)})
+    return {"sweep": rows, "sweep_usage": usage}
 
-    Every T reuses the cached turns of the others (the first round is the same for all T), so the sweep costs
-    little more than its most expensive T; the calls are counted from each folder's ``calls.jsonl``."""
-    labels = {p["pair_id"]: {k.lower(): v for k, v in p["labels"].items()} for p in pairs}
-    crits, verdicts, calls = validation_criteria(), [], []
-    for t in cfg.confidence_thresholds:
-        st = _judge(cfg, "retrieval", model, pairs, crits, cfg.run_dir / "sweep" / f"T{float(t):g}",
-                    threshold=float(t))
-        verdicts += _labelled(st.read("verdicts"), labels, T=float(t))
-        chat = [c for c in st.read("calls") if c.get("kind") == "chat"]
-        calls.append({"T": float(t), "pairs": len(pairs), "calls made": sum(not c["cached"] for c in chat),
-                      "calls cached": sum(bool(c["cached"]) for c in chat)})
-    return verdicts, calls
+
+def sweep_units(cfg: ConvergentConfig, model, pairs: list[dict]) -> list[units.Unit]:
+    """The retrieval judge at every early-exit threshold T on each labelled pair: one unit per pair, the
+    thresholds in order inside it (each T reuses the cached first round of the ones before)."""
+    labels = pair_labels(pairs)
+    judges = {float(t): _judge(cfg, "retrieval", model, cfg.run_dir / "sweep" / f"T{float(t):g}", threshold=float(t))
+              for t in cfg.confidence_thresholds}
+    return [units.Unit(f"sweep/{p['pair_id']}", partial(_sweep, judges, p, labels)) for p in pairs]
+
+
+def pair_labels(pairs: list[dict]) -> dict[str, dict]:
+    """``{pair_id: {criterion (lower case): label}}``."""
+    return {p["pair_id"]: {k.lower(): v for k, v in p["labels"].items()} for p in pairs}
+
+
+def sweep_tables(cfg: ConvergentConfig, rows: list[dict], usage: list[dict], pairs: int) -> tuple[list, list]:
+    """``sweep`` ordered by T (then pair and criterion) and ``sweep_calls``: per T the pairs and the calls
+    made and cached, summed over the units."""
+    ts = [float(t) for t in cfg.confidence_thresholds]
+    calls = [{"T": t, "pairs": pairs, **{k: sum(u[k] for u in usage if u["T"] == t)
+                                          for k in ("calls made", "calls cached")}} for t in ts]
+    return sorted(rows, key=lambda r: ts.index(r["T"])), calls
+
+
+def _work(u: units.Unit) -> dict[str, list]:
+    """A unit's work: its item is the judging of its pair, bound to the judge and the pair."""
+    return u.item()
 
 
 def run(cfg: ConvergentConfig) -> Path:
@@ -131,24 +185,25 @@ def run(cfg: ConvergentConfig) -> Path:
     store.note_model(judge)
     for m in cfg.tested:                                          # the models whose solutions are judged
         store.note_model(load_model(m))
-
-    store.write("bench_verdicts", judge_solutions(cfg, judge, problems))
-    store.flush_calls()
-
+    width = units.width(cfg.judge_model)                          # the only model this study calls
     pairs = human_pairs(cfg)
     store.write("labels_source", [{"line": labels_line()}])
     store.write("human_pairs", [{k: p.get(k) for k in ("pair_id", "problem_id", "solver", "annotation", "labels",
                                                         "source")} for p in pairs])
-    verdicts, transcripts = validate_judges(cfg, judge, pairs)
-    store.write("human_verdicts", verdicts)
-    store.write("transcripts", transcripts)
+    valid = units.run_units(cfg.run_dir, "validation", validation_units(cfg, judge, pairs), _work, width=width,
+                            desc="convergent: judges on labelled pairs")
+    store.write("human_verdicts", valid.get("human_verdicts", []))
+    store.write("transcripts", valid.get("transcripts", []))
     store.flush_calls()
 
-    sweep, calls = threshold_sweep(cfg, judge, pairs)
+    rest = units.run_units(cfg.run_dir, "bench_sweep", bench_units(cfg, judge, problems) +
+                           sweep_units(cfg, judge, pairs), _work, width=width, desc="convergent: bench and sweep")
+    store.write("bench_verdicts", rest.get("bench_verdicts", []))
+    sweep, calls = sweep_tables(cfg, rest.get("sweep", []), rest.get("sweep_usage", []), len(pairs))
     store.write("sweep", sweep)
     store.write("sweep_calls", calls)
     log.info("convergent %s: %d bench verdicts, %d human verdicts, %d sweep verdicts", cfg.run_dir,
-             len(store.read("bench_verdicts")), len(verdicts), len(sweep))
+             len(rest.get("bench_verdicts", [])), len(valid.get("human_verdicts", [])), len(sweep))
     return contract.finish(store)
 
 
