@@ -1,6 +1,7 @@
-"""Chapter 06's run with a fake model on the bundled samples: every table the report reads is written, an
-interrupted run continues where it stopped (no text scored twice, no row lost), and a finished run is read
-back without any call."""
+"""Chapter 06's run with a fake model on the bundled samples: every table the report reads is written, a run
+whose model fails keeps every other unit and the next run does only the failed ones (no text scored twice,
+no row lost), and a finished run is read back without any call."""
+import json
 import math
 from types import SimpleNamespace
 
@@ -16,7 +17,7 @@ class FakeModel:
     logprob_kind = "raw"
 
     def __init__(self, name, fail_after=None):
-        self.name, self.fail_after, self.ll_texts = name, fail_after, []
+        self.name, self.fail_after, self.ll_texts, self.chats = name, fail_after, [], 0
         self.spec = SimpleNamespace(identity=lambda: {"name": name, "backend": "fake"})
 
     def loglikelihood_many(self, items, tags=None):
@@ -28,6 +29,7 @@ class FakeModel:
                 for t, c in items]
 
     def chat_many(self, convs, temperature=0.0, max_tokens=256, **kw):
+        self.chats += 1
         return [SimpleNamespace(text="an analysis") for _ in convs]
 
     def sample(self, messages, n, temperature=1.0, max_tokens=64, seed=0, **kw):
@@ -53,6 +55,15 @@ def samples_only(tmp_path, monkeypatch):
     return tmp_path
 
 
+def unit_rows(path) -> dict:
+    """``{table: rows}`` of the finished units in a runner's file."""
+    out: dict = {}
+    for line in path.read_text().splitlines():
+        for table, rows in json.loads(line)["tables"].items():
+            out.setdefault(table, []).extend(rows)
+    return out
+
+
 def cfg_for(root) -> RethinkingConfig:
     return RethinkingConfig(run_root=str(root / "runs"), model="fake-a", models=("fake-b",), judge_model="fake-j",
                             n_boot=20, rethink_ps_per_class=3, rethink_human_llm_problems=2, rethink_ci_sweep_max=8,
@@ -70,11 +81,14 @@ def test_run_writes_every_table_and_resumes(samples_only, monkeypatch):
     models["fake-a"].fail_after = 4              # dies after the first chunk: two ps texts, plain and given the problem
     monkeypatch.setattr(registry, "load_model", lambda name, cache=None: models[name])
     monkeypatch.setattr(R, "PPL_CHUNK", 2)
-    with pytest.raises(KeyboardInterrupt):
+    monkeypatch.setattr(R.units, "width", lambda *names: 1)
+    with pytest.raises(R.units.UnitsFailed):
         R.run(cfg)
-    first = [r["id"] for r in R.contract.Records(cfg.run_dir).rows("perplexity")]
-    assert len(first) == 2 and not R.contract.is_finished(cfg)
-    assert (cfg.run_dir / "measures_ps.jsonl").exists() and not (cfg.run_dir / "judge.jsonl").exists()
+    kept = unit_rows(cfg.run_dir / "units" / "calls.jsonl")
+    first = [r["id"] for r in kept.get("perplexity", []) if r["model"] == "fake-a"]
+    assert len(first) == 2 and not R.contract.is_finished(cfg)      # the units after the first chunk failed alone
+    assert len(kept["judge"]) == 3 and not (cfg.run_dir / "judge.jsonl").exists()
+    assert (cfg.run_dir / "units" / "texts.jsonl").exists()
 
     models["fake-a"] = FakeModel("fake-a")       # the machine is back
     R.run(cfg)
@@ -83,9 +97,10 @@ def test_run_writes_every_table_and_resumes(samples_only, monkeypatch):
     recs = R.records(cfg)
     ppl = recs["perplexity"]
     done_a = ppl[ppl["model"] == "fake-a"]
-    assert not done_a.duplicated(["set", "id"]).any() and set(first) <= set(done_a["id"])
+    assert not done_a.duplicated(["set", "id"]).any() and first == list(done_a["id"][:2])
     with_ctx = int(done_a["set"].isin(R.WITH_CONTEXT).sum())
     assert len(again) == 2 * with_ctx + (len(done_a) - with_ctx) - 4      # the first chunk was not asked again
+    assert models["fake-j"].chats == 2           # the judged sets' analyses were asked once, in the first run
     assert set(ppl["model"]) == {"fake-a", "fake-b"}
     assert ppl[ppl["set"] == "ps"]["ppl"].round(6).eq(round(math.e, 6)).all()    # 1 nat per word
     assert recs.manifest["models"].keys() == {"fake-a", "fake-b", "fake-j"}

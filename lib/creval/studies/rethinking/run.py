@@ -28,12 +28,16 @@ Creativity-index references are in-pool and leave-group-out: every MacGyver solu
 minus the scored text's problem; the TTCW stories minus the same plot; AUT responses minus the response
 itself; MSRP sentences minus the pair itself (``datasets.macgyver.solution_pool`` and the n-gram index).
 
-Resumable: a table already written is kept (the perplexity table is appended chunk by chunk, the judge table
-set by set), and the call cache serves every model call and POS tag made before.
+Units (:mod:`creval.studies.units`, in ``units/`` of the run folder; a rerun does only the unfinished ones):
+``texts`` (each set's measures, each template set's group statistics; no model call) and ``calls`` (each
+``PPL_CHUNK`` texts of a set under one model under test, the rubric judge of each set, the twist, the reruns),
+the latter run together up to the in-flight budget of the models when they are servers. The call cache serves
+every model call and POS tag made before.
 """
 from __future__ import annotations
 
 import logging
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -44,8 +48,9 @@ from creval.datasets import aut, macgyver, msrp, ttcw
 from creval.measures import creativity_index as C
 from creval.measures import templates as T
 from creval.measures.ngram_index import word_tokenize
-from creval.studies import contract
+from creval.studies import contract, units
 from creval.studies.rethinking.config import RethinkingConfig
+from creval.studies.units import Unit
 
 log = logging.getLogger("creval.studies.rethinking.run")
 
@@ -53,7 +58,7 @@ SETS = ("ps", "solver", "ttcw", "aut", "msrp")
 JUDGED = ("ps", "solver", "ttcw")              # sets the rubric judge scores
 TEMPLATE_SETS = ("ps", "solver", "ttcw")       # sets whose groups get their own templates (Table 2, Fig. 4)
 WITH_CONTEXT = ("ps", "aut")                   # sets scored by perplexity given their problem too
-PPL_CHUNK = 8                                  # texts per appended chunk of the perplexity table
+PPL_CHUNK = 8                                  # texts of a set scored by perplexity in one unit
 
 
 def cut_words(text: str, n: int) -> str:
@@ -221,8 +226,9 @@ def perplexity_rows(cfg: RethinkingConfig, model, text_set: str, texts: pd.DataF
     """``set, id, model, ppl, bpb, n_tokens`` (+ ``ppl_cond``) of ``texts`` (already the scored ones)."""
     from creval.measures.perplexity import perplexity_many
     cut = [cut_words(x, cfg.rethink_ppl_max_words) for x in texts["text"]]
-    pp = perplexity_many(model, cut)
-    pc = perplexity_many(model, cut, list(texts["context"])) if text_set in WITH_CONTEXT else [None] * len(cut)
+    ctx = list(texts["context"]) if text_set in WITH_CONTEXT else []
+    scored = perplexity_many(model, cut + cut[:len(ctx)], [None] * len(cut) + ctx)     # one batch
+    pp, pc = scored[:len(cut)], scored[len(cut):] or [None] * len(cut)
     rows = []
     for i, p, c in zip(texts["id"], pp, pc):
         r = {"set": text_set, "id": i, "model": model.name, "ppl": p.ppl, "bpb": p.bits_per_byte,
@@ -326,6 +332,46 @@ def _frame_rows(df: pd.DataFrame) -> list[dict]:
     return df.to_dict(orient="records")
 
 
+def measures_rows(cfg: RethinkingConfig, text_set: str, texts: pd.DataFrame) -> list[dict]:
+    """The ``measures_<set>`` rows of one set (no model call; the POS tags are cached)."""
+    if not len(texts):
+        return _frame_rows(texts.drop(columns=["context"]))
+    return _frame_rows(text_measures(cfg, text_set, texts, reference(cfg, text_set, texts)))
+
+
+def text_units(cfg: RethinkingConfig, texts: dict) -> list[Unit]:
+    """The model-free units: each set's creativity index and pooled templates (``measures_<set>``), and each
+    template set's per-group statistics (``templates``)."""
+    out = [Unit(f"measures/{s}", (f"measures_{s}", partial(measures_rows, cfg, s, t))) for s, t in texts.items()]
+    return out + [Unit(f"templates/{s}", ("templates", partial(group_templates, cfg, s, texts[s])))
+                  for s in TEMPLATE_SETS if len(texts[s])]
+
+
+def call_units(cfg: RethinkingConfig, texts: dict, models: list, judge) -> list[Unit]:
+    """The units that call models, independent of each other: perplexity of ``PPL_CHUNK`` texts of a set
+    under one model under test (one batch); the rubric judge of one set's picked texts; the prompt twist; the
+    sampled reruns (each one batch of calls per step)."""
+    out = []
+    for m in models:
+        for s, t in texts.items():
+            scored = t[ppl_scored(cfg, s, t)] if len(t) else t
+            out += [Unit(f"perplexity/{m.name}/{s}/{k // PPL_CHUNK}",
+                         ("perplexity", partial(perplexity_rows, cfg, m, s, scored.iloc[k:k + PPL_CHUNK])))
+                    for k in range(0, len(scored), PPL_CHUNK)]
+    for s in JUDGED:
+        pick = judge_pick(cfg, s, texts[s])
+        if len(pick):
+            out.append(Unit(f"judge/{s}", ("judge", partial(judge_rows, cfg, judge, s, pick))))
+    return out + [Unit("twist", ("twist", partial(twist_rows, cfg, judge, texts["ps"]))),
+                  Unit("rerun", ("rerun", partial(rerun_rows, cfg, judge, texts["ps"])))]
+
+
+def unit_rows(u: Unit) -> dict[str, list]:
+    """The work of a unit of :func:`text_units` or :func:`call_units`: its one table's rows."""
+    table, rows = u.item
+    return {table: rows()}
+
+
 def run(cfg: RethinkingConfig) -> Path:
     """Every rethinking record of ``cfg`` into ``cfg.run_dir`` (see the module doc)."""
     from tqdm.auto import tqdm
@@ -334,64 +380,28 @@ def run(cfg: RethinkingConfig) -> Path:
 
     store = contract.start(cfg)
     texts = {s: load_texts(cfg, s) for s in tqdm(SETS, desc="rethinking · texts", unit="set")}
-    refs: dict = {}
-
-    def ref(s):
-        if s not in refs:
-            refs[s] = reference(cfg, s, texts[s])
-        return refs[s]
-
     store.write("data_sources", data_sources())
     store.write("sets", [{"set": s, "texts": len(t), "labelled": bool(t.attrs.get("labelled")),
                           "why": t.attrs.get("why", ""), "ci_l": list(ci_range(cfg, s))} for s, t in texts.items()])
+    tables = units.run_units(cfg.run_dir, "texts", text_units(cfg, texts), unit_rows,
+                             desc="rethinking · creativity index, templates")
 
-    # creativity index and pooled templates per text (no model call; the POS tags are cached)
-    for s in tqdm(SETS, desc="rethinking · creativity index, templates", unit="set"):
-        if not store.path(f"measures_{s}").exists():
-            m = text_measures(cfg, s, texts[s], ref(s)) if len(texts[s]) else texts[s].drop(columns=["context"])
-            store.write(f"measures_{s}", _frame_rows(m))
-
-    # perplexity under every model under test, appended chunk by chunk
-    done = {(r["model"], r["set"], r["id"]) for r in store.read("perplexity")}
-    for name in cfg.tested:
-        model = load_model(name)
-        store.note_model(model)
-        todo = {s: t[ppl_scored(cfg, s, t)] for s, t in texts.items() if len(t)}
-        todo = {s: t[[(model.name, s, i) not in done for i in t["id"]]] for s, t in todo.items()}
-        chunks = [(s, t.iloc[k:k + PPL_CHUNK]) for s, t in todo.items() for k in range(0, len(t), PPL_CHUNK)]
-        for s, chunk in tqdm(chunks, desc=f"rethinking · perplexity · {model.name}", unit="chunk"):
-            store.append("perplexity", perplexity_rows(cfg, model, s, chunk))
-            store.flush_calls()
-
-    # the rubric judge, its prompt twist and reruns (judge_model)
+    # perplexity under every model under test; the rubric judge, its prompt twist and reruns (judge_model)
+    models = [load_model(name) for name in cfg.tested]
     jm = load_model(cfg.judge_model)
-    store.note_model(jm)
-    judged_sets = {r["set"] for r in store.read("judge_sets")}
-    for s in tqdm([s for s in JUDGED if s not in judged_sets], desc=f"rethinking · rubric judge · {jm.name}",
-                  unit="set"):
-        pick = judge_pick(cfg, s, texts[s])
-        if len(pick):
-            store.append("judge", judge_rows(cfg, jm, s, pick))
-        store.append("judge_sets", [{"set": s, "texts": len(pick)}])   # written last: the set counts as done
-        store.flush_calls()
-    if not store.path("twist").exists():
-        store.write("twist", twist_rows(cfg, jm, texts["ps"]))
-    if not store.path("rerun").exists():
-        store.write("rerun", rerun_rows(cfg, jm, texts["ps"]))
-    store.flush_calls()
-
-    # template statistics per group (Table 2, Fig. 4, matching modes)
-    if not store.path("templates").exists():
-        rows = []
-        for s in tqdm(TEMPLATE_SETS, desc="rethinking · templates per group", unit="set"):
-            rows += group_templates(cfg, s, texts[s]) if len(texts[s]) else []
-        store.write("templates", rows)
+    for m in (*models, jm):
+        store.note_model(m)
+    tables.update(units.run_units(cfg.run_dir, "calls", call_units(cfg, texts, models, jm), unit_rows,
+                                  width=units.width(*cfg.tested, cfg.judge_model), desc="rethinking · model calls"))
+    tables.setdefault("templates", [])
+    for table, rows in tables.items():
+        store.write(table, rows)
 
     # the example solution and the staged TTCW LLM judges
-    if not store.path("example").exists() and len(texts["ps"]):
-        m = pd.DataFrame(store.read("measures_ps"))
-        judged = {r["id"] for r in store.read("judge") if r["set"] == "ps" and r["judge"] is not None}
-        store.write("example", [example_row(cfg, m, judged, ref("ps"))])
+    if len(texts["ps"]):
+        judged = {r["id"] for r in tables.get("judge", []) if r["set"] == "ps" and r["judge"] is not None}
+        store.write("example", [example_row(cfg, pd.DataFrame(tables["measures_ps"]), judged,
+                                            reference(cfg, "ps", texts["ps"]))])
     llm = []
     if texts["ttcw"].attrs.get("labelled"):
         for name in ttcw.llm_judge_models():
