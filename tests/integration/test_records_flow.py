@@ -11,37 +11,33 @@ from creval.studies.validation.config import ValidationConfig
 pytestmark = pytest.mark.integration
 
 
-def _made(mark):
-    return [r for r in LEDGER.since(mark) if not r.cached]
-
-
 def test_downstream_reads_upstream_records_and_runs_only_what_is_missing(tmp_path, fresh_cache):
     cfg = DivergentConfig(run_root=str(tmp_path / "runs"), domains=("macgyver",), limit=1, n_samples=3,
                           max_steps=2, max_step_tokens=12, temperatures=(1.0,), nli_eval_pairs=2)
-    mark = LEDGER.mark()
-    recs = records(cfg)
+    with LEDGER.collect() as t:
+        recs = records(cfg)
     steps, probs = recs.steps, recs.problems
-    assert len(probs) == 1 and len(_made(mark)) > 0
+    assert len(probs) == 1 and len(t.made) > 0
     first = probs["problem_id"].iloc[0]
 
     # chapter 03 and 04 configs built from the same flat parameters name the same folder: no call at all
     params = cfg.to_params()
     for downstream in (ConvergentConfig.from_params(params), ValidationConfig.from_params(params)):
         assert downstream.divergent().run_dir == cfg.run_dir
-        mark = LEDGER.mark()
-        again = records(downstream.divergent())
-        assert LEDGER.since(mark) == [] and again.problems["problem_id"].tolist() == [first]
+        with LEDGER.collect() as t:
+            again = records(downstream.divergent())
+        assert t.records == [] and again.problems["problem_id"].tolist() == [first]
         assert len(again.steps) == len(steps)
 
     # a larger limit is another experiment (another folder); the first problem comes from the call cache
     bigger = DivergentConfig.from_params({**params, "limit": 2})
     assert bigger.run_dir != cfg.run_dir
-    mark = LEDGER.mark()
-    r2 = records(bigger)
-    assert len(r2.problems) == 2 and r2.problems["problem_id"].iloc[0] == first and _made(mark)
+    with LEDGER.collect() as t:
+        r2 = records(bigger)
+    assert len(r2.problems) == 2 and r2.problems["problem_id"].iloc[0] == first and t.made
     s2 = r2.steps
     assert s2[s2["problem_id"] == first]["semantic_entropy"].tolist() == steps["semantic_entropy"].tolist()
-    mark = LEDGER.mark()
-    records(bigger)
-    assert LEDGER.since(mark) == []
+    with LEDGER.collect() as t:
+        records(bigger)
+    assert t.records == []
     assert sorted(p.name for p in (tmp_path / "runs" / "divergent").iterdir()) == sorted([cfg.run_id, bigger.run_id])

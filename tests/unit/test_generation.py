@@ -4,6 +4,7 @@ import re
 import sys
 import types
 
+import pandas as pd
 import pytest
 
 from creval.studies.divergent.config import DivergentConfig
@@ -12,6 +13,7 @@ from creval.domains import get_domain
 from creval.core.errors import CrevalError
 from creval.domains.steps import clean_step, count_units, has_consecutive_duplicates, is_stop_vote
 from creval.studies.divergent.generation import solve
+from creval.core.runs import RunStore
 from creval.models.base import Completion, ModelSpec, Sample
 
 
@@ -147,26 +149,26 @@ def fake_stack(monkeypatch, tmp_path):
 def test_solve_domain_records_and_resume(fake_stack, tmp_path):
     out = tmp_path / "run"
     cfg = DivergentConfig(nli="exact")
-    kept = solve_domain(cfg, "fake", "macgyver", out, n=4, limit=2, progress=False)
-    assert (out / "manifest.json").exists() and len(kept) == 2
-    steps, probs = load_records(out)
-    assert len(probs) == 2 and len(steps) == 6 and set(steps["problem_id"]) == set(probs["problem_id"]) == set(kept)
+    rows = solve_domain(cfg, "smollm2-135m", "macgyver", out, n=4, limit=2, progress=False)
+    steps, probs = pd.DataFrame(rows["steps"]), pd.DataFrame(rows["problems"])
+    ids = [p.problem_id for p in get_domain("macgyver").load(limit=3)]
+    assert len(fake_stack) == 2 and (out / "units" / "solve.jsonl").exists()        # one unit per problem
+    assert probs["problem_id"].tolist() == ids[:2] and len(steps) == 6 and set(steps["problem_id"]) == set(ids[:2])
     for _, r in steps.iterrows():
         lps = [s["mean_logprob"] for s in r["samples"]]
         assert r["semantic_entropy"] == pytest.approx(H(lps, r["cluster_ids"]), abs=1e-9)
-    # an interrupted third problem left two step rows behind: they are dropped and redone
-    third = get_domain("macgyver").load(limit=3)[2].problem_id
-    from creval.core.runs import RunStore
-    RunStore(out).append("steps", [{**steps.iloc[0].drop("run").to_dict(), "problem_id": third}] * 2)
-    solve_domain(cfg, "fake", "macgyver", out, n=4, limit=3, progress=False)
-    assert fake_stack[-1].sample_calls == 3          # only the third problem was solved again
-    steps, probs = load_records(out)
-    assert len(probs) == 3 and len(steps) == 9 and (steps["problem_id"] == third).sum() == 3
+    # a larger limit solves only the new problem; the finished units are read back
+    again = solve_domain(cfg, "smollm2-135m", "macgyver", out, n=4, limit=3, progress=False)
+    assert len(fake_stack) == 3 and fake_stack[-1].sample_calls == 3
+    assert [p["problem_id"] for p in again["problems"]] == ids and again["steps"][:6] == rows["steps"]
     with pytest.raises(CrevalError, match="bad sizes"):
-        solve_domain(cfg, "fake", "macgyver", out, n=0, progress=False)
-    # load_records on a root finds every unit below it
-    s2, p2 = load_records(tmp_path)
-    assert len(p2) == 3 and set(p2["run"]) == {"run"}
+        solve_domain(cfg, "smollm2-135m", "macgyver", out, n=0, progress=False)
+    # load_records reads a folder's tables, or every folder with tables below it
+    run = tmp_path / "runs" / "r1"
+    RunStore(run).write("steps", again["steps"])
+    RunStore(run).write("problems", again["problems"])
+    s2, p2 = load_records(tmp_path / "runs")
+    assert len(p2) == 3 and len(s2) == 9 and set(p2["run"]) == {"r1"}
 
 
 def test_run_command_refuses_bad_parameters_in_one_line(tmp_path, capsys):

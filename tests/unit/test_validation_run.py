@@ -1,4 +1,4 @@
-"""The validation run's resumability helpers and its per-problem human reference, with a fake model."""
+"""The validation run's table helpers and its per-problem human reference, with a fake model."""
 from types import SimpleNamespace
 
 import pytest
@@ -17,16 +17,6 @@ def test_once_writes_a_table_only_the_first_time(tmp_path):
     run._once(store, "t", build)
     run._once(store, "t", build)
     assert calls == [1] and store.read("t") == [{"x": 1}]
-
-
-def test_keep_whole_drops_an_unfinished_group(tmp_path):
-    store = RunStore(tmp_path)
-    store.append("nov", [{"model": "m", "domain": "a", "i": 0}, {"model": "m", "domain": "a", "i": 1},
-                         {"model": "m", "domain": "b", "i": 0}])          # group b was cut off after 1 of 2 rows
-    done = run._keep_whole(store, "nov", lambda r: (r["model"], r["domain"]), {("m", "a"): 2, ("m", "b"): 2})
-    assert done == {("m", "a")}
-    assert [r["domain"] for r in store.read("nov")] == ["a", "a"]       # b is computed again, not duplicated
-    assert run._keep_whole(store, "absent", lambda r: r["x"], {}) == set()
 
 
 class FakeModel:

@@ -1,90 +1,114 @@
 """The divergent study's run: every problem of every domain solved step by step with semantic entropy.
 
-:func:`run` writes the study's one run folder (``cfg.run_dir``): one resumable *unit* per model x domain x
-temperature under ``units/`` (its own ``steps.jsonl``, ``problems.jsonl``, ``calls.jsonl``), then the study's
-tables at the top: ``steps`` and ``problems`` (the models under test on ``domains`` at ``temperature``),
-``sweep`` (``sweep_limit`` problems of ``sweep_domain`` at each of ``temperatures``), ``nli_eval``
-(entailment backends on held-out pairs) and ``entailment`` (the backend asked for and the one that ran).
-A unit whose problems are all in ``problems.jsonl`` is read back; a problem interrupted mid-way is
-recomputed from the call cache. :func:`solve_domain` is the unit, public for the validation study, which
-reruns chapter 02's problems at other sample sizes.
+:func:`run` writes the study's one run folder (``cfg.run_dir``): the study's tables ``steps`` and
+``problems`` (the models under test on ``domains`` at ``temperature``), ``sweep`` (``sweep_limit`` problems
+of ``sweep_domain`` at each of ``temperatures``), ``nli_eval`` (entailment backends on held-out pairs) and
+``entailment`` (the backend asked for and the one that ran).
+
+Its unit (:mod:`creval.studies.units`) is one problem of one model x domain x temperature x sample size
+(:func:`problem_units`): the budget answer and the steps of that problem are a chain, problems run
+together, each finished one is kept in ``units/solve.jsonl`` (a sweep problem that is also a main problem
+is solved once). :func:`solve_domain` runs one model x domain's problems the same way, for the validation
+study, which reruns chapter 02's problems at other sample sizes.
 """
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 from creval.core.errors import CrevalError
 from creval.core.io import read_jsonl
-from creval.core.runs import RunStore
-from creval.domains import get_domain
-from creval.measures.nli.backends import resolved_name
-from creval.studies import contract
+from creval.core.ledger import LEDGER
+from creval.domains import Problem, get_domain
+from creval.measures.nli.backends import LazyNLI, resolved_name
+from creval.studies import contract, units
 from creval.studies.divergent.config import DivergentConfig
 
 log = logging.getLogger("creval.studies.divergent.run")
 
 
-def unit_dir(cfg: DivergentConfig, root: Path, model: str, domain: str, n: int, temperature: float) -> Path:
+@dataclass(frozen=True)
+class Job:
+    """What one unit solves: ``problem`` with ``model`` (``n`` samples per step at ``temperature``)."""
+    model: str
+    domain: str
+    n: int
+    temperature: float
+    problem: Problem
+
+
+class SharedNLI(LazyNLI):
+    """:class:`LazyNLI` for units that start together: the first use loads (or trains) the backend once,
+    under the local-compute lock, and still only after a model has answered."""
+
+    def __getattr__(self, attr):
+        if self._backend is None and not attr.startswith("__"):
+            from creval.core.cache import LOCAL_COMPUTE
+            with LOCAL_COMPUTE:
+                return super().__getattr__(attr)
+        return super().__getattr__(attr)
+
+
+def problem_units(cfg: DivergentConfig, model: str, domain: str, *, n: int | None = None,
+                  temperature: float | None = None, limit: int | None = None) -> list[units.Unit]:
+    """One unit per problem of the first ``limit`` of ``domain`` (the config's sizes by default), keyed
+    ``model/domain/n<n>-T<t>/problem_id``."""
     from creval.models.registry import model_name
-    return root / "units" / model_name(model) / domain / f"n{n}-T{float(temperature):g}"
-
-
-def solve_domain(cfg: DivergentConfig, model: str, domain: str, out: Path, *, n: int | None = None,
-                 temperature: float | None = None, limit: int | None = None, progress: bool = True) -> list[str]:
-    """Solve the first ``limit`` problems of ``domain`` with ``model`` (``n`` samples per step at
-    ``temperature``; the config's values by default) into the unit folder ``out``; the ids of those problems.
-    Finished problems are kept; the rows of a problem interrupted mid-way are dropped and recomputed."""
-    from tqdm.auto import tqdm
-
-    from creval.measures.nli.backends import LazyNLI
-    from creval.models.registry import load_model
-    from creval.studies.divergent.generation import solve
-
     n = cfg.n_samples if n is None else n
     limit = cfg.limit if limit is None else limit
     t = float(cfg.temperature if temperature is None else temperature)
     if n < 1 or limit < 0 or cfg.max_steps < 1:
         raise CrevalError(f"bad sizes n={n}, limit={limit}, max_steps={cfg.max_steps}",
                           "use n_samples >= 1, limit >= 0, max_steps >= 1")
-    dom = get_domain(domain)
+    problems, where = get_domain(domain).load_with_source(limit=limit, seed=cfg.data_seed)
+    log.info("divergent: %d %s problems from %s", len(problems), domain, where)
+    return [units.Unit(f"{model_name(model)}/{domain}/n{n}-T{t:g}/{p.problem_id}", Job(model, domain, n, t, p))
+            for p in problems]
+
+
+def solver(cfg: DivergentConfig):
+    """``work(unit) -> {"steps": rows, "problems": [row]}`` solving a :func:`problem_units` unit (paper
+    section 5; :func:`creval.studies.divergent.generation.solve`); one entailment backend for all units."""
+    from creval.models.registry import load_model
+    from creval.studies.divergent.generation import solve
+
     nli = resolved_name(cfg.nli)          # the backend that really runs (e.g. a fallback when SICK is missing)
-    problems, where = dom.load_with_source(limit=limit, seed=cfg.data_seed)
-    store = RunStore(out, {"model": model, "domain": dom.name, "limit": limit, "n": n, "temperature": t,
-                           "top_p": cfg.top_p, "max_steps": cfg.max_steps, "max_step_tokens": cfg.max_step_tokens,
-                           "nli": nli, "strict": cfg.strict_entailment, "seed": cfg.seed,
-                           "data_seed": cfg.data_seed, "data_source": where})
-    store.seeds.update(sampling=cfg.seed, data_shuffle=cfg.data_seed)
-    done = {r["problem_id"] for r in store.read("problems")}
-    steps = store.read("steps")
-    kept = [r for r in steps if r["problem_id"] in done]
-    if len(kept) != len(steps):
-        store.write("steps", kept)
-    todo = [p for p in problems if p.problem_id not in done]
-    if todo:
-        m = load_model(model)
-        store.note_model(m)
-        backend = LazyNLI(nli)            # loaded (trained, the first time) after the model has answered once
-        for p in tqdm(todo, desc=f"divergent · {m.name} · {dom.name} · T={t:g}", unit="problem",
-                      disable=not progress):
-            res = solve(m, dom, p, nli=backend, nli_name=nli, n=n, temperature=t, top_p=cfg.top_p,
-                        max_steps=cfg.max_steps, max_step_tokens=cfg.max_step_tokens,
-                        strict=cfg.strict_entailment, seed=cfg.seed)
-            store.append("steps", res.steps)
-            store.append("problems", [res.problem])   # written last: a problem counts as done only now
-            store.flush_calls()
-        store.finish()
-    log.info("divergent unit %s: %d problems (%d new) from %s", out, len(problems), len(todo), where)
-    return [p.problem_id for p in problems]
+    backend = SharedNLI(nli)              # loaded (trained, the first time) after a model has answered once
+
+    def work(unit: units.Unit) -> dict[str, list]:
+        job: Job = unit.item
+        res = solve(load_model(job.model), get_domain(job.domain), job.problem, nli=backend, nli_name=nli,
+                    n=job.n, temperature=job.temperature, top_p=cfg.top_p, max_steps=cfg.max_steps,
+                    max_step_tokens=cfg.max_step_tokens, strict=cfg.strict_entailment, seed=cfg.seed)
+        return {"steps": [s.to_dict() for s in res.steps], "problems": [res.problem.to_dict()]}
+    return work
 
 
-def unit_rows(out: Path, keep: list[str], **extra) -> tuple[list[dict], list[dict]]:
-    """``(steps, problems)`` rows of a unit folder, only the problems in ``keep`` (in that order)."""
-    order = {p: i for i, p in enumerate(keep)}
-    steps = [{**r, **extra} for r in read_jsonl(out / "steps.jsonl") if r["problem_id"] in order]
-    probs = sorted((r for r in read_jsonl(out / "problems.jsonl") if r["problem_id"] in order),
-                   key=lambda r: order[r["problem_id"]])
-    return steps, [{**r, **extra} for r in probs]
+def solve_units(cfg: DivergentConfig, root: Path, todo: list[units.Unit], *, name: str = "solve",
+                progress: bool = True) -> dict[str, dict[str, list[dict]]]:
+    """Solve the problem units ``todo`` (duplicates once) in ``root``; each unit's ``{steps, problems}``
+    rows by its key."""
+    todo = list({u.key: u for u in todo}.values())
+    judge = cfg.nli[4:] if cfg.nli.startswith("llm:") else ""      # an LLM entailment judge's calls overlap too
+    solve = solver(cfg)
+
+    def work(unit: units.Unit) -> dict[str, list]:
+        with LEDGER.tagged(unit=unit.key):
+            return {"solved": [{"unit": unit.key, **solve(unit)}]}
+    rows = units.run_units(root, name, todo, work, width=units.width(*{u.item.model for u in todo}, judge),
+                           desc=f"divergent · {len(todo)} problems", progress=progress)
+    return {r.pop("unit"): r for r in rows.get("solved", [])}
+
+
+def solve_domain(cfg: DivergentConfig, model: str, domain: str, root: Path, *, n: int | None = None,
+                 temperature: float | None = None, limit: int | None = None,
+                 progress: bool = True) -> dict[str, list[dict]]:
+    """The ``steps`` and ``problems`` rows of the first ``limit`` problems of ``domain`` solved by ``model``
+    (``n`` samples per step at ``temperature``; the config's values by default), as units in ``root``."""
+    todo = problem_units(cfg, model, domain, n=n, temperature=temperature, limit=limit)
+    done = solve_units(cfg, root, todo, progress=progress)
+    return {t: [r for u in todo for r in done[u.key][t]] for t in ("steps", "problems")}
 
 
 def run(cfg: DivergentConfig) -> Path:
@@ -94,24 +118,16 @@ def run(cfg: DivergentConfig) -> Path:
     from creval.models.registry import load_model
 
     store = contract.start(cfg)
-    root = store.root
-    steps, probs, sweep = [], [], []
+    main = [(get_domain(d).source_kind(), problem_units(cfg, m, d)) for m in cfg.tested for d in cfg.domains]
+    sweep = [u for t in cfg.temperatures
+             for u in problem_units(cfg, cfg.model, cfg.sweep_domain, temperature=t, limit=cfg.sweep_limit)]
+    done = solve_units(cfg, store.root, [u for _, us in main for u in us] + sweep)
+    for table in ("steps", "problems"):
+        store.write(table, [{**r, "data_source": source} for source, us in main for u in us
+                            for r in done[u.key][table]])
+    store.write("sweep", [r for u in sweep for r in done[u.key]["problems"]])
     for m in cfg.tested:
-        for d in cfg.domains:
-            out = unit_dir(cfg, root, m, d, cfg.n_samples, cfg.temperature)
-            keep = solve_domain(cfg, m, d, out)
-            source = get_domain(d).source_kind()
-            s, p = unit_rows(out, keep, data_source=source)
-            steps += s
-            probs += p
         store.note_model(load_model(m))
-    for t in cfg.temperatures:
-        out = unit_dir(cfg, root, cfg.model, cfg.sweep_domain, cfg.n_samples, t)
-        keep = solve_domain(cfg, cfg.model, cfg.sweep_domain, out, temperature=t, limit=cfg.sweep_limit)
-        sweep += unit_rows(out, keep)[1]
-    store.write("steps", steps)
-    store.write("problems", probs)
-    store.write("sweep", sweep)
 
     backend = load_nli(cfg.nli)
     why = getattr(backend, "fallback_reason", None)

@@ -23,9 +23,12 @@ computed frame:
 - ``human_reference``: diversity of crowd-written MacGyver solutions and of as many whole solutions sampled
   from each model under test.
 
-Resumable: a table already written is kept; ``solution_novelty`` grows by one (model, domain) group and
-``human_reference`` by one problem at a time, so an interrupted run continues where it stopped (and the
-call cache serves every call already made).
+Every computation that calls a model is a unit (:mod:`creval.studies.units`), all of them in one runner
+(``units/calls.jsonl``) so that their calls overlap on a server: the novelty ranking of one (model, domain)
+group of solutions, of one AUT object's responses and of the MacGyver items (each merge-sort level's
+comparisons in batches), one H.2 problem rerun at ``n_large`` (its steps a chain), and one human-reference
+problem. A finished unit is kept; a table already written is kept; the others are built from the units'
+rows and the local measures (embeddings, n-grams), so an interrupted run continues where it stopped.
 """
 from __future__ import annotations
 
@@ -35,8 +38,9 @@ from typing import Callable
 
 import pandas as pd
 
+from creval.core.ledger import LEDGER
 from creval.core.runs import RunStore
-from creval.studies import contract
+from creval.studies import contract, units
 from creval.studies.validation.config import ValidationConfig
 
 log = logging.getLogger("creval.studies.validation.run")
@@ -111,15 +115,23 @@ def solution_measures(problems: list[str], solutions: list[str]) -> pd.DataFrame
                          "distinct_2": [D.distinct_n([t], 2) for t in solutions]})
 
 
-def aut_items(cfg: ValidationConfig, judge_for: Callable[[str], object]) -> pd.DataFrame:
-    """Human-rated AUT responses (Ocsai-1 ``main2_test``) with judged novelty (ranked within each object),
-    per-item distance from the other responses (cosine, BLEU), distinct-n and SemDis."""
+def aut_draw(cfg: ValidationConfig) -> pd.DataFrame:
+    """The judged AUT subsample: ``aut_items`` Ocsai-1 ``main2_test`` responses over ``aut_objects`` objects."""
     from creval.datasets import aut
+    return aut.load_ocsai(n=cfg.aut_items, objects=cfg.aut_objects, seed=cfg.seed).reset_index(drop=True)
+
+
+def aut_novelty(df: pd.DataFrame, judge, seed: int) -> pd.DataFrame:
+    """Judged novelty of AUT responses of one object, ranked among themselves (aligned with ``df``)."""
     from creval.judges.novelty import rank_groups
-    df = aut.load_ocsai(n=cfg.aut_items, objects=cfg.aut_objects, seed=cfg.seed)
     q = [f"Name an unusual use for a {o}." for o in df["prompt"]]
-    nov = rank_groups(q, list(df["response"]), list(df["prompt"]), judge_for("aut"), seed=cfg.seed)
-    return pd.concat([df, nov, item_measures(list(df["prompt"]), list(df["response"]))], axis=1)
+    return rank_groups(q, list(df["response"]), list(df["prompt"]), judge, seed=seed)
+
+
+def aut_items(df: pd.DataFrame, novelty: pd.DataFrame) -> pd.DataFrame:
+    """Human-rated AUT responses (:func:`aut_draw`) with their judged ``novelty`` (ranked within each object;
+    rows aligned with ``df``), per-item distance from the other responses (cosine, BLEU), distinct-n and SemDis."""
+    return pd.concat([df, novelty, item_measures(list(df["prompt"]), list(df["response"]))], axis=1)
 
 
 def cambridge(cfg: ValidationConfig) -> pd.DataFrame:
@@ -173,15 +185,27 @@ def human_full(cfg: ValidationConfig) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def macgyver_items(cfg: ValidationConfig, judge_for: Callable[[str], object]) -> pd.DataFrame:
-    """MacGyver verified solutions labelled unconventional / conventional, with judged novelty (one ranking
-    over all of them), SemDis (problem vs solution) and distinct-n. (A "distance from crowd solutions"
-    measure is not offered: every problem with crowd solutions is labelled unconventional.)"""
+def macgyver_draw(cfg: ValidationConfig) -> pd.DataFrame:
+    """The judged MacGyver subsample: ``macgyver_items`` verified solutions per class."""
     from creval.datasets import macgyver
+    return macgyver.load_unconventional(n_per_class=cfg.macgyver_items, seed=cfg.seed)
+
+
+def macgyver_novelty(df: pd.DataFrame, judge, seed: int) -> pd.DataFrame:
+    """One novelty ranking over all the MacGyver solutions of ``df``: score, comparisons and ties per row."""
     from creval.judges.novelty import rank_by_novelty
-    df = macgyver.load_unconventional(n_per_class=cfg.macgyver_items, seed=cfg.seed)
-    r = rank_by_novelty(list(zip(df["problem"], df["solution"])), judge_for("macgyver"), seed=cfg.seed)
-    df["novelty_score"], df["comparisons"], df["ties"] = r.score, r.comparisons, r.ties
+    r = rank_by_novelty(list(zip(df["problem"], df["solution"])), judge, seed=seed)
+    return pd.DataFrame({"novelty_score": r.score, "comparisons": r.comparisons, "ties": r.ties})
+
+
+def macgyver_items(df: pd.DataFrame, novelty: pd.DataFrame) -> pd.DataFrame:
+    """MacGyver verified solutions labelled unconventional / conventional (:func:`macgyver_draw`), with judged
+    ``novelty`` (one ranking over all of them), SemDis (problem vs solution) and distinct-n. (A "distance
+    from crowd solutions" measure is not offered: every problem with crowd solutions is labelled
+    unconventional.)"""
+    df, novelty = df.reset_index(drop=True).copy(), novelty.reindex(columns=["novelty_score", "comparisons", "ties"])
+    for c in novelty:
+        df[c] = novelty[c].to_numpy()
     measures = solution_measures(list(df["problem"]), list(df["solution"]))
     for c in measures:
         df[c] = measures[c].to_numpy()
@@ -203,6 +227,51 @@ def human_reference_rows(cfg: ValidationConfig, problem: dict, models: dict) -> 
     return rows
 
 
+# -- the units ---------------------------------------------------------------------------------------------
+def call_units(cfg: ValidationConfig, problems: pd.DataFrame) -> list[units.Unit]:
+    """Every computation of the chapter that calls a model, one unit each (see the module doc); ``item`` is
+    ``(kind, what)``."""
+    from creval.datasets import macgyver
+    from creval.studies.divergent.run import problem_units
+    groups = list(problems.groupby(["model", "domain"])) if len(problems) else []
+    aut = aut_draw(cfg)
+    sets = macgyver.human_solution_sets(min_solutions=3, problems=cfg.human_ref_problems, seed=cfg.seed)
+    h2 = problem_units(cfg, cfg.model, cfg.domains[0], n=cfg.n_large, limit=min(cfg.h2_limit, cfg.limit))
+    return ([units.Unit(f"novelty/{m}/{d}", ("novelty", g)) for (m, d), g in groups]
+            + [units.Unit(f"aut/{o}", ("aut", g)) for o, g in aut.groupby("prompt", sort=False)]
+            + [units.Unit("macgyver", ("macgyver", macgyver_draw(cfg)))]
+            + [units.Unit(f"h2/{u.key}", ("h2", u)) for u in h2]
+            + [units.Unit(f"reference/{row['problem_id']}", ("reference", row)) for _, row in sets.iterrows()])
+
+
+def call_work(cfg: ValidationConfig):
+    """``work(unit) -> {table: rows}`` for :func:`call_units`: the judge's rankings (``solution_novelty``,
+    ``aut_novelty`` with each response's ``row`` in :func:`aut_draw`, ``macgyver_novelty``), the H.2 rerun's ``h2_steps``
+    and the ``human_reference`` rows."""
+    from creval.judges.registry import make_judge
+    from creval.models.registry import load_model
+    from creval.studies.divergent.run import solver
+    judge, solve = load_model(cfg.judge_model), solver(cfg)
+
+    def novelty(domain: str):
+        return make_judge("novelty", judge, domain=domain)
+
+    def work(unit: units.Unit) -> dict[str, list]:
+        kind, what = unit.item
+        with LEDGER.tagged(unit=unit.key):
+            if kind == "novelty":
+                return {"solution_novelty": _rows(solution_novelty(what, novelty(what["domain"].iloc[0]), cfg.seed))}
+            if kind == "aut":
+                nov = aut_novelty(what.reset_index(drop=True), novelty("aut"), cfg.seed)
+                return {"aut_novelty": _rows(nov.assign(row=what.index.to_numpy()))}
+            if kind == "macgyver":
+                return {"macgyver_novelty": _rows(macgyver_novelty(what, novelty("macgyver"), cfg.seed))}
+            if kind == "h2":
+                return {"h2_steps": solve(what)["steps"]}
+            return {"human_reference": human_reference_rows(cfg, what, {m: load_model(m) for m in cfg.tested})}
+    return work
+
+
 # -- the run ---------------------------------------------------------------------------------------------------
 def _once(store: RunStore, table: str, build: Callable[[], pd.DataFrame | list[dict]]) -> None:
     """Write ``table`` unless a previous run already wrote it (a table is written whole, atomically)."""
@@ -210,33 +279,20 @@ def _once(store: RunStore, table: str, build: Callable[[], pd.DataFrame | list[d
         return
     rows = build()
     store.write(table, _rows(rows) if isinstance(rows, pd.DataFrame) else rows)
-    store.flush_calls()
 
 
-def _keep_whole(store: RunStore, table: str, key: Callable[[dict], object], sizes: dict) -> set:
-    """The keys of ``table`` whose rows are all there (``sizes[key]`` rows); rows of an unfinished key are
-    dropped so they are computed again."""
-    rows = store.read(table)
-    count: dict = {}
-    for r in rows:
-        count[key(r)] = count.get(key(r), 0) + 1
-    done = {k for k, c in count.items() if c == sizes.get(k)}
-    kept = [r for r in rows if key(r) in done]
-    if len(kept) != len(rows):
-        store.write(table, kept)
-    return done
+def _in_order(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows of per-group units back in the order of the items (their ``row``), without that column."""
+    return df.sort_values("row").drop(columns="row").reset_index(drop=True) if len(df) else df
 
 
-def sample_size(cfg: ValidationConfig, root: Path, steps: pd.DataFrame) -> pd.DataFrame:
-    """H.2: per-step classes and entropy at ``n_samples`` (the divergent records) and at ``n_large``
-    (``model`` rerun on the first ``h2_limit`` problems of the first domain in a unit folder below ``root``;
-    the first ``n_samples`` samples of a step prompt come from the call cache)."""
-    from creval.studies.divergent.run import solve_domain, unit_dir, unit_rows
+def sample_size(cfg: ValidationConfig, steps: pd.DataFrame, big: pd.DataFrame) -> pd.DataFrame:
+    """H.2: per-step classes and entropy at ``n_samples`` (the divergent ``steps``) and at ``n_large``
+    (``big``: the steps of ``model`` rerun on the first ``h2_limit`` problems of the first domain; the
+    first ``n_samples`` samples of a step prompt come from the call cache)."""
     d = cfg.domains[0]
-    out = unit_dir(cfg, root, cfg.model, d, cfg.n_large, cfg.temperature)
-    keep = solve_domain(cfg, cfg.model, d, out, n=cfg.n_large, limit=min(cfg.h2_limit, cfg.limit))
-    ids = set(keep)
-    big = live_steps(pd.DataFrame(unit_rows(out, keep)[0]))
+    ids = set(big["problem_id"]) if len(big) else set()
+    big = live_steps(big)
     small = live_steps(steps)
     if len(small):
         small = small[(small["model"] == cfg.model) & (small["domain"] == d)]
@@ -250,68 +306,29 @@ def sample_size(cfg: ValidationConfig, root: Path, steps: pd.DataFrame) -> pd.Da
 
 def run(cfg: ValidationConfig) -> Path:
     """Every validation table of ``cfg`` into ``cfg.run_dir`` (see the module doc)."""
-    from tqdm.auto import tqdm
-
-    from creval.datasets import macgyver
-    from creval.judges.registry import make_judge
     from creval.models.registry import load_model
     from creval.studies.divergent.run import records as divergent_records
 
     div = divergent_records(cfg.divergent())
     steps, problems = div.steps, div.problems
     store = contract.start(cfg)
-    judge_model: list = []            # loaded on the first judge call (a resumed run may need none)
+    nli = cfg.nli[4:] if cfg.nli.startswith("llm:") else ""
+    got = units.run_units(store.root, "calls", call_units(cfg, problems), call_work(cfg),
+                          width=units.width(cfg.model, *cfg.models, cfg.judge_model, nli),
+                          desc=f"validation · {cfg.run_id}")
+    frame = lambda table: pd.DataFrame(got.get(table, []))  # noqa: E731
 
-    def judge_for(domain: str):
-        """The pairwise novelty judge (``judge_model``) with the novelty definition of ``domain``."""
-        if not judge_model:
-            judge_model.append(load_model(cfg.judge_model))
-            store.note_model(judge_model[0])
-        return make_judge("novelty", judge_model[0], domain=domain)
-
-    bar = tqdm(total=9, desc=f"validation · {cfg.run_id}", unit="table")
     _once(store, "data_sources", data_source_rows)
-    bar.update()
     _once(store, "step_diversity", lambda: step_diversity(steps))
-    bar.update()
-
-    groups = list(problems.groupby(["model", "domain"])) if len(problems) else []
-    done = _keep_whole(store, "solution_novelty", lambda r: (r["model"], r["domain"]),
-                       {k: len(g) for k, g in groups})
-    for (m, d), g in tqdm(groups, desc="validation · novelty of solutions", unit="group", leave=False):
-        if (m, d) not in done:
-            store.append("solution_novelty", _rows(solution_novelty(g, judge_for(d), cfg.seed)))
-            store.flush_calls()
-    if not store.path("solution_novelty").exists():
-        store.write("solution_novelty", [])
-    bar.update()
-
-    _once(store, "sample_size", lambda: sample_size(cfg, store.root, steps))
-    bar.update()
-    _once(store, "aut_items", lambda: aut_items(cfg, judge_for))
-    bar.update()
+    _once(store, "solution_novelty", lambda: got.get("solution_novelty", []))
+    _once(store, "sample_size", lambda: sample_size(cfg, steps, frame("h2_steps")))
+    _once(store, "aut_items", lambda: aut_items(aut_draw(cfg), _in_order(frame("aut_novelty"))))
     _once(store, "cambridge", lambda: cambridge(cfg))
-    bar.update()
-    _once(store, "macgyver_items", lambda: macgyver_items(cfg, judge_for))
-    bar.update()
+    _once(store, "macgyver_items", lambda: macgyver_items(macgyver_draw(cfg), frame("macgyver_novelty")))
     _once(store, "human_full", lambda: human_full(cfg))
-    bar.update()
-
-    sets = macgyver.human_solution_sets(min_solutions=3, problems=cfg.human_ref_problems, seed=cfg.seed)
-    solvers = 1 + len(cfg.tested)
-    done = _keep_whole(store, "human_reference", lambda r: r["problem_id"],
-                       {p: solvers for p in sets["problem_id"]})
-    models = {name: load_model(name) for name in cfg.tested}
-    for _, row in tqdm(list(sets.iterrows()), desc="validation · human reference", unit="problem", leave=False):
-        if row["problem_id"] not in done:
-            store.append("human_reference", human_reference_rows(cfg, row, models))
-            store.flush_calls()
-    if not store.path("human_reference").exists():
-        store.write("human_reference", [])
-    bar.update()
-    bar.close()
-    for m in (*models.values(), *(judge_model or [load_model(cfg.judge_model)])):
-        store.note_model(m)                  # the judge too when a resumed run needed no judge call
+    _once(store, "human_reference", lambda: got.get("human_reference", []))
+    for m in (*cfg.tested, cfg.judge_model):
+        store.note_model(load_model(m))
     log.info("validation run in %s", store.root)
     return contract.finish(store)
 
