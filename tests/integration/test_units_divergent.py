@@ -1,0 +1,84 @@
+"""Chapters 02 and 04 on units against the stand-in server (model and judge): the same records one unit at a
+time and 64 at once, requests really overlapping, and a request that fails for good failing only its unit."""
+import re
+
+import pytest
+
+from creval.core.io import read_jsonl
+from creval.core.ledger import LEDGER
+from creval.domains import get_domain
+from creval.models.standin import StandIn
+from creval.studies.divergent.config import DivergentConfig
+from creval.studies.divergent.run import records as divergent_records
+from creval.studies.units import UnitsFailed
+from creval.studies.validation.config import ValidationConfig
+from creval.studies.validation.run import records as validation_records
+
+pytestmark = pytest.mark.integration
+
+PROFILE = dict(domains=["macgyver"], limit=8, n_samples=3, max_steps=2, max_step_tokens=16, temperatures=[0.5, 1.0],
+               nli="minilm-cosine", nli_eval_pairs=2, aut_items=6, aut_objects=2, cambridge_items=0, macgyver_items=2,
+               human_full=False, human_ref_problems=2, human_ref_max_tokens=16, n_large=4, h2_limit=2, n_boot=20)
+UNITS = 8 + 1                          # divergent: 8 problems at T=1.0, 1 more in the sweep at T=0.5
+
+
+def _spec(tmp_path, server, concurrency, **extra):
+    """The stand-in's spec, always at one path (a run's identity names the model by it)."""
+    f = tmp_path / "standin.yaml"
+    f.write_text(server.spec_yaml("standin", concurrency, **extra))
+    return str(f)
+
+
+def _tables(recs, names):
+    return {t: [{k: v for k, v in r.items() if k != "seconds"} for r in recs.rows(t)] for t in names}
+
+
+def _run(tmp_path, monkeypatch, server, concurrency):
+    """Both studies on ``server`` in a fresh run root and call cache; their tables and the server's stats."""
+    monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / f"calls-{concurrency}.sqlite"))
+    params = {**PROFILE, "run_root": str(tmp_path / f"runs-{concurrency}"),
+              "model": _spec(tmp_path, server, concurrency), "judge_model": _spec(tmp_path, server, concurrency)}
+    server.reset()
+    div = divergent_records(DivergentConfig.from_params(params))
+    stats = server.stats
+    val = validation_records(ValidationConfig.from_params(params))
+    return (_tables(div, ("steps", "problems", "sweep", "nli_eval", "entailment")),
+            _tables(val, [t for t in val.tables if t != "data_sources"]), stats)
+
+
+def test_same_records_at_width_1_and_64_with_requests_overlapping(tmp_path, monkeypatch):
+    with StandIn(latency=0.05, capacity=64) as server:
+        div1, val1, _ = _run(tmp_path, monkeypatch, server, 1)
+        div64, val64, stats = _run(tmp_path, monkeypatch, server, 64)
+    assert len(div1["problems"]) == 8 and len(div1["sweep"]) == 2 and len(val1["solution_novelty"]) == 8
+    assert len({r["problem_id"] for r in val1["sample_size"]}) == 2 and len(val1["human_reference"]) == 4
+    assert div1 == div64 and val1 == val64
+    # requests overlap; less than the UNITS in flight on average: each unit's entailment clustering is local,
+    # computed one unit at a time under the local-compute lock, while its next request waits for it
+    assert stats["peak_in_flight"] >= UNITS and stats["mean_in_flight"] >= 2, stats
+
+
+def _marker(text):
+    """A stretch of plain words of ``text`` (found as is in the JSON of a request)."""
+    return max(re.findall(r"[A-Za-z ,]{20,}", text), key=len)[:40]
+
+
+def test_a_request_failing_for_good_fails_only_its_unit(tmp_path, monkeypatch, fresh_cache):
+    problems = get_domain("macgyver").load(limit=PROFILE["limit"], seed=42)
+    marker = _marker(problems[2].text)
+    assert sum(marker in p.text for p in problems) == 1
+    failed = f"standin/macgyver/n3-T1/{problems[2].problem_id}"
+    with StandIn(latency=0.05, capacity=64, fail=marker) as server:
+        spec = _spec(tmp_path, server, 64, max_retries=1, retry_backoff=0.01)
+        cfg = DivergentConfig.from_params({**PROFILE, "run_root": str(tmp_path / "runs"), "model": spec})
+        with pytest.raises(UnitsFailed, match=f"1 of {UNITS} units"):
+            divergent_records(cfg)
+    done = [r["unit"] for r in read_jsonl(cfg.run_dir / "units" / "solve.jsonl")]
+    assert len(done) == UNITS - 1 and failed not in done
+    assert [r["unit"] for r in read_jsonl(cfg.run_dir / "units" / "solve.failed.jsonl")] == [failed]
+    with StandIn(latency=0.05, capacity=64) as server:
+        _spec(tmp_path, server, 64)
+        with LEDGER.collect() as rerun:
+            recs = divergent_records(cfg)
+    assert {r.tags.get("unit") for r in rerun.made} - {None} == {failed}       # the others are not asked again
+    assert len(recs.problems) == 8 and failed.rsplit("/", 1)[1] in set(recs.problems["problem_id"])
