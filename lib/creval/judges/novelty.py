@@ -9,10 +9,10 @@ Every call goes through the model's call cache, so re-ranking the same items cos
 The paper inserted its judge into a bubble sort (n(n-1)/2 comparisons); here a merge sort needs at most
 ``n ceil(log2 n)`` comparisons, and the merges of one level of the sort advance together: each round asks
 the next comparison of every merge of the level in one batch (:func:`merge_sort_levels`), so a server
-answers a level in about as many rounds as its longest merge has comparisons. Ties (and any intransitive preferences) are resolved the same way every
-time: a tie never moves an item, so tied items keep their input order (the sort is stable). Callers that
-care should shuffle the input with a seed first (:func:`rank_by_novelty` does) so that ties do not
-inherit a meaningful order.
+answers a level in about as many rounds as its longest merge has comparisons. Ties (and any intransitive
+preferences) are resolved the same way every time: a tie never moves an item, so tied items keep their input
+order (the sort is stable). Callers that care should shuffle the input with a seed first
+(:func:`rank_by_novelty` does) so that ties do not inherit a meaningful order.
 """
 from __future__ import annotations
 

@@ -122,6 +122,7 @@ def run(cfg: DivergentConfig) -> Path:
     sweep = [u for t in cfg.temperatures
              for u in problem_units(cfg, cfg.model, cfg.sweep_domain, temperature=t, limit=cfg.sweep_limit)]
     done = solve_units(cfg, store.root, [u for _, us in main for u in us] + sweep)
+    store.flush_calls()
     for table in ("steps", "problems"):
         store.write(table, [{**r, "data_source": source} for source, us in main for u in us
                             for r in done[u.key][table]])

@@ -246,8 +246,8 @@ def call_units(cfg: ValidationConfig, problems: pd.DataFrame) -> list[units.Unit
 
 def call_work(cfg: ValidationConfig):
     """``work(unit) -> {table: rows}`` for :func:`call_units`: the judge's rankings (``solution_novelty``,
-    ``aut_novelty`` with each response's ``row`` in :func:`aut_draw`, ``macgyver_novelty``), the H.2 rerun's ``h2_steps``
-    and the ``human_reference`` rows."""
+    ``aut_novelty`` with each response's ``row`` in :func:`aut_draw`, ``macgyver_novelty``), the H.2 rerun's
+    ``h2_steps`` and the ``human_reference`` rows."""
     from creval.judges.registry import make_judge
     from creval.models.registry import load_model
     from creval.studies.divergent.run import solver
@@ -279,6 +279,7 @@ def _once(store: RunStore, table: str, build: Callable[[], pd.DataFrame | list[d
         return
     rows = build()
     store.write(table, _rows(rows) if isinstance(rows, pd.DataFrame) else rows)
+    store.flush_calls()
 
 
 def _in_order(df: pd.DataFrame) -> pd.DataFrame:
@@ -316,7 +317,10 @@ def run(cfg: ValidationConfig) -> Path:
     got = units.run_units(store.root, "calls", call_units(cfg, problems), call_work(cfg),
                           width=units.width(cfg.model, *cfg.models, cfg.judge_model, nli),
                           desc=f"validation · {cfg.run_id}")
-    frame = lambda table: pd.DataFrame(got.get(table, []))  # noqa: E731
+    store.flush_calls()
+
+    def frame(table: str) -> pd.DataFrame:
+        return pd.DataFrame(got.get(table, []))
 
     _once(store, "data_sources", data_source_rows)
     _once(store, "step_diversity", lambda: step_diversity(steps))
