@@ -25,7 +25,8 @@ def test_reads_jsonl_and_csv_rows_and_numbers_unnamed_pairs(tmp_path):
     ("a.csv", "solution\nS\n", "a.csv: pair 1 has no problem text or solution"),
     ("a.jsonl", "", "a.jsonl: contains no pairs"),
     ("a.txt", "P S\n", "a.txt: unsupported file type .txt"),
-    ("a.jsonl", '{"problem": "P"\n{"problem": "Q", "solution": "S"}\n', "a.jsonl: line 1 is not valid JSON")])
+    ("a.jsonl", '{"problem": "P"\n{"problem": "Q", "solution": "S"}\n', "a.jsonl: line 1 is not valid JSON"),
+    ("a.csv", "pair_id,problem,solution\nx,P,S\nx,Q,T\n", "a.csv: pair x appears twice")])
 def test_bad_files_give_one_error_naming_the_file(tmp_path, name, text, message):
     f = tmp_path / name
     f.write_text(text)

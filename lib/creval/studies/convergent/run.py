@@ -83,6 +83,11 @@ def _judge(cfg: ConvergentConfig, name: str, model, folder: Path, **overrides):
     return make_judge(name, model, store_dir=folder / "fragments", **settings)
 
 
+def pair_labels(pairs: list[dict]) -> dict[str, dict]:
+    """``{pair_id: {criterion (lower case): label}}``."""
+    return {p["pair_id"]: {k.lower(): v for k, v in p["labels"].items()} for p in pairs}
+
+
 def _labelled(rows: list[dict], labels: dict[str, dict], **extra) -> list[dict]:
     """The verdict ``rows`` of labelled pairs, each with its human ``label`` (and ``extra`` columns)."""
     return [{**r, **extra, "label": labels[r["pair_id"]][r["criterion"].lower()]}
@@ -118,8 +123,7 @@ def _validate(judge, pair: dict, labels: dict) -> dict[str, list]:
     """One judge on one labelled pair: its ``human_verdicts`` (with labels) and ``transcripts`` rows."""
     from creval.judges.runner import judge_pair
     t = judge_pair(judge, pair, validation_criteria())
-    return {"human_verdicts": _labelled(t["verdicts"], labels),
-            "transcripts": [r for r in t["transcripts"] if r["pair_id"] in labels]}
+    return {"human_verdicts": _labelled(t["verdicts"], labels), "transcripts": t["transcripts"]}
 
 
 def validation_units(cfg: ConvergentConfig, model, pairs: list[dict]) -> list[units.Unit]:
@@ -153,11 +157,6 @@ def sweep_units(cfg: ConvergentConfig, model, pairs: list[dict]) -> list[units.U
     judges = {float(t): _judge(cfg, "retrieval", model, cfg.run_dir / "sweep" / f"T{float(t):g}", threshold=float(t))
               for t in cfg.confidence_thresholds}
     return [units.Unit(f"sweep/{p['pair_id']}", partial(_sweep, judges, p, labels)) for p in pairs]
-
-
-def pair_labels(pairs: list[dict]) -> dict[str, dict]:
-    """``{pair_id: {criterion (lower case): label}}``."""
-    return {p["pair_id"]: {k.lower(): v for k, v in p["labels"].items()} for p in pairs}
 
 
 def sweep_tables(cfg: ConvergentConfig, rows: list[dict], usage: list[dict], pairs: int) -> tuple[list, list]:
