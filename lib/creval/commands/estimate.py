@@ -31,12 +31,11 @@ def study_rows(est, speeds) -> dict:
     from creval.studies.estimate import ZERO, cost, wall
     by: dict[tuple, dict] = {}
     for p in est.parts:
-        row = by.setdefault((p.role, p.model), {"calls": ZERO, "requests": ZERO, "prompt": ZERO, "completion": ZERO,
-                                                "cost": ZERO})
-        for k in ("calls", "requests", "prompt", "completion"):
+        row = by.setdefault((p.role, p.model), {"calls": ZERO, "prompt": ZERO, "completion": ZERO, "cost": ZERO})
+        for k in ("calls", "prompt", "completion"):
             row[k] = row[k] + getattr(p, k)
         row["cost"] = row["cost"] + cost(p)
-    total = {k: sum((r[k] for r in by.values()), ZERO) for k in ("calls", "requests", "prompt", "completion", "cost")}
+    total = {k: sum((r[k] for r in by.values()), ZERO) for k in ("calls", "prompt", "completion", "cost")}
     return {"study": est.study, "units": est.units, "by": by, "total": total, "wall": wall(est, speeds),
             "notes": est.notes}
 
@@ -64,7 +63,7 @@ def cmd_estimate(args) -> int:
     models = sorted({p.model for e in ests for p in e.parts})
     speeds = {m: speed(m, args.latency, args.tokens_per_s, args.in_flight) for m in models}
     rows = [study_rows(e, speeds) for e in ests]
-    total = {k: sum((r["total"][k] for r in rows), ZERO) for k in ("calls", "requests", "prompt", "completion", "cost")}
+    total = {k: sum((r["total"][k] for r in rows), ZERO) for k in ("calls", "prompt", "completion", "cost")}
     walls = [r["wall"] for r in rows]
     total_wall = None if any(w is None for w in walls) else sum(walls, ZERO)
     if args.json:
@@ -80,12 +79,12 @@ def cmd_estimate(args) -> int:
     for r in rows:
         print(f"\n{r['study']}: {r['units']:,} units, wall {_hours(r['wall'])}")
         for (role, m), v in r["by"].items():
-            print(f"  {role:5s} {m}: {_fmt(v['calls'])} calls ({_fmt(v['requests'])} requests), "
+            print(f"  {role:5s} {m}: {_fmt(v['calls'])} calls, "
                   f"{_fmt(v['prompt'])} prompt + {_fmt(v['completion'])} completion tokens, {_fmt(v['cost'], money=True)}")
         for n in r["notes"]:
             print(f"  note: {n}")
-    print(f"\ntotal: {sum(r['units'] for r in rows):,} units, {_fmt(total['calls'])} calls "
-          f"({_fmt(total['requests'])} requests), {_fmt(total['prompt'])} prompt + {_fmt(total['completion'])} "
+    print(f"\ntotal: {sum(r['units'] for r in rows):,} units, {_fmt(total['calls'])} calls, "
+          f"{_fmt(total['prompt'])} prompt + {_fmt(total['completion'])} "
           f"completion tokens, {_fmt(total['cost'], money=True)}, wall {_hours(total_wall)}")
     return 0
 
@@ -93,7 +92,7 @@ def cmd_estimate(args) -> int:
 def register(sub) -> None:
     p = sub.add_parser("estimate", help="units, calls, tokens, cost and wall time of a run, before any call",
                        description="Estimate what running the studies costs, before any call: per study and model "
-                                   "role the units, calls and requests, prompt and completion tokens, cost from the "
+                                   "role the units, calls (requests), prompt and completion tokens, cost from the "
                                    "model specs' prices and wall time at an endpoint's speed; ranges where a chain's "
                                    "length depends on the model. See docs/estimate.md.")
     p.add_argument("studies", nargs="*", metavar="STUDY", choices=[[], *STUDIES],

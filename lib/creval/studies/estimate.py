@@ -6,9 +6,9 @@ returns an :class:`Estimate`: the study's phases (run one after another), each w
 the longest chain of requests inside one unit (``depth``) and its calls (:class:`Part`, one per model and kind
 of call). What the counts mean:
 
-- **calls** are what the ledger counts (:mod:`creval.core.ledger`): one record per sample index, chat turn,
-  scored choice or log-likelihood; **requests** are what a server receives (``n`` samples of one prompt are one
-  request). Calls served by the call cache within the run (the same prompt asked twice) are left out.
+- **calls** are what the ledger counts (:mod:`creval.core.ledger`) and what a server receives: one request per
+  sample index, chat turn, scored choice or log-likelihood. Calls the call cache serves within the run (the
+  same prompt asked again) are left out, except where two units may ask it at the same moment (upper bound).
 - a **range** ``lo..hi`` where a chain's length depends on the model: the step budget and STOP votes of step-wise
   generation, format re-asks, the log-prob fallback of a verdict, a discussion's early exit, merge-sort
   comparisons, a list that comes back short.
@@ -66,8 +66,7 @@ class Part:
     role: str              # model (under test) | judge
     model: str
     what: str
-    calls: Range
-    requests: Range
+    calls: Range           # one request each
     prompt: Range          # tokens, all calls together
     completion: Range
 
@@ -97,14 +96,13 @@ class Estimate:
         return sum(ph.units for ph in self.phases)
 
 
-def calls(role: str, model: str, what: str, n, prompt_each, max_tokens: int, *, per_request: int = 1,
+def calls(role: str, model: str, what: str, n, prompt_each, max_tokens: int, *,
           completion: Range | None = None) -> Part:
     """``n`` calls (a number or a Range) of about ``prompt_each`` prompt tokens and at most ``max_tokens``
-    reply tokens each (``completion``: per call, when it is not that); ``per_request`` calls share a request."""
+    reply tokens each (``completion``: per call, when it is not that)."""
     n = Range.of(n)
     each = completion if completion is not None else Range(TYPICAL * max_tokens, max_tokens)
-    return Part(role, model, what, n, Range(math.ceil(n.lo / per_request), math.ceil(n.hi / per_request)),
-                n * Range.of(prompt_each), n * each)
+    return Part(role, model, what, n, n * Range.of(prompt_each), n * each)
 
 
 def choices(role: str, model: str, what: str, n, prompt_each) -> Part:
@@ -201,14 +199,16 @@ def merge_comparisons(n: int) -> tuple[Range, Range]:
     return ca + cb + here, depth
 
 
-def novelty_part(model: str, what: str, group_sizes, prompt_each: float) -> tuple[Part, Range, int]:
-    """Novelty rankings of groups of the given sizes: each comparison asks both orders (two scored choices).
-    Returns the part, the depth of the deepest group and the number of groups."""
+def novelty_phase(name: str, model: str, group_sizes, prompt_each: float) -> Phase:
+    """Novelty rankings of groups of the given sizes, one unit each: each comparison asks both orders (two
+    scored choices), and the comparisons of one level of a group's sort go out together."""
     n, depth = ZERO, ZERO
     for g in group_sizes:
         c, d = merge_comparisons(g)
         n, depth = n + c * 2, Range(max(depth.lo, d.lo), max(depth.hi, d.hi))
-    return choices("judge", model, what, n, prompt_each), depth, len([g for g in group_sizes if g > 1])
+    return Phase(name, len([g for g in group_sizes if g > 1]), depth,
+                 (choices("judge", model, f"novelty comparisons ({name})", n, prompt_each),),
+                 breadth=max(group_sizes, default=1))
 
 
 # -- the studies -----------------------------------------------------------------------------------------
@@ -218,9 +218,8 @@ def apparatus(cfg) -> Estimate:
     dom = get_domain("macgyver")
     p = problems("macgyver", 1, cfg.data_seed)[0]
     part = calls("model", cfg.model, "first-step samples", cfg.apparatus_samples,
-                 msg_toks(step_messages(dom, p, [], max_steps=5)), cfg.apparatus_max_tokens,
-                 per_request=cfg.apparatus_samples)
-    return Estimate("apparatus", [Phase("samples", 1, Range(1, 1), (part,))])
+                 msg_toks(step_messages(dom, p, [], max_steps=5)), cfg.apparatus_max_tokens)
+    return Estimate("apparatus", [Phase("samples", 1, Range(1, 1), (part,), breadth=cfg.apparatus_samples)])
 
 
 def _step_prompts(domain: str, cfg, few: int = 3) -> list[float]:
@@ -240,18 +239,18 @@ def _first_prompt(domain: str, cfg, few: int = 3) -> float:
                 for p in ps)
 
 
-def solve_parts(cfg, model: str, domain: str, units: int, firsts: int, n: int, what: str,
+def solve_parts(cfg, model: str, domain: str, units: int, firsts, n: int, what: str,
                 cached_samples: int = 0) -> list[Part]:
     """Step-wise generation of ``units`` problems (paper section 5): one budget answer per new problem
-    (``firsts``), then 1..max_steps steps of ``n`` samples (one request); ``cached_samples`` of each step's
-    samples may come from the cache (a rerun at a larger n)."""
+    (``firsts``, a number or a Range), then 1..max_steps steps of ``n`` samples; ``cached_samples`` of each
+    step's samples may come from the cache (a rerun at a larger n)."""
     steps = _step_prompts(domain, cfg)
     first_max = cfg.max_steps * cfg.max_step_tokens + 32
     per_step = Range(n - cached_samples, n)
     sample_n = Range(units, units * cfg.max_steps) * per_step
     prompt = Range(units * steps[0], units * sum(steps)) * per_step
     return [calls("model", model, f"{what}: budget answers", firsts, _first_prompt(domain, cfg), first_max),
-            Part("model", model, f"{what}: step samples", sample_n, Range(units, units * cfg.max_steps), prompt,
+            Part("model", model, f"{what}: step samples", sample_n, prompt,
                  sample_n * Range(TYPICAL * cfg.max_step_tokens, cfg.max_step_tokens))]
 
 
@@ -266,12 +265,13 @@ def divergent(cfg) -> Estimate:
             parts += solve_parts(cfg, m, d, k, k, cfg.n_samples, f"{d}")
     sweep_k = len(problems(cfg.sweep_domain, cfg.sweep_limit, cfg.data_seed))
     main_k = len(problems(cfg.sweep_domain, cfg.limit, cfg.data_seed)) if cfg.sweep_domain in cfg.domains else 0
-    firsts = max(0, sweep_k - main_k)       # the budget answer is at temperature 0: asked once a problem
+    firsts = max(0, sweep_k - main_k)       # the budget answer is at temperature 0: asked once a problem ...
     for t in cfg.temperatures:
         new = max(0, sweep_k - main_k) if float(t) == float(cfg.temperature) else sweep_k   # else solved once
-        if new:
+        if new:                             # ... unless two units ask it at the same moment
             units += new
-            parts += solve_parts(cfg, cfg.model, cfg.sweep_domain, new, firsts, cfg.n_samples, f"sweep T={t:g}")
+            parts += solve_parts(cfg, cfg.model, cfg.sweep_domain, new, Range(firsts, new), cfg.n_samples,
+                                 f"sweep T={t:g}")
             firsts = 0
     if cfg.nli.startswith("llm:"):
         per_step = Range(2 * (cfg.n_samples - 1), cfg.n_samples * (cfg.n_samples - 1))
@@ -280,7 +280,7 @@ def divergent(cfg) -> Estimate:
         notes.append("LLM entailment: 2(n-1) to n(n-1) directed pairs a step")
     else:
         notes.append(f"entailment ({cfg.nli}) runs locally: no model call")
-    phases.append(Phase("solve", units, Range(2, 1 + cfg.max_steps), tuple(parts)))
+    phases.append(Phase("solve", units, Range(2, 1 + cfg.max_steps), tuple(parts), breadth=cfg.n_samples))
     phases.append(_nli_eval(cfg))
     return Estimate("divergent", phases, notes)
 
@@ -359,7 +359,7 @@ def judge_phase(cfg, phase: str, judge: str, pairs: int, crits: list, problem: s
     fb = 1 if cfg.judge_verdict_via == "text+logprobs" else 0
     n, pt, ct, depth = judge_chain(cfg, judge, problem, solution, crits, fb)
     lo = Range(min_share, 1.0)
-    part = Part("judge", cfg.judge_model, what, n * pairs * lo, n * pairs * lo, pt * pairs * lo, ct * pairs * lo)
+    part = Part("judge", cfg.judge_model, what, n * pairs * lo, pt * pairs * lo, ct * pairs * lo)
     return Phase(phase, pairs, depth, (part,), breadth=3 if judge in ("retrieval", "chateval") else len(crits))
 
 
@@ -397,26 +397,22 @@ def validation(cfg) -> Estimate:
     from creval.judges.novelty import DEFINITIONS, judge_messages
     problem, solution = typical_pair()
     cmp_prompt = msg_toks(judge_messages((problem, solution), (problem, solution), DEFINITIONS["macgyver"]))
-    phases = []
     groups = [len(problems(d, cfg.limit, cfg.data_seed)) for m in cfg.tested for d in cfg.domains]
-    part, depth, units = novelty_part(cfg.judge_model, "novelty of chapter 02's solutions", groups, cmp_prompt)
-    phases.append(Phase("solution novelty", units, depth, (part,)))
     sizes, text = aut_human_sizes(cfg.aut_items, cfg.aut_objects, cfg.cambridge_items, cfg.data_seed)
     aut_prompt = msg_toks(judge_messages(("Uses for a brick", text), ("Uses for a brick", text), DEFINITIONS["aut"]))
-    part, depth, units = novelty_part(cfg.judge_model, "novelty of human-rated AUT responses",
-                                      [c for d, _, c in sizes if d == "ocsai1"], aut_prompt)
-    phases.append(Phase("AUT novelty", units, depth, (part,)))
-    part, depth, units = novelty_part(cfg.judge_model, "novelty of labelled MacGyver solutions",
-                                      [2 * cfg.macgyver_items], cmp_prompt)
-    phases.append(Phase("MacGyver novelty", units, depth, (part,)))
+    phases = [novelty_phase("chapter 02's solutions", cfg.judge_model, groups, cmp_prompt),
+              novelty_phase("human-rated AUT responses", cfg.judge_model, [c for d, _, c in sizes if d == "ocsai1"],
+                            aut_prompt),
+              novelty_phase("labelled MacGyver solutions", cfg.judge_model, [2 * cfg.macgyver_items], cmp_prompt)]
     crowd = _crowd_sizes(cfg.human_ref_problems, cfg.seed)
     ref = tuple(calls("model", m, "whole solutions beside the crowd's", sum(crowd), toks(problem) + 60,
-                      cfg.human_ref_max_tokens, per_request=max(1, round(mean(crowd) or 1))) for m in cfg.tested)
-    phases.append(Phase("human reference", len(crowd) * len(cfg.tested), Range(1, 1), ref))
+                      cfg.human_ref_max_tokens) for m in cfg.tested)
+    phases.append(Phase("human reference", len(crowd) * len(cfg.tested), Range(1, 1), ref,
+                        breadth=max(crowd, default=1)))
     d = cfg.domains[0]
     k = len(problems(d, min(cfg.h2_limit, cfg.limit), cfg.data_seed))
     h2 = solve_parts(cfg, cfg.model, d, k, 0, cfg.n_large, "H.2 rerun", cached_samples=min(cfg.n_samples, cfg.n_large))
-    phases.append(Phase("H.2 rerun", k, Range(1, cfg.max_steps), tuple(h2)))
+    phases.append(Phase("H.2 rerun", k, Range(1, cfg.max_steps), tuple(h2), breadth=cfg.n_large))
     return Estimate("validation", phases, ["H.2: the budget answer and the first n_samples samples of a step "
                                            "may come from chapter 02's cache (lower bound)"])
 
@@ -446,7 +442,7 @@ def neocoder(cfg) -> Estimate:
     else:                                       # fresh: each stored state up to R in its own conversation
         n = sum(len([t for t in p.states if t <= R]) for p in ok)
         prompt = Range.of(sum(system + toks(p.statement) + 4 for p in ok for t in p.states if t <= R))
-    live = tuple(Part("model", m, "denial rounds", Range(n, n), Range(n, n), prompt, reply * n) for m in cfg.tested)
+    live = tuple(Part("model", m, "denial rounds", Range(n, n), prompt, reply * n) for m in cfg.tested)
     detect: tuple = ()
     if cfg.neocoder_detector != "static":
         from creval.judges.techniques import PROMPT
@@ -519,8 +515,7 @@ def rethinking(cfg) -> Estimate:
     jparts.append(choices("judge", jm, "prompt twist", twist, toks(problem) + toks(solution) + 30))
     k = min(cfg.rethink_rerun_items, sum(counts["ps"]))
     base = msg_toks(_analyse_messages("ps", solution, problem))
-    jparts.append(calls("judge", jm, "sampled analyses (reruns)", k * cfg.rethink_reruns, base, rt,
-                        per_request=cfg.rethink_reruns))
+    jparts.append(calls("judge", jm, "sampled analyses (reruns)", k * cfg.rethink_reruns, base, rt))
     jparts.append(calls("judge", jm, "rerun scores", Range(k * cfg.rethink_reruns * 3, k * cfg.rethink_reruns * 9),
                         base + rt * TYPICAL + 60, 24))
     phases.append(Phase("rubric judge", units + 2, Range(2, 2 + reask), tuple(jparts),
@@ -544,7 +539,7 @@ def aut(cfg) -> Estimate:
     for g in cfg.generators:
         k = O * Range(3 + F, (3 + F) * (1 + r))
         p = O * (Range(sum(single), sum(single)) + chain_prompt) * Range(1, 1 + r)
-        gen.append(Part("model", g, "uses (common, creative, forceful chain)", k, k, p, k * reply))
+        gen.append(Part("model", g, "uses (common, creative, forceful chain)", k, p, k * reply))
     phases = [Phase("generate", O * len(cfg.generators) * 3, Range(F + 1, (F + 1) * (1 + r)), tuple(gen))]
     G = len(cfg.generators)
     items = G * 3 * n                                         # uses of one object (full lists)
@@ -561,8 +556,8 @@ def aut(cfg) -> Estimate:
         k = sum(orders[m] for m in cfg.aut_methods) * len(lists) * O
         prompt = sum(orders[m] * msg_toks(list_messages(m, obj, [use] * L)) for m in cfg.aut_methods for L in lists) * O
         out = sum(orders[m] * (12 + L * (7 if m == "score" else 5)) for m in cfg.aut_methods for L in lists) * O
-        judge_parts.append(Part(role, j, "list judgments", Range(k, k * (1 + r)), Range(k, k * (1 + r)),
-                                Range(prompt, prompt * (1 + r)), Range(TYPICAL * out, out * (1 + r))))
+        judge_parts.append(Part(role, j, "list judgments", Range(k, k * (1 + r)), Range(prompt, prompt * (1 + r)),
+                                Range(TYPICAL * out, out * (1 + r))))
         units += k
         if "score" in cfg.aut_methods and cfg.aut_verdict_via == "text+logprobs":
             judge_parts.append(choices(role, j, "pointwise fallback", Range(0, O * sum(lists)),
@@ -580,8 +575,8 @@ def aut(cfg) -> Estimate:
         k = 3 * len(chunks)
         prompt = sum(msg_toks(list_messages("score", "brick", [text] * c)) for c in chunks) * 3
         out = sum(2 * (12 + c * 5) + 12 + c * 7 for c in chunks)
-        human.append(Part(role, j, "lists of human responses", Range(k, k * (1 + r)), Range(k, k * (1 + r)),
-                          Range(prompt, prompt * (1 + r)), Range(TYPICAL * out, out * (1 + r))))
+        human.append(Part(role, j, "lists of human responses", Range(k, k * (1 + r)), Range(prompt, prompt * (1 + r)),
+                          Range(TYPICAL * out, out * (1 + r))))
         if cfg.aut_verdict_via == "text+logprobs":
             human.append(choices(role, j, "pointwise fallback (human lists)", Range(0, sum(chunks)),
                                  msg_toks(pointwise_messages("brick", text))))
@@ -654,12 +649,12 @@ def phase_wall(phase: Phase, speeds: dict[str, Speed | None]) -> Range | None:
     for end in ("lo", "hi"):
         work, per, reqs = 0.0, [], 0.0
         for p in phase.parts:
-            n = max(getattr(p.requests, end), 1e-9)
+            n = max(getattr(p.calls, end), 1e-9)
             t = speeds[p.model].request_seconds(getattr(p.prompt, end) / n, getattr(p.completion, end) / n)
             slots = min(speeds[p.model].in_flight, max(1, phase.units * phase.breadth))
-            work += getattr(p.requests, end) * t / slots
+            work += getattr(p.calls, end) * t / slots
             per.append(t)
-            reqs += getattr(p.requests, end)
+            reqs += getattr(p.calls, end)
         bounds.append(max(work, getattr(phase.depth, end) * max(per)) if reqs else 0.0)
     return Range(*bounds)
 
