@@ -193,10 +193,10 @@ class Cgroup:
         self.dirs, self.version = dirs, version
 
     @staticmethod
-    def create(memory_bytes: int, pids: int) -> "Cgroup | None":
+    def create(memory_bytes: int, pids: int, prefix: str = "creval-sbx") -> "Cgroup | None":
         if os.environ.get("CREVAL_SANDBOX_CGROUP", "1") == "0":
             return None
-        name = f"creval-sbx-{os.getpid()}-{next(_COUNTER)}"
+        name = f"{prefix}-{os.getpid()}-{next(_COUNTER)}"
         v2 = _own_cgroup(None)
         try:
             if v2 is not None and "memory" in (v2 / "cgroup.controllers").read_text().split():
@@ -676,19 +676,41 @@ def _slot_cgroup(slot: int, memory_bytes: int, pids: int) -> "Cgroup | None":
     """The worker slot's cgroup for these limits: made once and kept (everything in it is killed after each
     run; OOM kills are counted per run as a difference), made again when the limits change; removed at exit."""
     key = (memory_bytes, pids, os.environ.get("CREVAL_SANDBOX_CGROUP", "1"))
-    have = _SLOT_CGROUPS.get(slot)
-    if have is not None and have[0] == key:
-        return have[1]
-    if have is not None:
-        have[1].remove()
-        del _SLOT_CGROUPS[slot]
-    cg = Cgroup.create(memory_bytes, pids)
-    if cg is not None:
-        if not _SLOT_CGROUPS:
-            import atexit
-            atexit.register(_remove_slot_cgroups)
-        _SLOT_CGROUPS[slot] = (key, cg)
-    return cg
+    with _SLOT_LOCK:
+        have = _SLOT_CGROUPS.get(slot)
+        if have is not None and have[0] == key and all(d.is_dir() for d in have[1].dirs.values()):
+            return have[1]
+        if have is not None:
+            have[1].remove()
+            del _SLOT_CGROUPS[slot]
+        if not _SLOT_CGROUPS_SWEPT:
+            _sweep_stale_slot_cgroups()
+            _SLOT_CGROUPS_SWEPT.append(True)
+        cg = Cgroup.create(memory_bytes, pids, prefix=SLOT_CGROUP_PREFIX)
+        if cg is not None:
+            if not _SLOT_CGROUPS:
+                import atexit
+                atexit.register(_remove_slot_cgroups)
+            _SLOT_CGROUPS[slot] = (key, cg)
+        return cg
+
+
+SLOT_CGROUP_PREFIX = "creval-slot"
+_SLOT_CGROUPS_SWEPT: list = []
+
+
+def _sweep_stale_slot_cgroups() -> None:
+    """Remove the slot cgroups of host processes that are gone (killed before their exit handler ran)."""
+    for base in (_own_cgroup(None), _own_cgroup("memory"), _own_cgroup("pids")):
+        if base is None or not base.is_dir():
+            continue
+        for d in base.glob(f"{SLOT_CGROUP_PREFIX}-*"):
+            try:
+                pid = int(d.name.split("-")[2])
+            except (IndexError, ValueError):
+                continue
+            if pid != os.getpid() and not Path(f"/proc/{pid}").exists():
+                Cgroup({"x": d}, 1).remove()
 
 
 def _remove_slot_cgroups() -> None:
