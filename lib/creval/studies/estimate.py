@@ -44,8 +44,11 @@ class Range:
     lo: float
     hi: float
 
-    def __add__(self, o: "Range") -> "Range":
+    def __add__(self, o) -> "Range":
+        o = Range.of(o)
         return Range(self.lo + o.lo, self.hi + o.hi)
+
+    __radd__ = __add__
 
     def __mul__(self, k) -> "Range":
         return Range(self.lo * k.lo, self.hi * k.hi) if isinstance(k, Range) else Range(self.lo * k, self.hi * k)
@@ -404,9 +407,10 @@ def validation(cfg) -> Estimate:
               novelty_phase("human-rated AUT responses", cfg.judge_model, [c for d, _, c in sizes if d == "ocsai1"],
                             aut_prompt),
               novelty_phase("labelled MacGyver solutions", cfg.judge_model, [2 * cfg.macgyver_items], cmp_prompt)]
-    crowd = _crowd_sizes(cfg.human_ref_problems, cfg.seed)
-    ref = tuple(calls("model", m, "whole solutions beside the crowd's", sum(crowd), toks(problem) + 60,
-                      cfg.human_ref_max_tokens) for m in cfg.tested)
+    crowd = [min(c, cfg.n_samples) for c in _crowd_sizes(cfg.human_ref_problems, cfg.seed)]
+    ask = toks(f"{problem}\nGive a short step-by-step solution.") + 4
+    ref = tuple(calls("model", m, "whole solutions beside the crowd's", sum(crowd), ask, cfg.human_ref_max_tokens)
+                for m in cfg.tested)
     phases.append(Phase("human reference", len(crowd) * len(cfg.tested), Range(1, 1), ref,
                         breadth=max(crowd, default=1)))
     d = cfg.domains[0]
@@ -419,7 +423,8 @@ def validation(cfg) -> Estimate:
 
 @lru_cache(maxsize=None)
 def _crowd_sizes(n: int, seed: int) -> tuple[int, ...]:
-    """Crowd solutions of each MacGyver problem of the human reference (as many are sampled per model)."""
+    """Crowd solutions of each MacGyver problem of the human reference (as many, up to n_samples, are sampled
+    from each model)."""
     from creval.datasets import macgyver
     sets = macgyver.human_solution_sets(min_solutions=3, problems=n, seed=seed)
     return tuple(len(s) for s in sets["solutions"])
@@ -445,14 +450,10 @@ def neocoder(cfg) -> Estimate:
     live = tuple(Part("model", m, "denial rounds", Range(n, n), prompt, reply * n) for m in cfg.tested)
     detect: tuple = ()
     if cfg.neocoder_detector != "static":
-        from creval.judges.techniques import PROMPT
-        codes = sum(len(p.rounds) for p in ps[:cfg.neocoder_problems or None])
-        each = toks(PROMPT.read_text()) + 34 * 4 + mt
-        detect = (calls("judge", cfg.judge_model, "technique detection (stored codes)", Range(codes, 3 * codes),
-                        each, 96),
-                  calls("judge", cfg.judge_model, "technique detection (live codes)",
-                        Range(n * len(cfg.tested), 3 * n * len(cfg.tested)), each, 96))
-        notes.append("LLM detector: 1 to 3 calls a code (2 re-asks)")
+        stored = [toks(rd.code) for p in ps[:cfg.neocoder_problems or None] for rd in p.rounds]
+        detect = (detection(cfg, len(stored), mean(stored), "technique detection (stored codes)"),
+                  detection(cfg, n * len(cfg.tested), TYPICAL * mt, "technique detection (live codes)"))
+        notes.append("LLM technique detector: 1 to 3 calls a code (2 re-asks)")
     else:
         notes.append("static technique detector: no model call for the stored rounds")
     per_round = Range(2, 4) if detect else Range(1, 1)
@@ -462,6 +463,20 @@ def neocoder(cfg) -> Estimate:
                                Range(1, 3), detect[:1], breadth=20 * 6))
     notes.append(f"{len(ok)} live problems (verifiable, multi-test, with human solutions)")
     return Estimate("neocoder", phases, notes)
+
+
+def detection(cfg, codes: int, code_tokens: float, what: str) -> Part:
+    """The LLM technique detector on ``codes`` programs of about ``code_tokens``: the system prompt with the
+    vocabulary and the code; each of at most 2 re-asks adds the reply and a reminder to the thread."""
+    from creval.judges.techniques import LLMDetector, PROMPT, REASK
+    from creval.measures.techniques import VOCABULARY
+    d = LLMDetector(None)
+    base = msg_toks([{"role": "system", "content": PROMPT.read_text().replace("{techniques}", "\n".join(
+        f"- {t}" for t in VOCABULARY))}, {"role": "user", "content": ""}]) + code_tokens
+    grow = d.max_tokens + toks(REASK.read_text()) + 8
+    prompt = Range(codes * base, codes * sum(base + a * grow for a in range(d.retries + 1)))
+    return Part("judge", cfg.judge_model, what, Range(codes, codes * (1 + d.retries)), prompt,
+                Range(codes * TYPICAL * d.max_tokens, codes * (1 + d.retries) * d.max_tokens))
 
 
 RETHINK_ALL = {"ps": (573, 230), "solver": 310, "ttcw": 36, "aut": 1201}   # sizes of the real data (0 = all)
@@ -476,10 +491,28 @@ def _rethink_counts(cfg) -> dict[str, list[int]]:
             "aut": [math.ceil(aut_n / 2), aut_n // 2], "msrp": [2 * cfg.rethink_paraphrase_pairs] * 2}
 
 
+def rubric_parts(model: str, what: str, n: int, domain: str, text: str, problem: str, analysis_tokens: int,
+                 reasks: int = 2) -> list[Part]:
+    """The rubric judge (App. G) on ``n`` texts, server path: one analysis each, then every aspect scored in
+    its own turn (24 tokens), each re-ask adding the reply and a reminder to that turn's thread."""
+    from creval.judges.base import render
+    from creval.judges.rubric import ASPECTS, _analyse_messages
+    base = msg_toks(_analyse_messages(domain, text, problem))
+    asks = [toks(render("rubric_score", aspect=a, anchors=anch, values=", ".join(map(str, vals)))) + 4
+            for a, vals, anch in ASPECTS[domain]]
+    analysis = Range(TYPICAL * analysis_tokens, analysis_tokens)
+    k, grow = n * len(asks), 24 + 20
+    prompt = (analysis + base) * k + Range(n * sum(asks), n * sum(asks) * (1 + reasks)) \
+        + Range(0, k * grow * reasks * (reasks + 1) / 2) + Range(0, (analysis.hi + base) * k * reasks)
+    return [calls("judge", model, f"{what}: analyses", n, base, analysis_tokens),
+            Part("judge", model, f"{what}: scores", Range(k, k * (1 + reasks)), prompt,
+                 Range(k * TYPICAL * 24, k * (1 + reasks) * 24))]
+
+
 def rethinking(cfg) -> Estimate:
     """Lu et al. 2025 (Rethinking creativity evaluation): perplexity of every text set under every model under
     test, the rubric judge (App. G) on picked texts, its prompt twist and sampled reruns."""
-    from creval.judges.rubric import ASPECTS, _analyse_messages
+    from creval.judges.base import render
     from creval.studies.rethinking.run import PPL_CHUNK, WITH_CONTEXT
     problem, solution = typical_pair()
     counts = _rethink_counts(cfg)
@@ -503,21 +536,14 @@ def rethinking(cfg) -> Estimate:
               "ttcw": (min(cfg.rethink_ttcw_judge_stories, counts["ttcw"][0]), "cw", story)}
     jparts, units = [], 0
     for s, (n, dom, text) in judged.items():
-        if not n:
-            continue
-        units += 1
-        base = msg_toks(_analyse_messages(dom, text, problem))
-        a = len(ASPECTS[dom])
-        jparts.append(calls("judge", jm, f"rubric analyses ({s})", n, base, rt))
-        score = base + rt * TYPICAL + 60
-        jparts.append(calls("judge", jm, f"rubric scores ({s})", Range(n * a, n * a * (1 + reask)), score, 24))
+        if n:
+            units += 1
+            jparts += rubric_parts(jm, f"rubric ({s})", n, dom, text, problem, rt)
     twist = 2 * min(cfg.rethink_twist_items, sum(counts["ps"]))
-    jparts.append(choices("judge", jm, "prompt twist", twist, toks(problem) + toks(solution) + 30))
+    jparts.append(choices("judge", jm, "prompt twist", twist, msg_toks([{"role": "user", "content": render(
+        "rubric_twist", problem=problem, text=solution, polarity="unconventional")}])))
     k = min(cfg.rethink_rerun_items, sum(counts["ps"]))
-    base = msg_toks(_analyse_messages("ps", solution, problem))
-    jparts.append(calls("judge", jm, "sampled analyses (reruns)", k * cfg.rethink_reruns, base, rt))
-    jparts.append(calls("judge", jm, "rerun scores", Range(k * cfg.rethink_reruns * 3, k * cfg.rethink_reruns * 9),
-                        base + rt * TYPICAL + 60, 24))
+    jparts += rubric_parts(jm, "rubric reruns", k * cfg.rethink_reruns, "ps", solution, problem, rt)
     phases.append(Phase("rubric judge", units + 2, Range(2, 2 + reask), tuple(jparts),
                         breadth=max(n for n, _, _ in judged.values()) * 4 or 1))
     return Estimate("rethinking", phases, [f"text sets at the real data's sizes when a key says all: {RETHINK_ALL}"])
