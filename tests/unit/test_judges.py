@@ -169,6 +169,35 @@ def test_chateval_batches_each_turn_over_the_criteria_with_the_same_judgements()
     assert [v.to_dict(with_transcript=True) for v in together] == [v.to_dict(with_transcript=True) for v in alone]
 
 
+def test_retrieval_discusses_the_criteria_together_each_as_if_alone():
+    """Each step is one batch over the criteria still discussing: feasibility's panel is sure after round 1,
+    effectiveness's is not and goes on alone; each judgement is the one the criterion gets judged alone."""
+    class ByCriterion(Panel):
+        def __init__(self):
+            super().__init__()
+            self.batches = []
+
+        def chat(self, reqs):
+            self.batches.append(len(reqs))
+            return super().chat(reqs)
+
+        def _reply(self, msgs):
+            text = "\n".join(m["content"] for m in msgs)
+            if "How sure are you" in text:
+                return "[[0.9]] ([YES])" if 'criterion "feasibility"' in text else "[[0.3]] ([NO])"
+            return super()._reply(msgs)
+    both = ByCriterion()
+    vs = RetrievalJudge(Model(both), confidence_via="text", threshold=0.5).judge(PROBLEM, SOLUTION, CRITS, "p6")
+    assert both.batches == [2, 2, 6, 6, 3, 3, 2]     # PA+SA, CA, round 1, certainties, round 2 (one panel), verdicts
+    assert [(v.rounds, v.early_exit) for v in vs] == [(1, True), (2, False)]
+    alone = [RetrievalJudge(Model(ByCriterion()), confidence_via="text", threshold=0.5).judge(
+        PROBLEM, SOLUTION, [c], "p6")[0] for c in CRITS]
+    assert [(v.value, v.rounds, v.extra["confidences"]) for v in vs] == \
+        [(v.value, v.rounds, v.extra["confidences"]) for v in alone]
+    shared, (a, b) = 4, [v.extra["fragments"] for v in alone]            # PA and SA write two points each
+    assert [v.extra["fragments"] for v in vs] == [a, a + b - shared]     # the pair's count as judged in turn
+
+
 def test_fragment_stores_in_threads_see_only_their_own_pairs():
     """In-memory stores share ChromaDB's one system: each names its collections apart; pairs judged in
     threads (one collection each, one lock) give a serial run's fragments."""

@@ -24,15 +24,22 @@ Three analysts, a = PA (problem), SA (solution), CA (criterion):
 
 The verdict's ``confidence`` (used for AUARC) is the mean certainty of the last round: the panel's own
 belief that it can decide correctly; ``None`` when no certainty parsed.
+
+The criteria of a pair are discussed together, each by its own :class:`Panel`: every step (CA's insights, a
+round's turns, the certainties, the verdicts) is one batch over the panels still discussing. A panel sees only
+its criterion's fragments and the shared ones, so each judgement is the one its criterion gets in turn (the
+``fragments`` count too: the pair's fragments once the criteria before it and itself were judged).
 """
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from creval.core.ledger import LEDGER
-from creval.judges.base import Judgement, Turn, clip_words, crit_def, crit_name, fill_tokens, render, split_evenly
+from creval.judges.base import (Judgement, Turn, clip_words, crit_def, crit_name, fill_tokens, records_for, render,
+                                 split_evenly)
 from creval.judges.parsing import ask_parsed, ask_verdict, parse_confidence, parse_stance
 from creval.judges.store import Fragment, FragmentStore
 
@@ -92,6 +99,23 @@ def split_discussion(text: str) -> tuple[list[str], list[tuple[str, str]]]:
     return frags, questions
 
 
+@dataclass
+class Panel:
+    """One criterion's discussion in progress: its turns, the questions routed to each analyst, the last
+    round's certainties and leanings, the rounds held, and the fragments it added."""
+    crit: object
+    turns: list = field(default_factory=list)
+    questions: dict = field(default_factory=lambda: {a: [] for a in ROLES})
+    conf: dict = field(default_factory=lambda: {a: None for a in ROLES})
+    stance: dict = field(default_factory=lambda: {a: None for a in ROLES})
+    mean_conf: float | None = None
+    rounds: int = 0
+    early: bool = False
+    done: bool = False
+    retries: int = 0
+    fragments: int = 0
+
+
 class RetrievalJudge:
     name = "retrieval"
 
@@ -136,6 +160,9 @@ class RetrievalJudge:
 
     # -- the judge ----------------------------------------------------------------------------
     def judge(self, problem: str, solution: str, criteria: Sequence, pair_id: str) -> list[Judgement]:
+        """Every criterion's discussion goes on together: each step (CA's insights, a round's turns, its
+        certainties, the verdicts) is one batch over the criteria still discussing; a criterion sees only its
+        own fragments and the shared ones, so its judgement is the one it would get alone."""
         info = render("info", problem=problem.strip(), solution=solution.strip())
         self.store.reset(pair_id)
         crit_list = "; ".join(f"{crit_name(c)} ({crit_def(c)})" for c in criteria)
@@ -145,141 +172,182 @@ class RetrievalJudge:
                                                             words=self.init_words)}] for a in ("PA", "SA")}
             out = self._chat_many_tagged([msgs["PA"], msgs["SA"]], ["PA", "SA"], self._max_tokens(self.init_words))
             comps = dict(zip(("PA", "SA"), out))
+        n_shared = 0
         for a, c in comps.items():
             frags = self._frags(pair_id, split_points(c.text, self.fragment_words), a, "init", 0, "*")
             self.store.add(pair_id, frags)
+            n_shared += len(frags)
             shared_turns.append(Turn(a, "init", 0, f"initial insights about the {'problem' if a == 'PA' else 'solution'}",
                                      c.text, c.input_tokens, c.output_tokens, retrieved_ids=[f.id for f in frags]).to_dict())
         shared_records = shared.records
         shares_in = split_evenly(sum(r.input_tokens for r in shared_records if r.kind == "chat"), len(criteria))
         shares_out = split_evenly(sum(r.output_tokens for r in shared_records if r.kind == "chat"), len(criteria))
-        verdicts = []
-        for ci, crit in enumerate(criteria):
-            with LEDGER.collect() as calls, LEDGER.tagged(judge=self.name, pair=pair_id, criterion=crit_name(crit)):
-                v = self._judge_one(info, problem, solution, crit, pair_id)
-            fill_tokens(v, calls.records)
+        panels = [Panel(crit) for crit in criteria]
+        with LEDGER.collect() as calls, LEDGER.tagged(judge=self.name, pair=pair_id):
+            self._insights(info, panels, pair_id)
+            for rnd in range(1, self.max_rounds + 1):
+                talking = [p for p in panels if not p.done]
+                if not talking:
+                    break
+                self._round(info, talking, rnd, pair_id)
+            verdicts = self._verdicts(info, panels, pair_id)
+        for ci, (p, v) in enumerate(zip(panels, verdicts)):
+            v.extra["fragments"] = n_shared + sum(q.fragments for q in panels[:ci + 1])   # as judged one by one
+            fill_tokens(v, records_for(calls.records, criterion=crit_name(p.crit)))
             v.input_tokens += shares_in[ci]
             v.output_tokens += shares_out[ci]
             v.calls += 0 if ci else len([r for r in shared_records if r.kind == "chat"])
             v.tokens_by["PA+SA/init (shared)"] = [shares_in[ci], shares_out[ci]]
             v.transcript = shared_turns + v.transcript
-            verdicts.append(v)
         return verdicts
 
-    def _judge_one(self, info, problem, solution, crit, pair_id) -> Judgement:
-        cname, cdef = crit_name(crit), crit_def(crit)
-        turns: list[dict] = []
-        retries = 0
-        # CA initial insights (per criterion)
-        with LEDGER.tagged(agent="CA", phase="init"):
-            c = self.model.chat([{"role": "user", "content": render("retrieval_init_CA", criterion=cname, definition=cdef,
-                                                                    info=info, words=self.init_words)}],
-                                max_tokens=self._max_tokens(self.init_words), seed=self.seed)
-        frags = self._frags(pair_id, split_points(c.text, self.fragment_words), "CA", "init", 0, cname)
+    def _add(self, pair_id, panel: "Panel", frags: list[Fragment]) -> None:
         self.store.add(pair_id, frags)
-        turns.append(Turn("CA", "init", 0, f"initial insights about {cname}", c.text, c.input_tokens, c.output_tokens,
-                          retrieved_ids=[f.id for f in frags]).to_dict())
-        questions: dict[str, list[str]] = {a: [] for a in ROLES}
-        conf: dict[str, float | None] = {a: None for a in ROLES}
-        stance: dict[str, bool | None] = {a: None for a in ROLES}
-        mean_conf, early, rnd = None, False, 0
-        for rnd in range(1, self.max_rounds + 1):
-            # discussion: three independent turns over the state before this round -> one batch
-            got, convs = {}, []
-            for a in ROLES:
-                got[a] = self._get(pair_id, a, crit, self.k, rnd - 1, questions[a])
-                qtext = "\n".join(f"- {q}" for q in questions[a]) or "- none"
-                convs.append([{"role": "user", "content": render(
-                    "retrieval_discuss", role=ROLES[a], criterion=cname, definition=cdef, focus=FOCUS[a], info=info,
-                    notes=self._notes(got[a]), questions=qtext, words=self.word_limit)}])
-            with LEDGER.tagged(phase="discussion", round=rnd):
-                outs = self._chat_many_tagged(convs, list(ROLES), self._max_tokens(self.word_limit))
+        panel.fragments += len(frags)
+
+    def _insights(self, info, panels: list["Panel"], pair_id) -> None:
+        """CA's initial insights on each criterion (one batch)."""
+        convs = [[{"role": "user", "content": render("retrieval_init_CA", criterion=crit_name(p.crit),
+                                                     definition=crit_def(p.crit), info=info, words=self.init_words)}]
+                 for p in panels]
+        with LEDGER.tagged(agent="CA", phase="init"):
+            comps = self.model.chat_many(convs, max_tokens=self._max_tokens(self.init_words), seed=self.seed,
+                                         tags=[{"criterion": crit_name(p.crit)} for p in panels])
+        for p, c in zip(panels, comps):
+            cname = crit_name(p.crit)
+            frags = self._frags(pair_id, split_points(c.text, self.fragment_words), "CA", "init", 0, cname)
+            self._add(pair_id, p, frags)
+            p.turns.append(Turn("CA", "init", 0, f"initial insights about {cname}", c.text, c.input_tokens,
+                                c.output_tokens, retrieved_ids=[f.id for f in frags]).to_dict())
+
+    def _round(self, info, panels: list["Panel"], rnd: int, pair_id) -> None:
+        """Round ``rnd`` of the panels still discussing: their turns, then each analyst's certainty; a panel
+        whose mean certainty reaches T stops."""
+        self._discuss(info, panels, rnd, pair_id)
+        cgs = [{a: self._get(pair_id, a, p.crit, self.j, rnd) for a in ROLES} for p in panels]
+        if self.confidence_via == "logprobs":
+            self._confidence_logprobs(info, panels, cgs, rnd)
+        else:
+            self._confidence_text(info, panels, cgs, rnd)
+        for p in panels:
+            p.rounds = rnd
+            parsed = [x for x in p.conf.values() if x is not None]
+            p.mean_conf = sum(parsed) / len(parsed) if parsed else None
+            if p.mean_conf is not None and p.mean_conf >= self.threshold:
+                p.early, p.done = rnd < self.max_rounds, True
+
+    def _discuss(self, info, panels: list["Panel"], rnd: int, pair_id) -> None:
+        """Every analyst's turn on every panel over the fragments from before the round (one batch); answers
+        and opinions become fragments of round ``rnd``, questions go to their addressees."""
+        got = [{a: self._get(pair_id, a, p.crit, self.k, rnd - 1, p.questions[a]) for a in ROLES} for p in panels]
+        convs = [[{"role": "user", "content": render(
+            "retrieval_discuss", role=ROLES[a], criterion=crit_name(p.crit), definition=crit_def(p.crit),
+            focus=FOCUS[a], info=info, notes=self._notes(g[a]), words=self.word_limit,
+            questions="\n".join(f"- {q}" for q in p.questions[a]) or "- none")}]
+            for p, g in zip(panels, got) for a in ROLES]
+        with LEDGER.tagged(phase="discussion", round=rnd):
+            outs = iter(self.model.chat_many(convs, max_tokens=self._max_tokens(self.word_limit), seed=self.seed,
+                                             tags=self._tags(panels)))
+        for p, g in zip(panels, got):
             new_questions: dict[str, list[str]] = {a: [] for a in ROLES}
-            for a, comp in zip(ROLES, outs):
+            for a in ROLES:
+                comp = next(outs)
                 texts, qs = split_discussion(comp.text)
                 if not texts and comp.text.strip():
                     texts = [comp.text]
-                fr = self._frags(pair_id, texts, a, "discussion", rnd, cname)
-                self.store.add(pair_id, fr)
+                self._add(pair_id, p, self._frags(pair_id, texts, a, "discussion", rnd, crit_name(p.crit)))
                 for to, q in qs:
                     if to != a:
                         new_questions[to].append(f"From {ROLES[a]}: {q}")
-                turns.append(Turn(a, "discussion", rnd, f"answer {len(questions[a])} question(s), opinion, new questions",
-                                  comp.text, comp.input_tokens, comp.output_tokens,
-                                  retrieved_ids=[f.id for f in got[a]], retrieved=[f.text for f in got[a]]).to_dict())
-            questions = new_questions
-            # confidence: three independent turns -> one batch
-            cg = {a: self._get(pair_id, a, crit, self.j, rnd) for a in ROLES}
-            if self.confidence_via == "logprobs":
-                retries += self._confidence_logprobs(info, crit, cg, rnd, conf, turns)
-            else:
-                retries += self._confidence_text(info, crit, cg, rnd, conf, stance, turns)
-            parsed = [x for x in conf.values() if x is not None]
-            mean_conf = sum(parsed) / len(parsed) if parsed else None
-            if mean_conf is not None and mean_conf >= self.threshold:
-                early = rnd < self.max_rounds
-                break
-        # verdict by the most confident analyst
-        best = max(ROLES, key=lambda a: (conf[a] if conf[a] is not None else -1.0, -list(ROLES).index(a)))
-        if all(x is None for x in conf.values()):
-            best = "CA"
-        vg = self._get(pair_id, best, crit, self.l, rnd)
-        vconv = [{"role": "user", "content": render("retrieval_verdict", role=ROLES[best], focus=FOCUS[best],
-                                                    criterion=cname, definition=cdef, info=info,
-                                                    notes=self._notes(vg))}]
-        with LEDGER.tagged(agent=best, phase="verdict", round=rnd):
-            res = ask_verdict(self.model, vconv, via=self.verdict_via, max_tokens=48, retries=self.retries,
-                              seed=self.seed)
-        retries += max(res.attempts - 1, 0)
-        turns.append(Turn(best, "verdict", rnd, f"final [[YES]]/[[NO]] from top-{self.l} fragments",
-                          "\n---retry---\n".join(res.replies) or res.text,
-                          res.input_tokens, res.output_tokens, res.attempts,
-                          retrieved_ids=[f.id for f in vg], retrieved=[f.text for f in vg],
-                          parsed={"verdict": res.value, "path": res.path}).to_dict())
+                p.turns.append(Turn(a, "discussion", rnd,
+                                    f"answer {len(p.questions[a])} question(s), opinion, new questions", comp.text,
+                                    comp.input_tokens, comp.output_tokens, retrieved_ids=[f.id for f in g[a]],
+                                    retrieved=[f.text for f in g[a]]).to_dict())
+            p.questions = new_questions
+
+    def _verdicts(self, info, panels: list["Panel"], pair_id) -> list[Judgement]:
+        """Each criterion's verdict by its most confident analyst (first attempts in one batch)."""
+        asked = []
+        for p in panels:
+            best = max(ROLES, key=lambda a: (p.conf[a] if p.conf[a] is not None else -1.0, -list(ROLES).index(a)))
+            if all(x is None for x in p.conf.values()):
+                best = "CA"
+            vg = self._get(pair_id, best, p.crit, self.l, p.rounds)
+            asked.append((best, vg, [{"role": "user", "content": render(
+                "retrieval_verdict", role=ROLES[best], focus=FOCUS[best], criterion=crit_name(p.crit),
+                definition=crit_def(p.crit), info=info, notes=self._notes(vg))}]))
+        firsts = [None] * len(panels)
+        if self.verdict_via != "logprobs":
+            with LEDGER.tagged(phase="verdict", attempt=0):
+                firsts = self.model.chat_many([conv for _, _, conv in asked], max_tokens=48, seed=self.seed,
+                                              tags=[{"criterion": crit_name(p.crit), "agent": best, "round": p.rounds}
+                                                    for p, (best, _, _) in zip(panels, asked)])
+        return [self._decide(pair_id, p, best, vg, conv, first)
+                for p, (best, vg, conv), first in zip(panels, asked, firsts)]
+
+    def _decide(self, pair_id, p: "Panel", best, vg, conv, first) -> Judgement:
+        cname = crit_name(p.crit)
+        with LEDGER.tagged(criterion=cname, agent=best, phase="verdict", round=p.rounds):
+            res = ask_verdict(self.model, conv, via=self.verdict_via, max_tokens=48, retries=self.retries,
+                              seed=self.seed, first=first)
+        p.retries += max(res.attempts - 1, 0)
+        p.turns.append(Turn(best, "verdict", p.rounds, f"final [[YES]]/[[NO]] from top-{self.l} fragments",
+                            "\n---retry---\n".join(res.replies) or res.text,
+                            res.input_tokens, res.output_tokens, res.attempts,
+                            retrieved_ids=[f.id for f in vg], retrieved=[f.text for f in vg],
+                            parsed={"verdict": res.value, "path": res.path}).to_dict())
         return Judgement(pair_id, cname, res.value, self.name, self.model.name,
-                         confidence=mean_conf if res.value is not None else None, p_yes=res.p_yes, rounds=rnd,
-                         early_exit=early, parsed_by=res.path, retries=retries, transcript=turns,
-                         extra={"confidences": conf, "stances": stance, "verdict_agent": best,
-                                "fragments": self.store.count(pair_id), "threshold": self.threshold})
+                         confidence=p.mean_conf if res.value is not None else None, p_yes=res.p_yes, rounds=p.rounds,
+                         early_exit=p.early, parsed_by=res.path, retries=p.retries, transcript=p.turns,
+                         extra={"confidences": p.conf, "stances": p.stance, "verdict_agent": best,
+                                "fragments": None, "threshold": self.threshold})
 
-    def _confidence_convs(self, template, info, crit, cg) -> list[list[dict]]:
-        return [[{"role": "user", "content": render(template, role=ROLES[a], criterion=crit_name(crit),
-                                                    definition=crit_def(crit), focus=FOCUS[a], info=info,
-                                                    notes=self._notes(cg[a]))}] for a in ROLES]
+    def _confidence_convs(self, template, info, panels, cgs) -> list[list[dict]]:
+        return [[{"role": "user", "content": render(template, role=ROLES[a], criterion=crit_name(p.crit),
+                                                    definition=crit_def(p.crit), focus=FOCUS[a], info=info,
+                                                    notes=self._notes(cg[a]))}]
+                for p, cg in zip(panels, cgs) for a in ROLES]
 
-    def _confidence_logprobs(self, info, crit, cg, rnd, conf, turns) -> int:
+    @staticmethod
+    def _tags(panels) -> list[dict]:
+        return [{"agent": a, "criterion": crit_name(p.crit)} for p in panels for a in ROLES]
+
+    def _confidence_logprobs(self, info, panels, cgs, rnd) -> None:
         """Certainty read from log-probs (no free text to parse, never unparsed): the expected score under
         the model's distribution over the eleven answers ``[[0.0]]`` ... ``[[1.0]]``, scored exactly."""
-        convs = self._confidence_convs("retrieval_confidence_score", info, crit, cg)
-        with LEDGER.tagged(phase="confidence", round=rnd):      # three independent turns -> one batch
-            scores = self.model.choice_logprobs_many([(conv, SCORES) for conv in convs],
-                                                     tags=[{"agent": a} for a in ROLES])
-        for a, sc in zip(ROLES, scores):
-            conf[a] = score_expectation(sc.logprobs)
-            turns.append(Turn(a, "confidence", rnd, "certainty: expected [[0.0]]-[[1.0]] score from log-probs",
-                              f"certainty {conf[a]:.2f}", sc.input_tokens, 1,
-                              retrieved_ids=[f.id for f in cg[a]], retrieved=[f.text for f in cg[a]],
-                              parsed={"confidence": conf[a], "path": "logprobs"}).to_dict())
-        return 0
+        convs = self._confidence_convs("retrieval_confidence_score", info, panels, cgs)
+        with LEDGER.tagged(phase="confidence", round=rnd):      # independent turns -> one batch
+            scores = iter(self.model.choice_logprobs_many([(conv, SCORES) for conv in convs], tags=self._tags(panels)))
+        for p, cg in zip(panels, cgs):
+            for a in ROLES:
+                sc = next(scores)
+                p.conf[a] = score_expectation(sc.logprobs)
+                p.turns.append(Turn(a, "confidence", rnd, "certainty: expected [[0.0]]-[[1.0]] score from log-probs",
+                                    f"certainty {p.conf[a]:.2f}", sc.input_tokens, 1,
+                                    retrieved_ids=[f.id for f in cg[a]], retrieved=[f.text for f in cg[a]],
+                                    parsed={"confidence": p.conf[a], "path": "logprobs"}).to_dict())
 
-    def _confidence_text(self, info, crit, cg, rnd, conf, stance, turns) -> int:
+    def _confidence_text(self, info, panels, cgs, rnd) -> None:
         """Certainty written as [[0.x]] and parsed, with bounded retries (then unparsed)."""
-        retries = 0
-        cconvs = self._confidence_convs("retrieval_confidence", info, crit, cg)
+        convs = self._confidence_convs("retrieval_confidence", info, panels, cgs)
         with LEDGER.tagged(phase="confidence", round=rnd):
-            firsts = self._chat_many_tagged(cconvs, list(ROLES), 48)
-            for a, conv, first in zip(ROLES, cconvs, firsts):
-                with LEDGER.tagged(agent=a):
-                    res = ask_parsed(self.model, conv, parse_confidence, fmt="[[0.x]] ([YES] or [NO])",
-                                     max_tokens=48, retries=self.retries, seed=self.seed, first=first)
-                retries += res.attempts - 1
-                conf[a] = res.value
-                stance[a] = parse_stance(res.text)
-                turns.append(Turn(a, "confidence", rnd, "certainty [[0.x]] and leaning ([YES]/[NO])",
-                                  "\n---retry---\n".join(res.replies), first.input_tokens, first.output_tokens,
-                                  res.attempts, retrieved_ids=[f.id for f in cg[a]], retrieved=[f.text for f in cg[a]],
-                                  parsed={"confidence": res.value, "stance": stance[a], "path": res.path}).to_dict())
-        return retries
+            firsts = iter(self.model.chat_many(convs, max_tokens=48, seed=self.seed, tags=self._tags(panels)))
+            convs = iter(convs)
+            for p, cg in zip(panels, cgs):
+                for a in ROLES:
+                    conv, first = next(convs), next(firsts)
+                    with LEDGER.tagged(agent=a, criterion=crit_name(p.crit)):
+                        res = ask_parsed(self.model, conv, parse_confidence, fmt="[[0.x]] ([YES] or [NO])",
+                                         max_tokens=48, retries=self.retries, seed=self.seed, first=first)
+                    p.retries += res.attempts - 1
+                    p.conf[a] = res.value
+                    p.stance[a] = parse_stance(res.text)
+                    p.turns.append(Turn(a, "confidence", rnd, "certainty [[0.x]] and leaning ([YES]/[NO])",
+                                        "\n---retry---\n".join(res.replies), first.input_tokens, first.output_tokens,
+                                        res.attempts, retrieved_ids=[f.id for f in cg[a]],
+                                        retrieved=[f.text for f in cg[a]],
+                                        parsed={"confidence": res.value, "stance": p.stance[a],
+                                                "path": res.path}).to_dict())
 
     def _chat_many_tagged(self, convs, agents, max_tokens):
         """One batch of independent turns, each recorded in the ledger under its agent."""
