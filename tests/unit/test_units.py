@@ -175,3 +175,46 @@ def test_replicas_share_the_load(tmp_path, fresh_cache):
         assert a.stats["requests"] + b.stats["requests"] == 32
         assert min(a.stats["requests"], b.stats["requests"]) >= 12 and max(a.stats["peak_in_flight"],
                                                                              b.stats["peak_in_flight"]) <= 8
+
+
+def test_a_call_another_unit_is_computing_is_awaited_not_made_twice(tmp_path):
+    cache = CallCache(tmp_path / "c.sqlite")
+    computed = []
+
+    def compute(items):
+        computed.extend(items)
+        time.sleep(0.05)
+        return [f"answer to {x}" for x in items]
+
+    def work(u):                      # every unit asks the same two calls and one of its own, at the same moment
+        return {"t": [{"r": cached_batch("same", {}, ["shared-a", "shared-b", f"own-{u.item}"], lambda s: {"s": s},
+                                         compute, cache=cache)}]}
+    with LEDGER.collect() as tally:
+        out = run_units(tmp_path, "dedup", _units(8), work, width=8, progress=False)
+    assert sorted(computed) == sorted(["shared-a", "shared-b"] + [f"own-{i}" for i in range(8)])
+    assert len(tally.made) == 10 and len(tally.records) == 24           # the rest were served
+    assert [r["r"] for r in out["t"]] == [["answer to shared-a", "answer to shared-b", f"answer to own-{i}"]
+                                          for i in range(8)]
+
+
+def test_a_failed_call_leaves_its_waiters_to_ask_again(tmp_path):
+    cache = CallCache(tmp_path / "c.sqlite")
+    attempts = []
+
+    def compute(items):
+        attempts.append(list(items))
+        time.sleep(0.05)
+        if len(attempts) == 1:
+            raise RuntimeError("first try fails")
+        return [x.upper() for x in items]
+    results, errors = [], []
+
+    def ask():
+        try:
+            results.append(cached_batch("flaky", {}, ["x"], lambda s: {"s": s}, compute, cache=cache))
+        except RuntimeError as e:
+            errors.append(str(e))
+    threads = [threading.Thread(target=ask) for _ in range(2)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    assert errors == ["first try fails"] and results == [["X"]] and len(attempts) == 2

@@ -8,6 +8,7 @@ finished call served from here, and concurrent writers (threads or processes) ar
 """
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
 import json
 import sqlite3
@@ -118,13 +119,13 @@ threads, local weights are not thread-safe and the CPU is the limit anyway. Serv
 def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute, *, model: str = "",
                  usage=None, cache: CallCache | None = None, encode=lambda r: r, decode=lambda v: v,
                  tags: list[dict] | None = None, keep=lambda r: True, stream: bool = False,
-                 offline=None) -> list[Any]:
+                 offline=None, lock=None) -> list[Any]:
     """Answer ``items`` from the cache, computing only the misses, in one batch, then storing them.
 
     The single cache mechanism behind every expensive call.
     - ``describe(item) -> dict``: what identifies the call besides ``identity`` (the model's output-relevant spec).
     - ``compute(missing_items) -> results``: one batched call for all misses (same order), run while holding
-      :data:`LOCAL_COMPUTE`. With ``stream=True`` it is ``compute(missing_items, done)`` instead, calls
+      ``lock`` (default :data:`LOCAL_COMPUTE`; the sandbox, whose programs run in their own processes, has its own). With ``stream=True`` it is ``compute(missing_items, done)`` instead, calls
       ``done(j, result)`` as each result arrives (a server's concurrent requests) and holds no lock: each
       result is stored the moment it arrives, so when one request fails for good (``compute`` raises after
       the others finished) every other result is kept.
@@ -134,7 +135,8 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
     - ``offline(missing_items) -> [(path, body, meta)]`` (servers): the HTTP requests of the misses, for a batch
       file: inside :func:`creval.core.deferral.batch_out` they are written there and :class:`Deferred` raised.
     Every item, hit or miss, is recorded in :data:`creval.core.ledger.LEDGER` (a miss asked twice in one
-    batch is computed and recorded once, with the tags of its first occurrence).
+    batch is computed and recorded once, with the tags of its first occurrence; a miss another thread is
+    computing at that moment is awaited and recorded as a hit).
     """
     from creval.core.ledger import LEDGER, CallRecord
 
@@ -158,7 +160,71 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
             LEDGER.add(CallRecord(kind, model, True, tin, tout, 0.0, 0.0, tag(i), k))
     if not missing:
         return out
+    # A call another thread is computing right now is awaited, not computed twice (units run together).
+    mine, theirs = _claim(cache, missing)
+    try:
+        if mine:
+            _compute(kind, cache, mine, items, compute, out, stream=stream, offline=offline, encode=encode,
+                     decode=decode, keep=keep, usage=usage, model=model, tag=tag, lock=lock)
+    finally:
+        _release(cache, mine, None)       # claims left (a failure, a deferral) wake their waiters, who retry
+    for k, (fut, idx) in theirs.items():
+        value = fut.result()
+        if value is None:                 # the other thread failed or deferred it: ask for it ourselves
+            again = cached_batch(kind, identity, [items[idx[0]]], describe, compute, model=model, usage=usage,
+                                 cache=cache, encode=encode, decode=decode, tags=[tag(idx[0])], keep=keep,
+                                 stream=stream, offline=offline, lock=lock)[0]
+            for i in idx:
+                out[i] = decode(encode(again))
+            continue
+        tin, tout = rec_usage(decode(value))
+        LEDGER.add(CallRecord(kind, model, True, tin, tout, 0.0, 0.0, tag(idx[0]), k))
+        for i in idx:
+            out[i] = decode(value)
+    return out
+
+
+_CLAIMS: dict[tuple[str, str], concurrent.futures.Future] = {}
+_CLAIMS_LOCK = threading.Lock()
+
+
+def _claim(cache: CallCache, missing: dict[str, list[int]]):
+    """Split the misses into ``mine`` (claimed now by this thread, ``key -> indices``) and ``theirs`` (another
+    thread is computing them: ``key -> (future of the encoded value, indices)``)."""
+    mine, theirs = {}, {}
+    with _CLAIMS_LOCK:
+        for k, idx in missing.items():
+            f = _CLAIMS.get((str(cache.path), k))
+            if f is None:
+                _CLAIMS[(str(cache.path), k)] = concurrent.futures.Future()
+                mine[k] = idx
+            else:
+                theirs[k] = (f, idx)
+    for k, v in (cache.get_many(list(mine)) if mine else {}).items():   # stored by another thread meanwhile
+        f: concurrent.futures.Future = concurrent.futures.Future()
+        f.set_result(v)
+        theirs[k] = (f, mine.pop(k))
+        _release(cache, {k: []}, None)
+    return mine, theirs
+
+
+def _release(cache: CallCache, keys, value_of) -> None:
+    """Resolve this thread's claims on ``keys`` with their encoded value (``value_of(key)``, or None: not there)."""
+    with _CLAIMS_LOCK:
+        futs = [(k, _CLAIMS.pop((str(cache.path), k), None)) for k in keys]
+    for k, f in futs:
+        if f is not None:
+            f.set_result(value_of(k) if value_of else None)
+
+
+def _compute(kind, cache, missing, items, compute, out, *, stream, offline, encode, decode, keep, usage, model, tag,
+             lock) -> None:
+    """Compute the claimed misses (see :func:`cached_batch`): store, record and hand each result out as it comes."""
+    from creval.core.deferral import Deferred, active
+    from creval.core.ledger import LEDGER, CallRecord
     order = list(missing.items())
+    todo = [items[idx[0]] for _, idx in order]
+    rec_usage = usage or (lambda r: (0, 0))
     t0 = time.perf_counter()
     got = [False] * len(order)
 
@@ -167,17 +233,17 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
         if got[j]:
             raise RuntimeError(f"{kind}: result {j} delivered twice")
         got[j] = True
+        value = encode(r)
         if store and keep(r):
-            cache.put(k, kind, encode(r))
+            cache.put(k, kind, value)
         tin, tout = rec_usage(r)
         cost = usage.cost(tin, tout) if hasattr(usage, "cost") else 0.0
         dt = time.perf_counter() - t0 if seconds is None else seconds
         LEDGER.add(CallRecord(kind, model, False, tin, tout, cost, dt, tag(idx[0]), k))
         for n, i in enumerate(idx):
-            out[i] = r if n == 0 else decode(encode(r))
+            out[i] = r if n == 0 else decode(value)
+        _release(cache, [k], lambda _: json.loads(canonical(value)))
 
-    todo = [items[idx[0]] for _, idx in order]
-    from creval.core.deferral import Deferred, active
     batch = active()
     if batch is not None and offline is not None:
         for (k, _), (path, body, meta) in zip(order, offline(todo)):
@@ -187,8 +253,8 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
         compute(todo, done)
         if not all(got):
             raise RuntimeError(f"{kind}: backend answered {sum(got)} of {len(got)} requests")
-        return out
-    with LOCAL_COMPUTE:
+        return
+    with lock if lock is not None else LOCAL_COMPUTE:
         results = list(compute(todo))
     if len(results) != len(order):
         raise RuntimeError(f"{kind}: backend returned {len(results)} results for {len(order)} requests")
@@ -196,4 +262,3 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
     cache.put_many([(k, kind, encode(r)) for (k, _), r in zip(order, results) if keep(r)])
     for j, r in enumerate(results):
         done(j, r, per, store=False)
-    return out
