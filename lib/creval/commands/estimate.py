@@ -54,6 +54,7 @@ def _jsonable(x):
 def cmd_estimate(args) -> int:
     from creval.book.params import effective_params, load_params
     from creval.commands.book import params_path
+    from creval.models.registry import model_name
     from creval.studies.estimate import ZERO, estimate, speed
     from creval.studies.registry import in_order
     ppath = params_path(args.params)
@@ -74,12 +75,12 @@ def cmd_estimate(args) -> int:
         return 0
     print(f"estimate of {ppath}{' with ' + ' '.join(args.p) if args.p else ''} (before any call; ranges are min..max)")
     for m, s in speeds.items():
-        print(f"  {m}: " + ("speed unknown" if s is None else
+        print(f"  {model_name(m)}: " + ("speed unknown" if s is None else
                             f"{s.latency_s:g} s latency, {s.tokens_per_s:g} tokens/s, {s.in_flight} in flight ({s.source})"))
     for r in rows:
         print(f"\n{r['study']}: {r['units']:,} units, wall {_hours(r['wall'])}")
         for (role, m), v in r["by"].items():
-            print(f"  {role:5s} {m}: {_fmt(v['calls'])} calls, "
+            print(f"  {role:5s} {model_name(m)}: {_fmt(v['calls'])} calls, "
                   f"{_fmt(v['prompt'])} prompt + {_fmt(v['completion'])} completion tokens, {_fmt(v['cost'], money=True)}")
         for n in r["notes"]:
             print(f"  note: {n}")
