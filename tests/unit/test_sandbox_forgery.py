@@ -11,6 +11,8 @@ import uuid
 
 import pytest
 
+os.environ.setdefault("CREVAL_SANDBOX_FALLBACK", "1")   # where no jail runs, the suite opts in (records say so)
+
 from creval.core.cache import CallCache
 from creval.judges import neocoder as nc
 from creval.sandbox import Limits, isolation, program_unit, run_units
@@ -386,15 +388,20 @@ def test_every_attack_reruns_the_same_from_the_cache_and_fresh(tmp_path, problem
                           [""], FAST, group="b"),
              program_unit("print(int(input()) * 2)", ["21\n"], FAST, group="b")]
 
+    keep = range(len(units)) if isolation().kind == "bwrap" else range(1, len(units))
+
     def summary(res):          # how each run ended (a fork bomb's time or CPU limit, whichever came first,
         return [(c.get("rc") == 0 and not c.get("timed_out"), c.get("stdout") if c.get("rc") == 0 else None)
-                for r in res for c in r["cases"]]          # depends on the load: only "failed" is compared)
+                for i in keep for c in res[i]["cases"]]    # depends on the load: only "failed" is compared;
+                                                           # the fallback's copier walks the host's folders)
 
     a = CallCache(tmp_path / "a.sqlite")
     first, second = run_units(units, cache=a), run_units(units, cache=a)
     fresh = run_units(units, cache=CallCache(tmp_path / "b.sqlite"))
     assert summary(first) == summary(second) == summary(fresh)
-    assert first[4]["cases"][0]["stdout"] == "42\n" and first[0]["cases"][0]["stdout"].strip() == "nothing"
+    assert first[4]["cases"][0]["stdout"] == "42\n" and "SECRET" not in first[0]["cases"][0]["stdout"]
+    if isolation().kind == "bwrap":
+        assert first[0]["cases"][0]["stdout"].strip() == "nothing"
     items = [(problem, forged_report(FORGED_REPORTS[0])), (problem, RUNNER_ATTACK), (problem, CORRECT)]
     v1 = nc.judge_codes(items)
     v2 = nc.judge_codes(items)

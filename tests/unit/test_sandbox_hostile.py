@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+os.environ.setdefault("CREVAL_SANDBOX_FALLBACK", "1")   # where no jail runs, the suite opts in (records say so)
+
 from creval.core.cache import CallCache
 from creval.judges import neocoder as nc
 from creval.sandbox import Limits, isolation, program_unit, run_units

@@ -461,12 +461,20 @@ def _program_pid(iso: Isolation, outer: int, jail_init: int | None) -> tuple[int
         if jail_init is None:
             return None, False
         return jail_init, not _children(jail_init)
-    if iso.pid_namespace:
+    if iso.pid_namespace:                    # unshare --fork -> the rooms' shell (pid 1) -> the program
         kids = _children(outer)
-        if not kids:
+        shell_kids = _children(kids[0]) if kids else []
+        if not shell_kids:
             return None, False
-        return kids[0], len(kids) == 1 and not _children(kids[0])
+        return shell_kids[0], len(shell_kids) == 1 and not _children(shell_kids[0])
     return outer, not _children(outer)
+
+
+# the opted-in fallback's rooms: as root of its mount namespace, fresh tmpfs on the world-writable folders and a
+# working folder, then the program as a child (not pid 1: signals behave as usual), its status passed on
+FALLBACK_ROOMS = ('for d in /tmp /var/tmp /dev/shm /run/lock; do [ -d "$d" ] && '
+                  'mount -t tmpfs -o size=64m,mode=1777 tmpfs "$d"; done; '
+                  'mkdir -m 1777 /tmp/work && cd /tmp/work || exit 96; "$@"; exit $?')
 
 
 def _run_delay(pid: int | None) -> float:
@@ -535,6 +543,7 @@ def _run_case(iso: Isolation, py: str, code: bytes, stdin: str, lim: dict, nproc
             boot_cfg["nproc"])]
         status_r = status_w = None
         as_user: dict = {}
+        work = None
         if iso.kind == "bwrap":
             status_r, status_w = os.pipe()
             cmd = list(iso.prefix) + ["--json-status-fd", str(status_w), "--"] + cmd
@@ -546,14 +555,20 @@ def _run_case(iso: Isolation, py: str, code: bytes, stdin: str, lim: dict, nproc
         else:
             if uid is not None:
                 cmd = _as_uid(uid, cmd)
-            cmd = list(iso.prefix) + cmd
+            if iso.pid_namespace and iso.mount_namespace:
+                cmd = list(iso.prefix) + ["/bin/sh", "-c", FALLBACK_ROOMS, "sh"] + cmd
+            else:
+                cmd = list(iso.prefix) + cmd
+                work = tempfile.mkdtemp(prefix="creval-sbx-")
+                if uid is not None:
+                    os.chown(work, uid, uid)
         if cg is not None:
             cmd = cg.wrap(cmd)
         keep = (fcode.fileno(),) + ((status_w,) if status_w is not None else ())
         t0 = time.monotonic()
         try:
-            proc = subprocess.Popen(cmd, stdin=fin, stdout=fout, stderr=ferr, pass_fds=keep, env={}, cwd="/",
-                                    start_new_session=True, **as_user)
+            proc = subprocess.Popen(cmd, stdin=fin, stdout=fout, stderr=ferr, pass_fds=keep, env={},
+                                    cwd=work or "/", start_new_session=True, **as_user)
         except OSError as e:
             for fd in (status_r, status_w):
                 if fd is not None:
@@ -627,6 +642,8 @@ def _run_case(iso: Isolation, py: str, code: bytes, stdin: str, lim: dict, nproc
             if proc.returncode is None:
                 _kill_group_quiet(proc)
         wall = time.monotonic() - t0
+        if work:
+            shutil.rmtree(work, ignore_errors=True)
         drain()
         if status_r is not None:
             os.close(status_r)
@@ -651,6 +668,11 @@ def _run_case(iso: Isolation, py: str, code: bytes, stdin: str, lim: dict, nproc
             sig = os.WTERMSIG(status)
         else:
             rc = proc.returncode if status is None else os.WEXITSTATUS(status)
+            if iso.pid_namespace and iso.mount_namespace:
+                if rc == 96:
+                    raise _Infra(f"the fallback's rooms could not be made: {err[-300:]}")
+                if rc is not None and 128 < rc <= 128 + 64:        # the shell's way of passing on a signal
+                    rc, sig = None, rc - 128
     cpu = max((ru.ru_utime + ru.ru_stime) if ru is not None else 0.0, cpu_at_kill)
     # as pid 1 of its jail the program ignores the kernel's SIGXFSZ (and SIGXCPU: see _run_unit): a write past
     # RLIMIT_FSIZE fails; read back as what it is when the output file reached the limit
@@ -722,8 +744,8 @@ def _remove_slot_cgroups() -> None:
 def _run_unit(iso: Isolation, py: str, unit: dict, uid: int | None, slot: int = 0) -> dict:
     lim = unit["limits"]
     nproc = lim["processes"] + 1     # the program and ``processes`` more (counted in the jail's user namespace)
-    if iso.program_uid == "host-user":              # RLIMIT_NPROC counts this user's processes: leave room
-        nproc += _nproc_for_user()
+    if iso.program_uid == "host-user" and iso.kind != "bwrap":   # no user namespace of its own: RLIMIT_NPROC
+        nproc += _nproc_for_user()                               # counts all this user's processes: leave room
     cg = None
     if iso.memory_scope == "cgroup":
         cg = _slot_cgroup(slot, (lim["memory_mb"] + CGROUP_SLACK_MB) << 20, lim["processes"] + 4)
