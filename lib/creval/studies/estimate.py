@@ -134,12 +134,12 @@ def words(n: int) -> str:
     return " ".join(["word"] * max(0, int(n)))
 
 
-def reply_words(max_tokens: int, share: float = TYPICAL) -> str:
-    """A reply of ``share`` of ``max_tokens`` (4 characters a token: 'word ' is a bit more than one)."""
-    return words(share * max_tokens * 4 / 5)
+def reply_words(max_tokens: int) -> str:
+    """A typical reply to a call of ``max_tokens`` (TYPICAL of it; 'word ' is 5 characters, 4 a token)."""
+    return words(TYPICAL * max_tokens * 4 / 5)
 
 
-# -- dataset sizes (cheap; each with the assumption used when the data cannot be read) -------------------
+# -- dataset sizes, read cheaply from the loaders (the bundled samples where the real data is not staged) ---
 @lru_cache(maxsize=None)
 def problems(domain: str, limit: int, seed: int) -> tuple:
     """The first ``limit`` problems of a domain as the study draws them (fewer when the data holds fewer)."""
@@ -343,8 +343,8 @@ def judge_chain(cfg, name: str, problem: str, solution: str, crits: list, fb: in
             k_ver = Range(1, 1 + r + fb)
             n = n + Range(1, 1) + rounds * 3 + k_conf + k_ver
             pt = pt + Range(ca, ca) + rounds * (3 * dsc) + k_conf * cnf + k_ver * ver
-            ct = ct + reply * disc * (Range(1, 1) + rounds * 3) + k_conf * (reply * 48) + Range(1, 1 + r) * (reply * 48) \
-                + Range(0, fb)
+            ct = (ct + reply * disc * (Range(1, 1) + rounds * 3) + k_conf * (reply * 48)
+                  + Range(1, 1 + r) * (reply * 48) + Range(0, fb))
             depth = depth + Range(1, 1) + rounds * Range(2, 2 + r) + k_ver
         else:
             raise ValueError(f"no estimate for judge {name!r}")
