@@ -407,3 +407,31 @@ def test_every_attack_reruns_the_same_from_the_cache_and_fresh(tmp_path, problem
     v2 = nc.judge_codes(items)
     assert [{j: x.verdict for j, x in v.items()} for v in v1] == [{j: x.verdict for j, x in v.items()} for v in v2]
     assert not any(x.correct for v in v1[:2] for x in v.values()) and v1[2]["strict"].correct
+
+
+def test_load_dependent_retries_run_alone(cache, monkeypatch):
+    """A wall-clock timeout under the CPU limit at the stretched cap is retried one unit at a time (nothing beside
+    it), then marked load-dependent and not cached; an infrastructure failure likewise."""
+    import threading
+    import creval.sandbox as sb
+    state = {"now": 0, "most": 0, "calls": 0}
+    lock = threading.Lock()
+
+    def fake(units):
+        with lock:
+            state["now"] += 1
+            state["calls"] += 1
+            retry = state["calls"] > 4
+            if retry:
+                state["most"] = max(state["most"], state["now"])
+        import time
+        time.sleep(0.05)
+        with lock:
+            state["now"] -= 1
+        return [{"env": {"runner": "host"}, "cases": [{"timed_out": True, "wall_capped": True, "cpu_s": 0.1}]}
+                for _ in units]
+
+    monkeypatch.setattr(sb, "_launch", fake)
+    res = run_units([program_unit(f"pass  # {i}", [""], FAST) for i in range(4)], cache=cache, workers=4)
+    assert state["calls"] == 8 and state["most"] == 1                 # 4 at once, then 4 retries alone
+    assert all(r["load_dependent"] for r in res) and len(cache) == 0
