@@ -41,7 +41,7 @@ def world(tmp_path, monkeypatch, fresh_cache):
 
 
 def config(tmp_path, root: str, s: StandIn, concurrency: int, tag: str, **extra) -> ConvergentConfig:
-    """3 judges x 3 labelled pairs (9 units), then 2 solutions and 3 pairs x 2 thresholds (5 units);
+    """3 judges x 3 labelled pairs (9 units; the retrieval judge's go on with 2 thresholds) and 2 solutions;
     ``tag`` changes the judge's identity alone (fresh cache entries, the same records)."""
     path = tmp_path / f"standin-{tag}.yaml"
     path.write_text(s.spec_yaml("standin", concurrency, tag=tag, **extra))
@@ -70,9 +70,9 @@ def test_width_1_equals_64_and_overlaps(tmp_path, world):
     a, b = tables(narrow), tables(wide)
     assert len(a["bench_verdicts"]) == 2 * 3 and len(a["human_verdicts"]) == 3 * 3 * 2 and len(a["sweep"]) == 2 * 3 * 2
     assert a == b
-    n = len(units_of(wide, "validation")) + len(units_of(wide, "bench_sweep"))
-    assert n == 14 and stats["peak_in_flight"] > 1
-    assert stats["mean_in_flight"] >= 0.3 * len(units_of(wide, "validation")), stats
+    n = len(units_of(wide, "judged"))
+    assert n == 11 and stats["peak_in_flight"] > 1
+    assert stats["mean_in_flight"] >= 0.3 * n, stats
 
 
 def test_a_request_failing_for_good_fails_its_unit_alone(tmp_path, world):
@@ -81,17 +81,17 @@ def test_a_request_failing_for_good_fails_its_unit_alone(tmp_path, world):
     failing = "bench/standin/macgyver/macgyver-2::standin"
     with StandIn(latency=0.05, capacity=64, fail=MARKER) as s:
         cfg = config(tmp_path, "runs", s, 64, "f", **retry)
-        with pytest.raises(UnitsFailed, match=f"1 of 5 units of bench_sweep failed .*{failing}"):
+        with pytest.raises(UnitsFailed, match=f"1 of 11 units of judged failed .*{failing}"):
             run(cfg)
-    kept = units_of(cfg.run_dir, "bench_sweep")
-    assert len(units_of(cfg.run_dir, "validation")) == 9 and len(kept) == 4 and failing not in kept
+    kept = units_of(cfg.run_dir, "judged")
+    assert len(kept) == 10 and failing not in kept
     with StandIn(latency=0.05, capacity=64) as healthy:
         cfg = config(tmp_path, "runs", healthy, 64, "f", **retry)
         with LEDGER.collect() as t:
             run(cfg)
         made = healthy.stats["requests"]
     chat = [r for r in t.made if r.kind == "chat"]
-    assert set(units_of(cfg.run_dir, "bench_sweep")) - set(kept) == {failing}
+    assert set(units_of(cfg.run_dir, "judged")) - set(kept) == {failing}
     assert made == len(chat) > 0 and {r.tags["pair"] for r in chat} == {"macgyver-2::standin"}
 
 
@@ -99,15 +99,16 @@ def test_creval_judge_runs_one_unit_per_pair_together(tmp_path, world):
     """``creval judge FILE``: its pairs are units run together (resumable: a rerun calls nothing)."""
     from creval.cli import build_parser
     f = tmp_path / "mine.jsonl"
-    f.write_text("".join(json.dumps({"pair_id": f"p{i}", "problem": f"Reach shelf {i}.", "solution": "Stand on a crate."})
-                         + "\n" for i in range(8)))
+    f.write_text("".join(json.dumps({"pair_id": f"p{i}", "problem": f"Reach shelf {i}.",
+                                     "solution": "Stand on a crate."}) + "\n" for i in range(8)))
     with StandIn(latency=0.05, capacity=64) as s:
         path = tmp_path / "standin.yaml"
         path.write_text(s.spec_yaml("standin", 64))
         args = build_parser().parse_args(["judge", str(f), "--out", str(tmp_path / "out"), "--judge", "chateval",
                                           "--model", str(path)])
         assert args.func(args) == 0
-        assert s.stats["peak_in_flight"] > 3 and s.stats["requests"] == 8 * 3 * (2 * 3 + 3)   # rounds x analysts, verdicts
+        # per pair and criterion: 2 rounds x 3 analysts, then 3 verdicts
+        assert s.stats["peak_in_flight"] > 3 and s.stats["requests"] == 8 * 3 * (2 * 3 + 3)
         with LEDGER.collect() as t:
             args.func(args)
     assert len(units_of(tmp_path / "out", "pairs")) == 8 and t.made == []

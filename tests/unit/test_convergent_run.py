@@ -87,7 +87,8 @@ def test_run_writes_every_table_the_report_reads(world):
     bench = recs.bench_verdicts                               # 2 solutions x 3 MacGyver criteria, zero-shot
     assert len(bench) == 6 and set(bench.model) == {"fake-a"} and set(bench.judge) == {"zero-shot"}
     assert (bench.verdict == False).all() and sorted(set(bench.mean_semantic_entropy)) == [0.5, 1.0]  # noqa: E712
-    assert len((cfg.run_dir / "units" / "bench_sweep.jsonl").read_text().splitlines()) == 2 + 3   # solutions, pairs
+    units = (cfg.run_dir / "units" / "judged.jsonl").read_text().splitlines()
+    assert len(units) == 2 * 3 + 2                            # judges x labelled pairs, solutions
 
     pairs = recs.human_pairs
     labels = {(p, c): v for p, lab in zip(pairs.pair_id, pairs.labels) for c, v in lab.items()}

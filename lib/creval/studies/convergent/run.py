@@ -3,17 +3,17 @@
 It reads chapter 02's solutions (the ``problems`` table of
 :func:`creval.studies.divergent.run.records` for ``cfg.divergent()``; the divergent study runs first only if
 its folder is not finished, and is never rerun here) and judges with ``judge_model`` (the LLM behind every
-judge). The work is units (:func:`creval.studies.units.run_units`, ``units/<name>.jsonl``, resumable, run
-together up to the judge model's in-flight budget), each one pair judged on all its criteria
+judge). The work is one set of units (:func:`creval.studies.units.run_units`, ``units/judged.jsonl``,
+resumable, run together up to the judge model's in-flight budget), each a pair judged on all its criteria
 (:func:`creval.judges.runner.judge_pair`):
 
-- ``validation``: each of ``judges`` x each of ``human_pairs`` MacGyver pairs with human labels, drawn with
-  ``data_seed`` (the same pairs for every judge; Tables 2 and 15);
-- ``bench_sweep``, once those are done: ``bench_judge`` x each solution of every model under test on every
-  domain (paper Tables 3-5, Fig. 7), and per labelled pair the retrieval judge at each early-exit threshold of
-  ``confidence_thresholds`` in turn (Fig. 12): each T reuses the cached turns of the ones before it and of
-  the validation's retrieval judge, so the sweep's calls made and cached per T are the same whatever runs
-  beside it.
+- each of ``judges`` x each of ``human_pairs`` MacGyver pairs with human labels, drawn with ``data_seed``
+  (the same pairs for every judge; Tables 2 and 15); the retrieval judge's unit of a pair then judges it at
+  each early-exit threshold of ``confidence_thresholds`` in turn (Fig. 12): each T reuses the cached turns of
+  the validation and of the thresholds before it, within the unit, so the sweep's calls made and cached per T
+  are the same whatever runs beside it (a sweep unit per pair when the retrieval judge is not among
+  ``judges``);
+- ``bench_judge`` x each solution of every model under test on every domain (paper Tables 3-5, Fig. 7).
 
 A retrieval judge keeps its fragments in ``bench/<model>/<domain>/fragments``, ``human/retrieval/fragments`` or
 ``sweep/T<T>/fragments`` (one ChromaDB collection per pair). The tables, which the report reads:
@@ -127,12 +127,30 @@ def _validate(judge, pair: dict, labels: dict) -> dict[str, list]:
 
 
 def validation_units(cfg: ConvergentConfig, model, pairs: list[dict]) -> list[units.Unit]:
-    """Each of ``judges`` on each labelled pair (the same pairs for every judge): one unit per judge x pair."""
-    labels = pair_labels(pairs)
+    """Each of ``judges`` on each labelled pair (the same pairs for every judge): one unit per judge x pair.
+    The retrieval judge's unit of a pair goes on with the sweep's thresholds on it (each T reuses the cached
+    turns of its validation and of the thresholds before it); without the retrieval judge among ``judges``
+    each pair's sweep is a unit of its own."""
+    labels, sweep = pair_labels(pairs), sweep_judges(cfg, model)
     out = []
     for j in cfg.judges:
         judge = _judge(cfg, j, model, cfg.run_dir / "human" / j)
-        out += [units.Unit(f"human/{j}/{p['pair_id']}", partial(_validate, judge, p, labels)) for p in pairs]
+        for p in pairs:
+            works = [partial(_validate, judge, p, labels)]
+            if j == "retrieval":
+                works.append(partial(_sweep, sweep, p, labels))
+            out.append(units.Unit(f"human/{j}/{p['pair_id']}", partial(_chain, *works)))
+    if "retrieval" not in cfg.judges:
+        out += [units.Unit(f"sweep/{p['pair_id']}", partial(_sweep, sweep, p, labels)) for p in pairs]
+    return out
+
+
+def _chain(*works) -> dict[str, list]:
+    """The tables of ``works`` done one after the other."""
+    out: dict[str, list] = {}
+    for work in works:
+        for table, rows in work().items():
+            out.setdefault(table, []).extend(rows)
     return out
 
 
@@ -150,13 +168,10 @@ def _sweep(judges: dict[float, object], pair: dict, labels: dict) -> dict[str, l
     return {"sweep": rows, "sweep_usage": usage}
 
 
-def sweep_units(cfg: ConvergentConfig, model, pairs: list[dict]) -> list[units.Unit]:
-    """The retrieval judge at every early-exit threshold T on each labelled pair: one unit per pair, the
-    thresholds in order inside it (each T reuses the cached first round of the ones before)."""
-    labels = pair_labels(pairs)
-    judges = {float(t): _judge(cfg, "retrieval", model, cfg.run_dir / "sweep" / f"T{float(t):g}", threshold=float(t))
-              for t in cfg.confidence_thresholds}
-    return [units.Unit(f"sweep/{p['pair_id']}", partial(_sweep, judges, p, labels)) for p in pairs]
+def sweep_judges(cfg: ConvergentConfig, model) -> dict[float, object]:
+    """The retrieval judge at every early-exit threshold T, in order (fragments in ``sweep/T<T>/``)."""
+    return {float(t): _judge(cfg, "retrieval", model, cfg.run_dir / "sweep" / f"T{float(t):g}", threshold=float(t))
+            for t in cfg.confidence_thresholds}
 
 
 def sweep_tables(cfg: ConvergentConfig, rows: list[dict], usage: list[dict], pairs: int) -> tuple[list, list]:
@@ -189,20 +204,15 @@ def run(cfg: ConvergentConfig) -> Path:
     store.write("labels_source", [{"line": labels_line()}])
     store.write("human_pairs", [{k: p.get(k) for k in ("pair_id", "problem_id", "solver", "annotation", "labels",
                                                         "source")} for p in pairs])
-    valid = units.run_units(cfg.run_dir, "validation", validation_units(cfg, judge, pairs), _work, width=width,
-                            desc="convergent: judges on labelled pairs")
-    store.write("human_verdicts", valid.get("human_verdicts", []))
-    store.write("transcripts", valid.get("transcripts", []))
-    store.flush_calls()
-
-    rest = units.run_units(cfg.run_dir, "bench_sweep", bench_units(cfg, judge, problems) +
-                           sweep_units(cfg, judge, pairs), _work, width=width, desc="convergent: bench and sweep")
-    store.write("bench_verdicts", rest.get("bench_verdicts", []))
-    sweep, calls = sweep_tables(cfg, rest.get("sweep", []), rest.get("sweep_usage", []), len(pairs))
+    tables = units.run_units(cfg.run_dir, "judged", validation_units(cfg, judge, pairs) +
+                             bench_units(cfg, judge, problems), _work, width=width, desc="convergent")
+    for table in ("human_verdicts", "transcripts", "bench_verdicts"):
+        store.write(table, tables.get(table, []))
+    sweep, calls = sweep_tables(cfg, tables.get("sweep", []), tables.get("sweep_usage", []), len(pairs))
     store.write("sweep", sweep)
     store.write("sweep_calls", calls)
     log.info("convergent %s: %d bench verdicts, %d human verdicts, %d sweep verdicts", cfg.run_dir,
-             len(rest.get("bench_verdicts", [])), len(valid.get("human_verdicts", [])), len(sweep))
+             len(tables.get("bench_verdicts", [])), len(tables.get("human_verdicts", [])), len(sweep))
     return contract.finish(store)
 
 
