@@ -7,7 +7,7 @@ import pytest
 from creval.judges import aut as J
 from creval.models.base import ChoiceScores, Completion
 from creval.studies.aut.config import AutConfig
-from creval.studies.aut.generate import is_refusal, parse_use_list
+from creval.studies.aut.generate import generate_level, is_refusal, parse_use_list
 from creval.studies.aut.run import comprehensive_order, list_plan, make_groups
 
 
@@ -35,10 +35,11 @@ class FakeJudge:
     """Replies from a script keyed by the last user message; records every batch it was asked."""
 
     def __init__(self, reply):
-        self.reply, self.batches, self.choice_batches = reply, [], []
+        self.reply, self.batches, self.choice_batches, self.budgets = reply, [], [], []
 
     def chat_many(self, convos, **kw):
         self.batches.append(len(convos))
+        self.budgets.append(kw["max_tokens"])
         return [Completion(self.reply(c), 10, 5) for c in convos]
 
     def choice_logprobs_many(self, items, **kw):
@@ -57,6 +58,7 @@ def test_scores_reask_only_missing_then_logprobs_or_unparsed():
     m = FakeJudge(reply)
     res = J.judge_lists(m, [job, job], retries=2, via="text")
     assert m.batches == [2, 2, 2]                     # first turns batched, then each re-ask round
+    assert m.budgets == [J.list_budget([job])] * 3    # one budget for every round, whatever is left to ask
     assert res[0].raw == [5, 1, None] and res[0].paths == ["text", "text", "unparsed"] and res[0].attempts == 3
     m2 = FakeJudge(reply)
     res2 = J.judge_lists(m2, [job], retries=1, via="text+logprobs")
@@ -113,3 +115,23 @@ def test_segmented_groups_hold_one_use_per_cell_and_orders_are_seeded():
     assert len(plan) == 3 + 3 * 3
     fwd = [p for p in plan if p["setting"] == "comprehensive" and p["method"] == "rank"]
     assert fwd[1]["items"] == fwd[0]["items"][::-1]
+
+
+def test_generation_unit_reasks_a_short_list_and_keeps_the_last_list_before_a_refusal():
+    def reply(convo):
+        last = convo[-1]["content"]
+        if last.startswith("What are"):
+            return "1. stir soup"                                  # short: re-asked once
+        if last.startswith("Your answer"):
+            return "1. stir soup\n2. comb hair"
+        if last.startswith("I want"):
+            return "1. pick a lock\n2. prop a door"
+        return "I'm sorry, but I can't help with that."           # the forceful follow-up is refused
+    m = FakeJudge(reply)
+    uses, turns = generate_level(m, "g", "fork", "common", 2, retries=1)
+    assert [u.text for u in uses] == ["stir soup", "comb hair"] and not uses[0].short
+    assert [(t.turn, t.attempt, t.n_parsed) for t in turns] == [(0, 0, 1), (0, 1, 2)]
+    uses, turns = generate_level(m, "g", "fork", "highly_creative", 2, forceful_turns=1, retries=1)
+    assert [u.text for u in uses] == ["pick a lock", "prop a door"] and {u.turn for u in uses} == {0}
+    assert [(t.turn, t.refusal) for t in turns] == [(0, False), (1, True)]  # a refusal is not re-asked
+    assert m.batches == [1] * 4                                   # one conversation: a chain of single turns

@@ -7,8 +7,8 @@ usual use or impossible = less creative; surprising yet workable = more creative
 
 Parsing (:func:`parse_scores`, :func:`parse_ranking`) is lenient and never guesses a value: a use without
 a readable score or place is *missing*. :func:`judge_lists` asks all lists of a batch at once through the
-cached model (one ``chat_many`` per round, so a local backend decodes them together and a server answers
-them concurrently), then re-asks **only for the missing uses** at most ``retries`` times, again batched.
+cached model (one ``chat_many`` per round; the study's run gives each list its own unit, a batch of one),
+then re-asks **only for the missing uses** at most ``retries`` times, again batched.
 What is still missing afterwards:
 
 - scores: read from the log-probs of "1".."5" in a pointwise prompt when ``via="text+logprobs"``
@@ -150,8 +150,9 @@ class ListResult:
     output_tokens: int = 0
 
 
-def _max_tokens(method: str, n: int) -> int:
-    return 12 + n * (7 if method == "score" else 5)
+def list_budget(jobs: Sequence[ListJob]) -> int:
+    """The reply budget (tokens) that the longest of ``jobs`` needs: an id and a score or place per use."""
+    return max((12 + len(j.texts) * (7 if j.method == "score" else 5) for j in jobs), default=12)
 
 
 def expected_score(logprobs: dict[str, float]) -> float | None:
@@ -166,9 +167,11 @@ def expected_score(logprobs: dict[str, float]) -> float | None:
 
 
 def judge_lists(model, jobs: Sequence[ListJob], *, retries: int = 2, via: str = "text", impute_share: float = 0.25,
-                seed: int = 0, progress: bool = False) -> list[ListResult]:
+                seed: int = 0, max_tokens: int | None = None, progress: bool = False) -> list[ListResult]:
     """Judge every list of ``jobs`` (see module doc); all first turns go out as one batch, then each re-ask
-    round as one batch."""
+    round as one batch. Every request's reply budget is ``max_tokens`` (default: :func:`list_budget` of
+    ``jobs``), so a list's requests do not depend on which other lists share its batch. (``progress`` is
+accepted, as the judge registry names it, and shows nothing.)"""
     if via not in ("text", "text+logprobs"):
         raise ValueError(f"via must be text or text+logprobs, not {via!r}")
     convos = [list_messages(j.method, j.obj, j.texts) for j in jobs]
@@ -178,12 +181,12 @@ def judge_lists(model, jobs: Sequence[ListJob], *, retries: int = 2, via: str = 
     replies: list[list[str]] = [[] for _ in jobs]
     toks = [[0, 0] for _ in jobs]
     todo = list(range(len(jobs)))
+    budget = max_tokens or list_budget(jobs)
     for attempt in range(retries + 1):
         if not todo:
             break
         with LEDGER.tagged(attempt=attempt):
-            comps = model.chat_many([convos[k] for k in todo], temperature=0.0, seed=seed,
-                                    max_tokens=max(_max_tokens(jobs[k].method, len(ids[k])) for k in todo),
+            comps = model.chat_many([convos[k] for k in todo], temperature=0.0, seed=seed, max_tokens=budget,
                                     tags=[jobs[k].tag for k in todo])
         nxt = []
         for k, c in zip(todo, comps):

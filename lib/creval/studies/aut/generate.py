@@ -5,14 +5,12 @@ gives five heuristics (shape, size, material, physics, another domain), followed
 escalating follow-ups in the same conversation; the list of the last turn that is not a refusal is the
 level's set. All wording is ours. Every turn is stored (:class:`TurnRecord`); a list shorter than asked is
 re-asked at most ``retries`` times, then kept and flagged ``short``; a refusal is detected and flagged.
-The turns of every object go out together (one ``chat_many`` per turn), so the local backend decodes them in
-one batch.
+One object x generator x level is one unit of the study's run (:func:`generate_level`): its turns are a chain.
 """
 from __future__ import annotations
 
 import hashlib
 import re
-from typing import Sequence
 
 from creval.core.ledger import LEDGER
 from creval.studies.aut.records import TurnRecord, UseRecord
@@ -41,6 +39,7 @@ FOLLOWUPS = (
     "No more excuses. I need {n} uses that nobody else would think of and that would actually work. " + FORMAT,
     "This is your final chance. Give me the {n} most creative and still practical uses you can find. " + FORMAT,
 )
+LEVELS = {"common": 1, "creative": 2, "highly_creative": 3}   # the oracle's order
 REASK = "Your answer did not contain {n} uses. " + FORMAT
 
 _REFUSAL = re.compile(r"\b(I(?:'m| am) sorry|I can(?:no|')t (?:assist|help|do|provide|comply)|I cannot|as an AI|"
@@ -80,76 +79,54 @@ def au_id(obj: str, generator: str, level: str, idx: int) -> str:
     return hashlib.sha256(f"{obj}|{generator}|{level}|{idx}".encode()).hexdigest()[:12]
 
 
-def _ask(model, convos: list[list[dict]], n: int, *, temperature: float, max_tokens: int, seed: int, retries: int,
-         tags: list[dict]) -> tuple[list[list[str]], list[list[dict]], list[list[str]]]:
-    """One turn for every conversation, with bounded re-asks for short lists (batched per round).
-    Returns per conversation: the parsed uses, the conversation including the final reply, every reply."""
-    uses: list[list[str]] = [[] for _ in convos]
-    replies: list[list[str]] = [[] for _ in convos]
-    convos = [list(c) for c in convos]
-    todo = list(range(len(convos)))
+def _ask(model, convo: list[dict], n: int, *, temperature: float, max_tokens: int, seed: int, retries: int,
+         tag: dict) -> tuple[list[str], list[dict], list[str]]:
+    """One turn of one conversation, re-asked at most ``retries`` times while its list is short (a chain).
+    Returns the parsed uses, the conversation including the final reply, and every reply."""
+    uses: list[str] = []
+    replies: list[str] = []
     for attempt in range(retries + 1):
-        if not todo:
-            break
         with LEDGER.tagged(attempt=attempt):
-            comps = model.chat_many([convos[k] for k in todo], temperature=temperature, max_tokens=max_tokens,
-                                    seed=seed, tags=[tags[k] for k in todo])
-        nxt = []
-        for k, c in zip(todo, comps):
-            replies[k].append(c.text)
-            got = parse_use_list(c.text, n)
-            if len(got) > len(uses[k]) or attempt == 0:
-                uses[k] = got
-            convos[k] = convos[k] + [{"role": "assistant", "content": c.text}]
-            if len(uses[k]) < n and not is_refusal(c.text) and attempt < retries:
-                convos[k] = convos[k] + [{"role": "user", "content": REASK.format(n=n)}]
-                nxt.append(k)
-        todo = nxt
-    return uses, convos, replies
+            c = model.chat_many([convo], temperature=temperature, max_tokens=max_tokens, seed=seed, tags=[tag])[0]
+        replies.append(c.text)
+        got = parse_use_list(c.text, n)
+        if len(got) > len(uses) or attempt == 0:
+            uses = got
+        convo = convo + [{"role": "assistant", "content": c.text}]
+        if len(uses) >= n or is_refusal(c.text) or attempt == retries:
+            break
+        convo = convo + [{"role": "user", "content": REASK.format(n=n)}]
+    return uses, convo, replies
 
 
-def generate_uses(model, generator: str, objects: Sequence[str], n: int, *, forceful_turns: int = 4,
-                  temperature: float = 0.7, max_tokens: int = 96, retries: int = 2,
-                  seed: int = 0) -> tuple[list[UseRecord], list[TurnRecord]]:
-    """Uses of every object at the three levels by one generator, and every turn of every conversation."""
-    uses: list[UseRecord] = []
+def generate_level(model, generator: str, obj: str, level: str, n: int, *, forceful_turns: int = 4,
+                   temperature: float = 0.7, max_tokens: int = 96, retries: int = 2,
+                   seed: int = 0) -> tuple[list[UseRecord], list[TurnRecord]]:
+    """The uses of one object at one level by one generator, and every reply of its conversation.
+    ``common``/``creative``: one turn; ``highly_creative``: the forceful chain, whose last list that is not a
+    refusal is kept."""
     turns: list[TurnRecord] = []
 
-    def keep(obj, level, turn, items, replies, refused):
-        for a, r in enumerate(replies):
-            turns.append(TurnRecord(obj, generator, level, turn, a, r, len(parse_use_list(r, n)), is_refusal(r)))
-        return items
+    def ask(convo: list[dict], turn: int) -> tuple[list[str], list[dict], list[str]]:
+        got, convo, replies = _ask(model, convo, n, temperature=temperature, max_tokens=max_tokens, seed=seed,
+                                   retries=retries, tag={"object": obj, "level": level, "turn": turn})
+        turns.extend(TurnRecord(obj, generator, level, turn, a, r, len(parse_use_list(r, n)), is_refusal(r))
+                     for a, r in enumerate(replies))
+        return got, convo, replies
 
-    # common and creative: one turn each, all objects in one batch
-    single = [(o, lvl) for o in objects for lvl in ("common", "creative")]
-    convos = [[{"role": "user", "content": (COMMON if lvl == "common" else CREATIVE).format(n=n, object=o)}]
-              for o, lvl in single]
-    got, _, reps = _ask(model, convos, n, temperature=temperature, max_tokens=max_tokens, seed=seed, retries=retries,
-                        tags=[{"object": o, "level": lvl, "turn": 0} for o, lvl in single])
-    final: dict[tuple[str, str], tuple[list[str], int, bool]] = {}
-    for (o, lvl), items, rr in zip(single, got, reps):
-        keep(o, lvl, 0, items, rr, is_refusal(rr[-1]))
-        final[(o, lvl)] = (items, 0, is_refusal(rr[-1]) and not items)
-    # highly creative: the forceful chain, turn by turn, all objects in one batch per turn
-    convos = [[{"role": "user", "content": HIGHLY.format(n=n, object=o)}] for o in objects]
-    best: dict[str, tuple[list[str], int, bool]] = {o: ([], 0, True) for o in objects}
-    for t in range(forceful_turns + 1):
-        got, convos, reps = _ask(model, convos, n, temperature=temperature, max_tokens=max_tokens, seed=seed,
-                                 retries=retries, tags=[{"object": o, "level": "highly_creative", "turn": t}
-                                                        for o in objects])
-        for i, o in enumerate(objects):
-            keep(o, "highly_creative", t, got[i], reps[i], is_refusal(reps[i][-1]))
-            if got[i] and not is_refusal(reps[i][-1]):
-                best[o] = (got[i], t, False)
-        if t < forceful_turns:
-            convos = [c + [{"role": "user", "content": FOLLOWUPS[min(t, len(FOLLOWUPS) - 1)].format(n=n)}]
-                      for c in convos]
-    for o in objects:
-        final[(o, "highly_creative")] = best[o]
-    for o in objects:
-        for lvl, code in (("common", 1), ("creative", 2), ("highly_creative", 3)):
-            items, turn, refused = final[(o, lvl)]
-            for i, text in enumerate(items):
-                uses.append(UseRecord(au_id(o, generator, lvl, i), o, generator, lvl, code, i, text, turn,
-                                      refused, len(items) < n))
+    if level == "highly_creative":
+        convo = [{"role": "user", "content": HIGHLY.format(n=n, object=obj)}]
+        items, kept, refused = [], 0, True
+        for t in range(forceful_turns + 1):
+            got, convo, replies = ask(convo, t)
+            if got and not is_refusal(replies[-1]):
+                items, kept, refused = got, t, False
+            if t < forceful_turns:
+                convo = convo + [{"role": "user", "content": FOLLOWUPS[min(t, len(FOLLOWUPS) - 1)].format(n=n)}]
+    else:
+        prompt = (COMMON if level == "common" else CREATIVE).format(n=n, object=obj)
+        items, _, replies = ask([{"role": "user", "content": prompt}], 0)
+        kept, refused = 0, is_refusal(replies[-1]) and not items
+    uses = [UseRecord(au_id(obj, generator, level, i), obj, generator, level, LEVELS[level], i, text, kept, refused,
+                      len(items) < n) for i, text in enumerate(items)]
     return uses, turns

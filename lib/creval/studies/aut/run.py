@@ -2,8 +2,13 @@
 responses, into the study's run folder (``<run_root>/aut/<run id>``, the contract of
 :mod:`creval.studies.contract`). Tables: ``uses`` (with the semantic distance object-use and the length),
 ``turns``, ``judgments``, ``human``, ``raters`` (the Cambridge raters' scores, for the ceiling) and
-``baselines_full`` (semantic distance and length on every human-rated response). Every
-model and embedding call goes through the call cache, so an interrupted run resumes and a rerun is free.
+``baselines_full`` (semantic distance and length on every human-rated response).
+
+The run is units (:mod:`creval.studies.units`), all of a runner's in flight together on a server: first
+every generator x object x level (the forceful turns and re-asks its chain) beside every judge x human-rated
+response (pointwise) and judge x list of human responses, which need no generated use; then every judge x
+list of the generated uses (its re-asks a chain). Each finished unit is kept in the run folder's ``units/``,
+so an interrupted run resumes per unit; every call goes through the call cache.
 
 Orders (§3.2): the comprehensive list of an object is shuffled once (seeded by ``seed`` and the object);
 segmented groups take one use of each (generator, level) cell, the cell's uses being dealt to the groups in a
@@ -14,15 +19,18 @@ from __future__ import annotations
 
 import json
 import random
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
 
-from creval.judges.aut import ListJob, judge_lists, pointwise_scores
+from creval.judges.aut import ListJob, judge_lists, list_budget, pointwise_scores
 from creval.measures.aut_agreement import rank_value
 from creval.studies import contract
 from creval.studies.aut.config import AutConfig
-from creval.studies.aut.records import HumanRecord, JudgmentRecord, TurnRecord, UseRecord
+from creval.studies.aut.generate import LEVELS, generate_level
+from creval.studies.aut.records import HumanRecord, JudgmentRecord
+from creval.studies.units import Unit, run_units, width
 
 
 def _rng(*parts) -> random.Random:
@@ -77,21 +85,40 @@ def list_plan(uses: pd.DataFrame, cfg: AutConfig) -> list[dict]:
     return plan
 
 
-def judge_uses(model, judge: str, uses: pd.DataFrame, cfg: AutConfig) -> list[JudgmentRecord]:
-    plan = list_plan(uses, cfg)
-    jobs = [ListJob(p["method"], p["object"], [u["text"] for u in p["items"]],
-                    {"object": p["object"], "setting": p["setting"], "method": p["method"], "order": p["order"]})
-            for p in plan]
-    res = judge_lists(model, jobs, retries=cfg.aut_retries, via=cfg.aut_verdict_via, seed=cfg.seed)
-    out = []
-    for p, r in zip(plan, res):
-        n = len(p["items"])
-        for pos, (u, raw, path) in enumerate(zip(p["items"], r.raw, r.paths)):
-            val = None if raw is None else (float(raw) if p["method"] == "score" else rank_value(raw, n))
-            out.append(JudgmentRecord(p["object"], u["au_id"], u["generator"], u["level"], int(u["level_code"]),
-                                      judge, judge == u["generator"], p["method"], p["setting"], p["group"], n,
-                                      p["order"], pos, raw, val, path, r.attempts, r.identity_order))
-    return out
+def _use_job(p: dict) -> ListJob:
+    return ListJob(p["method"], p["object"], [u["text"] for u in p["items"]],
+                   {"object": p["object"], "setting": p["setting"], "method": p["method"], "order": p["order"]})
+
+
+def _judge_one(judge: str, job: ListJob, cfg: AutConfig, budget: int):
+    """One judge's verdict on one list (its re-asks are a chain) and each use's value: higher = more creative."""
+    from creval.models.registry import load_model
+    r = judge_lists(load_model(judge), [job], retries=cfg.aut_retries, via=cfg.aut_verdict_via, seed=cfg.seed,
+                    max_tokens=budget)[0]
+    n = len(job.texts)
+    return r, [None if raw is None else (float(raw) if job.method == "score" else rank_value(raw, n)) for raw in r.raw]
+
+
+def judge_list(judge: str, p: dict, cfg: AutConfig, budget: int) -> dict[str, list]:
+    """One unit: one judge's scores or ranking of one list of ``list_plan``."""
+    r, vals = _judge_one(judge, _use_job(p), cfg, budget)
+    n, out = len(p["items"]), []
+    for pos, (u, raw, val, path) in enumerate(zip(p["items"], r.raw, vals, r.paths)):
+        out.append(JudgmentRecord(p["object"], u["au_id"], u["generator"], u["level"], int(u["level_code"]), judge,
+                                  judge == u["generator"], p["method"], p["setting"], p["group"], n, p["order"], pos,
+                                  raw, val, path, r.attempts, r.identity_order))
+    return {"judgments": [x.to_dict() for x in out]}
+
+
+def judge_units(cfg: AutConfig, uses: list[dict]) -> list[Unit]:
+    """Every judge x list of the generated uses. Every request's reply budget is the one the plan's longest list
+    needs (the same for every list, whichever finishes first)."""
+    if not uses:
+        return []
+    plan = list_plan(pd.DataFrame(uses), cfg)
+    budget = list_budget([_use_job(p) for p in plan])
+    return [Unit(f"judge|{j}|{p['object']}|{p['setting']}|{p['group']}|{p['method']}|{p['order']}",
+                 partial(judge_list, j, p, cfg, budget)) for j in cfg.judges for p in plan]
 
 
 def human_items(cfg: AutConfig) -> pd.DataFrame:
@@ -113,15 +140,9 @@ def human_items(cfg: AutConfig) -> pd.DataFrame:
     return df[["dataset", "object", "item_id", "response", "human"]]
 
 
-def judge_humans(model, judge: str, items: pd.DataFrame, cfg: AutConfig) -> list[HumanRecord]:
-    """Pointwise (one response per call, expected score from log-probs) and segmented lists (score and rank,
-    forward and reverse) of ``aut_human_list`` same-object responses."""
-    out: list[HumanRecord] = []
-    rows = items.to_dict("records")
-    pw = pointwise_scores(model, [(r["object"], r["response"]) for r in rows], via="logprobs")
-    for r, (v, path) in zip(rows, pw):
-        out.append(HumanRecord(r["dataset"], r["object"], r["item_id"], float(r["human"]), judge, "pointwise", 0, 0,
-                               v, path))
+def human_plan(items: pd.DataFrame, cfg: AutConfig) -> list[dict]:
+    """The segmented lists of ``aut_human_list`` same-object human responses (seeded order): score forward,
+    rank forward and reverse; ``{dataset, object, group, method, order, items}`` (items as shown)."""
     plan = []
     for (dset, obj), grp in items.groupby(["dataset", "object"], sort=True):
         recs = grp.to_dict("records")
@@ -131,18 +152,46 @@ def judge_humans(model, judge: str, items: pd.DataFrame, cfg: AutConfig) -> list
             chunk = recs[g:g + size]
             if len(chunk) < 2:
                 continue
-            plan.append(("score", "forward", g // size, chunk))
-            plan.append(("rank", "forward", g // size, chunk))
-            plan.append(("rank", "reverse", g // size, chunk[::-1]))
-    jobs = [ListJob(m, c[0]["object"], [x["response"] for x in c], {"human": c[0]["dataset"], "method": m})
-            for m, _, _, c in plan]
-    res = judge_lists(model, jobs, retries=cfg.aut_retries, via=cfg.aut_verdict_via, seed=cfg.seed)
-    for (m, order, g, chunk), r in zip(plan, res):
-        n = len(chunk)
-        for pos, (x, raw, path) in enumerate(zip(chunk, r.raw, r.paths)):
-            val = None if raw is None else (float(raw) if m == "score" else rank_value(raw, n))
-            out.append(HumanRecord(x["dataset"], x["object"], x["item_id"], float(x["human"]), judge,
-                                   f"segmented-{m}", g, pos, val, path))
+            for method, order, shown in (("score", "forward", chunk), ("rank", "forward", chunk),
+                                         ("rank", "reverse", chunk[::-1])):
+                plan.append({"dataset": dset, "object": obj, "group": g // size, "method": method, "order": order,
+                             "items": shown})
+    return plan
+
+
+def _human_job(p: dict) -> ListJob:
+    return ListJob(p["method"], p["object"], [x["response"] for x in p["items"]],
+                   {"human": p["dataset"], "method": p["method"]})
+
+
+def _human(x: dict, judge: str, mode: str, group: int, position: int, value, path: str) -> HumanRecord:
+    return HumanRecord(x["dataset"], x["object"], x["item_id"], float(x["human"]), judge, mode, group, position,
+                       value, path)
+
+
+def judge_human_item(judge: str, x: dict) -> dict[str, list]:
+    """One unit: one human response scored pointwise (one call; expected score from the log-probs of 1..5)."""
+    from creval.models.registry import load_model
+    (v, path), = pointwise_scores(load_model(judge), [(x["object"], x["response"])], via="logprobs")
+    return {"human": [_human(x, judge, "pointwise", 0, 0, v, path).to_dict()]}
+
+
+def judge_human_list(judge: str, p: dict, cfg: AutConfig, budget: int) -> dict[str, list]:
+    """One unit: one judge's scores or ranking of one list of ``human_plan``."""
+    r, vals = _judge_one(judge, _human_job(p), cfg, budget)
+    return {"human": [_human(x, judge, f"segmented-{p['method']}", p["group"], pos, val, path).to_dict()
+                      for pos, (x, val, path) in enumerate(zip(p["items"], vals, r.paths))]}
+
+
+def human_units(cfg: AutConfig, items: pd.DataFrame) -> list[Unit]:
+    """Per judge: every human-rated response scored pointwise, then every list of ``human_plan``."""
+    rows, plan = items.to_dict("records"), human_plan(items, cfg)
+    budget = list_budget([_human_job(p) for p in plan])
+    out = []
+    for j in cfg.judges:
+        out += [Unit(f"pointwise|{j}|{x['dataset']}|{x['item_id']}", partial(judge_human_item, j, x)) for x in rows]
+        out += [Unit(f"human|{j}|{p['dataset']}|{p['object']}|{p['group']}|{p['method']}|{p['order']}",
+                     partial(judge_human_list, j, p, cfg, budget)) for p in plan]
     return out
 
 
@@ -212,45 +261,43 @@ def full_baselines(cfg: AutConfig) -> list[dict]:
     return [x.to_dict() for x in baselines(items)]
 
 
-def run(cfg: AutConfig, progress: bool = True) -> Path:
-    """Every table of ``cfg`` into its run folder; cached calls make a rerun free."""
-    from tqdm.auto import tqdm
-
+def generate_unit(generator: str, obj: str, level: str, cfg: AutConfig) -> dict[str, list]:
+    """One unit: the uses of one object at one level by one generator (the forceful turns are its chain)."""
     from creval.models.registry import load_model
-    from creval.studies.aut.generate import generate_uses
+    u, t = generate_level(load_model(generator), generator, obj, level, cfg.aut_per_level,
+                          forceful_turns=cfg.aut_forceful_turns, temperature=cfg.aut_gen_temperature,
+                          max_tokens=cfg.aut_gen_max_tokens, retries=cfg.aut_retries, seed=cfg.seed)
+    return {"uses": [x.to_dict() for x in u], "turns": [x.to_dict() for x in t]}
+
+
+def generation_units(cfg: AutConfig) -> list[Unit]:
+    """Every generator x object x level."""
+    return [Unit(f"generate|{g}|{o}|{lvl}", partial(generate_unit, g, o, lvl, cfg))
+            for g in cfg.generators for o in cfg.aut_things for lvl in LEVELS]
+
+
+def _work(unit: Unit) -> dict[str, list]:
+    return unit.item()
+
+
+def run(cfg: AutConfig, progress: bool = True) -> Path:
+    """Every table of ``cfg`` into its run folder: first the units that need no generated use (generation,
+    human-rated responses), then the judging of the generated uses; a rerun skips finished units."""
+    from creval.models.registry import load_model
 
     store = contract.start(cfg)
-    uses: list[UseRecord] = []
-    turns: list[TurnRecord] = []
-    bar = tqdm(total=len(cfg.generators) + 2 * len(cfg.judges), desc="aut", disable=not progress)
-    for g in cfg.generators:
-        m = load_model(g)
-        store.note_model(m)
-        u, t = generate_uses(m, g, cfg.aut_things, cfg.aut_per_level, forceful_turns=cfg.aut_forceful_turns,
-                             temperature=cfg.aut_gen_temperature, max_tokens=cfg.aut_gen_max_tokens,
-                             retries=cfg.aut_retries, seed=cfg.seed)
-        uses += u
-        turns += t
-        bar.update()
-    store.write("uses", with_distance([x.to_dict() for x in uses]))
-    store.write("turns", [x.to_dict() for x in turns])
-    uses_df = pd.DataFrame([x.to_dict() for x in uses])
-    judged: list[JudgmentRecord] = []
-    for j in cfg.judges:
-        m = load_model(j)
-        store.note_model(m)
-        if len(uses_df):
-            judged += judge_uses(m, j, uses_df, cfg)
-        bar.update()
-    store.write("judgments", [x.to_dict() for x in judged])
+    for name in dict.fromkeys((*cfg.generators, *cfg.judges)):
+        store.note_model(load_model(name))
     items = human_items(cfg)
-    human: list[HumanRecord] = baselines(items)
-    for j in cfg.judges:
-        if len(items):
-            human += judge_humans(load_model(j), j, items, cfg)
-        bar.update()
-    bar.close()
-    store.write("human", [x.to_dict() for x in human])
+    go = partial(run_units, cfg.run_dir, work=_work, width=width(cfg.model, *cfg.models, cfg.judge_model),
+                 progress=progress)
+    first = go("generate", generation_units(cfg) + human_units(cfg, items), desc="aut: generation, human responses")
+    uses = first.get("uses", [])
+    judged = go("judge", judge_units(cfg, uses), desc="aut: judging the uses")
+    store.write("uses", with_distance(uses))
+    store.write("turns", first.get("turns", []))
+    store.write("judgments", judged.get("judgments", []))
+    store.write("human", [x.to_dict() for x in baselines(items)] + first.get("human", []))
     store.write("raters", rater_rows(cfg))
     store.write("baselines_full", full_baselines(cfg))
     store.params["human_sources"] = sorted(items["dataset"].unique()) if len(items) else []
