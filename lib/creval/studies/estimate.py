@@ -479,7 +479,14 @@ def detection(cfg, codes: int, code_tokens: float, what: str) -> Part:
                 Range(codes * TYPICAL * d.max_tokens, codes * (1 + d.retries) * d.max_tokens))
 
 
-RETHINK_ALL = {"ps": (573, 230), "solver": 310, "ttcw": 36, "aut": 1201}   # sizes of the real data (0 = all)
+RETHINK_ALL = {"ps": (573, 230), "solver": 310, "aut": 1201}   # sizes of the real data (a key of 0: all)
+
+
+@lru_cache(maxsize=None)
+def ttcw_sources(n: int) -> list[int]:
+    """Stories of each source (Claude, GPT-3.5, GPT-4) among the first ``n`` TTCW stories."""
+    from creval.datasets import ttcw
+    return list(ttcw.load_stories().iloc[:n]["source"].value_counts().sort_index())
 
 
 def _rethink_counts(cfg) -> dict[str, list[int]]:
@@ -487,7 +494,7 @@ def _rethink_counts(cfg) -> dict[str, list[int]]:
     ps = [min(cfg.rethink_ps_per_class or n, n) for n in RETHINK_ALL["ps"]]
     solver = cfg.rethink_human_llm_problems or RETHINK_ALL["solver"]
     aut_n = cfg.rethink_aut_ratings or RETHINK_ALL["aut"]
-    return {"ps": ps, "solver": [solver, solver], "ttcw": [min(cfg.rethink_ttcw_stories, 36)],
+    return {"ps": ps, "solver": [solver, solver], "ttcw": ttcw_sources(cfg.rethink_ttcw_stories),
             "aut": [math.ceil(aut_n / 2), aut_n // 2], "msrp": [2 * cfg.rethink_paraphrase_pairs] * 2}
 
 
@@ -533,7 +540,7 @@ def rethinking(cfg) -> Estimate:
     story = words(cfg.rethink_ppl_max_words)
     judged = {"ps": (2 * min(cfg.rethink_judge_items, min(counts["ps"])), "ps", solution),
               "solver": (2 * min(cfg.rethink_judge_items, counts["solver"][0]), "ps", solution),
-              "ttcw": (min(cfg.rethink_ttcw_judge_stories, counts["ttcw"][0]), "cw", story)}
+              "ttcw": (min(cfg.rethink_ttcw_judge_stories, sum(counts["ttcw"])), "cw", story)}
     jparts, units = [], 0
     for s, (n, dom, text) in judged.items():
         if n:
