@@ -96,7 +96,7 @@ def register(sub) -> None:
                                    "role the units, calls (requests), prompt and completion tokens, cost from the "
                                    "model specs' prices and wall time at an endpoint's speed; ranges where a chain's "
                                    "length depends on the model. See docs/estimate.md.")
-    p.add_argument("studies", nargs="*", metavar="STUDY", choices=[[], *STUDIES],
+    p.add_argument("studies", nargs="*", metavar="STUDY",
                    help=f"studies to estimate (default: all): {', '.join(STUDIES)}")
     p.add_argument("--params", default="params/default.yaml", help="flat YAML parameter file (default: %(default)s)")
     p.add_argument("-p", action="append", default=[], metavar="KEY=VALUE", help="override one parameter (repeatable)")
