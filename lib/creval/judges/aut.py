@@ -150,9 +150,13 @@ class ListResult:
     output_tokens: int = 0
 
 
+def _max_tokens(method: str, n: int) -> int:
+    return 12 + n * (7 if method == "score" else 5)
+
+
 def list_budget(jobs: Sequence[ListJob]) -> int:
     """The reply budget (tokens) that the longest of ``jobs`` needs: an id and a score or place per use."""
-    return max((12 + len(j.texts) * (7 if j.method == "score" else 5) for j in jobs), default=12)
+    return max((_max_tokens(j.method, len(j.texts)) for j in jobs), default=12)
 
 
 def expected_score(logprobs: dict[str, float]) -> float | None:
