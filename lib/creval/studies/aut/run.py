@@ -277,6 +277,7 @@ def generation_units(cfg: AutConfig) -> list[Unit]:
 
 
 def _work(unit: Unit) -> dict[str, list]:
+    """A unit's item is its work: one of the unit functions above with its arguments bound."""
     return unit.item()
 
 
