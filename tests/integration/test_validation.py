@@ -84,8 +84,8 @@ TABLES = ("data_sources", "step_diversity", "solution_novelty", "sample_size", "
 
 
 def test_validation_run_resumes_a_cut_run(tmp_path):
-    """The smoke run writes every table; a run cut short (no manifest, a table lost, a half-written judged
-    table) is finished by the next run from the call cache, with the same rows."""
+    """The smoke run writes every table; a run cut short (no manifest, a table lost, a table and its units
+    lost) is finished by the next run from the call cache, with the same rows."""
     from creval.book.params import effective_params, load_params
     from creval.core.ledger import LEDGER
     from creval.core.paths import REPO
@@ -101,7 +101,9 @@ def test_validation_run_resumes_a_cut_run(tmp_path):
     before = {t: (cfg.run_dir / f"{t}.jsonl").read_text() for t in TABLES}
     (cfg.run_dir / "manifest.json").unlink()
     (cfg.run_dir / "aut_items.jsonl").unlink()
-    (cfg.run_dir / "human_reference.jsonl").write_text(before["human_reference"].splitlines()[0] + "\n")
+    (cfg.run_dir / "human_reference.jsonl").unlink()                    # and its units, as if cut before them
+    done = cfg.run_dir / "units" / "calls.jsonl"
+    done.write_text("".join(ln for ln in done.read_text().splitlines(True) if '"reference/' not in ln[:40]))
     with LEDGER.collect() as t:
         run(cfg)
     assert t.made == []
