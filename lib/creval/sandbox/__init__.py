@@ -304,6 +304,9 @@ class Cgroup:
 
 
 _COUNTER = itertools.count()
+# One launch batch at a time (its workers fill the CPUs, its retries must run alone), but beside model work:
+# a unit's programs run while other units wait on a server or a local model.
+_BATCHES = threading.Lock()
 
 
 @lru_cache(maxsize=1)
@@ -880,4 +883,4 @@ def run_units(units: list[dict], workers: int | None = None, progress: bool = Fa
         return out
 
     return cached_batch("sandbox", identity, units, _describe, compute, model="sandbox", cache=cache,
-                        keep=cacheable)
+                        keep=cacheable, lock=_BATCHES)
