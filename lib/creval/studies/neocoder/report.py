@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.datasets.neocoder import problem_id
+from creval.judges.neocoder import VERDICTS
 from creval.measures import neogauge as ng
 from creval.measures.techniques import STATIC_NAMES
 from creval.studies.neocoder.records import (CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord,
@@ -133,9 +134,7 @@ def verdicts(recs) -> pd.DataFrame:
     rows = []
     for judge in ("repo", "strict"):
         c = Counter(getattr(r, judge)["verdict"] for r in codes)
-        rows.append({"judge": judge, **{k: c.get(k, 0) for k in
-                                        ("OK", "wrong answer", "runtime error", "time limit", "memory limit",
-                                         "output limit", "not parsable", "sandbox error")}})
+        rows.append({"judge": judge, **{k: c.get(k, 0) for k in VERDICTS}})
     both = Counter((r.correct_repo, r.correct_strict) for r in codes)
     rows.append({"judge": "repo OK, strict not", "OK": both.get((True, False), 0)})
     rows.append({"judge": "strict OK, repo not", "OK": both.get((False, True), 0)})
