@@ -556,11 +556,28 @@ def rethinking(cfg) -> Estimate:
     return Estimate("rethinking", phases, [f"text sets at the real data's sizes when a key says all: {RETHINK_ALL}"])
 
 
+def list_part(role: str, model: str, what: str, jobs, obj: str, text: str, retries: int) -> Part:
+    """AUT lists judged (Rabeyah et al. §3.2): ``jobs`` are ``(method, length, how many)``; a list's reply
+    budget is 12 tokens + 7 (score) or 5 (rank) a use, and each re-ask adds the reply and the missing uses
+    to the thread."""
+    from creval.judges.aut import format_items, list_messages
+    from creval.judges.base import render
+    n, prompt, out = ZERO, ZERO, ZERO
+    for method, length, count in jobs:
+        base = msg_toks(list_messages(method, obj, [text] * length))
+        budget = 12 + length * (7 if method == "score" else 5)
+        reask = toks(render(f"aut_reask_{method}", n=length, items=format_items([text] * length))) + 8
+        n = n + Range(count, count * (1 + retries))
+        prompt = prompt + Range(count * base, count * sum(base + a * (budget + reask) for a in range(retries + 1)))
+        out = out + Range(count * TYPICAL * budget, count * (1 + retries) * budget)
+    return Part(role, model, what, n, prompt, out)
+
+
 def aut(cfg) -> Estimate:
     """Rabeyah et al. 2024: uses at three levels from every generator (the highly creative level a chain of
     forceful turns), every judge on every list in both settings and methods (rankings in both orders), and the
     judges on human-rated responses."""
-    from creval.judges.aut import SCORES, list_messages, pointwise_messages
+    from creval.judges.aut import pointwise_messages
     from creval.studies.aut.generate import COMMON, CREATIVE, FOLLOWUPS, HIGHLY
     n, F, r, mt = cfg.aut_per_level, cfg.aut_forceful_turns, cfg.aut_retries, cfg.aut_gen_max_tokens
     obj = cfg.aut_things[0] if cfg.aut_things else "fork"
@@ -586,12 +603,9 @@ def aut(cfg) -> Estimate:
     judge_parts, units = [], 0
     for j in cfg.judges:
         role = "judge" if j == cfg.judge_model and j not in cfg.generators else "model"
-        k = sum(orders[m] for m in cfg.aut_methods) * len(lists) * O
-        prompt = sum(orders[m] * msg_toks(list_messages(m, obj, [use] * L)) for m in cfg.aut_methods for L in lists) * O
-        out = sum(orders[m] * (12 + L * (7 if m == "score" else 5)) for m in cfg.aut_methods for L in lists) * O
-        judge_parts.append(Part(role, j, "list judgments", Range(k, k * (1 + r)), Range(prompt, prompt * (1 + r)),
-                                Range(TYPICAL * out, out * (1 + r))))
-        units += k
+        jobs = [(m, L, orders[m] * O) for m in cfg.aut_methods for L in lists]
+        judge_parts.append(list_part(role, j, "list judgments", jobs, obj, use, r))
+        units += sum(c for _, _, c in jobs)
         if "score" in cfg.aut_methods and cfg.aut_verdict_via == "text+logprobs":
             judge_parts.append(choices(role, j, "pointwise fallback", Range(0, O * sum(lists)),
                                        msg_toks(pointwise_messages(obj, use))))
@@ -605,15 +619,12 @@ def aut(cfg) -> Estimate:
         pw = sum(c for _, _, c in sizes)
         human.append(choices(role, j, "pointwise scores of human responses", pw,
                              msg_toks(pointwise_messages("brick", text))))
-        k = 3 * len(chunks)
-        prompt = sum(msg_toks(list_messages("score", "brick", [text] * c)) for c in chunks) * 3
-        out = sum(2 * (12 + c * 5) + 12 + c * 7 for c in chunks)
-        human.append(Part(role, j, "lists of human responses", Range(k, k * (1 + r)), Range(prompt, prompt * (1 + r)),
-                          Range(TYPICAL * out, out * (1 + r))))
+        jobs = [(m, c, k) for c in chunks for m, k in (("score", 1), ("rank", 2))]
+        human.append(list_part(role, j, "lists of human responses", jobs, "brick", text, r))
         if cfg.aut_verdict_via == "text+logprobs":
             human.append(choices(role, j, "pointwise fallback (human lists)", Range(0, sum(chunks)),
                                  msg_toks(pointwise_messages("brick", text))))
-        units += pw + k
+        units += pw + 3 * len(chunks)
     phases.append(Phase("judge human responses", units, Range(1, 1 + r + 1), tuple(human)))
     return Estimate("aut", phases, ["full lists of uses (a short list makes fewer items to judge)",
                                     f"{sum(c for _, _, c in sizes)} human-rated responses in "
