@@ -502,9 +502,10 @@ def rubric_parts(model: str, what: str, n: int, domain: str, text: str, problem:
                  reasks: int = 2) -> list[Part]:
     """The rubric judge (App. G) on ``n`` texts, server path: one analysis each, then every aspect scored in
     its own turn (24 tokens), each re-ask adding the reply and a reminder to that turn's thread."""
-    from creval.judges.base import render
-    from creval.judges.rubric import ASPECTS, _analyse_messages
-    base = msg_toks(_analyse_messages(domain, text, problem))
+    from creval.judges.base import render, template
+    from creval.judges.rubric import ASPECTS
+    base = msg_toks([{"role": "system", "content": template("rubric_system")},
+                     {"role": "user", "content": render(f"rubric_{domain}_analyse", text=text, problem=problem)}])
     asks = [toks(render("rubric_score", aspect=a, anchors=anch, values=", ".join(map(str, vals)))) + 4
             for a, vals, anch in ASPECTS[domain]]
     analysis = Range(TYPICAL * analysis_tokens, analysis_tokens)
