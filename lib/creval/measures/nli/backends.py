@@ -25,6 +25,7 @@ import enum
 import hashlib
 import logging
 import os
+import threading
 from pathlib import Path
 from typing import Protocol, Sequence, runtime_checkable
 
@@ -287,8 +288,16 @@ def load_nli(name: str) -> NLI:
     - ``llm:<registered model name>``: :class:`LLMNLI` over :func:`creval.models.registry.load_model`
     """
     name = str(name).strip()
-    if name in _loaded:
+    with _LOAD_LOCK:                 # units run in threads: load (or train) each backend once
+        if name not in _loaded:
+            _loaded[name] = _load_nli(name)
         return _loaded[name]
+
+
+_LOAD_LOCK = threading.RLock()
+
+
+def _load_nli(name: str) -> NLI:
     if name == "minilm-sick":
         nli: NLI = _minilm_sick()
     elif name == "minilm-cosine":
@@ -303,7 +312,6 @@ def load_nli(name: str) -> NLI:
     else:
         raise CrevalError(f"unknown NLI backend {name!r}", "use 'minilm-sick', 'minilm-cosine', 'deberta', "
                                                             "'hf:<hub id or folder>' or 'llm:<model name>'")
-    _loaded[name] = nli
     return nli
 
 
