@@ -85,7 +85,8 @@ def main() -> None:
             if not a.skip_serial:
                 one = arm(study, params, server, 1, Path(tempfile.mkdtemp(prefix=f"bench-{study}-1-")))
                 row.update(wall_1_s=one["wall_s"], speedup=round(one["wall_s"] / max(wide["wall_s"], 1e-9), 1),
-                           same_records=_strip(one["records"]) == _strip(wide["records"]))
+                           same_records=_strip(one["records"]) == _strip(wide["records"]),
+                           differ=_differ(_strip(one["records"]), _strip(wide["records"])))
             rows.append(row)
             print(json.dumps(row), flush=True)
     if a.json:
@@ -98,7 +99,20 @@ def main() -> None:
               f"{r.get('same_records', '-')} |")
 
 
-TIMING = ("seconds", "wall", "elapsed", "latency", "created", "finished")
+TIMING = ("seconds", "wall", "elapsed", "latency", "created", "finished", "cpu_s", "rss", "run_dir")
+
+
+def _differ(a: dict, b: dict) -> list[str]:
+    """The ``table.column`` names whose values differ between two arms' records."""
+    out = []
+    for t in sorted(set(a) | set(b)):
+        ra, rb = a.get(t, []), b.get(t, [])
+        if len(ra) != len(rb):
+            out.append(f"{t} ({len(ra)} vs {len(rb)} rows)")
+            continue
+        cols = sorted({k for r in ra + rb for k in r})
+        out += [f"{t}.{c}" for c in cols if [r.get(c) for r in ra] != [r.get(c) for r in rb]]
+    return out
 
 
 def _strip(records: dict) -> dict:
