@@ -46,9 +46,10 @@ def arm(study: str, params: dict, server, concurrency: int, home: Path) -> dict:
     from creval.book.studies import run_study
     from creval.studies.registry import STUDIES, in_order
     os.environ["CREVAL_CACHE"] = str(home / "calls.sqlite")
-    spec = home / f"standin-{concurrency}.yaml"
-    spec.write_text(server.spec_yaml("standin", concurrency))
-    p = {**params, "model": str(spec), "judge_model": str(spec), "run_root": str(home / "runs")}
+    (home / "models").mkdir(exist_ok=True)      # the same model name in both arms: records name it
+    (home / "models" / "standin.yaml").write_text(server.spec_yaml("standin", concurrency))
+    os.environ["CREVAL_MODELS"] = str(home / "models")
+    p = {**params, "model": "standin", "judge_model": "standin", "run_root": str(home / "runs")}
     for up in in_order([study])[:-1]:
         run_study(up, p)
     server.reset()
@@ -85,7 +86,7 @@ def main() -> None:
             if not a.skip_serial:
                 one = arm(study, params, server, 1, Path(tempfile.mkdtemp(prefix=f"bench-{study}-1-")))
                 row.update(wall_1_s=one["wall_s"], speedup=round(one["wall_s"] / max(wide["wall_s"], 1e-9), 1),
-                           same_records=_strip(one["records"]) == _strip(wide["records"]),
+                           same_records=_canon(_strip(one["records"])) == _canon(_strip(wide["records"])),
                            differ=_differ(_strip(one["records"]), _strip(wide["records"])))
             rows.append(row)
             print(json.dumps(row), flush=True)
@@ -102,6 +103,11 @@ def main() -> None:
 TIMING = ("seconds", "wall", "elapsed", "latency", "created", "finished", "cpu_s", "rss", "run_dir")
 
 
+def _canon(x) -> str:
+    """JSON text of ``x`` (NaN written as NaN, so two missing values compare equal)."""
+    return json.dumps(x, sort_keys=True, default=str)
+
+
 def _differ(a: dict, b: dict) -> list[str]:
     """The ``table.column`` names whose values differ between two arms' records."""
     out = []
@@ -111,14 +117,17 @@ def _differ(a: dict, b: dict) -> list[str]:
             out.append(f"{t} ({len(ra)} vs {len(rb)} rows)")
             continue
         cols = sorted({k for r in ra + rb for k in r})
-        out += [f"{t}.{c}" for c in cols if [r.get(c) for r in ra] != [r.get(c) for r in rb]]
+        out += [f"{t}.{c}" for c in cols if _canon([r.get(c) for r in ra]) != _canon([r.get(c) for r in rb])]
     return out
 
 
-def _strip(records: dict) -> dict:
-    """The records without timing columns (they differ between any two runs)."""
-    return {t: [{k: v for k, v in r.items() if not any(w in k for w in TIMING)} for r in rows]
-            for t, rows in records.items()}
+def _strip(x):
+    """The records without timing fields, at any depth (they differ between any two runs)."""
+    if isinstance(x, dict):
+        return {k: _strip(v) for k, v in x.items() if not any(w in str(k) for w in TIMING)}
+    if isinstance(x, list):
+        return [_strip(v) for v in x]
+    return x
 
 
 if __name__ == "__main__":
