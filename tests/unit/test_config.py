@@ -46,13 +46,18 @@ def test_chapter_parameters_cell_repeats_its_config_defaults(study):
 @pytest.mark.parametrize("study", list(STUDIES))
 def test_chapter_builds_its_config_from_every_parameter(study):
     chapter, cls = STUDIES[study].chapter, STUDIES[study].config
-    calls = [n for c in _cells(chapter) if c["cell_type"] == "code"
+    calls = [(c, n) for c in _cells(chapter) if c["cell_type"] == "code"
              for n in ast.walk(ast.parse("".join(c["source"])))
              if isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "from_params"
              and getattr(n.func.value, "id", None) == cls.__name__]
-    assert len(calls) == 1, f"{chapter}: build the config once with {cls.__name__}.from_params(dict(...))"
-    passed = {k.arg: k.value.id for k in calls[0].args[0].keywords}
-    assert passed == {k: k for k in cls.keys()}
+    assert len(calls) == 1, f"{chapter}: build the config once with {cls.__name__}.from_params(globals())"
+    cell, call = calls[0]
+    assert ast.unparse(call) == f"{cls.__name__}.from_params(globals())" and not call.keywords
+    assert "hide-input" in cell["metadata"]["tags"] and cell["metadata"]["jupyter"]["source_hidden"]
+    # every key the Config declares comes from the parameters cell (nothing falls back to a default unseen)
+    assert set(_parameters_cell(chapter)) == set(cls.keys())
+    ns = {**_parameters_cell(chapter), "In": [], "_": None, "table": print, "unrelated": object()}   # a kernel's globals
+    assert cls.from_params(ns) == cls()
 
 
 def test_unknown_key_is_an_error_naming_key_and_file(tmp_path):

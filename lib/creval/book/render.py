@@ -28,6 +28,8 @@ border-right:1px solid #ddd;padding:16px;font:14px/1.45 system-ui,sans-serif;box
 .creval-nav .part{margin-top:12px;font-weight:600;color:#555;text-transform:uppercase;font-size:12px}
 .creval-main{margin-left:260px;padding:8px 24px;max-width:1100px}
 .creval-nav h1{font-size:16px;margin:0 0 8px}
+details.creval-parameters{margin:4px 0 8px;color:#555} details.creval-parameters summary{cursor:pointer}
+details.creval-parameters pre{font-size:12px;background:#f7f7f9;padding:8px;overflow-x:auto}
 """
 
 
@@ -72,9 +74,45 @@ def share_plotly(site: Path) -> int:
     return n
 
 
+QUARTO_OPTION = re.compile(r"^#\|.*\n?", re.M)
+ATTRIBUTES = re.compile(r"^(#+ .*?)\s*\{[.#][^}]*\}\s*$", re.M)
+
+
+def reader_notebook(nb):
+    """The executed notebook as the offline book shows it (in place): the parameters cell folded into a
+    ``<details>`` block that opens on a click, the input of setup cells (tag ``hide-input``) hidden, Quarto's
+    ``#|`` cell options dropped. The page starts with prose."""
+    import nbformat
+    cells = []
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.cell_type == "code":
+            cell.source = QUARTO_OPTION.sub("", cell.source)
+        if cell.cell_type == "code" and "parameters" in tags:
+            body = html.escape(cell.source.strip())
+            cells.append(nbformat.v4.new_markdown_cell(
+                f'<details class="creval-parameters"><summary>Parameters this page ran with</summary>\n'
+                f"<pre>{body}</pre>\n</details>"))
+            continue
+        if cell.cell_type == "code" and "hide-input" in tags:
+            cell.metadata.setdefault("transient", {})["remove_source"] = True
+            if not cell.get("outputs"):
+                continue
+        cells.append(cell)
+    nb.cells = cells
+    return nb
+
+
+def preface_html(text: str) -> str:
+    """``index.qmd`` as HTML without Quarto: front matter and attribute syntax (``{.unnumbered}``) dropped."""
+    import mistune
+    text = re.sub(r"^---.*?---\s*", "", text, flags=re.S)
+    return mistune.html(ATTRIBUTES.sub(r"\1", text))
+
+
 def render_offline(out: Path) -> Path:
     """Write ``out/site/index.html`` and one page per executed chapter, with a table of contents."""
-    import mistune
+    import nbformat
     from nbconvert import HTMLExporter
 
     site = out / "site"
@@ -95,13 +133,13 @@ def render_offline(out: Path) -> Path:
         depth = href.count("/")
         nav = _nav(entries, href, "../" * depth)
         if href == "index.html":
-            text = re.sub(r"^---.*?---\s*", "", (paths.REPO / "index.qmd").read_text(), flags=re.S)
-            body = mistune.html(text)
+            body = preface_html((paths.REPO / "index.qmd").read_text())
             page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(book_title())}</title>"
                     f"<style>{STYLE} .creval-main{{font:16px/1.6 system-ui,sans-serif}}</style></head>"
                     f"<body>{nav}<main class='creval-main'>{body}</main></body></html>")
         else:
-            page, _ = exporter.from_filename(str(out / Path(href).with_suffix(".ipynb")))
+            nb = reader_notebook(nbformat.read(str(out / Path(href).with_suffix(".ipynb")), as_version=4))
+            page, _ = exporter.from_notebook_node(nb)
             page = _strip_cdn(page)
             page = page.replace("</head>", f"<style>{STYLE}</style></head>", 1)
             page = re.sub(r"<body([^>]*)>", lambda m: f"<body{m.group(1)}>{nav}<div class='creval-main'>", page, count=1)

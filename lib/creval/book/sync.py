@@ -1,8 +1,10 @@
 """Keep ``params/default.yaml`` and every chapter's parameters from drifting from the studies' Configs.
 
 ``sync()`` rewrites, from the Configs alone: ``params/default.yaml`` (one section per study, a key under the
-first study that declares it, the comment of its Config field), each chapter's ``parameters`` cell, and the
-keyword list of its ``XConfig.from_params(dict(...))`` call. Run it after changing a Config:
+first study that declares it, the comment of its Config field) and each chapter's ``parameters`` cell; it
+keeps the chapter's setup cell one line (``cfg = XConfig.from_params(globals())``: every key the Config
+declares, read from the parameters cell) and both cells folded (collapsed in JupyterLab, hidden or folded
+in the rendered book). Run it after changing a Config:
 ``creval sync-params``. Tests check the same equalities, so a forgotten sync fails loudly.
 """
 from __future__ import annotations
@@ -73,10 +75,15 @@ def default_yaml(studies: dict) -> str:
     return "\n".join(parts)
 
 
+PARAMETERS_SUMMARY = "Parameters this page ran with"
+SETUP_TAG = "hide-input"        # the setup cell: its input is hidden in the offline book, folded by Quarto
+
+
 def parameters_source(cls) -> str:
     comments = field_comments(cls)
     rows = [(f"{k} = {py_value(v)}", comments.get(k, "")) for k, v in cls.defaults().items()]
-    head = "# Parameters: the study's Config defaults (`creval book` and `papermill --engine creval` write other values here)\n"
+    head = (f'#| code-summary: "{PARAMETERS_SUMMARY}"\n'
+            "# Parameters: the study's Config defaults (`creval book` and `papermill --engine creval` write other values here)\n")
     return head + "\n".join(_aligned(rows))
 
 
@@ -85,29 +92,32 @@ def _source_lines(text: str) -> list[str]:
     return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
+def setup_call(cls) -> str:
+    """The one line that builds a chapter's Config from its parameters cell (every declared key is read
+    from the notebook's namespace; the others are ignored)."""
+    return f"{cls.__name__}.from_params(globals())"
+
+
 def rewrite_from_params(src: str, cls) -> str:
-    """``src`` with the keywords of ``cls.__name__.from_params(dict(...))`` replaced by every Config key."""
+    """``src`` with a ``cls.from_params(dict(k=k, ...))`` call (the older, long form) replaced by
+    :func:`setup_call`."""
     start = src.find(f"{cls.__name__}.from_params(dict(")
     if start < 0:
         return src
-    open_at = start + len(f"{cls.__name__}.from_params(dict(")
-    depth, i = 2, open_at
+    depth, i = 2, start + len(f"{cls.__name__}.from_params(dict(")
     while depth and i < len(src):
         depth += {"(": 1, ")": -1}.get(src[i], 0)
         i += 1
-    prefix = src[:start].rsplit("\n", 1)[-1]
-    indent = " " * (len(prefix) + len(f"{cls.__name__}.from_params(dict("))
-    words, lines, line = [f"{k}={k}" for k in cls.keys()], [], ""
-    for w in words:
-        piece = (", " if line else "") + w
-        if line and len(indent) + len(line) + len(piece) > 110:
-            lines.append(line + ",")
-            line = w
-        else:
-            line += piece
-    lines.append(line)
-    body = ("\n" + indent).join(lines)
-    return src[:open_at] + body + "))" + src[i:]
+    return src[:start] + setup_call(cls) + src[i:]
+
+
+def _fold(metadata: dict, tag: str | None = None) -> bool:
+    """Collapse the cell's input in JupyterLab (and tag it); True if the metadata changed."""
+    before = json.dumps(metadata, sort_keys=True)
+    metadata.setdefault("jupyter", {})["source_hidden"] = True
+    if tag and tag not in metadata.setdefault("tags", []):
+        metadata["tags"].append(tag)
+    return json.dumps(metadata, sort_keys=True) != before
 
 
 def sync_chapter(chapter: Path, cls, write: bool = True) -> bool:
@@ -117,10 +127,14 @@ def sync_chapter(chapter: Path, cls, write: bool = True) -> bool:
         if cell["cell_type"] != "code":
             continue
         src = "".join(cell["source"])
-        if "parameters" in cell.get("metadata", {}).get("tags", []):
+        meta = cell.setdefault("metadata", {})
+        if "parameters" in meta.get("tags", []):
             new = parameters_source(cls)
+            changed |= _fold(meta)
         else:
             new = rewrite_from_params(src, cls)
+            if setup_call(cls) in new:
+                changed |= _fold(meta, SETUP_TAG)
         if new != src:
             cell["source"], changed = _source_lines(new), True
     if changed and write:

@@ -361,3 +361,25 @@ def draw_spread(stat: Callable[[np.ndarray], float], draws: Sequence[np.ndarray]
     lo, hi = np.quantile(vals, [alpha / 2, 1 - alpha / 2])
     pct = float(np.mean(vals < observed) + 0.5 * np.mean(vals == observed)) if np.isfinite(observed) else float("nan")
     return {"lo": float(lo), "hi": float(hi), "percentile": pct, "draws": int(len(vals))}
+
+
+def fmt_number(x, digits: int = 2, scale: float = 1.0) -> str:
+    """``x * scale`` rounded once, from the full-precision value, to ``digits`` decimals; "–" for NaN/None.
+    Every printed statistic goes through here (or :func:`fmt_interval`): a value is never rounded twice."""
+    if x is None or x != x:
+        return "–"
+    return f"{float(x) * scale:.{digits}f}"
+
+
+def fmt_interval(lo, hi, digits: int = 2, scale: float = 1.0) -> str:
+    """``[lo, hi]`` with each bound rounded once from its full-precision value (0.8448 -> 0.84, never
+    0.845 -> 0.85); "" when the interval is undefined (NaN)."""
+    if lo is None or hi is None or lo != lo or hi != hi:
+        return ""
+    return f"[{fmt_number(lo, digits, scale)}, {fmt_number(hi, digits, scale)}]"
+
+
+def fmt_estimate(value, lo, hi, digits: int = 2, scale: float = 1.0) -> str:
+    """``value [lo, hi]``, each rounded once (the interval left out where it is undefined)."""
+    ci = fmt_interval(lo, hi, digits, scale)
+    return f"{fmt_number(value, digits, scale)} {ci}".strip()

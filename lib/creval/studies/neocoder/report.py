@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from creval.datasets.neocoder import problem_id
 from creval.judges.neocoder import VERDICTS
 from creval.measures import neogauge as ng
+from creval.measures import stats as S
 from creval.measures.techniques import STATIC_NAMES
 from creval.studies.neocoder.records import (CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord,
                                              RoundRecord)
@@ -125,8 +126,7 @@ def table3(recs, subset: str = "all") -> pd.DataFrame:
 
 
 def _ci(ci) -> str:
-    lo, hi = ci
-    return "" if lo != lo else f"[{100 * lo:.1f}, {100 * hi:.1f}]"
+    return S.fmt_interval(*ci, digits=1, scale=100)
 
 
 def verdicts(recs) -> pd.DataFrame:

@@ -159,8 +159,24 @@ def table_verdicts(recs) -> pd.DataFrame:
     return captioned(t, "Verdicts per paper (rows of the card).")
 
 
+def home_relative(path: str) -> str:
+    """``path`` relative to the data home (``CREVAL_HOME``) when it lies inside it: pages show no machine's
+    absolute paths."""
+    from pathlib import Path
+
+    from creval.core.paths import home
+    try:
+        return str(Path(path).resolve().relative_to(home().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def table_sources(recs) -> pd.DataFrame:
-    return captioned(recs["sources"], "The run folders the card read, and whether each study had the real data.")
+    t = recs["sources"].copy()
+    if "run_dir" in t:
+        t["run_dir"] = t["run_dir"].map(home_relative)
+    return captioned(t, "The run folders the card read (relative to the data home), and whether each study had "
+                        "the real data.")
 
 
 def fig_card(recs) -> go.Figure:
@@ -172,7 +188,7 @@ def fig_card(recs) -> go.Figure:
     labels = [f"{m} · {d}" for m, d in zip(c["measure"], c["human data"])]
     err = dict(type="data", symmetric=False, array=(c["hi"] - c["value"]).fillna(0),
                arrayminus=(c["value"] - c["lo"]).fillna(0))
-    hover = [f"{lab}<br>{s} {v:.3f} [{lo:.3f}, {hi:.3f}], n={n}<br>baseline {b}: {bv:.3f}<br>{verdict}"
+    hover = [f"{lab}<br>{s} {S.fmt_estimate(v, lo, hi, 3)}, n={n}<br>baseline {b}: {S.fmt_number(bv, 3)}<br>{verdict}"
              for lab, s, v, lo, hi, n, b, bv, verdict in zip(labels, c["statistic"], c["value"], c["lo"], c["hi"], c["n"],
                                                            c["baseline"], c["baseline value"], c["verdict"])]
     fig.add_trace(go.Scatter(x=c["value"], y=labels, mode="markers", error_x=err, name="measure or judge",

@@ -383,7 +383,7 @@ def fig_correlations(recs, text_set: str = "ps", model: str | None = None) -> go
     for r in t.itertuples():
         i, j = names.index(r.a), names.index(r.b)
         z[i, j] = z[j, i] = r.rho
-        hover[i][j] = hover[j][i] = (f"{r.a} vs {r.b}<br>rho {r.rho:.2f} [{r.lo:.2f}, {r.hi:.2f}], n = {r.n}"
+        hover[i][j] = hover[j][i] = (f"{r.a} vs {r.b}<br>rho {S.fmt_estimate(r.rho, r.lo, r.hi)}, n = {r.n}"
                                      + (f"<br>{r.note}" if r.note else ""))
     fig = go.Figure(go.Heatmap(z=z, x=names, y=names, zmin=-1, zmax=1, colorscale="RdBu", text=np.round(z, 2),
                                texttemplate="%{text}", hovertext=hover, hoverinfo="text"))
