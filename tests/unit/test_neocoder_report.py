@@ -172,3 +172,18 @@ def test_isolation_of_every_verdict(recs, tmp_path):
          "network isolated": True, "verdicts": 1, "load-dependent timeouts": 0},
         {"records": "replayed codes", "judge": "strict", "isolation": "bwrap", "memory limit": "cgroup",
          "network isolated": True, "verdicts": 1, "load-dependent timeouts": 1}]
+
+
+def test_the_sentences_values_come_from_the_records(recs):
+    v = R.pass_values(recs)
+    assert v["repo"] == {0: "1/2", 1: "0/2", 2: "0/1"} and v["strict"] == {0: "2/2", 1: "1/2", 2: "0/1"}
+    assert v["more"] == 2 and v["first"] == 0 and v["last"] == 2 and v["paper"] and not v["equal_to_paper"]
+    assert v["strict_first"] == "100.0%" and v["repo_last"] == "0.0%" and v["table1_equal"] is False
+    assert v["flatter"] is False          # strict keeps 0 of 100%, repo 0 of 50%: neither keeps more
+    assert v["ratio_later"] == ""         # no state >= 3 here
+    assert R.per_state({3: "2.9x", 4: "6.3x", 5: "5.5x"}) == "2.9x, 6.3x and 5.5x at states 3-5"
+    assert R.unverifiable(recs) == {"problems": 3, "unverifiable": 1, "share": "33.3%"}
+    f = R.fig2_values(recs)
+    # state 0: 1A for loop, 2B while loop; states 1-2: 1A (while, recursion), 2B (while), 1A (recursion)
+    assert f["for loop"] == {"state0": "50.0%", "later": "0.0%", "max": "50.0%", "rises": False}
+    assert f["while loop"]["later"] == "0.0-100.0%" and f["recursion"]["max"] == "100.0%" and f["recursion"]["rises"]

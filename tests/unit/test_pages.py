@@ -17,6 +17,7 @@ def test_intervals_are_rounded_once_from_the_full_value():
     assert fmt_interval(float("nan"), 0.3) == "" and fmt_number(None) == "–"
     assert fmt_estimate(0.81449, 0.7827, 0.8448) == "0.81 [0.78, 0.84]"
     assert fmt_estimate(0.5, float("nan"), float("nan"), 3) == "0.500"
+    assert fmt_number(25 / 4, 1) == "6.3" and fmt_number(-0.001) == "0.00" and fmt_number(-0.126) == "-0.13"
 
 
 def _executed_like(chapter):
@@ -34,8 +35,9 @@ def test_every_page_opens_with_prose_and_keeps_its_parameters_one_click_away():
         assert shown[0].cell_type == "markdown" and shown[0].source.startswith("# "), chapter
         assert shown[1].cell_type == "markdown" and shown[1].source.startswith("<details"), chapter
         assert "run_root = " in shown[1].source and "#|" not in shown[1].source, chapter
-        setup = [c for c in nb.cells if c.metadata.get("transient", {}).get("remove_source")]
-        assert len(setup) == 1 and "from_params(globals())" in setup[0].source, chapter
+        hidden = [c for c in nb.cells if c.metadata.get("transient", {}).get("remove_source")]
+        assert "from_params(globals())" in hidden[0].source, chapter          # the setup cell
+        assert all("Markdown(" in c.source for c in hidden[1:]), chapter     # the others write prose
         assert all("#|" not in c.source for c in nb.cells if c.cell_type == "code"), chapter
 
 

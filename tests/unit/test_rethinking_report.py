@@ -187,3 +187,18 @@ def test_correlation_cells_carry_n_and_an_interval_per_pair(recs):
     assert "rubric judge" not in set(t.reset_index()["b"])               # two judged texts: too few for a cell
     fig = report.fig_correlations(recs, "ps")
     assert "n = 6" in " ".join(h for row in fig.data[0].hovertext for h in row)
+
+
+def test_reading_values_are_the_tables_numbers_rounded_once(recs):
+    v = report.reading_values(recs)
+    assert v["ps"]["n_pos"] == 3 and v["ps"]["n_neg"] == 3
+    assert v["ps"]["ci_pos"] == "0.800" and v["ps"]["ci_neg"] == "0.617"       # (0.6 + 0.75 + 0.5) / 3
+    assert v["ps"]["auc"]["value"] == pytest.approx(8 / 9) and v["ps"]["auc"]["text"].startswith("0.89 [")
+    assert v["solver"] is None and v["aut"] is None                           # no labels: no sentence
+    assert v["ttcw"]["stories"] == 5 and v["ttcw"]["rho"]["text"].startswith("0.80")
+    assert v["ttcw"]["llm_judges"] == "0.80 to 0.80"
+    assert v["ppl"]["median"] == "12.5" and v["ppl"]["range"] == "10.0-15.0" and v["ppl"]["texts"] == 6
+    assert v["templates"]["rates"] == "100.0%" and v["templates"]["solver_tpt"] is None
+    assert v["judge"]["checks"] == [] and v["judge"]["mean_score"] == "2.00"   # 2 judged texts: below MIN_N
+    assert v["judge"]["contradictions"] == "50%" and v["judge"]["twist_pairs"] == 2
+    assert report.value_range(0.2349, 0.2351, 2) == "0.23-0.24" and report.value_range(1, 1.0004, 1, 100, "%") == "100.0%"

@@ -366,9 +366,15 @@ def draw_spread(stat: Callable[[np.ndarray], float], draws: Sequence[np.ndarray]
 def fmt_number(x, digits: int = 2, scale: float = 1.0) -> str:
     """``x * scale`` rounded once, from the full-precision value, to ``digits`` decimals; "–" for NaN/None.
     Every printed statistic goes through here (or :func:`fmt_interval`): a value is never rounded twice."""
+    from decimal import ROUND_HALF_UP, Decimal
     if x is None or x != x:
         return "–"
-    return f"{float(x) * scale:.{digits}f}"
+    if x in (float("inf"), float("-inf")):
+        return str(x)
+    # the exact binary value, rounded half away from zero once: 0.8448 -> 0.84, 6.25 -> 6.3, 0.845 (stored as
+    # 0.84499...) -> 0.84
+    q = Decimal(float(x) * scale if scale != 1 else float(x)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    return f"{q:.{digits}f}".replace("-0.", "0.", 1) if q == 0 else f"{q:.{digits}f}"
 
 
 def fmt_interval(lo, hi, digits: int = 2, scale: float = 1.0) -> str:

@@ -125,6 +125,95 @@ def table3(recs, subset: str = "all") -> pd.DataFrame:
     return _frame(rows, f"Table 3, pass@1 of the stored GPT-4 codes under both judges ({subset} problems)")
 
 
+def _pct(k: int, n: int) -> str:
+    return S.fmt_number(k / n if n else float("nan"), 1, 100) + "%"
+
+
+def per_state(values: dict) -> str:
+    """"a, b and c at states 3-5" style list of per-state values."""
+    ts = sorted(values)
+    if not ts:
+        return "no state"
+    items = [values[t] for t in ts]
+    listed = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    span = f"state {ts[0]}" if len(ts) == 1 else f"states {ts[0]}-{ts[-1]}"
+    return f"{listed} at {span}"
+
+
+def pass_values(recs, subset: str = "all") -> dict:
+    """The numbers the chapter's sentences about Table 3 use, from the records: per-state pass@1 under both
+    judges (``repo``/``strict``: "k/n"), their percentages at the first and last state, whether the repo
+    judge equals the paper in every state, and the strict/repo ratio at the later states (3 on)."""
+    codes = _codes(recs)
+    per = {}
+    for t in range(6):
+        rs = _state_rows(codes, t, subset)
+        if rs:
+            per[t] = (sum(r.correct_repo for r in rs), sum(r.correct_strict for r in rs), len(rs))
+    if not per:
+        return {"states": 0}
+    first, last = min(per), max(per)
+    paper = not _is_sample(recs) and not recs.cfg.neocoder_problems
+    ratio = {t: f"{S.fmt_number(st / rep, 1)}x" if rep else f"{st} passes against none"
+             for t, (rep, st, n) in per.items() if t >= 3 and (rep or st)}
+    flatter = None
+    if per[first][0] and per[first][1] and last != first:
+        keep_repo = per[last][0] / per[last][2] / (per[first][0] / per[first][2])
+        keep_strict = per[last][1] / per[last][2] / (per[first][1] / per[first][2])
+        flatter = keep_strict > keep_repo
+    t1 = table1(recs)
+    return {"states": len(per), "first": first, "last": last, "paper": paper,
+            "table1_equal": None if _is_sample(recs) else bool(t1["equal"].all()),
+            "equal_to_paper": paper and all(f"{rep}/{n}" == PAPER_PASS[t] for t, (rep, st, n) in per.items()),
+            "repo": {t: f"{rep}/{n}" for t, (rep, st, n) in per.items()},
+            "strict": {t: f"{st}/{n}" for t, (rep, st, n) in per.items()},
+            "repo_first": _pct(per[first][0], per[first][2]), "repo_last": _pct(per[last][0], per[last][2]),
+            "strict_first": _pct(per[first][1], per[first][2]), "strict_last": _pct(per[last][1], per[last][2]),
+            "more": sum(v[1] for v in per.values()) - sum(v[0] for v in per.values()),
+            "ratio_later": per_state(ratio) if ratio else "", "flatter": flatter, "sample": _is_sample(recs)}
+
+
+def unverifiable(recs) -> dict:
+    """How many problems' released tests cannot verify a correct program (``flags``' verifiable column)."""
+    df = recs["problems"]
+    n = len(df)
+    bad = int((~df["verifiable"].astype(bool)).sum()) if n else 0
+    return {"problems": n, "unverifiable": bad, "share": _pct(bad, n)}
+
+
+FIG2_TECHNIQUES = ("for loop", "while loop", "recursion", "tuple")
+
+
+def technique_shares(recs, names=FIG2_TECHNIQUES) -> pd.DataFrame:
+    """Share (0-1) of the scored solutions of each state that use each technique (static detector): the
+    numbers of Fig. 2, one row per state."""
+    codes = _codes(recs)
+    rows = []
+    for t in range(6):
+        rs = [r for r in codes if r.state == t]
+        if rs:
+            c = Counter(x for r in rs for x in set(r.techniques))
+            rows.append({"state t": t, "solutions": len(rs), **{n: c[n] / len(rs) for n in names}})
+    return pd.DataFrame(rows)
+
+
+def fig2_values(recs) -> dict:
+    """Per technique of :data:`FIG2_TECHNIQUES`: its share at state 0 and the range over the later states,
+    each printed once-rounded (``"99.5%"``, ``"58.3-73.1%"``)."""
+    t = technique_shares(recs)
+    if t.empty or 0 not in set(t["state t"]) or len(t) < 2:
+        return {}
+    first, later = t[t["state t"] == 0].iloc[0], t[t["state t"] > 0]
+    out = {}
+    for n in FIG2_TECHNIQUES:
+        lo, hi = later[n].min(), later[n].max()
+        out[n] = {"state0": S.fmt_number(first[n], 1, 100) + "%",
+                  "later": (S.fmt_number(lo, 1, 100) + "%" if S.fmt_number(lo, 1, 100) == S.fmt_number(hi, 1, 100)
+                            else f"{S.fmt_number(lo, 1, 100)}-{S.fmt_number(hi, 1, 100)}%"),
+                  "max": S.fmt_number(t[n].max(), 1, 100) + "%", "rises": bool(later[n].mean() > first[n])}
+    return out
+
+
 def _ci(ci) -> str:
     return S.fmt_interval(*ci, digits=1, scale=100)
 

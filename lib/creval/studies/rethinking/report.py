@@ -431,3 +431,89 @@ def table_example(recs, model: str | None = None) -> pd.DataFrame:
              "not judged" if pd.isna(row.get("judge")) else f"{row['judge']:.2f}")]
     return captioned(pd.DataFrame(rows, columns=["measure", "value"]),
                       f"One MacGyver solution ({row['id']}, {row['kind']}) under every measure")
+
+
+# -- the values the chapter's reading sentences use --------------------------------------------------------
+def value_range(lo, hi, digits: int = 2, scale: float = 1.0, unit: str = "") -> str:
+    """"a-b" (each end rounded once), or one value where both ends print the same."""
+    a, b = S.fmt_number(lo, digits, scale), S.fmt_number(hi, digits, scale)
+    return f"{a}{unit}" if a == b else f"{a}-{b}{unit}"
+
+
+def _check(t: pd.DataFrame, check_prefix: str, measure: str) -> dict | None:
+    r = t[t["check"].str.startswith(check_prefix) & (t["measure"] == measure)] if len(t) else t
+    if r.empty or pd.isna(r.iloc[0]["value"]):
+        return None
+    r = r.iloc[0]
+    return {"text": S.fmt_estimate(r["value"], r["ci_low"], r["ci_high"]), "value": float(r["value"]),
+            "n": int(r["n"]), "chance_in_ci": r["CI excludes chance"] != "yes", "right": r["right direction"] == "yes"}
+
+
+def reading_values(recs) -> dict:
+    """Every number the chapter's closing reading cites, from this build's records (each rounded once):
+    ``{"ps": ..., "solver": ..., "ttcw": ..., "ppl": ..., "templates": ..., "judge": ..., "aut": ...}``; a
+    part is None where the records have no labelled data for it."""
+    cfg = recs.cfg
+    checks = table_checks(recs)
+    out: dict = {"model": cfg.model, "judge_model": cfg.judge_model}
+    m = measures(recs, "ps")
+    if labelled(recs, "ps") and len(m):
+        lab = m["label"].astype(bool)
+        out["ps"] = {"n_pos": int(lab.sum()), "n_neg": int((~lab).sum()), "ci_pos": S.fmt_number(m.loc[lab, "ci"].mean(), 3),
+                     "ci_neg": S.fmt_number(m.loc[~lab, "ci"].mean(), 3),
+                     "auc": _check(checks, "MacGyver unconventional", "creativity index")}
+    else:
+        out["ps"] = None
+    out["solver"] = ({"auc": _check(checks, "MacGyver crowd", "creativity index"),
+                      "pairs": int(measures(recs, "solver")["group"].nunique()) if "group" in measures(recs, "solver")
+                      else len(measures(recs, "solver")) // 2}
+                     if labelled(recs, "solver") else None)
+    if labelled(recs, "ttcw"):
+        t = measures(recs, "ttcw")
+        out["ttcw"] = {"stories": len(t), "rho": _check(checks, "TTCW expert passes", "creativity index"),
+                       "ci_mean": S.fmt_number(t["ci"].mean(), 2)}
+        j = table_ttcw_judges(recs)
+        out["ttcw"]["llm_judges"] = (f"{S.fmt_number(j['rho vs expert passes'].min())} to "
+                                     f"{S.fmt_number(j['rho vs expert passes'].max())}"
+                                     if "rho vs expert passes" in j and j["rho vs expert passes"].notna().any() else "")
+    else:
+        out["ttcw"] = None
+    ppl = [c for c in (_check(checks, p, "perplexity") for p in ("MacGyver unconventional", "MacGyver crowd",
+                                                                "TTCW expert passes", "AUT")) if c]
+    p = recs["perplexity"]
+    p = p[p["model"] == cfg.model] if len(p) else p
+    inv = table_invariance(recs)
+    inv_ppl = inv[inv["measure"] == "perplexity"] if "measure" in inv else inv
+    out["ppl"] = {"range": value_range(p["ppl"].min(), p["ppl"].max(), 1) if len(p) else "",
+                  "median": S.fmt_number(p["ppl"].median(), 1) if len(p) else "",
+                  "texts": int(p["ppl"].notna().sum()) if len(p) else 0,
+                  "checks": len(ppl), "right": sum(c["right"] for c in ppl), "chance": sum(c["chance_in_ci"] for c in ppl),
+                  "paraphrase_auc": (S.fmt_estimate(inv_ppl.iloc[0]["AUROC(|diff|: different > paraphrase)"],
+                                                    inv_ppl.iloc[0]["ci_low"], inv_ppl.iloc[0]["ci_high"])
+                                     if len(inv_ppl) else "")}
+    t = recs["templates"]
+    t = t[(t["n"] == cfg.rethink_template_n) & (t["mode"] == "sequence")] if len(t) else t
+    tpt = _check(checks, "MacGyver crowd", "templates per token")
+    out["templates"] = {"top": cfg.rethink_template_top, "n": cfg.rethink_template_n,
+                        "rates": value_range(t["rate"].min(), t["rate"].max(), 1, 100, "%") if len(t) else "",
+                        "min_rate": float(t["rate"].min()) if len(t) else float("nan"),
+                        "solver_tpt": tpt}
+    judged = [{**c, "text": f"{c['text']} on {name} (n = {c['n']})"}
+              for name, c in (("unconventional vs conventional", _check(checks, "MacGyver unconventional", "rubric judge")),
+                              ("crowd vs GPT-4", _check(checks, "MacGyver crowd", "rubric judge"))) if c]
+    tw = recs["twist"]
+    js = recs["judge"]
+    out["judge"] = {"checks": [c["text"] for c in judged],
+                    "all_chance": all(c["chance_in_ci"] for c in judged) if judged else None,
+                    "mean_score": S.fmt_number(js["judge"].mean()) if len(js) else "",
+                    "contradictions": S.fmt_number(tw["contradiction"].mean(), 0, 100) + "%" if len(tw) else "",
+                    "twist_pairs": len(tw)}
+    a = checks[checks["check"].str.startswith("AUT") & checks["value"].notna()] if len(checks) else checks
+    if len(a):
+        best = a.loc[a["value"].abs().idxmax()]
+        out["aut"] = {"n": int(a["n"].max()), "max_abs": S.fmt_number(a["value"].abs().max()),
+                      "strongest": f"{best['measure']} {S.fmt_estimate(best['value'], best['ci_low'], best['ci_high'])}",
+                      "all_weak": bool((a["value"].abs() < 0.1).all())}
+    else:
+        out["aut"] = None
+    return out
