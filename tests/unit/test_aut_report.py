@@ -61,3 +61,18 @@ def test_agreement_counts_the_cells_without_a_value(tmp_path):
     t = report.table_agreement(_records(tmp_path, {"judgments": rows})).iloc[0]
     assert t["cells without a value"] == 1
     assert t["src"] == pytest.approx(-0.5)      # the unparsed highly creative cell went last: [2, 1, 3] vs [3, 2, 1]
+
+
+def test_reading_values_come_from_the_tables(tmp_path):
+    assert report.null_halfwidth(24) == pytest.approx(1.6449 / np.sqrt(23)) and S.fmt_number(report.null_halfwidth(24)) == "0.34"
+    humans = list(range(1, 21))
+    judge = [h + (0.1 if k % 2 else -0.1) for k, h in enumerate(humans)]
+    recs = _records(tmp_path, {"human": _human("j", "pointwise", judge, humans) +
+                               _human("length (words)", "baseline", list(reversed(humans)), humans)})
+    v = report.reading_values(recs)
+    h = v["human"]
+    assert h["per_object"] == "20" and h["halfwidths"] == "±0.38 at n = 20"        # 1.6449 / sqrt(19)
+    assert h["judge_rho"] == "1.00 to 1.00" and h["judge_rows"] == 1 and h["judge_ci_hold_zero"] == 0
+    assert h["vs_baseline"] == {"better": 1, "indistinguishable": 0, "worse": 0} and not h["sample"]
+    assert v["raters"] is None and v["levels"] is None and v["bias"] is None
+    assert v["ocsai"]["ocsai-chatgpt (fine-tuned gpt-3.5)"] == "0.79"

@@ -389,3 +389,81 @@ def table_baselines_full(recs) -> pd.DataFrame:
     return captioned(pd.DataFrame(rows), "Trivial baselines on every rated response (all of Ocsai-1 main2_test and "
                                     "the whole Cambridge set, or the bundled samples): the yardstick a judge's "
                                     "subsampled correlation should be read against.")
+
+
+# -- the values the chapter's reading sentences use --------------------------------------------------------
+Z90 = 1.6449            # two-sided 90% normal quantile
+
+
+def null_halfwidth(n: int) -> float:
+    """Half-width of the 90% interval of a Spearman rho between unrelated variables on ``n`` items (its null
+    standard deviation is 1/sqrt(n - 1)): what chance alone spreads a per-object correlation over."""
+    return Z90 / np.sqrt(n - 1) if n > 1 else float("nan")
+
+
+def _fmt_counts(ns) -> str:
+    ns = sorted(set(int(n) for n in ns))
+    return ", ".join(map(str, ns[:-1])) + (" and " if len(ns) > 1 else "") + str(ns[-1]) if ns else ""
+
+
+def reading_values(recs) -> dict:
+    """Every number the chapter's reading cites, from this build's records (each rounded once). Parts with no
+    records are None."""
+    out: dict = {}
+    lc = level_check(recs)
+    out["levels"] = ({"generators": len(lc), "ordered": int(lc["levels ordered"].sum()),
+                      "rho": ", ".join(f"{g} {stats.fmt_number(r)}" for g, r in zip(lc["generator"], lc["rho(level, semdis)"]))}
+                     if len(lc) and "levels ordered" in lc else None)
+    b = table_bias(recs)
+    if len(b):
+        def share(setting: str, col: str) -> str:
+            x = b[b["setting"] == setting][col]
+            return stats.fmt_number(x.mean(), 0, 100) + "%" if len(x) and x.notna().any() else "–"
+
+        def value(setting: str, col: str) -> str:
+            x = b[b["setting"] == setting][col] if col in b else pd.Series(dtype=float)
+            return stats.fmt_number(x.mean()) if len(x) and x.notna().any() else "–"
+        out["bias"] = {"logprobs_comp": share("comprehensive score", "logprobs"),
+                       "logprobs_seg": share("segmented score", "logprobs"),
+                       "unparsed_comp_rank": share("comprehensive rank", "unparsed"),
+                       "identity_seg_rank": share("segmented rank", "identity order"),
+                       "pos_seg_rank": value("segmented rank", "rho(position, value)"),
+                       "fwd_rev_seg_rank": value("segmented rank", "rho(forward, reverse)")}
+    else:
+        out["bias"] = None
+    h = human_values(recs)
+    if h.empty:
+        out["human"] = None
+    else:
+        judged = h[h["mode"] != "baseline"]
+        per_object = judged.groupby(["dataset", "object"])["item_id"].nunique()
+        ns = sorted(set(int(n) for n in per_object))
+        t = table_human(recs)
+        tj = t[t["mode"] != "baseline"]
+        vs = table_vs_baselines(recs)
+        counts = vs["verdict"].value_counts().to_dict() if len(vs) else {}
+        out["human"] = {
+            "per_object": _fmt_counts(ns),
+            "halfwidths": ", ".join(f"±{stats.fmt_number(null_halfwidth(n))} at n = {n}" for n in ns if n >= 5),
+            "judge_rho": (f"{stats.fmt_number(tj['rho pooled'].min())} to {stats.fmt_number(tj['rho pooled'].max())}"
+                          if len(tj) and tj["rho pooled"].notna().any() else "–"),
+            "judge_rows": len(tj),
+            "judge_ci_hold_zero": int(((tj["lo"] <= 0) & (tj["hi"] >= 0)).sum()) if len(tj) else 0,
+            "vs_baseline": {k: int(counts.get(k, 0)) for k in ("better", "indistinguishable", "worse")},
+            "sample": bool(h["dataset"].astype(str).str.startswith("sample").all())}
+    ref = table_human_reference(recs)
+    pairs = ref[ref["reference"].str.contains(" vs .* on the responses both rated", regex=True)] if len(ref) else ref
+    if len(pairs):
+        get = lambda key: ref[ref["reference"].str.contains(key, regex=False)]["rho pooled"]  # noqa: E731
+        alpha = ref[ref["reference"].str.contains("Krippendorff", regex=False)]
+        out["raters"] = {"pairs": ", ".join(stats.fmt_number(r) for r in pairs["rho pooled"]),
+                         "n": ", ".join(f"{int(n):,}" for n in pairs["n"]),
+                         "mean": stats.fmt_number(get("n-weighted mean").iloc[0]),
+                         "one_more": stats.fmt_number(get("one more person").iloc[0]),
+                         "ceiling": stats.fmt_number(get("noise ceiling").iloc[0]),
+                         "alpha": stats.fmt_number(alpha["rho pooled"].iloc[0]) if len(alpha) else "–",
+                         "responses": f"{int(alpha['n'].iloc[0]):,}" if len(alpha) else "–"}
+    else:
+        out["raters"] = None
+    out["ocsai"] = {r["scorer"]: stats.fmt_number(r["rho pooled"]) for r in OCSAI_REFERENCE.to_dict("records")}
+    return out
