@@ -42,6 +42,7 @@ bench: setup                      ## speed benchmarks (batched vs naive)
 	$(BIN)/python benchmarks/bench_neocoder.py
 	$(BIN)/python benchmarks/bench_creativity_index.py
 	$(BIN)/python benchmarks/bench_aut.py
+	$(BIN)/python benchmarks/bench_server.py
 
 clean:                            ## remove build products (keeps the call cache in data/cache)
 	rm -rf _build _book
