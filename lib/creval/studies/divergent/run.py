@@ -38,18 +38,6 @@ class Job:
     problem: Problem
 
 
-class SharedNLI(LazyNLI):
-    """:class:`LazyNLI` for units that start together: the first use loads (or trains) the backend once,
-    under the local-compute lock, and still only after a model has answered."""
-
-    def __getattr__(self, attr):
-        if self._backend is None and not attr.startswith("__"):
-            from creval.core.cache import LOCAL_COMPUTE
-            with LOCAL_COMPUTE:
-                return super().__getattr__(attr)
-        return super().__getattr__(attr)
-
-
 def problem_units(cfg: DivergentConfig, model: str, domain: str, *, n: int | None = None,
                   temperature: float | None = None, limit: int | None = None) -> list[units.Unit]:
     """One unit per problem of the first ``limit`` of ``domain`` (the config's sizes by default), keyed
@@ -74,7 +62,7 @@ def solver(cfg: DivergentConfig):
     from creval.studies.divergent.generation import solve
 
     nli = resolved_name(cfg.nli)          # the backend that really runs (e.g. a fallback when SICK is missing)
-    backend = SharedNLI(nli)              # loaded (trained, the first time) after a model has answered once
+    backend = LazyNLI(nli)                # loaded (trained, the first time, once: load_nli locks) after a model answered
 
     def work(unit: units.Unit) -> dict[str, list]:
         job: Job = unit.item
