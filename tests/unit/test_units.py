@@ -218,3 +218,26 @@ def test_a_failed_call_leaves_its_waiters_to_ask_again(tmp_path):
     [t.start() for t in threads]
     [t.join() for t in threads]
     assert errors == ["first try fails"] and results == [["X"]] and len(attempts) == 2
+
+
+def test_a_thread_inside_a_local_computation_waits_on_nobody(tmp_path):
+    """A holds the local-compute lock (e.g. an LLM entailment batch asking its model) and needs a call that B
+    has claimed but cannot compute without that lock: A computes it itself instead of deadlocking."""
+    from creval.core.cache import LOCAL_COMPUTE
+    cache = CallCache(tmp_path / "c.sqlite")
+    b_claimed, got = threading.Event(), {}
+
+    def slow_describe(s):
+        b_claimed.set() if s == "x-b" else None
+        return {"s": s[0]}                       # "x-a" and "x-b" are the same call
+
+    def b():
+        got["b"] = cached_batch("k", {}, ["x-b"], slow_describe, lambda items: ["from b"], cache=cache)
+    with LOCAL_COMPUTE:
+        t = threading.Thread(target=b)
+        t.start()
+        b_claimed.wait(5)
+        time.sleep(0.1)                          # B has claimed the call and waits for the lock
+        got["a"] = cached_batch("k", {}, ["x-a"], slow_describe, lambda items: ["from a"], cache=cache)
+    t.join(5)
+    assert not t.is_alive() and got["a"] == ["from a"] and got["b"] in (["from a"], ["from b"])

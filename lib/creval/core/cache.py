@@ -161,13 +161,13 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
     if not missing:
         return out
     # A call another thread is computing right now is awaited, not computed twice (units run together).
-    mine, theirs = _claim(cache, missing)
+    mine, theirs, owned = _claim(cache, missing)
     try:
         if mine:
             _compute(kind, cache, mine, items, compute, out, stream=stream, offline=offline, encode=encode,
-                     decode=decode, keep=keep, usage=usage, model=model, tag=tag, lock=lock)
+                     decode=decode, keep=keep, usage=usage, model=model, tag=tag, lock=lock, owned=owned)
     finally:
-        _release(cache, mine, None)       # claims left (a failure, a deferral) wake their waiters, who retry
+        _release(cache, owned, list(owned), None)   # claims left (a failure, a deferral): their waiters ask again
     for k, (fut, idx) in theirs.items():
         value = fut.result()
         if value is None:                 # the other thread failed or deferred it: ask for it ourselves
@@ -189,14 +189,18 @@ _CLAIMS_LOCK = threading.Lock()
 
 
 def _claim(cache: CallCache, missing: dict[str, list[int]]):
-    """Split the misses into ``mine`` (claimed now by this thread, ``key -> indices``) and ``theirs`` (another
-    thread is computing them: ``key -> (future of the encoded value, indices)``)."""
-    mine, theirs = {}, {}
+    """Split the misses into ``mine`` (``key -> indices``: this thread computes them) and ``theirs`` (another
+    thread is computing them: ``key -> (future of the encoded value, indices)``), and the claims this thread
+    now holds (``key -> future``). A thread inside a local computation (holding :data:`LOCAL_COMPUTE`) waits
+    on nobody: the other thread may need that lock to finish."""
+    if LOCAL_COMPUTE._is_owned():
+        return dict(missing), {}, {}
+    mine, theirs, owned = {}, {}, {}
     with _CLAIMS_LOCK:
         for k, idx in missing.items():
             f = _CLAIMS.get((str(cache.path), k))
             if f is None:
-                _CLAIMS[(str(cache.path), k)] = concurrent.futures.Future()
+                owned[k] = _CLAIMS[(str(cache.path), k)] = concurrent.futures.Future()
                 mine[k] = idx
             else:
                 theirs[k] = (f, idx)
@@ -204,21 +208,25 @@ def _claim(cache: CallCache, missing: dict[str, list[int]]):
         f: concurrent.futures.Future = concurrent.futures.Future()
         f.set_result(v)
         theirs[k] = (f, mine.pop(k))
-        _release(cache, {k: []}, None)
-    return mine, theirs
+        _release(cache, owned, [k], None)
+    return mine, theirs, owned
 
 
-def _release(cache: CallCache, keys, value_of) -> None:
+def _release(cache: CallCache, owned: dict, keys, value_of) -> None:
     """Resolve this thread's claims on ``keys`` with their encoded value (``value_of(key)``, or None: not there)."""
     with _CLAIMS_LOCK:
-        futs = [(k, _CLAIMS.pop((str(cache.path), k), None)) for k in keys]
+        futs = []
+        for k in keys:
+            f = owned.pop(k, None)
+            if f is not None and _CLAIMS.get((str(cache.path), k)) is f:
+                del _CLAIMS[(str(cache.path), k)]
+                futs.append((k, f))
     for k, f in futs:
-        if f is not None:
-            f.set_result(value_of(k) if value_of else None)
+        f.set_result(value_of(k) if value_of else None)
 
 
 def _compute(kind, cache, missing, items, compute, out, *, stream, offline, encode, decode, keep, usage, model, tag,
-             lock) -> None:
+             lock, owned) -> None:
     """Compute the claimed misses (see :func:`cached_batch`): store, record and hand each result out as it comes."""
     from creval.core.deferral import Deferred, active
     from creval.core.ledger import LEDGER, CallRecord
@@ -242,7 +250,7 @@ def _compute(kind, cache, missing, items, compute, out, *, stream, offline, enco
         LEDGER.add(CallRecord(kind, model, False, tin, tout, cost, dt, tag(idx[0]), k))
         for n, i in enumerate(idx):
             out[i] = r if n == 0 else decode(value)
-        _release(cache, [k], lambda _: json.loads(canonical(value)))
+        _release(cache, owned, [k], lambda _: json.loads(canonical(value)))
 
     batch = active()
     if batch is not None and offline is not None:
