@@ -39,13 +39,25 @@ class CallCache:
         self._local = threading.local()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self._conn() as c:
-                c.execute("CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, kind TEXT, value TEXT, created REAL)")
-                c.execute("CREATE TABLE IF NOT EXISTS pending (key TEXT PRIMARY KEY, kind TEXT, meta TEXT, created REAL)")
+            for attempt in range(200):         # another thread or process may be creating it at this moment
+                try:
+                    with self._conn() as c:
+                        c.execute("CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, kind TEXT, value TEXT, "
+                                  "created REAL)")
+                        c.execute("CREATE TABLE IF NOT EXISTS pending (key TEXT PRIMARY KEY, kind TEXT, meta TEXT, "
+                                  "created REAL)")
+                    break
+                except sqlite3.OperationalError as e:
+                    if "locked" not in str(e) or attempt == 199:
+                        raise
+                    time.sleep(0.05)
+        except sqlite3.OperationalError as e:
+            raise CrevalError(f"cannot create the call cache {self.path} ({e})",
+                              "make its folder writable, or set CREVAL_CACHE / CREVAL_HOME to a writable place") from None
         except sqlite3.DatabaseError as e:
             raise CrevalError(f"the call cache {self.path} is not a usable SQLite database ({e})",
                               "move that file away (or point CREVAL_CACHE at a new file); it is rebuilt on the next run") from None
-        except (OSError, sqlite3.OperationalError) as e:
+        except OSError as e:
             raise CrevalError(f"cannot create the call cache {self.path} ({e})",
                               "make its folder writable, or set CREVAL_CACHE / CREVAL_HOME to a writable place") from None
 
@@ -53,7 +65,8 @@ class CallCache:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             self._local.conn = conn
         return conn
@@ -101,14 +114,16 @@ class CallCache:
 
 
 _default: CallCache | None = None
+_DEFAULT_LOCK = threading.Lock()
 
 
 def default_cache() -> CallCache:
     """The process-wide cache at ``paths.cache_file()`` (re-opened if ``CREVAL_CACHE`` changes)."""
     global _default
-    if _default is None or _default.path != paths.cache_file():
-        _default = CallCache()
-    return _default
+    with _DEFAULT_LOCK:
+        if _default is None or _default.path != paths.cache_file():
+            _default = CallCache()
+        return _default
 
 
 LOCAL_COMPUTE = threading.RLock()

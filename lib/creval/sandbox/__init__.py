@@ -624,7 +624,9 @@ def _run_case(iso: Isolation, py: str, code: bytes, stdin: str, lim: dict, nproc
                         break
                     left = max(left, 0.01)
                 if pfd is not None:
-                    if select.select([pfd], [], [], left)[0]:
+                    poller = select.poll()        # poll, not select: a long process may hold fds past 1024
+                    poller.register(pfd, select.POLLIN | select.POLLHUP)
+                    if poller.poll(left * 1000):
                         break
                 else:
                     if proc.poll() is not None:
