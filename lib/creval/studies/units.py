@@ -105,7 +105,8 @@ def run_units(root: str | Path, name: str, units: Sequence[Unit], work: Callable
     folder = Path(root) / "units"
     folder.mkdir(parents=True, exist_ok=True)
     done_file, failed_file = folder / f"{name}.jsonl", folder / f"{name}.failed.jsonl"
-    done = {r["unit"]: r for r in read_jsonl(done_file) if r.get("unit") in set(keys)}
+    wanted = set(keys)
+    done = {r["unit"]: r for r in read_jsonl(done_file) if r.get("unit") in wanted}
     todo = [u for u in units if u.key not in done]
     failed: dict[str, str] = {}
     waiting: list[str] = []
