@@ -31,9 +31,9 @@ def isolated(monkeypatch, tmp_path):
     monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
     monkeypatch.setenv("CREVAL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
-    base.forget_failures()
+    base.FAILURES.reset()
     yield
-    base.forget_failures()
+    base.FAILURES.reset()
 
 
 def _macgyver_folder(root, tag: str):
@@ -98,7 +98,12 @@ def test_download_beats_sample_and_is_kept(tmp_path, monkeypatch, server):
     www, url = server
     monkeypatch.setenv("CREVAL_OFFLINE", "0")
     _served_macgyver(monkeypatch, www, url)
-    rows, src = macgyver.load_problems()
+    assert macgyver.source().kind == "sample"                        # a lookup only looks: no download
+    assert not (paths.downloads_dir() / "macgyver").exists()
+    with base.downloading():                                         # a run's explicit fetch downloads
+        assert macgyver.source().kind == "download"
+    shutil.rmtree(paths.downloads_dir() / "macgyver")
+    rows, src = macgyver.load_problems()                             # a loader downloads
     assert src.kind == "download" and rows[0]["problem_id"] == "macgyver-dls1"
     assert (paths.downloads_dir() / "macgyver" / "problem_solution_pair.jsonl").exists()
     shutil.rmtree(www / "mg")                                        # gone upstream: the kept copy answers
@@ -114,7 +119,7 @@ def test_sha256_mismatch_is_refused(tmp_path, monkeypatch, server, caplog):
     monkeypatch.setenv("CREVAL_OFFLINE", "0")
     _served_macgyver(monkeypatch, www, url, sha="0" * 64)
     with caplog.at_level(logging.INFO, logger="creval.datasets"):
-        src = macgyver.source()
+        src = macgyver.source(allow_download=True)
     assert src.kind == "sample" and "sha256" in caplog.text
     assert not (paths.downloads_dir() / "macgyver").exists() or not any((paths.downloads_dir() / "macgyver").iterdir())
     dest = tmp_path / "x.jsonl"
@@ -128,7 +133,7 @@ def test_sha256_mismatch_is_refused(tmp_path, monkeypatch, server, caplog):
 def test_offline_skips_download(monkeypatch, server):
     www, url = server
     _served_macgyver(monkeypatch, www, url)              # reachable, but CREVAL_OFFLINE=1 (fixture)
-    assert macgyver.source().kind == "sample"
+    assert macgyver.source(allow_download=True).kind == "sample"
     with pytest.raises(ConnectionError):
         download(f"{url}/mg/problem_solution_pair.jsonl", www / "y")
 

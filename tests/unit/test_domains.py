@@ -34,8 +34,8 @@ def test_registry_and_criteria():
 
 def test_bundled_samples_and_filter():
     d = get_domain("macgyver")
-    probs = d.load()
-    assert d.last_source == f"sample:{paths.samples_dir() / 'macgyver' / 'problem_solution_pair.jsonl'}"
+    probs, where = d.load_with_source()
+    assert where == f"sample:{paths.samples_dir() / 'macgyver' / 'problem_solution_pair.jsonl'}"
     ids = {p.problem_id for p in probs}
     assert len(probs) == 8 and "macgyver-s9" not in ids     # the unsolvable row is dropped
     assert all(p.domain == "macgyver" and p.text == p.fields["problem"] for p in probs)
@@ -56,10 +56,10 @@ def test_hypogen_shows_bit_and_flip_hides_reasoning(tmp_path):
     f = tmp_path / "samples.json"
     f.write_text(json.dumps(rows))
     d = get_domain("hypogen")
-    [p] = d.load(source=tmp_path)           # a folder holding samples.json
+    [p], where = d.load_with_source(source=tmp_path)           # a folder holding samples.json
     assert p.problem_id == "hypogen-p1" and "Old belief." in p.text and "New idea." in p.text
     assert "SECRET" not in p.text and p.fields["hidden_chain_of_reasoning"] == "SECRET CHAIN"
-    assert d.last_source == f"local:{f}"
+    assert where == f"local:{f}"
 
 
 def test_bookmia_snippet_first_and_last_sentence(tmp_path, monkeypatch):
@@ -90,7 +90,8 @@ def test_macgyver_xlsx_and_download_cache(tmp_path):
     cached = paths.home() / "datasets" / "macgyver" / "problem_solution_pair.xlsx"
     cached.parent.mkdir(parents=True)
     cached.write_bytes(src.read_bytes())
-    assert len(d.load()) == 2 and d.last_source == f"download:{cached}"
+    probs, where = d.load_with_source()
+    assert len(probs) == 2 and where == f"download:{cached}"
 
 
 def test_bad_files_name_the_file(tmp_path):

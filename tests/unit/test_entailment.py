@@ -149,7 +149,7 @@ def no_sick(monkeypatch, tmp_path):
     monkeypatch.setenv("CREVAL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "calls.sqlite"))
     monkeypatch.setattr(backends, "_loaded", {})
-    base.forget_failures()
+    base.FAILURES.reset()
 
 
 def test_evaluate_falls_back_to_the_bundled_sample_and_says_so(no_sick):

@@ -58,7 +58,7 @@ DATASET = Dataset(
         "cambridge_aut/*_AUT_dataset.xlsx, or unset it to use the fallbacks")
 
 
-def source(given: str | Path | None = None, allow_download: bool = True) -> Source:
+def source(given: str | Path | None = None, allow_download: bool | None = None) -> Source:
     return resolve(DATASET, given, allow_download=allow_download)
 
 
@@ -109,7 +109,7 @@ def load_ocsai(n: int | None = None, objects: int | None = 2, split: str = "main
     want = split.removeprefix("main2_")
     if want not in SPLITS:
         raise CrevalError(f"unknown Ocsai-1 split {split!r}", "use main2_test, main2_val or main2_train")
-    src = source(given)
+    src = source(given, allow_download=True)
     rows = []
     for s in SPLITS:   # row numbers (item ids) count over train, val, test as in ocsai1_all_flat.csv
         f = file_of(DATASET, src, f"ocsai_{s}", required=(s == want and not src.is_sample))
@@ -140,7 +140,7 @@ def load_cambridge(n: int | None = None, objects=OBJECTS, seed: int = 0,
     Returns ``item_id, source, prompt, response, score, n_raters``; ``n`` responses spread evenly over
     ``objects`` (duplicate responses of an object removed). ``source`` is ``cambridge`` or ``sample``.
     ``raters=True`` adds the columns ``rater1, rater2, rater3`` (floats, NaN where a rater is missing)."""
-    src = source(given)
+    src = source(given, allow_download=True)
     frames = []
     for obj in objects:
         if f"cambridge_{obj}" not in DATASET.files:

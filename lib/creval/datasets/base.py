@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import logging
 import os
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -135,7 +137,35 @@ def _explicit(ds: Dataset, source: str | Path | None) -> Source | None:
     return Source("local", p)
 
 
-_FAILED: set[str] = set()
+class DownloadFailures:
+    """The datasets whose download failed in this process: tried once, then the next fallback answers."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def reset(self) -> None:
+        """Let the next :func:`resolve` try downloads again (tests; a long session that came online)."""
+        self.names.clear()
+
+
+FAILURES = DownloadFailures()
+_DOWNLOADING: ContextVar[bool] = ContextVar("creval_downloading", default=False)
+
+
+@contextmanager
+def downloading():
+    """Inside this block a lookup (``source_kind``, a Config's ``resolved``) may download a missing dataset;
+    outside it only looks. A study's run opens it once before naming its run folder (``Study.run``)."""
+    token = _DOWNLOADING.set(True)
+    try:
+        yield
+    finally:
+        _DOWNLOADING.reset(token)
+
+
+def downloads_allowed() -> bool:
+    """True inside :func:`downloading`."""
+    return _DOWNLOADING.get()
 
 
 def _download(ds: Dataset, dest: Path) -> None:
@@ -147,8 +177,11 @@ def _download(ds: Dataset, dest: Path) -> None:
             download(r.url, dest / r.name, r.sha256)
 
 
-def resolve(ds: Dataset, source: str | Path | None = None, *, allow_download: bool = True) -> Source:
-    """The first place in the documented order that holds ``ds`` (see the module doc)."""
+def resolve(ds: Dataset, source: str | Path | None = None, *, allow_download: bool | None = None) -> Source:
+    """The first place in the documented order that holds ``ds`` (see the module doc). A loader passes
+    ``allow_download=True``; a lookup leaves it ``None``: it downloads only inside :func:`downloading`."""
+    if allow_download is None:
+        allow_download = downloads_allowed()
     got = _explicit(ds, source)
     if got is not None:
         return got
@@ -156,13 +189,13 @@ def resolve(ds: Dataset, source: str | Path | None = None, *, allow_download: bo
     if shared is not None and _holds(ds, shared / ds.shared):
         return Source("shared", shared / ds.shared)
     dest = paths.downloads_dir() / ds.name
-    may_download = allow_download and bool(ds.remotes or ds.fetch) and ds.name not in _FAILED and not offline()
+    may_download = allow_download and bool(ds.remotes or ds.fetch) and ds.name not in FAILURES.names and not offline()
     if may_download and not (_holds(ds, dest) and _complete(ds, dest)):
         try:    # a first download, or completing a partial one
             _download(ds, dest)
             log.info("downloaded the %s dataset to %s", ds.name, dest)
         except Exception as e:  # offline, timeout, HTTP error, sha256 mismatch: fall through
-            _FAILED.add(ds.name)  # try once per process
+            FAILURES.names.add(ds.name)  # try once per process
             log.info("%s: download failed (%s: %s); using the next fallback", ds.name, type(e).__name__, e)
     if _holds(ds, dest):
         return Source("download", dest)
@@ -171,11 +204,6 @@ def resolve(ds: Dataset, source: str | Path | None = None, *, allow_download: bo
     raise CrevalError(f"{ds.name} data not found: not in ${ds.env}, not staged in ../shared/data/{ds.shared}, "
                       f"not downloaded to {dest}" + (" (CREVAL_OFFLINE=1)" if offline() else ""),
                       ds.how or f"set {ds.env} to a folder holding it, or run once with internet access")
-
-
-def forget_failures() -> None:
-    """Let the next :func:`resolve` try downloads again (tests; a long session that came online)."""
-    _FAILED.clear()
 
 
 def provenance(ds: Dataset, src: Source, what: str) -> str:

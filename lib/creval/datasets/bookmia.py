@@ -24,14 +24,14 @@ DATASET = Dataset(
     how="set CREVAL_BOOKMIA_DIR to a file or folder of BookMIA rows (JSON/JSONL with snippet, or starter and ending)")
 
 
-def source(given: str | Path | None = None, allow_download: bool = True) -> Source:
+def source(given: str | Path | None = None, allow_download: bool | None = None) -> Source:
     return resolve(DATASET, given, allow_download=allow_download)
 
 
 def domain_rows(given: str | Path | None = None) -> tuple[list[dict], Source]:
     """Starter/ending pairs as fields ``id, starter, ending, book``: given directly, or the first and last
     sentence of a BookMIA ``snippet`` (snippets of fewer than 3 sentences are skipped)."""
-    src = source(given)
+    src = source(given, allow_download=True)
     f = table_file(DATASET, src, "rows")
     rows = read_any(f)
     if rows and not ({"starter", "ending"} <= set(rows[0]) or "snippet" in rows[0]):

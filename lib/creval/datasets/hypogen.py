@@ -24,14 +24,14 @@ DATASET = Dataset(
     how="set CREVAL_HYPOGEN_DIR to a file or folder of hypogen-dr1 rows (JSON/JSONL with bit, flip)")
 
 
-def source(given: str | Path | None = None, allow_download: bool = True) -> Source:
+def source(given: str | Path | None = None, allow_download: bool | None = None) -> Source:
     return resolve(DATASET, given, allow_download=allow_download)
 
 
 def domain_rows(given: str | Path | None = None) -> tuple[list[dict], Source]:
     """HypoGen items as fields ``id, bit, flip, title, hidden_chain_of_reasoning`` (the dataset's own chain
     of reasoning is kept aside, never shown)."""
-    src = source(given)
+    src = source(given, allow_download=True)
     f = table_file(DATASET, src, "rows")
     rows = read_any(f)
     if rows and not {"bit", "flip"} <= set(rows[0]):

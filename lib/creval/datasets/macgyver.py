@@ -71,7 +71,7 @@ EFFECTIVE = {"correct_efficient": True}
 NOT_A_SOLUTION = ("unsolvable", "this is not possible")   # crowd answers that give no plan
 
 
-def source(given: str | Path | None = None, allow_download: bool = True) -> Source:
+def source(given: str | Path | None = None, allow_download: bool | None = None) -> Source:
     """Where MacGyver is read from (see :func:`creval.datasets.base.resolve`)."""
     return resolve(DATASET, given, allow_download=allow_download)
 
@@ -104,7 +104,7 @@ def load_problems(given: str | Path | None = None) -> tuple[list[dict], Source]:
     """Every row of ``problem_solution_pair`` as ``problem_id, problem, solvable, unconventional, solution,
     label`` (``unconventional``: True/False for solvable problems, None otherwise), and its source (naming
     the file read)."""
-    src = source(given)
+    src = source(given, allow_download=True)
     f = table_file(DATASET, src, "problems")
     rows = read_any(f)
     if rows and not {"ID", "Problem", "Solvable?"} <= set(rows[0]):
@@ -169,7 +169,7 @@ def _benchmark(src: Source) -> list[dict]:
 def load_annotations(given: str | Path | None = None, include_unsolvable: bool = False) -> tuple[list[dict], str]:
     """Human-annotated benchmark solutions ``{pair_id, problem_id, solver, annotation, problem, solution,
     labels}`` (``pair_id = <problem_id>::<solver>::<row>``) and a description of the source."""
-    src = source(given)
+    src = source(given, allow_download=True)
     problems = {r["problem_id"]: r["problem"] for r in load_problems(given)[0]}
     rows = []
     for i, r in enumerate(_benchmark(src)):
@@ -201,7 +201,7 @@ def load_human_solutions(given: str | Path | None = None) -> pd.DataFrame:
     ``prolific`` (benchmark results, model == Prolific) or ``additional`` (additional_human_solutions, rows
     whose solver judged the problem solvable); ``sample`` for the bundled sample. Answers that give no
     plan ("Unsolvable...") are dropped."""
-    src = source(given)
+    src = source(given, allow_download=True)
     problems = {r["problem_id"]: r["problem"] for r in load_problems(given)[0]}
     bench = file_of(DATASET, src, "annotations", required=False)
     extra = file_of(DATASET, src, "human_solutions", required=False)
@@ -259,7 +259,7 @@ def load_solver_pairs(llm: str = "solutions_gpt4", human: str = "Prolific", prob
     """One crowd solution and one ``llm`` solution of the same benchmark problem (the first of each, any
     annotation), one row per problem: ``problem_id, problem, human, llm``; ``problems`` of them (seeded).
     Empty when the source has no such pairs (the bundled sample)."""
-    src = source()
+    src = source(allow_download=True)
     problems_text = {r["problem_id"]: r["problem"] for r in load_problems()[0]}
     first: dict = {}
     for r in _benchmark(src):
@@ -283,7 +283,7 @@ def solution_pool() -> list[tuple[str, str]]:
     benchmark solutions of every solver (when ``benchmark_results.json`` is present) and the additional crowd
     solutions (when present). The reference corpus of chapter 06's creativity index, grouped by problem."""
     docs = [(r["problem_id"], r["solution"]) for r in load_problems()[0] if r["solution"]]
-    src = source()
+    src = source(allow_download=True)
     if file_of(DATASET, src, "annotations", required=False) is not None:
         docs += [(problem_id(r["problem_id"]), clean(r.get("solution"))) for r in _benchmark(src) if r.get("solution")]
     try:

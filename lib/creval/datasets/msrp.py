@@ -30,7 +30,7 @@ DATASET = Dataset(
         "or run once with internet access")
 
 
-def source(given: str | Path | None = None, allow_download: bool = True) -> Source:
+def source(given: str | Path | None = None, allow_download: bool | None = None) -> Source:
     return resolve(DATASET, given, allow_download=allow_download)
 
 
@@ -38,7 +38,7 @@ def read_msrp(split: str = "test", given: str | Path | None = None) -> list[tupl
     """MSRP pairs ``(string_1, string_2, quality)`` (1 = paraphrase) of ``split`` in train/val/test."""
     if split not in SPLITS:
         raise CrevalError(f"unknown MSRP split {split!r}", "use train, val or test")
-    f = file_of(DATASET, source(given), split)
+    f = file_of(DATASET, source(given, allow_download=True), split)
     out = []
     for i, row in enumerate(read_csv_rows(f, delimiter="\t", quoting=csv.QUOTE_NONE)):
         try:

@@ -234,7 +234,7 @@ def _load(src_key: str, kind: str) -> tuple[Problem, ...]:
 
 def load(source: str | Path | None = None) -> tuple[tuple[Problem, ...], Source]:
     """Every NeoCoder problem (upstream order) and where they were read from."""
-    src = resolve(DATASET, source)
+    src = resolve(DATASET, source, allow_download=True)
     return _load(str(src.path), src.kind), src
 
 

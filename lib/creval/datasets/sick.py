@@ -35,7 +35,7 @@ DATASET = Dataset(
         "(e.g. brmson/dataset-sts data/sts/sick2014), or run once with internet access")
 
 
-def source(given: str | Path | None = None, allow_download: bool = True) -> Source:
+def source(given: str | Path | None = None, allow_download: bool | None = None) -> Source:
     return resolve(DATASET, given, allow_download=allow_download)
 
 
@@ -43,7 +43,7 @@ def read_sick(split: str = "train", given: str | Path | None = None) -> list[tup
     """SICK pairs ``(sentence_A, sentence_B, label)`` of ``split`` in train/trial/test."""
     if split not in FILES:
         raise CrevalError(f"unknown SICK split {split!r}", "use train, trial or test")
-    f = file_of(DATASET, source(given), split)
+    f = file_of(DATASET, source(given, allow_download=True), split)
     out = []
     for i, row in enumerate(read_csv_rows(f, delimiter="\t", quoting=csv.QUOTE_NONE, encoding="utf-8")):
         lab = str(row.get("entailment_judgment") or "").strip().lower()

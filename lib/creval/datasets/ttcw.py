@@ -36,7 +36,7 @@ DATASET = Dataset(
 ORIGINALITY_TESTS = (9, 10, 11)
 
 
-def source(given: str | Path | None = None, allow_download: bool = True) -> Source:
+def source(given: str | Path | None = None, allow_download: bool | None = None) -> Source:
     return resolve(DATASET, given, allow_download=allow_download)
 
 
@@ -48,7 +48,7 @@ def plot_group(story_idx) -> str:
 def load_stories(given: str | Path | None = None, with_text_only: bool = True) -> pd.DataFrame:
     """Stories as ``story_id, group, source (NewYorker/Claude/GPT4/GPT3.5), name, plot, text`` (text None
     where upstream has only a URL; those rows dropped unless ``with_text_only=False``)."""
-    src = source(given)
+    src = source(given, allow_download=True)
     f = file_of(DATASET, src, "stories")
     rows = read_json(f)
     if not isinstance(rows, list) or not rows or not {"story_id", "story_idx", "content"} <= set(rows[0]):
@@ -70,14 +70,14 @@ def load_stories(given: str | Path | None = None, with_text_only: bool = True) -
 
 
 def has_verdicts(given: str | Path | None = None) -> bool:
-    src = source(given)
+    src = source(given, allow_download=True)
     return not src.is_sample and file_of(DATASET, src, "verdicts", required=False) is not None
 
 
 def load_verdicts(given: str | Path | None = None) -> pd.DataFrame:
     """Per story: ``passes`` (expert Yes verdicts over 14 tests x 3 experts), ``originality_passes``
     (tests 9-11), ``n_verdicts``."""
-    src = source(given)
+    src = source(given, allow_download=True)
     f = file_of(DATASET, src, "verdicts")
     rows = read_json(f)
     df = pd.DataFrame(rows)
@@ -93,7 +93,7 @@ def load_verdicts(given: str | Path | None = None) -> pd.DataFrame:
 
 
 def llm_judge_models(given: str | Path | None = None) -> list[str]:
-    src = source(given)
+    src = source(given, allow_download=True)
     if src.path.is_file():
         return []
     d = next((p for p in (src.path / "llm_judge_annotations", src.path / "data") if p.is_dir()), None)
@@ -102,7 +102,7 @@ def llm_judge_models(given: str | Path | None = None) -> list[str]:
 
 def load_llm_judge(model: str, given: str | Path | None = None) -> pd.DataFrame:
     """Per story: ``llm_passes`` = replies of the staged LLM judge ``model`` that start with "Yes"."""
-    src = source(given)
+    src = source(given, allow_download=True)
     f = next((p for p in (src.path / "llm_judge_annotations" / f"annotations_{model}.jsonl",
                           src.path / "data" / f"annotations_{model}.jsonl") if p.exists()), None)
     if f is None:

@@ -7,8 +7,8 @@
                 sentence at a time (the starter/ending are the first/last sentence of a book excerpt).
 
 ``get_domain(name)`` returns a frozen :class:`Domain`. ``Domain.load(limit, source, seed)`` returns a
-deterministic, seeded shuffle of :class:`Problem` rows; the source actually used is logged and kept
-in ``Domain.last_source`` (one loader per dataset, :mod:`creval.datasets.macgyver` / ``hypogen`` / ``bookmia``,
+deterministic, seeded shuffle of :class:`Problem` rows; ``load_with_source`` also returns where they came
+from (one loader per dataset, :mod:`creval.datasets.macgyver` / ``hypogen`` / ``bookmia``,
 all through the fallback chain of :mod:`creval.datasets.base`: explicit path / env var, ``../shared/data``,
 earlier download, download, bundled sample). Criteria (paper app. D.1, reworded) can be replaced from
 a YAML file with :func:`load_criteria` and ``domain.with_criteria(...)``.
@@ -52,7 +52,6 @@ class Problem:
     fields: dict = field(default_factory=dict, hash=False, compare=False)
 
 
-_LAST_SOURCE: dict[str, str] = {}
 _ROWS = {"macgyver": macgyver.domain_rows, "hypogen": hypogen.domain_rows, "bookmia": bookmia.domain_rows}
 _SOURCES = {"macgyver": macgyver.source, "hypogen": hypogen.source, "bookmia": bookmia.source}
 
@@ -70,11 +69,6 @@ class Domain:
     stop_rule: str                    # appended to step_prompt from the second step on
     default_seed: int = 42            # the paper shuffled MacGyver with seed 42
 
-    @property
-    def last_source(self) -> str | None:
-        """Where the last :meth:`load` of this domain (in this process) read its problems from."""
-        return _LAST_SOURCE.get(self.name)
-
     def with_criteria(self, criteria) -> "Domain":
         return dataclasses.replace(self, criteria=tuple(criteria))
 
@@ -88,7 +82,8 @@ class Domain:
         return problems
 
     def source_kind(self, source=None) -> str:
-        """Which step of the dataset's fallback chain answers now: local, shared, download or sample."""
+        """Which step of the dataset's fallback chain answers now: local, shared, download or sample. It
+        downloads nothing unless inside :func:`creval.datasets.base.downloading` (a run's explicit fetch)."""
         return _SOURCES[self.name](source).kind
 
     def load_with_source(self, limit=None, source=None, seed=None) -> tuple[list[Problem], str]:
@@ -101,7 +96,6 @@ class Domain:
         random.Random(self.default_seed if seed is None else seed).shuffle(problems)
         if limit is not None:
             problems = problems[:max(0, int(limit))]
-        _LAST_SOURCE[self.name] = where
         log.info("%s: %d problems from %s", self.name, len(problems), where)
         return problems, where
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Mapping
 
 from creval.core.errors import CrevalError
+from creval.datasets.base import downloading
+from creval.studies import contract
 from creval.studies.apparatus.config import ApparatusConfig
 from creval.studies.aut.config import AutConfig
 from creval.studies.config import Config
@@ -38,10 +40,16 @@ class Study:
     def make_config(self, params: Mapping | None = None, where: str = "") -> Config:
         return self.config.from_params(params or {}, where=where)
 
+    def fetch(self, cfg: Config) -> None:
+        """Download what the study's data lookups find missing (the one step that may download): afterwards
+        ``cfg.run_id``, a pure lookup, names the data the run will read."""
+        with downloading():
+            cfg.resolved()
+
     def run(self, cfg: Config) -> Path:
         """Run the study (resumable; a finished run folder is left as it is)."""
-        from creval.studies.contract import is_finished
-        return cfg.run_dir if is_finished(cfg) else self._module().run(cfg)
+        self.fetch(cfg)
+        return cfg.run_dir if contract.is_finished(cfg) else self._module().run(cfg)
 
     def records(self, cfg: Config):
         return self._module().records(cfg)
