@@ -160,12 +160,12 @@ def test_cases_are_fresh_processes_and_packed_units_isolated(cache):
 
 
 def test_root_of_a_user_namespace_cannot_drop_to_nobody(tmp_path):
-    from creval.sandbox import _maps
+    from creval.sandbox.jail import namespace_maps
     f = tmp_path / "uid_map"
     f.write_text("         0          0          1\n")            # `unshare -r`: only root is mapped
-    assert not _maps(str(f), 65534) and _maps(str(f), 0)
+    assert not namespace_maps(str(f), 65534) and namespace_maps(str(f), 0)
     f.write_text("         0          0 4294967295\n")            # the initial namespace
-    assert _maps(str(f), 65534)
+    assert namespace_maps(str(f), 65534)
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not __import__("shutil").which("unshare"), reason="needs root and unshare")

@@ -413,7 +413,7 @@ def test_load_dependent_retries_run_alone(cache, monkeypatch):
     """A wall-clock timeout under the CPU limit at the stretched cap is retried one unit at a time (nothing beside
     it), then marked load-dependent and not cached; an infrastructure failure likewise."""
     import threading
-    import creval.sandbox as sb
+    import creval.sandbox.batches as sb
     state = {"now": 0, "most": 0, "calls": 0}
     lock = threading.Lock()
 
@@ -431,7 +431,7 @@ def test_load_dependent_retries_run_alone(cache, monkeypatch):
         return [{"env": {"runner": "host"}, "cases": [{"timed_out": True, "wall_capped": True, "cpu_s": 0.1}]}
                 for _ in units]
 
-    monkeypatch.setattr(sb, "_launch", fake)
+    monkeypatch.setattr(sb, "launch", fake)
     res = run_units([program_unit(f"pass  # {i}", [""], FAST) for i in range(4)], cache=cache, workers=4)
     assert state["calls"] == 8 and state["most"] == 1                 # 4 at once, then 4 retries alone
     assert all(r["load_dependent"] for r in res) and len(cache) == 0

@@ -261,11 +261,11 @@ def test_only_a_timeout_at_the_stretched_cap_is_load_dependent():
 
 
 def test_an_infrastructure_failure_is_not_cached(cache, monkeypatch):
-    import creval.sandbox as sb
-    real = sb._launch
-    monkeypatch.setattr(sb, "_launch", lambda units: [{"sandbox_error": "boom", "cases": []} for _ in units])
+    import creval.sandbox.batches as sb
+    real = sb.launch
+    monkeypatch.setattr(sb, "launch", lambda units: [{"sandbox_error": "boom", "cases": []} for _ in units])
     r = run1("print(1)", cache)
     assert r["sandbox_error"] and len(cache) == 0
-    monkeypatch.setattr(sb, "_launch", real)
+    monkeypatch.setattr(sb, "launch", real)
     r = run1("print(1)", cache)
     assert r["cases"][0]["stdout"] == "1\n" and len(cache) == 1
