@@ -1,0 +1,48 @@
+"""What a run will cost before any call: units, calls, tokens, money and wall time, per study and model role.
+
+One small pure function per study (:data:`ESTIMATORS`) reads only the study's Config (and, where a key means
+"all" or a dataset may hold fewer items than asked, the dataset's size, read cheaply from its loader) and
+returns an :class:`Estimate`: the study's phases (run one after another), each with its independent units,
+the longest chain of requests inside one unit (``depth``) and its calls (:class:`Part`, one per model and kind
+of call). What the counts mean:
+
+- **calls** are what the ledger counts (:mod:`creval.core.ledger`) and what a server receives: one request per
+  sample index, chat turn, scored choice or log-likelihood. Calls the call cache serves within the run (the
+  same prompt asked again) are left out, except where two units may ask it at the same moment (upper bound).
+- a **range** ``lo..hi`` where a chain's length depends on the model: the step budget and STOP votes of step-wise
+  generation, format re-asks, the log-prob fallback of a verdict, a discussion's early exit, merge-sort
+  comparisons, a list that comes back short.
+- **prompt tokens** come from the real prompt templates rendered for a few real items (characters / 4, as a
+  server client counts them; a local tokenizer differs a little); **completion tokens** from each call's
+  ``max_tokens`` (the upper bound) and :data:`TYPICAL` of it (the lower bound).
+- **cost** from each model spec's ``price_in``/``price_out`` (USD per 1M tokens).
+- **wall time** (:func:`wall`): per phase the longer of the longest unit's chain and the requests spread over
+  the endpoint's in-flight limit (never more at once than the units can send), at ``latency + completion /
+  tokens_per_s`` a request; the speed comes from the command's flags, else the spec's
+  ``extra: {latency_s, tokens_per_s}``, else a local model's measured speed (``creval throughput``).
+
+The estimate assumes a server (the OpenAI-compatible path); on a local model a few judges score choices by
+log-probs instead of parsing text (fewer, shorter calls), so its figures are an upper bound there.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from creval.studies.config import Config
+from creval.studies.estimate.others import aut, neocoder, reportcard, rethinking
+from creval.studies.estimate.parts import ZERO, Estimate, Part, Phase, Range
+from creval.studies.estimate.sizes import problems
+from creval.studies.estimate.tan import apparatus, convergent, divergent, validation
+from creval.studies.estimate.timing import Speed, cost, phase_wall, speed, wall
+
+__all__ = ["ZERO", "Estimate", "Part", "Phase", "Range", "Speed", "cost", "estimate", "phase_wall", "problems", "speed",
+           "wall", "ESTIMATORS"]
+
+ESTIMATORS: dict[str, Callable[[Config], Estimate]] = {
+    "apparatus": apparatus, "divergent": divergent, "convergent": convergent, "validation": validation,
+    "neocoder": neocoder, "rethinking": rethinking, "aut": aut, "reportcard": reportcard}
+
+
+
+def estimate(cfg: Config) -> Estimate:
+    return ESTIMATORS[cfg.study](cfg)

@@ -1,0 +1,79 @@
+"""Money and wall time of an estimate at an endpoint's speed."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from creval.models import throughput
+from creval.models.registry import get_spec
+from creval.studies.estimate.parts import ZERO, Estimate, Part, Phase, Range
+
+
+@dataclass(frozen=True)
+class Speed:
+    """How fast one endpoint answers: seconds a request waits before its first token, tokens/s of one reply
+    (0: not counted), prompt tokens/s (0: not counted), requests in flight at once, and where that came from."""
+    latency_s: float
+    tokens_per_s: float
+    in_flight: int
+    source: str
+    prefill_per_s: float = 0.0
+
+    def request_seconds(self, prompt: float, completion: float) -> float:
+        return (self.latency_s + (completion / self.tokens_per_s if self.tokens_per_s else 0.0)
+                + (prompt / self.prefill_per_s if self.prefill_per_s else 0.0))
+
+
+def speed(model: str, latency: float | None = None, tokens_per_s: float | None = None,
+          in_flight: int | None = None) -> Speed | None:
+    """The endpoint speed of ``model``: the flags, else the spec's ``extra: {latency_s, tokens_per_s}``, else a
+    local model's measured speed (``creval throughput``); None when nothing says."""
+    spec = get_spec(model)
+    server = spec.backend == "openai"
+    slots = in_flight or (int(spec.concurrency) if server else 1)
+    ex = spec.extra or {}
+    if latency is not None or tokens_per_s is not None:
+        return Speed(latency or 0.0, tokens_per_s or 0.0, slots, "flags")
+    if "latency_s" in ex or "tokens_per_s" in ex:
+        return Speed(float(ex.get("latency_s", 0)), float(ex.get("tokens_per_s", 0)), slots, "spec extra")
+    fig = None if server else throughput.load(spec.name)
+    if fig:
+        return Speed(0.0, float(fig["batched_decode_tps"]), 1, "measured here", float(fig["prefill_tps"]))
+    return None
+
+
+def cost(part: Part) -> Range:
+    spec = get_spec(part.model)
+    return Range(spec.cost(part.prompt.lo, part.completion.lo), spec.cost(part.prompt.hi, part.completion.hi))
+
+
+def phase_wall(phase: Phase, speeds: dict[str, Speed | None]) -> Range | None:
+    """Seconds of one phase: its requests spread over the in-flight limit (at most ``units x breadth`` at
+    once), never less than its longest unit's chain of requests."""
+    if not phase.parts:
+        return ZERO
+    if any(speeds.get(p.model) is None for p in phase.parts):
+        return None
+    bounds = []
+    for end in ("lo", "hi"):
+        work, per, reqs = 0.0, [], 0.0
+        for p in phase.parts:
+            n = max(getattr(p.calls, end), 1e-9)
+            t = speeds[p.model].request_seconds(getattr(p.prompt, end) / n, getattr(p.completion, end) / n)
+            slots = min(speeds[p.model].in_flight, max(1, phase.units * phase.breadth))
+            work += getattr(p.calls, end) * t / slots
+            per.append(t)
+            reqs += getattr(p.calls, end)
+        bounds.append(max(work, getattr(phase.depth, end) * max(per)) if reqs else 0.0)
+    return Range(*bounds)
+
+
+def wall(est: Estimate, speeds: dict[str, Speed | None]) -> Range | None:
+    total = ZERO
+    for ph in est.phases:
+        w = phase_wall(ph, speeds)
+        if w is None:
+            return None
+        total = total + w
+    return total
+
+
