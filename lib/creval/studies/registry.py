@@ -33,9 +33,10 @@ class Study:
     config: type[Config]
     reads: tuple[str, ...] = ()       # studies whose records this one reads (run before it)
     summary: str = ""                 # one line for `creval run --help`
+    package: str = ""                 # where its run.py lives (default creval.studies.<name>)
 
     def _module(self):
-        return importlib.import_module(f"creval.studies.{self.name}.run")
+        return importlib.import_module(f"{self.package or 'creval.studies.' + self.name}.run")
 
     def make_config(self, params: Mapping | None = None, where: str = "") -> Config:
         return self.config.from_params(params or {}, where=where)
@@ -78,6 +79,14 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
 # keys that once existed: an old parameter file gets an error naming the new key
 RETIRED = {"neocoder_model": "model (the model under test, in every study)",
            "novelty_model": "judge_model (the LLM behind every judge)"}
+
+
+def register(study: Study) -> Study:
+    """Add a study defined outside this package (a plugin, or a test's toy study) to :data:`STUDIES`."""
+    if study.name in STUDIES and STUDIES[study.name] != study:
+        raise CrevalError(f"a study named {study.name!r} is registered already", "choose another name")
+    STUDIES[study.name] = study
+    return study
 
 
 def get_study(name: str) -> Study:
