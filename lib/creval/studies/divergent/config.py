@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from creval.domains import get_domain
+from creval.measures.nli.backends import resolved_name
 from creval.studies.config import Config, identity
 
 
@@ -37,7 +39,5 @@ class DivergentConfig(Config):
 
 
 def _resolved(nli: str, domains: tuple[str, ...]) -> dict:
-    from creval.domains import get_domain
-    from creval.measures.nli.backends import resolved_name
     return {"nli": resolved_name(nli),
             "data": {d: "sample" if get_domain(d).source_kind() == "sample" else "real" for d in domains}}

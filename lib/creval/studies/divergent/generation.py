@@ -48,8 +48,16 @@ from dataclasses import dataclass
 from typing import Callable
 
 from creval.domains import STOP, Domain, Problem
-from creval.domains.steps import (clean_step, count_units, has_consecutive_duplicates, is_stop_vote, join_solution,
-                                  step_messages)
+from creval.domains.steps import (
+    clean_step,
+    count_units,
+    has_consecutive_duplicates,
+    is_stop_vote,
+    join_solution,
+    step_messages,
+)
+from creval.measures import entropy
+from creval.measures.clustering import cluster
 from creval.studies.divergent.records import ProblemRecord, StepRecord
 
 __all__ = ["solve", "SolveResult"]
@@ -76,9 +84,7 @@ def solve(model, domain: Domain, problem: Problem, *, nli, nli_name: str, n: int
     limited to ``first_answer_tokens`` (default ``max_steps * max_step_tokens + 32``: enough to show
     ``max_steps`` steps, and a longer answer could not raise the clamped budget anyway).
     """
-    from creval.measures import entropy
-    if cluster_fn is None:
-        from creval.measures.clustering import cluster as cluster_fn
+    cluster_fn = cluster if cluster_fn is None else cluster_fn
     if n < 1:
         raise ValueError("n must be at least 1")
     unit = domain.unit

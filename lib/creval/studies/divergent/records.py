@@ -3,7 +3,6 @@ one :class:`ProblemRecord` per finished problem (``problems.jsonl``). Field mean
 :mod:`creval.studies.divergent.generation`; ``to_dict`` gives exactly the JSONL row."""
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from creval.core.records import Record
@@ -15,7 +14,8 @@ class StepRecord(Record):
     domain: str
     model: str
     step_index: int                          # 0-based
-    samples: list[dict]                      # {text, clean, token_logprobs, mean_logprob, n_tokens, finish_reason, stop_vote}
+    samples: list[dict]                      # {text, clean, token_logprobs, mean_logprob, n_tokens, finish_reason,
+                                             #  stop_vote}
     cluster_ids: list[int]                   # one per sample, classes numbered by first appearance
     semantic_entropy: float                  # nats (Rao-Blackwell estimate over clusters)
     naive_entropy: float

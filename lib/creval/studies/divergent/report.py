@@ -1,5 +1,7 @@
-"""Tables and figures of chapter 02 (divergent creativity), pure: the study's records in (tables of
-:func:`creval.studies.divergent.run.records`), a DataFrame or Figure out. Each function is one notebook cell.
+"""Tables, figures and sentences of chapter 02 (divergent creativity), pure: the study's records in
+(:func:`creval.studies.divergent.run.records`), a captioned DataFrame (``df.attrs["caption"]``), a Figure or a
+Markdown string out. Each function is one notebook cell; the records' columns are data names, the tables
+here give them their display names.
 """
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import plotly.graph_objects as go
 
 from creval.measures import stats as S
 from creval.measures.entropy import distinct_at_k
+from creval.studies.contract import Records
+from creval.studies.tables import captioned
 
 # Divergent column (semantic entropy, nats, n = 10 samples per step) of the paper's Tables 3-5.
 PAPER_SE = {
@@ -27,10 +31,19 @@ PAPER_SE = {
 # BookMIA without the consecutive-duplicate filter (paper Table 18).
 PAPER_SE_BOOKMIA_UNFILTERED = {"GPT 4o": 2.01, "Llama 3.1 8B Instruct": 1.81, "Qwen3 32B (Thinking)": 2.18,
                                "Qwen3 32B (Non-think)": 2.11}
+# the nli_eval table's data names -> the comparison table's display names
+NLI_COLUMNS = {"pairs": "pairs", "accuracy": "accuracy", "macro_f1": "macro F1", "baseline": "baseline",
+               "baseline_accuracy": "baseline accuracy"}
 
 
-def records_summary(steps: pd.DataFrame, problems: pd.DataFrame) -> pd.DataFrame:
+def live(steps: pd.DataFrame) -> pd.DataFrame:
+    """The steps that are part of a solution (the STOP rows left out)."""
+    return steps[~steps["is_stop"].astype(bool)] if len(steps) else steps
+
+
+def records_summary(recs: Records) -> pd.DataFrame:
     """How much was measured: problems, steps, samples, STOP endings, flagged duplicates per model x domain."""
+    steps, problems = recs.steps, recs.problems
     g = problems.groupby(["model", "domain"])
     out = g.agg(problems=("problem_id", "size"), mean_steps=("n_steps", "mean"),
                 stopped_by_vote=("stopped_by", lambda s: int((s == "vote").sum())),
@@ -40,124 +53,256 @@ def records_summary(steps: pd.DataFrame, problems: pd.DataFrame) -> pd.DataFrame
     out = out.merge(st, on=["model", "domain"])
     if "data_source" in problems:      # which step of the dataset's fallback chain the problems came from
         out["data"] = out["domain"].map(problems.groupby("domain")["data_source"].first())
-    return out
+    return captioned(out, "What was measured")
 
 
-def _mean_sd(x: pd.Series) -> str:
+def mean_sd(x: pd.Series) -> str:
+    """``mean ± sd`` (sd over the values, ddof 1) to three decimals; the mean alone for one value."""
     x = x.dropna()
     if not len(x):
         return "–"
     return f"{x.mean():.3f} ± {x.std(ddof=1):.3f}" if len(x) > 1 else f"{x.mean():.3f}"
 
 
-def entropy_table(problems: pd.DataFrame) -> pd.DataFrame:
+def entropy_table(recs: Records) -> pd.DataFrame:
     """Mean per-solution semantic entropy (mean over its steps; nats) per model x domain, filtered
     (solutions with consecutive identical steps removed) and unfiltered; ± is the SD over problems."""
     rows = []
-    for (m, d), g in problems.groupby(["model", "domain"]):
+    for (m, d), g in recs.problems.groupby(["model", "domain"]):
         kept = g[~g["duplicate_filtered"].astype(bool)]
         rows.append({"model": m, "domain": d, "problems": len(g), "kept after filter": len(kept),
-                     "SE filtered": _mean_sd(kept["mean_semantic_entropy"]),
-                     "SE unfiltered": _mean_sd(g["mean_semantic_entropy"]),
-                     "naive entropy": _mean_sd(g["mean_naive_entropy"]),
-                     "discrete SE": _mean_sd(g["mean_discrete_entropy"]),
+                     "SE filtered": mean_sd(kept["mean_semantic_entropy"]),
+                     "SE unfiltered": mean_sd(g["mean_semantic_entropy"]),
+                     "naive entropy": mean_sd(g["mean_naive_entropy"]),
+                     "discrete SE": mean_sd(g["mean_discrete_entropy"]),
                      "mean classes / step": round(float(g["mean_n_clusters"].mean()), 2),
                      "max possible (ln n)": round(math.log(int(g["n"].iloc[0])), 3)})
-    return pd.DataFrame(rows)
+    return captioned(pd.DataFrame(rows), "Divergent creativity: semantic entropy (nats)")
 
 
-def distinct_table(steps: pd.DataFrame, ks: tuple[int, ...] = (2, 5, 10)) -> pd.DataFrame:
+def distinct_table(recs: Records, ks: tuple[int, ...] = (2, 5, 10)) -> pd.DataFrame:
     """NoveltyBench's distinct@k on our entailment classes: the mean over steps (STOP rows left out) of the
     number of meaning classes among a step's first k samples, beside the mean semantic entropy."""
-    s = steps[~steps["is_stop"].astype(bool)] if len(steps) else steps
     rows = []
-    for (m, d), g in s.groupby(["model", "domain"]):
+    for (m, d), g in live(recs.steps).groupby(["model", "domain"]):
         n = int(g["n"].iloc[0])
         row = {"model": m, "domain": d, "steps": len(g), "n": n}
         for k in sorted({*(k for k in ks if k < n), n}):
             row[f"distinct@{k}"] = round(float(g["cluster_ids"].map(lambda c: distinct_at_k(c, k)).mean()), 2)
         row["semantic entropy"] = round(float(g["semantic_entropy"].mean()), 3)
         rows.append(row)
-    return pd.DataFrame(rows)
+    return captioned(pd.DataFrame(rows), "distinct@k (NoveltyBench) on the entailment classes")
 
 
-def paper_reference() -> pd.DataFrame:
-    """The paper's divergent column (Tables 3-5, BookMIA also unfiltered from Table 18), n = 10."""
-    rows = []
-    for d, vals in PAPER_SE.items():
-        for m, v in vals.items():
-            rows.append({"domain": d, "model": m, "SE (paper)": v,
-                         "SE unfiltered (paper)": PAPER_SE_BOOKMIA_UNFILTERED.get(m) if d == "bookmia" else None})
-    return pd.DataFrame(rows)
+def paper_reference(recs: Records) -> pd.DataFrame:
+    """The paper's divergent column (Tables 3-5, BookMIA also unfiltered from Table 18, n = 10) for the domains
+    this build measured."""
+    domains = set(recs.problems["domain"]) if len(recs.problems) else set(PAPER_SE)
+    rows = [{"domain": d, "model": m, "SE (paper)": v,
+             "SE unfiltered (paper)": PAPER_SE_BOOKMIA_UNFILTERED.get(m) if d == "bookmia" else None}
+            for d, vals in PAPER_SE.items() if d in domains for m, v in vals.items()]
+    return captioned(pd.DataFrame(rows), "Paper, Tables 3-5 (and 18): semantic entropy")
 
 
-def fig_temperature(sweep: pd.DataFrame) -> go.Figure:
+def fig_temperature(recs: Records) -> go.Figure:
     """Fig. 5b: mean semantic entropy (± SD over problems) against sampling temperature."""
-    g = sweep.groupby(["model", "temperature"])["mean_semantic_entropy"].agg(["mean", "std", "size"]).reset_index()
-    fig = px.line(g, x="temperature", y="mean", error_y="std", color="model", markers=True,
-                  hover_data={"size": True}, labels={"mean": "semantic entropy (nats)"},
-                  title="Semantic entropy vs temperature (cf. paper Fig. 5b)")
-    return fig
+    g = recs.sweep.groupby(["model", "temperature"])["mean_semantic_entropy"].agg(["mean", "std", "size"])
+    return px.line(g.reset_index(), x="temperature", y="mean", error_y="std", color="model", markers=True,
+                   hover_data={"size": True}, labels={"mean": "semantic entropy (nats)"},
+                   title="Semantic entropy vs temperature (cf. paper Fig. 5b)")
 
 
-def fig_entropy_vs_classes(steps: pd.DataFrame) -> go.Figure:
+def classes_rho(recs: Records) -> dict:
+    """Spearman rho of each solution step's semantic entropy with its number of semantic classes (Fig. 5a)."""
+    s = live(recs.steps)
+    return S.spearman(s["n_clusters"], s["semantic_entropy"], min_n=3)
+
+
+def fig_entropy_vs_classes(recs: Records) -> go.Figure:
     """Fig. 5a: each solution step's semantic entropy against its number of semantic classes."""
-    s = steps[~steps["is_stop"].astype(bool)]
-    rho = S.spearman(s["n_clusters"], s["semantic_entropy"], min_n=3)["rho"]
+    s, rho = live(recs.steps), classes_rho(recs)["rho"]
     fig = px.strip(s, x="n_clusters", y="semantic_entropy", color="domain", facet_col="model",
                    labels={"n_clusters": "semantic classes among the n samples", "semantic_entropy": "SE (nats)"},
-                   title=f"Semantic entropy vs number of semantic classes (Spearman ρ = {rho:.2f}, {len(s)} steps)")
+                   title=f"Semantic entropy vs number of semantic classes (Spearman ρ = {S.fmt_number(rho)}, "
+                         f"{len(s)} steps)")
     means = s.groupby("n_clusters")["semantic_entropy"].mean().reset_index()
     fig.add_trace(go.Scatter(x=means["n_clusters"], y=means["semantic_entropy"], mode="lines+markers",
                              name="mean", line={"color": "black"}), row=1, col=1)
     return fig
 
 
-def fig_entropy_by_step(steps: pd.DataFrame) -> go.Figure:
+def fig_entropy_by_step(recs: Records) -> go.Figure:
     """App. H.3 / Fig. 21: mean semantic entropy at each step number (STOP rows excluded)."""
-    s = steps[~steps["is_stop"].astype(bool)].copy()
-    s["step"] = s["step_index"] + 1
+    s = live(recs.steps).assign(step=lambda d: d["step_index"] + 1)
     g = s.groupby(["model", "domain", "step"])["semantic_entropy"].agg(["mean", "std", "size"]).reset_index()
     return px.line(g, x="step", y="mean", error_y="std", color="domain", facet_col="model", markers=True,
                    hover_data={"size": True}, labels={"mean": "semantic entropy (nats)", "step": "step number"},
                    title="Semantic entropy by step number (cf. paper app. H.3)")
 
 
-def fig_steps_by_classes(steps: pd.DataFrame) -> go.Figure:
+def fig_steps_by_classes(recs: Records) -> go.Figure:
     """Fig. 20: how many steps produced 1, 2, ..., n semantic classes."""
-    s = steps[~steps["is_stop"].astype(bool)]
-    g = s.groupby(["model", "n", "n_clusters"]).size().reset_index(name="steps")
+    g = live(recs.steps).groupby(["model", "n", "n_clusters"]).size().reset_index(name="steps")
     g["samples per step"] = "n = " + g["n"].astype(str)
     return px.bar(g, x="n_clusters", y="steps", color="samples per step", facet_col="model", barmode="group",
                   labels={"n_clusters": "semantic classes in the step"},
                   title="Distribution of steps by number of semantic classes (cf. paper Fig. 20)")
 
 
-def entailment_backend(entailment: pd.DataFrame) -> pd.DataFrame:
+def entailment_backend(recs: Records) -> pd.DataFrame:
     """Which entailment backend clustered the samples: the one asked for, the one that ran, and why."""
-    df = entailment.copy()
-    df.attrs["caption"] = "Entailment backend used for semantic clustering"
-    return df
+    return captioned(recs.entailment.copy(), "Entailment backend used for semantic clustering")
 
 
-def nli_comparison(nli_eval: pd.DataFrame) -> pd.DataFrame:
-    """Held-out accuracy of the chapter's entailment backend and of ``llm:<model>`` (Table 1 in spirit,
-    on SICK test and MSRP test), ``nli_eval_pairs`` pairs each (computed by the run)."""
-    return nli_eval
+def nli_comparison(recs: Records) -> pd.DataFrame:
+    """Held-out accuracy of the chapter's entailment backend and of ``llm:<model>`` on SICK test and MSRP test
+    (Table 1 in spirit; ``nli_eval_pairs`` pairs each, measured by the run): each backend's accuracy beside
+    the majority-label baseline, its gain over that baseline, and which backend clustered the samples."""
+    df = recs.nli_eval.rename(columns=NLI_COLUMNS)
+    if df.empty:
+        return captioned(df, "Entailment backends on held-out pairs: none evaluated")
+    ran = set(recs.entailment["ran"]) if len(recs.entailment) else set()
+    df["gain over baseline"] = df["accuracy"] - df["baseline accuracy"]
+    df["clustered the samples"] = df["ran"].isin(ran)
+    cols = ["backend", "ran", "dataset", "pairs", "accuracy", "baseline", "baseline accuracy", "gain over baseline",
+            "macro F1", "clustered the samples"]
+    return captioned(df[[c for c in cols if c in df]], "Entailment backends on held-out pairs (gain = accuracy "
+                     "minus always guessing the majority label)")
 
 
-def example_step(steps: pd.DataFrame, problems: pd.DataFrame) -> pd.DataFrame:
-    """The samples of the first recorded step with their cluster, mean log-prob and whether chosen."""
-    r = steps.iloc[0]
-    return pd.DataFrame([{"sample": i, "text": s["clean"] or s["text"], "mean log-prob": s["mean_logprob"],
-                          "tokens": s["n_tokens"], "class": c, "STOP vote": s["stop_vote"],
-                          "chosen": i == r["chosen_index"]}
-                         for i, (s, c) in enumerate(zip(r["samples"], r["cluster_ids"]))])
+def example_step(recs: Records) -> pd.DataFrame:
+    """The samples of the first recorded step with their class, mean log-prob and whether chosen."""
+    r = recs.steps.iloc[0]
+    return captioned(pd.DataFrame([{"sample": i, "text": s["clean"] or s["text"], "mean log-prob": s["mean_logprob"],
+                                    "tokens": s["n_tokens"], "class": c, "STOP vote": s["stop_vote"],
+                                    "chosen": i == r["chosen_index"]}
+                                   for i, (s, c) in enumerate(zip(r["samples"], r["cluster_ids"]))]),
+                     "The samples of one step")
 
 
-def solutions(problems: pd.DataFrame, width: int = 160) -> pd.DataFrame:
+def solutions(recs: Records, width: int = 160) -> pd.DataFrame:
     """One row per solved problem: short problem text, the chosen steps, entropy and flags."""
-    p = problems.copy()
+    p = recs.problems.copy()
     p["problem"] = p["problem_text"].str.slice(0, width)
-    return p[["model", "domain", "problem", "solution", "n_steps", "stopped_by", "mean_semantic_entropy",
-              "duplicate_filtered"]]
+    return captioned(p[["model", "domain", "problem", "solution", "n_steps", "stopped_by", "mean_semantic_entropy",
+                        "duplicate_filtered"]], "Solutions built step by step")
+
+
+# -- the chapter's sentences, from the records ------------------------------------------------------------
+ENOUGH = 30        # problems (or items) below which a reproduced claim is flagged as resting on too little data
+
+
+def verdict(ok: bool | None, n: int, sample: bool = False) -> str:
+    """*reproduced* / *not reproduced* / *not testable here* (``ok`` None); a verdict on fewer than
+    :data:`ENOUGH` items, or on the bundled sample data, says so."""
+    if ok is None:
+        return "not testable here"
+    v = "reproduced" if ok else "not reproduced"
+    why = [f"{n} item(s), too few to count as evidence"] if n < ENOUGH else []
+    why += ["bundled sample data"] if sample else []
+    return f"{v} ({'; '.join(why)})" if why else v
+
+
+def claims_md(rows: list[tuple[str, str, str]]) -> str:
+    """A "What this shows" list: one bullet per ``(verdict, claim, evidence)``, the verdict in bold
+    (*reproduced*, *not reproduced*, *not testable here*)."""
+    return "\n".join(f"- **{v}**: {c} {e}".rstrip() for v, c, e in rows)
+
+
+def paper_range(domain: str) -> tuple[float, float]:
+    """Lowest and highest semantic entropy the paper's Tables 3-5 print for ``domain`` (NaN when absent)."""
+    vals = list(PAPER_SE.get(domain, {}).values())
+    return (min(vals), max(vals)) if vals else (math.nan, math.nan)
+
+
+def entropy_levels(recs: Records) -> list[dict]:
+    """Per model x domain: problems, the mean filtered semantic entropy, the ceiling ln n, its share of the
+    ceiling and the paper's range for the domain (Tables 3-5)."""
+    out = []
+    for (m, d), g in recs.problems.groupby(["model", "domain"]):
+        kept = g[~g["duplicate_filtered"].astype(bool)]["mean_semantic_entropy"].dropna()
+        ceiling = math.log(int(g["n"].iloc[0]))
+        se = float(kept.mean()) if len(kept) else math.nan
+        lo, hi = paper_range(d)
+        out.append({"model": m, "domain": d, "problems": len(g), "kept": len(kept), "se": se, "ceiling": ceiling,
+                    "share": se / ceiling if ceiling > 0 else math.nan, "paper_lo": lo, "paper_hi": hi,
+                    "classes": float(g["mean_n_clusters"].mean()), "n": int(g["n"].iloc[0]),
+                    "data": ", ".join(sorted(set(g["data_source"]))) if "data_source" in g else "?"})
+    return out
+
+
+def sweep_means(recs: Records) -> dict[str, list[tuple[float, float]]]:
+    """Per model, ``(temperature, mean solution semantic entropy)`` of the sweep, by temperature (Fig. 5b)."""
+    s = recs.sweep
+    if s.empty:
+        return {}
+    g = s.groupby(["model", "temperature"])["mean_semantic_entropy"].mean()
+    return {m: [(float(t), float(v)) for (_, t), v in x.items()] for m, x in g.groupby(level=0)}
+
+
+def nli_gains(recs: Records) -> list[dict]:
+    """The clustering backend's held-out accuracy and the majority baseline's, per dataset."""
+    t = nli_comparison(recs)
+    if t.empty:
+        return []
+    t = t[t["clustered the samples"]]
+    return [{"dataset": r["dataset"], "pairs": int(r["pairs"]), "accuracy": float(r["accuracy"]),
+             "baseline": float(r["baseline accuracy"])} for r in t.to_dict("records")]
+
+
+def fmt_temperature_row(pts: list[tuple[float, float]]) -> str:
+    return ", ".join(f"{S.fmt_number(v)} at T = {t:g}" for t, v in pts)
+
+
+def build_caveats(recs: Records) -> str:
+    """What this build rests on: the models, the problems per domain and where they came from, the samples per
+    step, the entailment backend that ran and how it did on held-out pairs."""
+    cfg, lv = recs.cfg, entropy_levels(recs)
+    models = sorted({r["model"] for r in lv})
+    first = [r for r in lv if r["model"] == models[0]] if lv else []
+    per = ", ".join(f"{r['problems']} {r['domain']} ({r['data']})" for r in first) or "no"
+    ran = recs.entailment["ran"].iloc[0] if len(recs.entailment) else "?"
+    gains = "; ".join(f"{g['dataset']}: accuracy {S.fmt_number(g['accuracy'])} against {S.fmt_number(g['baseline'])} "
+                      f"for the majority label on {g['pairs']} pairs" for g in nli_gains(recs))
+    n = lv[0]["n"] if lv else getattr(cfg, "n_samples", "?")
+    return (f"**Read these numbers with care.** This build measured {', '.join(models) or 'no model'} on {per} "
+            f"problems (data source in brackets), with n = {n} samples per step. The entailment backend that ran "
+            f"is `{ran}`" + (f" ({gains})" if gains else "") + ". With this few problems the ± columns are wide, so "
+            "differences between domains or models here are not evidence of anything; a sample-data row only "
+            "exercises the code.")
+
+
+def what_this_shows(recs: Records) -> str:
+    """The closing list: which of the paper's divergent claims this build reproduces, which not, and which it
+    cannot test."""
+    lv, rows = entropy_levels(recs), []
+    near = [r for r in lv if r["share"] == r["share"]]
+    if near:
+        ln10 = math.log(10)
+        lo, hi = (f([paper_range(r["domain"])[k] for r in near]) for k, f in ((0, min), (1, max)))
+        within = [r for r in near if lo / ln10 <= r["share"] <= hi / ln10]
+        ours = "; ".join(f"{r['model']} on {r['domain']} {S.fmt_number(r['se'])} of a ceiling ln {r['n']} = "
+                         f"{S.fmt_number(r['ceiling'])} ({S.fmt_number(r['share'], 0, 100)}%)" for r in near)
+        rows.append((verdict(len(within) == len(near), sum(r["kept"] for r in near),
+                             any(r["data"] == "sample" for r in near)),
+                     f"The paper's semantic entropies on these domains lie close to the ceiling (Tables 3-5: "
+                     f"{S.fmt_number(lo)} to {S.fmt_number(hi)} nats of ln 10 = {S.fmt_number(ln10)}, "
+                     f"{S.fmt_number(lo / ln10, 0, 100)}% to {S.fmt_number(hi / ln10, 0, 100)}%).",
+                     f"Here: {ours}; {len(within)} of {len(near)} inside that share of the ceiling."))
+    for m, pts in sweep_means(recs).items():
+        if len(pts) >= 2:
+            rises = all(b[1] >= a[1] for a, b in zip(pts, pts[1:]))
+            rows.append((verdict(rises, recs.sweep["problem_id"].nunique()),
+                         "The paper's Fig. 5b has entropy rising with temperature, then levelling off.",
+                         f"Here ({m}, {recs.sweep['problem_id'].nunique()} problem(s) per temperature): "
+                         f"{fmt_temperature_row(pts)}; levelling off needs more temperatures and problems."))
+    r = classes_rho(recs)
+    ok = r["rho"] == r["rho"]
+    rows.append((verdict(r["rho"] > 0 if ok else None, r["n"]),
+                 "In the paper's Fig. 5a entropy grows with the number of semantic classes of a step.",
+                 f"Here: Spearman {S.fmt_number(r['rho'])} over {r['n']} steps" + ("." if ok else f" ({r['note']}).")))
+    models = {x["model"] for x in lv}
+    rows.append(("not testable here", "The paper ranks fourteen models on MacGyver (Table 3).",
+                 f"This build measured {len(models)} model(s), on {max((x['problems'] for x in lv), default=0)} "
+                 "problem(s) per domain: a ranking needs strong models and hundreds of problems (`limit`)."))
+    return claims_md(rows)

@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from creval.core.errors import CrevalError
-from creval.core.io import read_jsonl
 from creval.core.ledger import LEDGER
 from creval.domains import Problem, get_domain
-from creval.measures.nli.backends import LazyNLI, resolved_name
+from creval.measures.nli.backends import LazyNLI, load_nli, resolved_name
+from creval.measures.nli.evaluate import evaluate_nli
+from creval.models import registry
 from creval.studies import contract, units
 from creval.studies.divergent.config import DivergentConfig
+from creval.studies.divergent.generation import solve
 
 log = logging.getLogger("creval.studies.divergent.run")
 
@@ -42,7 +44,6 @@ def problem_units(cfg: DivergentConfig, model: str, domain: str, *, n: int | Non
                   temperature: float | None = None, limit: int | None = None) -> list[units.Unit]:
     """One unit per problem of the first ``limit`` of ``domain`` (the config's sizes by default), keyed
     ``model/domain/n<n>-T<t>/problem_id``."""
-    from creval.models.registry import model_name
     n = cfg.n_samples if n is None else n
     limit = cfg.limit if limit is None else limit
     t = float(cfg.temperature if temperature is None else temperature)
@@ -51,22 +52,19 @@ def problem_units(cfg: DivergentConfig, model: str, domain: str, *, n: int | Non
                           "use n_samples >= 1, limit >= 0, max_steps >= 1")
     problems, where = get_domain(domain).load_with_source(limit=limit, seed=cfg.data_seed)
     log.info("divergent: %d %s problems from %s", len(problems), domain, where)
-    return [units.Unit(f"{model_name(model)}/{domain}/n{n}-T{t:g}/{p.problem_id}", Job(model, domain, n, t, p))
+    return [units.Unit(f"{registry.model_name(model)}/{domain}/n{n}-T{t:g}/{p.problem_id}", Job(model, domain, n, t, p))
             for p in problems]
 
 
 def solver(cfg: DivergentConfig):
     """``work(unit) -> {"steps": rows, "problems": [row]}`` solving a :func:`problem_units` unit (paper
     section 5; :func:`creval.studies.divergent.generation.solve`); one entailment backend for all units."""
-    from creval.models.registry import load_model
-    from creval.studies.divergent.generation import solve
-
     nli = resolved_name(cfg.nli)          # the backend that really runs (e.g. a fallback when SICK is missing)
-    backend = LazyNLI(nli)                # loaded (trained, the first time, once: load_nli locks) after a model answered
+    backend = LazyNLI(nli)                # loaded (trained the first time, once) after a model answered
 
     def work(unit: units.Unit) -> dict[str, list]:
         job: Job = unit.item
-        res = solve(load_model(job.model), get_domain(job.domain), job.problem, nli=backend, nli_name=nli,
+        res = solve(registry.load_model(job.model), get_domain(job.domain), job.problem, nli=backend, nli_name=nli,
                     n=job.n, temperature=job.temperature, top_p=cfg.top_p, max_steps=cfg.max_steps,
                     max_step_tokens=cfg.max_step_tokens, strict=cfg.strict_entailment, seed=cfg.seed)
         return {"steps": [s.to_dict() for s in res.steps], "problems": [res.problem.to_dict()]}
@@ -101,10 +99,6 @@ def solve_domain(cfg: DivergentConfig, model: str, domain: str, root: Path, *, n
 
 def run(cfg: DivergentConfig) -> Path:
     """Every divergent record of ``cfg`` into ``cfg.run_dir`` (see the module doc)."""
-    from creval.measures.nli.backends import load_nli
-    from creval.measures.nli.evaluate import evaluate_nli
-    from creval.models.registry import load_model
-
     store = contract.start(cfg)
     main = [(get_domain(d).source_kind(), problem_units(cfg, m, d)) for m in cfg.tested for d in cfg.domains]
     sweep = [u for t in cfg.temperatures
@@ -116,7 +110,7 @@ def run(cfg: DivergentConfig) -> Path:
                             for r in done[u.key][table]])
     store.write("sweep", [r for u in sweep for r in done[u.key]["problems"]])
     for m in cfg.tested:
-        store.note_model(load_model(m))
+        store.note_model(registry.load_model(m))
 
     backend = load_nli(cfg.nli)
     why = getattr(backend, "fallback_reason", None)
@@ -127,8 +121,8 @@ def run(cfg: DivergentConfig) -> Path:
         for dataset in ("sick", "msrp"):
             r = evaluate_nli(b, dataset=dataset, limit=cfg.nli_eval_pairs, seed=cfg.seed)
             rows.append({"backend": b, "ran": r["nli"], "dataset": r["dataset"], "pairs": r["n"],
-                         "accuracy": r["accuracy"], "macro F1": r["macro_f1"], "baseline": r["baseline"],
-                         "baseline accuracy": r["baseline_accuracy"], "seconds": r["seconds"]})
+                         "accuracy": r["accuracy"], "macro_f1": r["macro_f1"], "baseline": r["baseline"],
+                         "baseline_accuracy": r["baseline_accuracy"], "seconds": r["seconds"]})
     store.write("nli_eval", rows)
     return contract.finish(store)
 
@@ -138,17 +132,3 @@ def records(cfg: DivergentConfig) -> contract.Records:
     running only what is missing."""
     return contract.read(cfg, run)
 
-
-def load_records(path: str | Path):
-    """``(steps_df, problems_df)`` of one run or unit folder, or of every unit folder found below ``path``
-    (for reading runs by hand)."""
-    import pandas as pd
-    path = Path(path)
-    folders = [path] if (path / "problems.jsonl").exists() else sorted(
-        p.parent for p in path.rglob("problems.jsonl"))
-    steps, probs = [], []
-    for f in folders:
-        run_name = str(f.relative_to(path)) if f != path else "."
-        steps += [{**r, "run": run_name} for r in read_jsonl(f / "steps.jsonl")]
-        probs += [{**r, "run": run_name} for r in read_jsonl(f / "problems.jsonl")]
-    return pd.DataFrame(steps), pd.DataFrame(probs)

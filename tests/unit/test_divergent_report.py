@@ -1,0 +1,56 @@
+"""Chapter 02's report from fixture records: the held-out entailment table, the entropy levels against the
+paper's, and the closing list of claims."""
+import json
+import math
+
+import pytest
+
+from creval.studies.contract import Records
+from creval.studies.divergent import report as rd
+from creval.studies.divergent.config import DivergentConfig
+
+
+def _records(tmp_path, tables):
+    for name, rows in tables.items():
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return Records(tmp_path, DivergentConfig())
+
+
+def _problem(pid, se, dup=False, t=1.0, n=10, clusters=3.0):
+    return {"problem_id": pid, "domain": "macgyver", "model": "m", "mean_semantic_entropy": se, "n": n,
+            "duplicate_filtered": dup, "temperature": t, "mean_n_clusters": clusters, "data_source": "shared"}
+
+
+def test_nli_comparison_renames_data_columns_and_adds_the_gain(tmp_path):
+    rows = [{"backend": "minilm-sick", "ran": "minilm-cosine", "dataset": "sick", "pairs": 4, "accuracy": 0.75,
+             "macro_f1": 0.5, "baseline": "always neutral", "baseline_accuracy": 0.5, "seconds": 0.1},
+            {"backend": "llm:m", "ran": "llm:m", "dataset": "sick", "pairs": 4, "accuracy": 0.25, "macro_f1": 0.2,
+             "baseline": "always neutral", "baseline_accuracy": 0.5, "seconds": 1.0}]
+    recs = _records(tmp_path, {"nli_eval": rows, "entailment": [{"requested": "minilm-sick", "ran": "minilm-cosine",
+                                                                 "why": "fallback"}]})
+    t = rd.nli_comparison(recs)
+    assert t["gain over baseline"].tolist() == [0.25, -0.25] and t["clustered the samples"].tolist() == [True, False]
+    assert "macro F1" in t and "seconds" not in t and t.attrs["caption"].startswith("Entailment backends")
+    assert rd.nli_gains(recs) == [{"dataset": "sick", "pairs": 4, "accuracy": 0.75, "baseline": 0.5}]
+
+
+def test_entropy_levels_leave_out_flagged_solutions_and_compare_shares_of_the_ceiling(tmp_path):
+    problems = [_problem("a", 2.0), _problem("b", 1.8), _problem("c", 0.1, dup=True)]
+    recs = _records(tmp_path, {"problems": problems})
+    [lv] = rd.entropy_levels(recs)
+    assert lv["problems"] == 3 and lv["kept"] == 2 and lv["se"] == pytest.approx(1.9)
+    assert lv["share"] == pytest.approx(1.9 / math.log(10)) and (lv["paper_lo"], lv["paper_hi"]) == (1.96, 2.19)
+
+
+def test_what_this_shows_gives_a_verdict_per_claim(tmp_path):
+    steps = [{"model": "m", "domain": "macgyver", "is_stop": False, "n_clusters": k, "semantic_entropy": 0.3 * k,
+              "step_index": 0, "n": 10, "problem_id": f"p{k}"} for k in (1, 2, 3, 4)]
+    sweep = [_problem("a", 0.5, t=0.3), _problem("a", 1.5, t=1.0), _problem("a", 1.2, t=1.5)]
+    recs = _records(tmp_path, {"problems": [_problem("a", 2.1)], "steps": steps, "sweep": sweep})
+    md = rd.what_this_shows(recs).split("\n")
+    assert md[0].startswith("- **reproduced (1 item(s), too few") and "(91%)" in md[0]
+    assert md[1].startswith("- **not reproduced") and "0.50 at T = 0.3, 1.50 at T = 1, 1.20 at T = 1.5" in md[1]
+    assert md[2].startswith("- **reproduced (4 item(s)") and "Spearman 1.00 over 4 steps" in md[2]
+    assert md[3].startswith("- **not testable here**") and "1 model(s)" in md[3]
+    assert rd.verdict(True, 40) == "reproduced" and rd.verdict(None, 40) == "not testable here"
+    assert rd.verdict(False, 40, sample=True) == "not reproduced (bundled sample data)"
