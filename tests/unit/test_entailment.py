@@ -6,6 +6,7 @@ from creval.measures.nli import backends
 from creval.measures.nli.backends import CosineNLI, CrossEncoderNLI, LLMNLI, Label, label_from_name, load_nli
 from creval.measures.nli.evaluate import evaluate_nli
 from creval.core.errors import CrevalError
+from creval.models import heavy
 from creval.models.base import ChoiceScores
 
 
@@ -148,7 +149,7 @@ def no_sick(monkeypatch, tmp_path):
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.setenv("CREVAL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "calls.sqlite"))
-    monkeypatch.setattr(backends, "_loaded", {})
+    monkeypatch.setattr(backends, "LOADED", heavy.Loaded())
     base.FAILURES.reset()
 
 
@@ -188,7 +189,7 @@ def test_minilm_sick_without_sick_falls_back_without_training(no_sick, monkeypat
     assert not train.is_trained()
     assert backends.resolved_name("minilm-sick") == "minilm-cosine" and backends.resolved_name("deberta") == "deberta"
     # an explicitly given SICK that is broken is an error, not a silent fallback
-    monkeypatch.setattr(backends, "_loaded", {})
+    monkeypatch.setattr(backends, "LOADED", heavy.Loaded())
     monkeypatch.setenv("CREVAL_SICK_DIR", "/nonexistent/sick")
     with pytest.raises(CrevalError, match="CREVAL_SICK_DIR"):
         load_nli("minilm-sick")

@@ -13,11 +13,20 @@ one settings dict for several judges (a chapter, the CLI) picks each judge's sha
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
 from creval.core.errors import CrevalError
+from creval.judges.chateval import ChatEvalJudge
+from creval.judges.novelty import NoveltyJudge
+from creval.judges.retrieval import RetrievalJudge
+from creval.judges.single import SingleJudge
+from creval.judges.store import FragmentStore
+from creval.judges.techniques import LLMDetector
+from creval.models.embeddings import DEFAULT, Embedder
 
 _DISCUSSION = ("word_limit", "max_rounds", "retries", "verdict_via", "seed", "tokens_per_word")
 
@@ -32,20 +41,15 @@ class JudgeInfo:
 
 
 def _retrieval(model, store_dir, embedder=None, **params):
-    from creval.judges.retrieval import RetrievalJudge
-    from creval.judges.store import FragmentStore
-    from creval.models.embeddings import DEFAULT, Embedder
     return RetrievalJudge(model, store=FragmentStore(store_dir, Embedder(embedder or DEFAULT)), **params)
 
 
 def _chateval(model, store_dir, **params):
-    from creval.judges.chateval import ChatEvalJudge
     return ChatEvalJudge(model, **params)
 
 
 def _single(mode):
     def build(model, store_dir, **params):
-        from creval.judges.single import SingleJudge
         return SingleJudge(model, mode, **params)
     return build
 
@@ -53,19 +57,15 @@ def _single(mode):
 def _bound(module: str, attr: str):
     """A judge that is a function of the model: ``make_judge`` binds the model and the parameters."""
     def build(model, store_dir, **params):
-        import importlib
-        from functools import partial
         return partial(getattr(importlib.import_module(module), attr), model, **params)
     return build
 
 
 def _novelty(model, store_dir, **params):
-    from creval.judges.novelty import NoveltyJudge
     return NoveltyJudge(model, **params)
 
 
 def _techniques(model, store_dir, **params):
-    from creval.judges.techniques import LLMDetector
     return LLMDetector(model, **params)
 
 

@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from creval.models import heavy
 from creval.models.embeddings import Embedder
 
 CHROMA_LOCK = threading.RLock()
@@ -39,9 +40,8 @@ class Fragment:
 
 class FragmentStore:
     def __init__(self, path: str | Path | None = None, embedder: Embedder | None = None):
-        import chromadb
-        from chromadb.config import Settings
-        settings = Settings(anonymized_telemetry=False, allow_reset=True)
+        chromadb = heavy.chromadb()
+        settings = heavy.chromadb_settings()(anonymized_telemetry=False, allow_reset=True)
         with CHROMA_LOCK:
             if path is None:
                 self.client, self.space = chromadb.EphemeralClient(settings=settings), f"m{next(_EPHEMERAL)}_"

@@ -14,6 +14,8 @@ from typing import Sequence
 
 import numpy as np
 
+from creval.models.embeddings import Embedder
+
 NAN = float("nan")
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
@@ -72,7 +74,6 @@ def avg_cosine_similarity(texts: Sequence[str], embedder=None, vectors: np.ndarr
 
 def _embedder(embedder):
     if embedder is None:
-        from creval.models.embeddings import Embedder
         embedder = Embedder()
     return embedder
 

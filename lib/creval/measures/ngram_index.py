@@ -33,6 +33,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from creval.core import paths
 from creval.core.errors import CrevalError
 
 TOKENIZER = "casual-regex+ascii-fold"
@@ -217,7 +218,6 @@ def cached_index(docs: list[tuple[str | None, str]], lengths: Iterable[int], nam
                  folder: str | Path | None = None) -> NgramIndex:
     """:meth:`NgramIndex.build`, saved under ``folder`` (default: the artifacts folder) by corpus hash and
     reloaded when the same corpus is asked again."""
-    from creval.core import paths
     lengths = tuple(sorted(set(lengths)))
     digest = hashlib.sha256(json.dumps({"t": TOKENIZER, "L": lengths, "docs": docs}).encode()).hexdigest()[:20]
     folder = Path(folder) if folder else paths.artifacts_dir() / "ngram_index"

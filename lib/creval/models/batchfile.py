@@ -16,7 +16,8 @@ from pathlib import Path
 
 from creval.core.cache import CallCache, default_cache
 from creval.core.errors import CrevalError
-from creval.models.base import (ChatRequest, ChoiceRequest, LoglikelihoodRequest, ModelSpec)
+from creval.models.base import ChatRequest, ChoiceRequest, LoglikelihoodRequest, ModelSpec
+from creval.models.openai_compat import OpenAIBackend
 
 
 @dataclass
@@ -55,7 +56,6 @@ def _value(kind: str, result, meta: dict) -> dict:
 
 def read_in(path: str | Path, cache: CallCache | None = None) -> ReadIn:
     """Put the answers of the batch output file ``path`` into the call cache (see the module doc)."""
-    from creval.models.openai_compat import OpenAIBackend
     cache = cache if cache is not None else default_cache()
     path, out = Path(path), ReadIn()
     if not path.is_file():

@@ -13,8 +13,17 @@ from dataclasses import replace
 from typing import Sequence
 
 from creval.core.cache import CallCache, cached_batch
-from creval.models.base import (Backend, ChatRequest, ChoiceRequest, ChoiceScores, Completion, LogLikelihood,
-                                LoglikelihoodRequest, Sample, SampleRequest)
+from creval.models.base import (
+    Backend,
+    ChatRequest,
+    ChoiceRequest,
+    ChoiceScores,
+    Completion,
+    LogLikelihood,
+    LoglikelihoodRequest,
+    Sample,
+    SampleRequest,
+)
 
 
 class _Usage:
@@ -104,7 +113,8 @@ class Model:
         reqs = [ChoiceRequest(tuple(m), tuple(c)) for m, c in items]
         compute, stream = self._verb(self.backend.choice_logprobs)
         offline = self._offline(lambda rs: self.backend.choice_requests(rs), lambda r: {"item": r.describe()})
-        return cached_batch("choice", self._ident(), reqs, ChoiceRequest.describe, compute, stream=stream, offline=offline,
+        return cached_batch("choice", self._ident(), reqs, ChoiceRequest.describe, compute, stream=stream,
+                            offline=offline,
                             model=self.name, cache=self.cache, tags=tags,
                             usage=_Usage(self.spec, lambda r: (r.input_tokens, 1)),
                             encode=ChoiceScores.to_dict, decode=ChoiceScores.from_dict)

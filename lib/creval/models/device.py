@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 from creval.core.errors import CrevalError
+from creval.models import heavy
 
 _CHOSEN: dict[str, str] = {}
 
@@ -27,8 +28,7 @@ def choose(requested: str, cuda_available: bool) -> str:
 def torch_device() -> str:
     """The device for this process (decided once, see the module doc)."""
     if "torch" not in _CHOSEN:
-        import torch
-        _CHOSEN["torch"] = choose(os.environ.get("CREVAL_DEVICE", ""), torch.cuda.is_available())
+        _CHOSEN["torch"] = choose(os.environ.get("CREVAL_DEVICE", ""), heavy.torch().cuda.is_available())
     return _CHOSEN["torch"]
 
 

@@ -6,14 +6,13 @@ Used by chapters 03 (judge) and 04 (diversity).
 """
 from __future__ import annotations
 
-import os
-from functools import lru_cache
-
 import numpy as np
 
-from creval.core.cache import cached_batch
+from creval.core import cache as callcache
 from creval.core.errors import CrevalError
+from creval.models import heavy
 from creval.models.base import quiet_transformers
+from creval.models.device import torch_device
 
 DEFAULT = "all-MiniLM-L6-v2"
 
@@ -29,13 +28,18 @@ def _resolve(name: str) -> str:
     return name
 
 
-@lru_cache(maxsize=4)
+LOADED = heavy.Loaded()
+"""The sentence-transformers models loaded in this process, by name (``LOADED.reset()`` forgets them)."""
+
+
 def _load(name: str):
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from sentence_transformers import SentenceTransformer
-    quiet_transformers()
-    from creval.models.device import torch_device
-    return SentenceTransformer(_resolve(name), device=torch_device())
+    """The sentence-transformers model ``name`` (from local files only: the bundled one, or a Hub copy already
+    in the Hugging Face cache), loaded once per process."""
+    def make():
+        quiet_transformers()
+        return heavy.sentence_transformers().SentenceTransformer(_resolve(name), device=torch_device(),
+                                                                 local_files_only=True)
+    return LOADED.get(name, make)
 
 
 class Embedder:
@@ -53,8 +57,8 @@ class Embedder:
                                            show_progress_bar=False)
             return [v.astype(float).round(7).tolist() for v in vecs]
 
-        rows = cached_batch("embed", {"embedder": self.name}, list(texts), lambda t: {"text": t}, compute,
-                            model=self.name)
+        rows = callcache.cached_batch("embed", {"embedder": self.name}, list(texts), lambda t: {"text": t},
+                                      compute, model=self.name)
         return np.asarray(rows, dtype=np.float32)
 
     def __call__(self, texts: list[str]) -> np.ndarray:

@@ -14,9 +14,23 @@ from pathlib import Path
 from typing import Sequence
 
 from creval.core.errors import CrevalError
-from creval.models.base import (ChatRequest, ChoiceRequest, ChoiceScores, Completion, LogLikelihood, LoglikelihoodRequest,
-                                ModelSpec, Sample, SampleRequest, derive_seed, rolling_windows, scored_tokens,
-                                quiet_transformers, split_thinking)
+from creval.models import heavy
+from creval.models.base import (
+    ChatRequest,
+    ChoiceRequest,
+    ChoiceScores,
+    Completion,
+    LogLikelihood,
+    LoglikelihoodRequest,
+    ModelSpec,
+    Sample,
+    SampleRequest,
+    derive_seed,
+    quiet_transformers,
+    rolling_windows,
+    scored_tokens,
+    split_thinking,
+)
 from creval.models.registry import locate_weights
 
 
@@ -24,9 +38,7 @@ class HFBackend:
     LOGPROB_KIND = "raw"
 
     def __init__(self, spec: ModelSpec):
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
+        torch, transformers = heavy.torch(), heavy.transformers()
         self.spec, self.torch = spec, torch
         if spec.threads:
             torch.set_num_threads(spec.threads)
@@ -43,11 +55,12 @@ class HFBackend:
         dtype = torch.bfloat16 if self.device == "cuda" else torch.float32
         quiet_transformers()
         try:
-            self.tok = AutoTokenizer.from_pretrained(where, **kw)
-            self.lm = AutoModelForCausalLM.from_pretrained(where, dtype=dtype, **kw).to(self.device).eval()
+            self.tok = transformers.AutoTokenizer.from_pretrained(where, **kw)
+            self.lm = transformers.AutoModelForCausalLM.from_pretrained(where, dtype=dtype, **kw).to(self.device).eval()
         except OSError as e:
-            raise CrevalError(f"model {spec.name}: could not load {where!r} with transformers ({str(e).splitlines()[0]})",
-                              spec.install or "check the Hub id, your login (`huggingface-cli login`) and internet access") from None
+            raise CrevalError(f"model {spec.name}: could not load {where!r} with transformers "
+                              f"({str(e).splitlines()[0]})", spec.install or "check the Hub id, your login "
+                              "(`huggingface-cli login`) and internet access") from None
         if self.tok.pad_token_id is None:
             self.tok.pad_token = self.tok.eos_token
         eos = self.lm.generation_config.eos_token_id
@@ -106,7 +119,7 @@ class HFBackend:
         ids = self._encode(req.messages)
         seed = derive_seed(req.seed, indices[0]) ^ len(indices)
         toks, lps = self._generate(ids, len(indices), req.temperature, req.top_p, req.max_tokens, seed)
-        return [self._to_sample(t, l, req.stop) for t, l in zip(toks, lps)]
+        return [self._to_sample(t, lp, req.stop) for t, lp in zip(toks, lps)]
 
     def chat(self, reqs: Sequence[ChatRequest]) -> list[Completion]:
         out = []

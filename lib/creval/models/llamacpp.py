@@ -21,56 +21,34 @@ from typing import Sequence
 import numpy as np
 
 from creval.core.errors import CrevalError
-from creval.models.base import (ChatRequest, ChoiceRequest, ChoiceScores, Completion, LogLikelihood, LoglikelihoodRequest,
-                                ModelSpec, Sample, SampleRequest, derive_seed, rolling_windows, scored_tokens,
-                                split_thinking)
+from creval.models import heavy
+from creval.models.base import (
+    ChatRequest,
+    ChoiceRequest,
+    ChoiceScores,
+    Completion,
+    LogLikelihood,
+    LoglikelihoodRequest,
+    ModelSpec,
+    Sample,
+    SampleRequest,
+    derive_seed,
+    rolling_windows,
+    scored_tokens,
+    split_thinking,
+)
 from creval.models.registry import locate_weights
+from creval.models.sampling import log_softmax, sample_token, shared_groups
 
 MAX_SEQ = 32          # sequences decoded together (n > MAX_SEQ is drawn in chunks)
 N_BATCH = 512
-
-
-def log_softmax(x: np.ndarray) -> np.ndarray:
-    m = x.max(axis=-1, keepdims=True)
-    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
-
-
-def sample_token(logits: np.ndarray, temperature: float, top_p: float, rng: np.random.Generator) -> tuple[int, float]:
-    """Draw a token from raw ``logits`` with temperature and nucleus (top-p) filtering.
-
-    Returns ``(token, log p(token))`` where the log-prob is from the RAW distribution (log-softmax of
-    the unscaled logits), whatever the temperature. Temperature 0 is greedy. Top-p keeps the smallest
-    set of most likely tokens whose temperature-scaled mass reaches ``top_p``; only tokens with
-    probability >= 1e-6 are sorted, unless they hold less than ``top_p`` (then all are): exact either way.
-    """
-    z = logits - logits.max()
-    e = np.exp(z)
-    raw_lse = float(np.log(e.sum(dtype=np.float64)))
-    if temperature <= 0:
-        t = int(np.argmax(z))
-        return t, float(z[t]) - raw_lse
-    w = e if temperature == 1.0 else np.exp(z / temperature)
-    w = w / w.sum(dtype=np.float64)
-    if top_p >= 1.0:
-        t = int(rng.choice(w.size, p=w))
-        return t, float(z[t]) - raw_lse
-    cand = np.flatnonzero(w >= 1e-6)
-    if w[cand].sum() < top_p:
-        cand = np.arange(w.size)
-    order = cand[np.argsort(-w[cand], kind="stable")]
-    cum = np.cumsum(w[order], dtype=np.float64)
-    keep = min(int(np.searchsorted(cum, top_p)) + 1, order.size)
-    t = int(order[rng.choice(keep, p=w[order[:keep]] / cum[keep - 1])])
-    return t, float(z[t]) - raw_lse
 
 
 class LlamaCppBackend:
     LOGPROB_KIND = "raw"
 
     def __init__(self, spec: ModelSpec):
-        import llama_cpp
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
+        llama_cpp = heavy.llama_cpp()
         self.spec, self.lc = spec, llama_cpp
         self.path = locate_weights(spec)
         # CREVAL_THREADS overrides the spec (threads never change outputs): on a machine shared with other busy
@@ -79,7 +57,8 @@ class LlamaCppBackend:
         try:
             self.llm = llama_cpp.Llama(str(self.path), n_ctx=256, n_threads=self.threads, verbose=False)
         except Exception as e:  # llama.cpp raises ValueError on an unreadable file
-            raise CrevalError(f"model {spec.name}: could not load {self.path}: {e}", "reinstall the model package") from None
+            raise CrevalError(f"model {spec.name}: could not load {self.path}: {e}",
+                              "reinstall the model package") from None
         self.vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
         self.n_vocab = llama_cpp.llama_vocab_n_tokens(self.vocab)
         meta = self.llm.metadata
@@ -87,8 +66,8 @@ class LlamaCppBackend:
         if not template:
             raise CrevalError(f"model {spec.name} has no chat template in its GGUF metadata", "use an instruct model")
         tok = lambda key: self.llm.detokenize([int(meta[key])], special=True).decode() if key in meta else ""
-        self.formatter = Jinja2ChatFormatter(template, eos_token=tok("tokenizer.ggml.eos_token_id"),
-                                             bos_token=tok("tokenizer.ggml.bos_token_id"))
+        self.formatter = heavy.llama_chat_format().Jinja2ChatFormatter(
+            template, eos_token=tok("tokenizer.ggml.eos_token_id"), bos_token=tok("tokenizer.ggml.bos_token_id"))
         self.version = meta.get("general.name", spec.model)
         desc = ctypes.create_string_buffer(256)
         self.lc.llama_model_desc(self.llm.model, desc, len(desc))
@@ -172,7 +151,8 @@ class LlamaCppBackend:
         first difference, so prompts that share a beginning (same system prompt and problem, a growing
         discussion) only pay for their new part. Every other sequence is emptied."""
         if len(tokens) >= self.n_ctx:
-            raise CrevalError(f"prompt of {len(tokens)} tokens does not fit model {self.spec.name}'s context {self.n_ctx}",
+            raise CrevalError(f"prompt of {len(tokens)} tokens does not fit model {self.spec.name}'s context "
+                              f"{self.n_ctx}",
                               "raise `context` in the model spec")
         keep = self._reuse_prefix(tokens[:-1])           # the last token is always decoded: we need its logits
         rest = tokens[keep:]
@@ -254,7 +234,7 @@ class LlamaCppBackend:
         samples: list[Sample | None] = [None] * len(reqs)
         with self.lock:
             if self.batched and len(reqs) > 1:
-                for group in self._shared_groups(prompts, [r.max_tokens for r in reqs]):
+                for group in shared_groups(prompts, [r.max_tokens for r in reqs], self.n_ctx, MAX_SEQ):
                     if len(group) == 1:
                         continue
                     res = self._generate_shared([prompts[k] for k in group],
@@ -273,22 +253,6 @@ class LlamaCppBackend:
             rt = self.count_tokens(reasoning) if reasoning else 0
             out.append(Completion(text, len(prompt), s.n_tokens - rt, reasoning, rt, s.finish_reason))
         return out
-
-    def _shared_groups(self, prompts: list[list[int]], max_tokens: list[int]) -> list[list[int]]:
-        """Requests in order, at most ``MAX_SEQ`` per group and together within the context (counting every
-        prompt whole, so the bound holds whatever prefix they share); one too long for that is alone."""
-        groups, cur, used = [], [], 0
-        for k, (p, m) in enumerate(zip(prompts, max_tokens)):
-            need = len(p) + m + 1
-            if need >= self.n_ctx:
-                groups.append([k])
-                continue
-            if cur and (len(cur) == MAX_SEQ or used + need >= self.n_ctx):
-                groups.append(cur)
-                cur, used = [], 0
-            cur.append(k)
-            used += need
-        return groups + ([cur] if cur else [])
 
     def _generate_shared(self, prompts: list[list[int]], seeds: list[int], temps: list[float],
                          max_tokens: list[int]) -> list[Sample]:

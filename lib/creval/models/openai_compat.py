@@ -25,13 +25,25 @@ import concurrent.futures
 import math
 import os
 import random
-from typing import Any, Sequence
+from typing import Sequence
 
 import httpx
 
 from creval.core.errors import CrevalError
-from creval.models.base import (ChatRequest, ChoiceRequest, ChoiceScores, Completion, LogLikelihood, LoglikelihoodRequest,
-                                ModelSpec, Sample, SampleRequest, derive_seed, split_thinking)
+from creval.models import endpoint
+from creval.models.base import (
+    ChatRequest,
+    ChoiceRequest,
+    ChoiceScores,
+    Completion,
+    LogLikelihood,
+    LoglikelihoodRequest,
+    ModelSpec,
+    Sample,
+    SampleRequest,
+    derive_seed,
+    split_thinking,
+)
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 OPENAI_URL = "https://api.openai.com/v1"
@@ -92,7 +104,6 @@ class OpenAIBackend:
 
     # -- HTTP ---------------------------------------------------------------------------------
     def _endpoint(self):
-        from creval.models import endpoint
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         return endpoint.endpoint((self.spec.name, self.urls, self.api_key, self.spec.concurrency), self.urls, headers,
                                  self.spec.concurrency, self.timeout)
@@ -116,7 +127,7 @@ class OpenAIBackend:
                 if r.status_code in (401, 403):
                     raise CrevalError(f"model {self.spec.name}: the endpoint refused the API key ({r.status_code})",
                                       f"check {self.spec.api_key_env or 'OPENAI_API_KEY'}" if self.api_key else
-                                      f"this server wants a key: name its env var in the spec (api_key_env)")
+                                      "this server wants a key: name its env var in the spec (api_key_env)")
                 if r.status_code not in RETRY_STATUS:
                     raise CrevalError(f"model {self.spec.name}: {self.base_url}{path} answered {r.status_code}: "
                                       f"{r.text[:300]}", "check the model name and request parameters")
@@ -133,7 +144,6 @@ class OpenAIBackend:
         """Send every job at once through the shared budget; ``parse(j, response)`` each reply and hand it to
         ``done(j, result)`` as it arrives. When some fail for good, the others still finish (and reach
         ``done``) before the first failure is raised."""
-        from creval.models import endpoint
         futs = {endpoint.submit(self._post(p, b)): j for j, (p, b) in enumerate(jobs)}
         out: list = [None] * len(jobs)
         errors: list[tuple[int, BaseException]] = []
@@ -211,7 +221,9 @@ class OpenAIBackend:
             return ChoiceScores(score_choices(_token_steps(resp["choices"][0]), item.choices),
                                 int((resp.get("usage") or {}).get("prompt_tokens", 0)))
         if kind == "loglikelihood":
-            return self._echoed(item, resp, str(self.spec.extra.get("bos_text", ""))) if item.text else self._empty_text()
+            if not item.text:
+                return self._empty_text()
+            return self._echoed(item, resp, str(self.spec.extra.get("bos_text", "")))
         raise ValueError(f"no reply parser for {kind!r}")
 
     def _sample(self, c: dict) -> Sample:

@@ -8,7 +8,6 @@ imported lazily, so using the OpenAI backend never imports torch or llama.cpp.
 from __future__ import annotations
 
 import importlib.util
-import threading
 import os
 from pathlib import Path
 
@@ -17,6 +16,9 @@ import yaml
 from creval.core import paths
 from creval.core.errors import CrevalError
 from creval.models.base import ModelSpec
+from creval.models.cached import Model
+from creval.models.heavy import Loaded
+from creval.models.openai_compat import OPENAI_URL, api_key_for
 
 BACKENDS = {"llamacpp": "creval.models.llamacpp:LlamaCppBackend",
             "hf": "creval.models.hf:HFBackend",
@@ -66,7 +68,8 @@ def get_spec(name: str) -> ModelSpec:
     p = Path(name).expanduser()
     if p.suffix in (".yaml", ".yml"):
         if not p.exists():
-            raise CrevalError(f"model spec {p} does not exist", "give the path of a YAML model spec, or a registered name")
+            raise CrevalError(f"model spec {p} does not exist",
+                              "give the path of a YAML model spec, or a registered name")
         spec = read_spec(p)
         _FROM_FILES[spec.name] = p
         return spec
@@ -126,7 +129,6 @@ def check(spec: ModelSpec) -> tuple[bool, str]:
     """Is this model usable here? Returns (usable, what is missing or where it comes from)."""
     try:
         if spec.backend == "openai":
-            from creval.models.openai_compat import OPENAI_URL, api_key_for
             if spec.api_key_env and not os.environ.get(spec.api_key_env):
                 return False, f"set {spec.api_key_env}"
             api_key_for(spec)                       # the key's variable is set and may go to this host
@@ -201,20 +203,16 @@ class LazyBackend:
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
-        key = repr(self.spec)
-        with _LOAD_LOCK:                # units run in threads: load the weights once
-            if key not in _loaded:
-                _loaded[key] = load_backend(self.spec)
-        return getattr(_loaded[key], name)
+        spec = self.spec                # units run in threads: the weights are loaded once
+        return getattr(LOADED.get(repr(spec), lambda: load_backend(spec)), name)
 
 
-_loaded: dict[str, object] = {}
-_LOAD_LOCK = threading.RLock()
+LOADED = Loaded()
+"""The backends (model weights) loaded in this process, by spec (``LOADED.reset()`` forgets them)."""
 
 
 def load_model(name: str, cache=None):
     """The cached :class:`Model` for a registered name (loaded once per process)."""
-    from creval.models.cached import Model
     spec = get_spec(name)
     ok, why = check(spec)
     if not ok:

@@ -88,7 +88,8 @@ class Stats:
 
     def as_dict(self) -> dict:
         self._tick()
-        return {"requests": self.requests, "in_flight": self.in_flight, "peak_in_flight": self.peak, "failed": self.failed,
+        return {"requests": self.requests, "in_flight": self.in_flight, "peak_in_flight": self.peak,
+                "failed": self.failed,
                 "busy_seconds": round(self.busy_time, 3),
                 "mean_in_flight": round(self.area / self.busy_time, 3) if self.busy_time else 0.0}
 
@@ -144,8 +145,8 @@ def make_app(latency: float = 0.5, capacity: int = 64, fail: str = ""):
                     ptk = _tokens(str(prompt))
                     allt = ptk + toks
                     c["text"] = str(prompt) + text
-                    c["logprobs"] = {"tokens": allt,
-                                     "token_logprobs": [None] + [_lp(str(prompt)[:9], j, t) for j, t in enumerate(allt)][1:],
+                    lps = [_lp(str(prompt)[:9], j, t) for j, t in enumerate(allt)]
+                    c["logprobs"] = {"tokens": allt, "token_logprobs": [None] + lps[1:],
                                      "top_logprobs": None}
                 else:
                     c["text"] = text

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from creval.core.paths import artifacts_dir
 from creval.models.base import ChatRequest, ChoiceRequest, SampleRequest
+from creval.models.registry import get_spec, load_backend
 
 PREFILL_KINDS = ("choice", "loglikelihood")      # phases that only read tokens
 GENERATE_KINDS = ("chat", "sample")              # phases that read and write tokens
@@ -105,7 +106,6 @@ def ensure(model: str, *, force: bool = False, local_only: bool = True, **measur
     """The stored figures of ``model``, measured now (and stored) when missing or ``force``. With
     ``local_only`` a model behind an API is never measured (it would spend its tokens): None. ``measure_kw``
     go to :func:`measure`."""
-    from creval.models.registry import get_spec, load_backend
     got = None if force else load(model)
     if got is not None:
         return got

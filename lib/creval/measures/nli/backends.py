@@ -25,13 +25,19 @@ import enum
 import hashlib
 import logging
 import os
-import threading
 from pathlib import Path
 from typing import Protocol, Sequence, runtime_checkable
 
-from creval.core.cache import cached_batch
+import numpy as np
+
+from creval.core import cache as callcache
 from creval.core.errors import CrevalError
+from creval.datasets import sick
+from creval.measures.nli.train import ensure_minilm_sick, is_trained, model_dir
+from creval.models import heavy, registry
 from creval.models.base import quiet_transformers
+from creval.models.device import torch_device
+from creval.models.embeddings import Embedder
 
 __all__ = ["Label", "NLI", "CrossEncoderNLI", "CosineNLI", "LLMNLI", "load_nli", "resolved_name", "label_from_name",
            "DEBERTA_ID", "COSINE_THRESHOLD"]
@@ -94,8 +100,9 @@ class _CachedNLI:
             return []
         if not self.use_cache:
             return list(self._compute(pairs))
-        return cached_batch("nli", self._identity(), pairs, lambda ph: {"premise": ph[0], "hypothesis": ph[1]},
-                            self._compute, model=self.name, encode=lambda lab: lab.value, decode=Label)
+        return callcache.cached_batch("nli", self._identity(), pairs,
+                                      lambda ph: {"premise": ph[0], "hypothesis": ph[1]}, self._compute,
+                                      model=self.name, encode=lambda lab: lab.value, decode=Label)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -124,20 +131,19 @@ class CrossEncoderNLI(_CachedNLI):
         self.name = name or self.source
         self.batch_size, self.max_length, self.use_cache = batch_size, max_length, use_cache
         local = Path(self.source).expanduser()
-        if local.exists() or Path(self.source).is_absolute() or self.source.startswith("."):
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        offline = local.exists() or Path(self.source).is_absolute() or self.source.startswith(".")
         try:
-            from transformers import AutoModelForSequenceClassification, AutoTokenizer
+            transformers = heavy.transformers()
             quiet_transformers()
-            self.model = AutoModelForSequenceClassification.from_pretrained(self.source)
-            self.tokenizer = AutoTokenizer.from_pretrained(self.source)
+            self.model = transformers.AutoModelForSequenceClassification.from_pretrained(
+                self.source, local_files_only=offline)
+            self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.source, local_files_only=offline)
         except Exception as e:  # network, missing folder, wrong format: all user-fixable
             raise CrevalError(
                 f"could not load the NLI model {self.source!r}: {type(e).__name__}: {str(e).splitlines()[0][:200]}",
                 "give a local folder holding a sequence-classification model (config.json + weights), or a Hub id "
                 "on a machine with internet (set HF_HUB_OFFLINE=1 to use a copy already in the Hugging Face cache); "
                 "offline, use 'minilm-sick' (trained here) or 'llm:<model>'") from e
-        from creval.models.device import torch_device
         self.device = torch_device()
         self.model.to(self.device).eval()
         self._labels = self._label_map()
@@ -162,8 +168,7 @@ class CrossEncoderNLI(_CachedNLI):
 
     def logits(self, pairs: Sequence[tuple[str, str]]):
         """Raw class logits (numpy, one row per pair, columns in ``config.id2label`` order). Uncached."""
-        import numpy as np
-        import torch
+        torch = heavy.torch()
         rows = []
         with torch.no_grad():
             for i in range(0, len(pairs), self.batch_size):
@@ -212,8 +217,6 @@ class CosineNLI(_CachedNLI):
 
     def cosines(self, pairs: Sequence[tuple[str, str]]):
         """Cosine similarity of each pair (numpy), through the embedding cache."""
-        import numpy as np
-        from creval.models.embeddings import Embedder
         texts = list(dict.fromkeys(t for pair in pairs for t in pair))
         vecs = Embedder(self.embedder).encode(texts)
         at = {t: i for i, t in enumerate(texts)}
@@ -273,8 +276,6 @@ class LLMNLI(_CachedNLI):
 # ---------------------------------------------------------------------------------------------
 # loading by name
 # ---------------------------------------------------------------------------------------------
-_loaded: dict[str, NLI] = {}
-
 
 def load_nli(name: str) -> NLI:
     """An NLI backend by name (loaded once per process).
@@ -288,13 +289,11 @@ def load_nli(name: str) -> NLI:
     - ``llm:<registered model name>``: :class:`LLMNLI` over :func:`creval.models.registry.load_model`
     """
     name = str(name).strip()
-    with _LOAD_LOCK:                 # units run in threads: load (or train) each backend once
-        if name not in _loaded:
-            _loaded[name] = _load_nli(name)
-        return _loaded[name]
+    return LOADED.get(name, lambda: _load_nli(name))   # units run in threads: load (or train) each one once
 
 
-_LOAD_LOCK = threading.RLock()
+LOADED = heavy.Loaded()
+"""The NLI backends loaded in this process, by name (``LOADED.reset()`` forgets them)."""
 
 
 def _load_nli(name: str) -> NLI:
@@ -307,8 +306,7 @@ def _load_nli(name: str) -> NLI:
     elif name.startswith("hf:") and len(name) > 3:
         nli = CrossEncoderNLI(name[3:])
     elif name.startswith("llm:") and len(name) > 4:
-        from creval.models.registry import load_model
-        nli = LLMNLI(load_model(name[4:]))
+        nli = LLMNLI(registry.load_model(name[4:]))
     else:
         raise CrevalError(f"unknown NLI backend {name!r}", "use 'minilm-sick', 'minilm-cosine', 'deberta', "
                                                             "'hf:<hub id or folder>' or 'llm:<model name>'")
@@ -318,8 +316,6 @@ def _load_nli(name: str) -> NLI:
 def _why_no_sick() -> str | None:
     """None when ``minilm-sick`` can run (trained, or SICK can be had to train it), else the reason.
     An explicitly given SICK (``CREVAL_SICK_DIR``) that is broken raises instead of falling back."""
-    from creval.datasets import sick
-    from creval.measures.nli.train import is_trained
     if is_trained():
         return None
     try:
@@ -350,8 +346,8 @@ def resolved_name(name: str) -> str:
     """The name of the backend :func:`load_nli` (``name``) runs, without loading it: ``name`` itself, or
     ``minilm-cosine`` when ``minilm-sick`` has to fall back (for run identities and records)."""
     name = str(name).strip()
-    if name in _loaded:
-        return _loaded[name].name
+    if name in LOADED:
+        return LOADED.get(name, lambda: None).name
     if name == "minilm-sick" and _why_no_sick() is not None:
         return "minilm-cosine"
     return name
@@ -359,7 +355,6 @@ def resolved_name(name: str) -> str:
 
 def _minilm_sick() -> NLI:
     """The trained cross-encoder; trains it when SICK can be had, else the documented cosine fallback."""
-    from creval.measures.nli.train import ensure_minilm_sick, model_dir
     reason = _why_no_sick()
     if reason is not None:
         log.warning("minilm-sick cannot be trained (%s); using minilm-cosine instead", reason)

