@@ -2,20 +2,26 @@
 problem, n sampled next steps with their token log-probs, the run's accounting), tables and figures out."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from creval.measures import stats as S
 from creval.studies.contract import Records
+from creval.studies.divergent.report import claims_md
+from creval.studies.tables import captioned
 
 
 def problem_text(recs: Records) -> str:
+    """The problem the samples continue, as given to the model."""
     return recs.rows("samples")[0]["problem_text"]
 
 
 def samples_table(recs: Records) -> pd.DataFrame:
+    """The sampled first steps, most likely (highest mean token log-prob) first."""
     df = recs.samples
-    return df[["sample_index", "text", "n_tokens", "mean_logprob", "finish_reason"]].sort_values(
-        "mean_logprob", ascending=False)
+    return captioned(df[["sample_index", "text", "n_tokens", "mean_logprob", "finish_reason"]].sort_values(
+        "mean_logprob", ascending=False), "Sampled first steps, most likely first")
 
 
 def token_logprob_figure(recs: Records) -> go.Figure:
@@ -34,12 +40,55 @@ def manifest_table(recs: Records) -> pd.DataFrame:
     m = recs.manifest
     rows = [{"what": k, **v} for k, v in m["usage"]["by_kind_model"].items()]
     rows.append({"what": "total", **m["usage"]["total"]})
-    return pd.DataFrame(rows)
+    return captioned(pd.DataFrame(rows), "Calls made vs served from cache, tokens and cost")
 
 
 def manifest_facts(recs: Records) -> pd.DataFrame:
+    """What the run was made with: commit, version, seeds, models (with their log-prob definition), data
+    source and package versions."""
     m = recs.manifest
     facts = {"git commit": m["git_commit"], "creval": m["creval_version"], "seeds": m["seeds"],
              "models": {k: {kk: v[kk] for kk in ("backend", "model", "logprob_kind")} for k, v in m["models"].items()},
              "data source": m["params"].get("data_source"), **{f"package {k}": v for k, v in m["packages"].items()}}
-    return pd.DataFrame({"field": list(facts), "value": [str(v) for v in facts.values()]})
+    return captioned(pd.DataFrame({"field": list(facts), "value": [str(v) for v in facts.values()]}),
+                     "The run's manifest: what it was made with")
+
+
+def sample_values(recs: Records) -> dict:
+    """The numbers the chapter cites: samples, distinct texts, the range of mean log-probs, the largest gap
+    between a stored mean log-prob and the mean of its token log-probs, the log-prob definition, the calls."""
+    rows = recs.rows("samples")
+    gaps = [abs(r["mean_logprob"] - float(np.mean(r["token_logprobs"]))) for r in rows if r["token_logprobs"]]
+    means = [r["mean_logprob"] for r in rows]
+    total = recs.manifest.get("usage", {}).get("total", {})
+    return {"samples": len(rows), "distinct": len({r["text"].strip() for r in rows}),
+            "lo": min(means, default=float("nan")), "hi": max(means, default=float("nan")),
+            "max_gap": max(gaps, default=float("nan")), "with_tokens": len(gaps),
+            "kind": ", ".join(sorted({r["logprob_kind"] for r in rows})),
+            "made": int(total.get("calls_made", 0)), "cached": int(total.get("cache_hits", 0)),
+            "model": recs.cfg.model if recs.cfg else "?"}
+
+
+def samples_sentence(recs: Records) -> str:
+    """One sentence on the samples above, from the records."""
+    v = sample_values(recs)
+    return (f"This build drew {v['samples']} samples from `{v['model']}`, {v['distinct']} distinct texts; their mean "
+            f"token log-probs run from {S.fmt_number(v['lo'])} to {S.fmt_number(v['hi'])} (log-prob definition: "
+            f"`{v['kind']}`).")
+
+
+def what_this_shows(recs: Records) -> str:
+    """The closing list: what the apparatus was checked to do on this build, and what it cannot show."""
+    v = sample_values(recs)
+    exact = v["max_gap"] <= 1e-9
+    rows = [("reproduced" if exact else "not reproduced",      # an identity: no sample size to qualify
+             "The paper's length-normalised log-likelihood (its appendix C) is the mean of the token log-probs.",
+             f"Here every sample's stored `mean_logprob` equals the mean of its {v['with_tokens']} token lists "
+             f"(largest difference {v['max_gap']:.1e})."),
+            ("reproduced" if v["distinct"] > 1 else "not reproduced",
+             "Sampling at the paper's temperature and nucleus gives different next steps to cluster.",
+             f"Here {v['distinct']} distinct texts among {v['samples']} samples."),
+            ("not testable here", "Whether these log-probs behave like those of the paper's models (GPT-4o, Llama).",
+             f"This build samples `{v['model']}`; the manifest above says which calls were made "
+             f"({v['made']}) and which were served from the cache ({v['cached']}).")]
+    return claims_md(rows)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from creval.domains import get_domain
 from creval.domains.steps import step_messages
+from creval.models import registry
 from creval.studies import contract
 from creval.studies.apparatus.config import ApparatusConfig
 
@@ -13,13 +14,12 @@ DOMAIN = "macgyver"
 
 
 def run(cfg: ApparatusConfig) -> Path:
-    from creval.models.registry import load_model
     dom = get_domain(DOMAIN)
     problem, where = dom.load_with_source(limit=1, seed=cfg.data_seed)
     problem = problem[0]
     store = contract.start(cfg)
     store.params["data_source"] = where
-    m = load_model(cfg.model)
+    m = registry.load_model(cfg.model)
     store.note_model(m)
     samples = m.sample(step_messages(dom, problem, [], max_steps=5), cfg.apparatus_samples,
                        temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.apparatus_max_tokens,
