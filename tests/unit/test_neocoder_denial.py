@@ -5,7 +5,7 @@ from creval.datasets import neocoder as ds
 from creval.measures.techniques import StaticDetector
 from creval.models.base import Completion
 from creval.studies.neocoder.config import NeoCoderConfig
-from creval.studies.neocoder.run import constrained_statement, denial_prompting, draw_ban
+from creval.studies.neocoder.denial import benchmark_problem, constrained_statement, denial_prompting, draw_ban
 
 LOOP = "```python\ndef solve():\n    for _ in range(int(input())):\n        input()\n        print(sum(x for x in map(int, input().split()) if x % 2 == 0))\n```"
 WHILE = "```python\ndef solve():\n    t = int(input())\n    while t:\n        t -= 1\n        input()\n        print(sum(filter(lambda x: x % 2 == 0, map(int, input().split()))))\n```"
@@ -61,7 +61,6 @@ def test_denial_loop(monkeypatch, tmp_path):
 
 
 def test_benchmarking_mode_uses_fresh_conversations(monkeypatch, tmp_path):
-    from creval.studies.neocoder.run import benchmark_problem
     monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "c.sqlite"))

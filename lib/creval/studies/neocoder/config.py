@@ -4,6 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from creval.datasets import neocoder as ds
+from creval.datasets.base import resolve
+from creval.judges.neocoder import JUDGE_VERSION
 from creval.studies.config import BootstrapConfig, JudgeConfig, identity
 
 
@@ -32,9 +35,6 @@ class NeoCoderConfig(JudgeConfig, BootstrapConfig):
     def resolved(self) -> dict:
         """Whether the problems are the real release or our sample, the judges' version, and the judge model
         when a detector asks it."""
-        from creval.datasets import neocoder as ds
-        from creval.datasets.base import resolve
-        from creval.judges.neocoder import JUDGE_VERSION
         out = {"data": "sample" if resolve(ds.DATASET).is_sample else "real", "judges": JUDGE_VERSION}
         if self.neocoder_detector != "static":
             out["judge_model"] = self.judge_model

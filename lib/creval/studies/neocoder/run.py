@@ -20,34 +20,42 @@ problem under each model under test. The live units run together up to the model
 they are servers; inside one, the rounds stay a chain (each round's detection feeds the next round's ban)
 and its sandbox runs serialise with every other local computation.
 
-Algorithm 1: per problem one thread; round 0 answers the original statement; each later round detects the
-techniques of the previous round's code, draws one new ban with a keyed RNG over the sorted candidates
-(seed, problem, round), rewrites the statement (the paper's rendering: a constraint block under the title
-line, newest ban first) and sends it as a new user turn of the same thread.
+Algorithm 1 (denial prompting) and the benchmarking mode live in :mod:`creval.studies.neocoder.denial`.
 """
 from __future__ import annotations
 
 import hashlib
-import random
-import time
 from functools import partial
 from pathlib import Path
 
 from creval.core.errors import CrevalError
 from creval.datasets import neocoder as ds
 from creval.datasets.base import provenance
-from creval.judges.neocoder import judge_codes
+from creval.judges import neocoder as judges
+from creval.judges.registry import make_judge
 from creval.judges.techniques import HybridDetector
-from creval.measures.neocoder_extract import fenced_code, salvaged, strict_program
+from creval.measures.neocoder_extract import salvaged, strict_program
 from creval.measures.neogauge import follows, novelty
-from creval.measures.techniques import VOCABULARY, Detection, StaticDetector
+from creval.measures.techniques import StaticDetector
+from creval.models import registry
 from creval.studies import contract, units
 from creval.studies.neocoder.config import NeoCoderConfig
-from creval.studies.neocoder.records import (CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord,
-                                             RoundRecord)
+from creval.studies.neocoder.denial import (
+    SOLVER_PROMPT,
+    benchmark_problem,
+    constrained_statement,
+    denial_prompting,
+    detect_program,
+    draw_ban,
+    human_union,
+    live_rounds,
+)
+from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord
 from creval.studies.units import Unit
 
-SOLVER_PROMPT = Path(__file__).with_name("solver_prompt.txt")
+__all__ = ["SOLVER_PROMPT", "benchmark_problem", "constrained_statement", "denial_prompting", "draw_ban",
+           "records", "run"]
+
 CHUNK = 20                  # replayed problems judged in one unit (one sandbox batch)
 # the two definitions of the ambiguous technique names compared by the detector check
 DETECTOR_VARIANTS = {"comprehension = for loop": StaticDetector(),
@@ -56,7 +64,8 @@ DETECTOR_VARIANTS = {"comprehension = for loop": StaticDetector(),
 
 def check(cfg: NeoCoderConfig) -> None:
     """Refuse a setting no part of the study knows, before any work."""
-    for key, allowed in (("neocoder_comparator", ("lines", "tokens")), ("neocoder_pack", ("problem", "program", "none")),
+    for key, allowed in (("neocoder_comparator", ("lines", "tokens")),
+                         ("neocoder_pack", ("problem", "program", "none")),
                          ("neocoder_detector", ("static", "llm", "hybrid")),
                          ("neocoder_live_mode", ("thread", "fresh"))):
         if getattr(cfg, key) not in allowed:
@@ -71,9 +80,7 @@ def make_detector(cfg: NeoCoderConfig, store=None):
     (the judge ``techniques``), noted in ``store``'s manifest."""
     if cfg.neocoder_detector == "static":
         return StaticDetector()
-    from creval.judges.registry import make_judge
-    from creval.models.registry import load_model
-    judge = load_model(cfg.judge_model)
+    judge = registry.load_model(cfg.judge_model)
     if store is not None:
         store.note_model(judge)
     llm = make_judge("techniques", judge)
@@ -83,16 +90,6 @@ def make_detector(cfg: NeoCoderConfig, store=None):
 def replayed(cfg: NeoCoderConfig, problems):
     """The replayed problems: the first ``neocoder_problems`` in upstream order (0 = all)."""
     return list(problems[:cfg.neocoder_problems or None])
-
-
-def human_union(p: ds.Problem) -> set[str]:
-    return set().union(*[set(t) for t in p.human_techniques]) if p.human_techniques else set()
-
-
-def detect_program(detector, codes: list[str]) -> list[Detection]:
-    """Detection on the cleaned program (test scaffolding removed), not on the raw reply."""
-    cleaned = [strict_program(c) or c for c in codes]
-    return detector.detect(cleaned)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -112,7 +109,7 @@ def replay_problems(cfg: NeoCoderConfig, problems, detector, progress: bool = Fa
     """One record per stored (problem, round) of ``problems``: both judges' verdicts, techniques, following,
     novelty."""
     items = [(p, rd.code) for p in problems for rd in p.rounds]
-    verdicts = judge_codes(items, comparator=cfg.neocoder_comparator, progress=progress,
+    verdicts = judges.judge_codes(items, comparator=cfg.neocoder_comparator, progress=progress,
                            workers=cfg.neocoder_workers or None, pack=cfg.neocoder_pack, salvage=cfg.neocoder_salvage)
     dets = detect_program(detector, [c for _, c in items])
     rows, k = [], 0
@@ -162,29 +159,6 @@ def human_detections(problems) -> list[HumanDetectionRecord]:
     return rows
 
 
-# ---------------------------------------------------------------------------------------------------
-# denial prompting
-
-def constrained_statement(statement: str, banned_newest_first: list[str]) -> str:
-    """The paper's rewriting: after the title line, a header and one bullet per banned technique (newest
-    first); the rest of the statement unchanged. No bullet for a round that drew nothing (the paper's code
-    writes an empty one)."""
-    if not banned_newest_first:
-        return statement
-    title, _, rest = statement.partition("\n")
-    block = "\n".join([ds.CONSTRAINT_HEADER] + [f"- {b}" for b in banned_newest_first])
-    return f"{title}\n{block}\n{rest}"
-
-
-def draw_ban(candidates: list[str], seed: int, problem_id: str, r: int) -> tuple[str | None, str]:
-    """One candidate, uniformly, with an RNG keyed by (seed, problem, round) over the sorted candidates."""
-    key = f"{seed}:{problem_id}:{r}"
-    if not candidates:
-        return None, key
-    rng = random.Random(int(hashlib.sha256(key.encode()).hexdigest()[:16], 16))
-    return rng.choice(sorted(candidates)), key
-
-
 def live_problems(cfg: NeoCoderConfig, problems) -> list[ds.Problem]:
     """The live run's problems: the ``neocoder_live_problems`` verifiable multi-test problems with human
     solutions and the shortest statements (ties by id)."""
@@ -192,87 +166,7 @@ def live_problems(cfg: NeoCoderConfig, problems) -> list[ds.Problem]:
     return sorted(ok, key=lambda p: (len(p.statement), p.native))[:cfg.neocoder_live_problems]
 
 
-def _judged_round(cfg: NeoCoderConfig, problem: ds.Problem, detector, code: str, banned):
-    """Both verdicts (``cfg``'s comparator and salvage) and the techniques of one generated code."""
-    v = judge_codes([(problem, code)], pack="program", comparator=cfg.neocoder_comparator,
-                    salvage=cfg.neocoder_salvage)[0]
-    d = detect_program(detector, [code])[0]
-    return v, d, follows(d.techniques, banned)
-
-
-def denial_prompting(model, problem: ds.Problem, cfg: NeoCoderConfig, detector) -> list[RoundRecord]:
-    """Algorithm 1 for one problem: ``cfg.neocoder_rounds`` denial rounds after the first solution."""
-    system = SOLVER_PROMPT.read_text()
-    thread = [{"role": "system", "content": system}]
-    banned: list[str] = []            # oldest first
-    humans = human_union(problem)
-    rows: list[RoundRecord] = []
-    prev_techniques: list[str] = []
-    allowed = set(VOCABULARY) - {"misc"}
-    for r in range(cfg.neocoder_rounds + 1):
-        candidates, chosen, key = [], None, ""
-        if r > 0:
-            candidates = sorted(t for t in set(prev_techniques) - set(banned) if t in allowed)
-            chosen, key = draw_ban(candidates, cfg.seed, problem.problem_id, r)
-            if chosen:
-                banned.append(chosen)
-        statement = constrained_statement(problem.statement, list(reversed(banned)))
-        thread = thread + [{"role": "user", "content": statement}]
-        t0 = time.time()
-        comp = model.chat(thread, temperature=cfg.neocoder_temperature, max_tokens=cfg.neocoder_max_tokens,
-                          seed=cfg.seed)
-        secs = time.time() - t0
-        thread = thread + [{"role": "assistant", "content": comp.text}]
-        ext = fenced_code(comp.text)
-        v, d, f = _judged_round(cfg, problem, detector, ext.code, banned)
-        nov = novelty(d.techniques, humans)
-        state = len(banned) if (r == 0 or chosen) else None
-        rows.append(RoundRecord(
-            problem.problem_id, model.name, "thread", r, state, list(banned), candidates, chosen, key, statement,
-            comp.text, comp.input_tokens, comp.output_tokens, comp.finish_reason, ext.code, ext.status,
-            v["repo"].to_dict(), v["strict"].to_dict(), getattr(detector, "name", "?"), list(d.techniques), d.status,
-            f, sorted(set(d.techniques) - humans), nov, float(f and v["strict"].correct) * nov, round(secs, 2)))
-        prev_techniques = list(d.techniques)
-    return rows
-
-
-def benchmark_problem(model, problem: ds.Problem, cfg: NeoCoderConfig, detector,
-                      max_state: int | None = None) -> list[RoundRecord]:
-    """The paper's benchmarking mode (Eq. 1): each stored statement of the problem's states (up to
-    ``max_state``), answered in a fresh conversation (no earlier rounds in context); duplicate rounds are not
-    asked."""
-    system = SOLVER_PROMPT.read_text()
-    humans = human_union(problem)
-    rows = []
-    for t, r in sorted(problem.states.items()):
-        if max_state is not None and t > max_state:
-            break
-        rd = problem.rounds[r]
-        thread = [{"role": "system", "content": system}, {"role": "user", "content": rd.statement}]
-        t0 = time.time()
-        comp = model.chat(thread, temperature=cfg.neocoder_temperature, max_tokens=cfg.neocoder_max_tokens,
-                          seed=cfg.seed)
-        secs = time.time() - t0
-        ext = fenced_code(comp.text)
-        v, d, f = _judged_round(cfg, problem, detector, ext.code, rd.banned)
-        nov = novelty(d.techniques, humans)
-        rows.append(RoundRecord(
-            problem.problem_id, model.name, "fresh", r, t, list(rd.banned), [], None, "", rd.statement, comp.text,
-            comp.input_tokens, comp.output_tokens, comp.finish_reason, ext.code, ext.status, v["repo"].to_dict(),
-            v["strict"].to_dict(), getattr(detector, "name", "?"), list(d.techniques), d.status, f,
-            sorted(set(d.techniques) - humans), nov, float(f and v["strict"].correct) * nov, round(secs, 2)))
-    return rows
-
-
 # ---------------------------------------------------------------------------------------------------
-
-def live_rounds(cfg: NeoCoderConfig, model, problem: ds.Problem, detector) -> list[RoundRecord]:
-    """One live problem under one model: its rounds in order (``neocoder_live_mode``), each round's code run
-    in the sandbox and its techniques detected before the next round is asked."""
-    if cfg.neocoder_live_mode == "fresh":
-        return benchmark_problem(model, problem, cfg, detector, max_state=cfg.neocoder_rounds)
-    return denial_prompting(model, problem, cfg, detector)
-
 
 def study_units(cfg: NeoCoderConfig, ps, live, models, detector) -> list[Unit]:
     """The study's independent units: each ``CHUNK`` replayed problems (their codes under both judges, one
@@ -294,19 +188,18 @@ def unit_rows(u: Unit) -> dict[str, list]:
 
 def run(cfg: NeoCoderConfig) -> Path:
     """Every NeoCoder record of ``cfg`` into ``cfg.run_dir`` (see the module doc); resumable unit by unit."""
-    from creval.models.registry import load_model
-
     check(cfg)
     store = contract.start(cfg)
     everything, src = ds.load()
     ps = replayed(cfg, everything)
-    store.write("data_source", [{"data": provenance(ds.DATASET, src, "NeoCoder problems, stored GPT-4 rounds and tests"),
+    store.write("data_source", [{"data": provenance(ds.DATASET, src,
+                                                    "NeoCoder problems, stored GPT-4 rounds and tests"),
                                  "problems": len(ps), "rounds": sum(len(p.rounds) for p in ps),
                                  "test cases": sum(len(p.cases) for p in ps), "sample": src.is_sample}])
     keep = {p.problem_id for p in ps}
     store.write("problems", [problem_record(p, p.problem_id in keep).to_dict() for p in everything])
     detector = make_detector(cfg, store)
-    models = [load_model(name) for name in cfg.tested]
+    models = [registry.load_model(name) for name in cfg.tested]
     for m in models:
         store.note_model(m)
     judge = (cfg.judge_model,) if cfg.neocoder_detector != "static" else ()
