@@ -8,7 +8,7 @@ from creval.core.errors import CrevalError
 from creval.models import registry
 from creval.models.base import ModelSpec, Sample, derive_seed, split_thinking
 from creval.models.cached import Model
-from creval.models.llamacpp import log_softmax, sample_token
+from creval.models.sampling import log_softmax, sample_token
 
 
 class FakeBackend:

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from creval.core.paths import artifacts_dir
+from creval.models import registry
 from creval.models.base import ChatRequest, ChoiceRequest, SampleRequest
-from creval.models.registry import get_spec, load_backend
 
 PREFILL_KINDS = ("choice", "loglikelihood")      # phases that only read tokens
 GENERATE_KINDS = ("chat", "sample")              # phases that read and write tokens
@@ -109,9 +109,9 @@ def ensure(model: str, *, force: bool = False, local_only: bool = True, **measur
     got = None if force else load(model)
     if got is not None:
         return got
-    spec = get_spec(model)
+    spec = registry.get_spec(model)
     if local_only and spec.backend == "openai":
         return None
-    figures = {"model": spec.name, "backend": spec.backend, **measure(load_backend(spec), **measure_kw)}
+    figures = {"model": spec.name, "backend": spec.backend, **measure(registry.load_backend(spec), **measure_kw)}
     store(spec.name, figures)
     return figures
