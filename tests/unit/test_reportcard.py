@@ -7,9 +7,10 @@ import pytest
 from creval.measures import stats as S
 from creval.studies.aut.config import AutConfig
 from creval.studies.contract import Records
-from creval.studies.reportcard import report
-from creval.studies.reportcard.config import ReportCardConfig
 from creval.studies.registry import STUDIES, in_order
+from creval.studies.reportcard import card, report
+from creval.studies.reportcard.config import ReportCardConfig
+from creval.studies.rethinking.config import RethinkingConfig
 
 
 def _recs(root, cfg, tables):
@@ -33,7 +34,7 @@ def test_convergent_rows_grade_a_judge_against_the_majority_label(tmp_path):
     rows = [{"judge": "retrieval", "pair_id": f"p{i}", "criterion": "c", "label": lab, "verdict": v,
              "unparsed": v is None, "confidence": 0.9} for i, (lab, v) in enumerate(zip(labels, verdicts))]
     recs = _recs(tmp_path / "conv", None, {"human_verdicts": rows, "labels_source": [{"line": "Human labels: staged"}]})
-    r = report.convergent_rows(recs, n_boot=300, seed=0)[0]
+    r = card.convergent_rows(recs, n_boot=300, seed=0)[0]
     assert r["value"] == pytest.approx(0.9) and r["baseline value"] == pytest.approx(0.6)
     assert r["difference"] == pytest.approx(0.3) and r["n"] == 10 and r["lo"] <= 0.9 <= r["hi"]
 
@@ -52,7 +53,7 @@ def test_aut_rows_keep_the_strongest_baseline_and_the_verdict(tmp_path):
     recs = _recs(tmp_path / "aut", AutConfig(), {"human": rows("j", "pointwise", judge) +
                                                  rows("semantic distance", "baseline", sd) +
                                                  rows("length (words)", "baseline", length)})
-    r = report.aut_rows(recs, n_boot=300, seed=0)[0]
+    r = card.aut_rows(recs, n_boot=300, seed=0)[0]
     assert r["baseline"] == "semantic distance"
     assert r["value"] == pytest.approx(S.spearman(judge, humans)["rho"])
     assert r["baseline value"] == pytest.approx(S.spearman(sd, humans)["rho"])
@@ -62,9 +63,47 @@ def test_aut_rows_keep_the_strongest_baseline_and_the_verdict(tmp_path):
 
 
 def test_card_table_and_figure_from_records(tmp_path):
-    row = report.graded("P", "m", "d", [1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1], [1, 2, 3, 4, 5, 6], "length",
+    row = card.graded("P", "m", "d", [1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1], [1, 2, 3, 4, 5, 6], "length",
                         "spearman", 200, 0)
-    assert row["value"] == pytest.approx(1) and row["baseline value"] == pytest.approx(-1)
-    assert row["verdict"] == "beats baseline"
+    # the baseline agrees perfectly once flipped: it enters flipped, and the measure only ties it
+    assert row["value"] == pytest.approx(1) and row["baseline value"] == pytest.approx(1)
+    assert row["baseline orientation"] == card.FLIPPED and row["baseline"] == "length, negated"
+    assert row["difference"] == pytest.approx(0) and row["verdict"] == "indistinguishable"
     recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": [row], "sources": []})
     assert len(report.table_card(recs)) == 1 and len(report.fig_card(recs).data) == 2
+
+
+def test_a_baseline_enters_in_its_better_orientation(tmp_path):
+    """TTCW-like fixture: longer stories get fewer passes, so length negated is the stronger baseline, and the
+    measure that beat raw length is no better than flipped length."""
+    passes = [3, 5, 8, 10, 12, 15, 18, 20, 24, 27, 30, 33]
+    words = [900, 820, 700, 760, 610, 640, 500, 520, 430, 380, 300, 330]        # falls as passes rise
+    ci = [0.2, 0.3, 0.25, 0.4, 0.35, 0.5, 0.45, 0.6, 0.55, 0.7, 0.65, 0.8]        # rises as passes rise
+    sign, b = card.oriented(words, passes, "spearman")
+    assert sign == -1 and b == pytest.approx(-S.spearman(words, passes)["rho"]) and b > 0.9
+    labels = [0] * 6 + [1] * 6
+    s_auc, b_auc = card.oriented(words, labels, "auc")
+    assert s_auc == -1 and b_auc == pytest.approx(1 - S.auc(labels, words)["auc"]) and b_auc == pytest.approx(1.0)
+    rows = [{"id": f"s{i}", "group": f"g{i}", "text": "x", "label": "gpt4", "kind": "gpt4", "passes": p, "ci": c,
+             "tpt": 0.1, "n_words": w} for i, (p, c, w) in enumerate(zip(passes, ci, words))]
+    recs = _recs(tmp_path / "rethinking", RethinkingConfig(), {
+        "measures_ttcw": rows, "sets": [{"set": "ttcw", "texts": 12, "labelled": True, "why": ""}]})
+    got = {r["measure"]: r for r in card.rethinking_rows(recs, n_boot=300, seed=0)}
+    r = got["creativity index"]
+    assert r["baseline"] == "length (words), negated" and r["baseline orientation"] == card.FLIPPED
+    assert r["value"] == pytest.approx(S.spearman(ci, passes)["rho"])
+    assert r["baseline value"] == pytest.approx(-S.spearman(words, passes)["rho"])
+    assert r["difference"] == pytest.approx(r["value"] - r["baseline value"])
+    # against raw length (rho < 0) the index would have "beaten" the baseline by about 1.9; flipped it does not
+    assert abs(r["difference"]) < 0.1 and r["verdict"] == "indistinguishable"
+
+
+def test_what_this_shows_sorts_the_rows_by_verdict(tmp_path):
+    good = card.graded("P", "good", "d", list(range(30)), [1.0] * 15 + [0.0] * 15, list(range(30)), "length",
+                       "spearman", 200, 0)
+    flat = card.graded("P", "flat", "d", [0.0, 1.0] * 15, list(range(30)), list(range(30)), "length", "spearman", 200,
+                       0, note="bundled sample")
+    recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": [good, flat], "sources": []})
+    t = report.what_this_shows(recs).set_index("verdict")
+    assert good["verdict"] == "beats baseline" and t.iloc[0]["rows"] == 1 and t.iloc[0]["which"].startswith("good")
+    assert t.iloc[3]["rows"] == 1 and t.iloc[3]["which"].startswith("flat")

@@ -8,7 +8,7 @@ import pytest
 from creval.measures import creativity_index as C
 from creval.measures.ngram_index import NgramIndex, word_tokenize
 from creval.studies.contract import Records
-from creval.studies.rethinking import report
+from creval.studies.rethinking import figures, readers, reading, report
 from creval.studies.rethinking.config import RethinkingConfig
 
 CFG = RethinkingConfig(run_root="/nonexistent", model="m1", models=("m2",), judge_model="j", n_boot=50,
@@ -85,10 +85,10 @@ def recs(tmp_path):
 
 
 def test_measures_take_the_perplexity_of_the_model_asked(recs):
-    m = report.measures(recs, "ps")
+    m = readers.measures(recs, "ps")
     assert list(m["ppl"]) == [10.0, 11.0, 12.0, 13.0, 14.0, 15.0] and m["ppl_cond"].iloc[0] == 5.0
-    assert list(report.measures(recs, "ps", "m2")["ppl"])[:2] == [100.0, 99.0]
-    assert report.measures(recs, "solver").empty
+    assert list(readers.measures(recs, "ps", "m2")["ppl"])[:2] == [100.0, 99.0]
+    assert readers.measures(recs, "solver").empty
 
 
 def test_checks_auroc_by_hand_and_skips(recs):
@@ -129,15 +129,15 @@ def test_ttcw_judges_and_invariance(recs):
 
 
 def test_l_ranges_templates_twist_rerun(recs):
-    lr = report.table_l_ranges(recs)
+    lr = figures.table_l_ranges(recs)
     row = lr[(lr["L range"] == "5..7") & (lr["agg"] == "mean")].iloc[0]
     assert row["gap (positive - other)"] == pytest.approx(np.mean([np.mean([uniq(c, L) for L in (5, 6, 7)]) for c in UNC])
                                                          - np.mean([np.mean([uniq(c, L) for L in (5, 6, 7)]) for c in CONV]))
     assert list(lr["L range"].unique()) == ["5..7", "5..8"] and row["AUROC"] == pytest.approx(8 / 9)
-    modes = report.table_template_modes(recs)
+    modes = figures.table_template_modes(recs)
     assert list(modes["mode"]) == ["sequence", "compat"] * 3 and list(modes["group"])[:2] == ["conventional"] * 2
     assert list(modes["set"]) == ["ps"] * 4 + ["ttcw"] * 2 and list(modes["n"]) == [3, 3, 3, 3, 5, 5]
-    fig = report.fig_template_n(recs)
+    fig = figures.fig_template_n(recs)
     assert [tr.name for tr in fig.data] == ["ps: conventional (n=3)", "ps: unconventional (n=3)",
                                             "ttcw: GPT4 (n=5)"]
     assert list(fig.data[0].x) == [4, 5] and list(fig.data[0].y) == [0.5, 1.0]
@@ -174,23 +174,23 @@ def test_report_reaches_no_model(recs, monkeypatch):
         raise AssertionError("a report loaded a model")
     monkeypatch.setattr(registry, "load_model", boom)
     for f in (report.table2, report.table_checks, report.table_example, report.table_rerun, report.table_twist,
-              report.fig_l_sensitivity, report.data_sources):
+              figures.fig_l_sensitivity, report.data_sources):
         f(recs)
     assert report.data_sources(recs)["where"].iloc[0] == "shared:/x"
 
 
 def test_correlation_cells_carry_n_and_an_interval_per_pair(recs):
     from creval.measures import stats as S
-    t = report.correlation_cells(recs, "ps").set_index(["a", "b"])
+    t = figures.correlation_cells(recs, "ps").set_index(["a", "b"])
     ci_len = t.loc[("creativity index", "length (words)")]
     assert ci_len["n"] == 6 and ci_len["rho"] == pytest.approx(S.spearman(UNC + CONV, [10, 11, 12, 10, 11, 12])["rho"])
     assert "rubric judge" not in set(t.reset_index()["b"])               # two judged texts: too few for a cell
-    fig = report.fig_correlations(recs, "ps")
+    fig = figures.fig_correlations(recs, "ps")
     assert "n = 6" in " ".join(h for row in fig.data[0].hovertext for h in row)
 
 
 def test_reading_values_are_the_tables_numbers_rounded_once(recs):
-    v = report.reading_values(recs)
+    v = reading.reading_values(recs)
     assert v["ps"]["n_pos"] == 3 and v["ps"]["n_neg"] == 3
     assert v["ps"]["ci_pos"] == "0.800" and v["ps"]["ci_neg"] == "0.617"       # (0.6 + 0.75 + 0.5) / 3
     assert v["ps"]["auc"]["value"] == pytest.approx(8 / 9) and v["ps"]["auc"]["text"].startswith("0.89 [")
@@ -201,4 +201,4 @@ def test_reading_values_are_the_tables_numbers_rounded_once(recs):
     assert v["templates"]["rates"] == "100.0%" and v["templates"]["solver_tpt"] is None
     assert v["judge"]["checks"] == [] and v["judge"]["mean_score"] == "2.00"   # 2 judged texts: below MIN_N
     assert v["judge"]["contradictions"] == "50%" and v["judge"]["twist_pairs"] == 2
-    assert report.value_range(0.2349, 0.2351, 2) == "0.23-0.24" and report.value_range(1, 1.0004, 1, 100, "%") == "100.0%"
+    assert reading.value_range(0.2349, 0.2351, 2) == "0.23-0.24" and reading.value_range(1, 1.0004, 1, 100, "%") == "100.0%"

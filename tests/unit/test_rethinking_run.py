@@ -74,12 +74,11 @@ def cfg_for(root) -> RethinkingConfig:
 
 
 def test_run_writes_every_table_and_resumes(samples_only, monkeypatch):
-    import creval.models.registry as registry
     cfg = cfg_for(samples_only)
     assert cfg.identity()["data"] == {"macgyver": "sample", "ttcw": "sample", "aut": "sample", "msrp": "missing"}
     models = {n: FakeModel(n) for n in ("fake-a", "fake-b", "fake-j")}
     models["fake-a"].fail_after = 4              # dies after the first chunk: two ps texts, plain and given the problem
-    monkeypatch.setattr(registry, "load_model", lambda name, cache=None: models[name])
+    monkeypatch.setattr(R, "load_model", lambda name, cache=None: models[name])
     monkeypatch.setattr(R, "PPL_CHUNK", 2)
     monkeypatch.setattr(R.units, "width", lambda *names: 1)
     with pytest.raises(R.units.UnitsFailed):
@@ -123,5 +122,5 @@ def test_run_writes_every_table_and_resumes(samples_only, monkeypatch):
     assert report.table_example(recs)["value"].iloc[-1] != "not judged"
 
     # a finished run is read back without a model
-    monkeypatch.setattr(registry, "load_model", lambda *a, **k: pytest.fail("a finished run loaded a model"))
+    monkeypatch.setattr(R, "load_model", lambda *a, **k: pytest.fail("a finished run loaded a model"))
     assert R.records(cfg).root == cfg.run_dir

@@ -7,8 +7,8 @@ import importlib
 from pathlib import Path
 
 from creval.studies import contract
+from creval.studies.reportcard.card import card_rows
 from creval.studies.reportcard.config import ReportCardConfig
-from creval.studies.reportcard.report import card_rows
 
 
 def upstream_records(cfg: ReportCardConfig) -> dict:

@@ -5,6 +5,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from creval.studies.config import BootstrapConfig, JudgeConfig, identity
+from creval.studies.rethinking.data import data_kinds
+
+RECORDS = 2   # the shape of the records (2: the formatting control's table); a new shape gets a new run id
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,6 @@ class RethinkingConfig(JudgeConfig, BootstrapConfig):
     rethink_ppl_max_words: int = identity(150)   # words of a long text scored by perplexity (TTCW stories are cut)
 
     def resolved(self) -> dict:
-        """Whether each dataset read here is the real one, our bundled sample, or missing: the records differ."""
-        from creval.studies.rethinking.run import data_kinds
-        return {"data": data_kinds()}
+        """Whether each dataset read here is the real one, our bundled sample, or missing (the records differ),
+        and the records' shape."""
+        return {"data": data_kinds(), "records": RECORDS}

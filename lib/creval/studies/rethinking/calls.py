@@ -1,0 +1,93 @@
+"""The model calls of chapter 06: perplexity of the texts under each model under test, and the rubric judge
+(``judge_model``) with its prompt twist and sampled reruns. Each function is the work of one unit of
+:mod:`creval.studies.rethinking.run`; the call cache serves every call made before."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from creval.judges.registry import make_judge
+from creval.judges.rubric import HEADLINE, twist_test
+from creval.measures.perplexity import perplexity_many
+from creval.studies.rethinking.data import cut_words
+
+if TYPE_CHECKING:
+    from creval.studies.rethinking.config import RethinkingConfig
+
+WITH_CONTEXT = ("ps", "aut")                   # sets scored by perplexity given their problem too
+
+
+def ppl_scored(cfg: RethinkingConfig, text_set: str, texts: pd.DataFrame) -> np.ndarray:
+    """Which texts perplexity scores: the first ``rethink_ppl_items`` of each kind (MSRP: of pairs)."""
+    unit = texts["group"] if text_set == "msrp" else texts["id"]
+    first = {k: set(list(dict.fromkeys(unit[texts["kind"] == k]))[:cfg.rethink_ppl_items])
+             for k in texts["kind"].unique()}
+    return np.array([u in first[k] for u, k in zip(unit, texts["kind"])], dtype=bool)
+
+
+def perplexity_rows(cfg: RethinkingConfig, model, text_set: str, texts: pd.DataFrame) -> list[dict]:
+    """``set, id, model, ppl, bpb, n_tokens`` (+ ``ppl_cond``) of ``texts`` (already the scored ones)."""
+    cut = [cut_words(x, cfg.rethink_ppl_max_words) for x in texts["text"]]
+    ctx = list(texts["context"]) if text_set in WITH_CONTEXT else []
+    scored = perplexity_many(model, cut + cut[:len(ctx)], [None] * len(cut) + ctx)     # one batch
+    pp, pc = scored[:len(cut)], scored[len(cut):] or [None] * len(cut)
+    rows = []
+    for i, p, c in zip(texts["id"], pp, pc):
+        r = {"set": text_set, "id": i, "model": model.name, "ppl": p.ppl, "bpb": p.bits_per_byte,
+             "n_tokens": p.n_tokens}
+        if c is not None:
+            r["ppl_cond"] = c.ppl
+        rows.append(r)
+    return rows
+
+
+def balanced(t: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    """``n`` texts per kind (seeded)."""
+    parts = [g.sample(min(n, len(g)), random_state=seed) for _, g in t.groupby("kind", sort=True)]
+    return pd.concat(parts).reset_index(drop=True) if parts else t.iloc[:0]
+
+
+def alternating(t: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    """``n`` texts in all, taken in turn from each kind (seeded): 1 -> one text, 4 -> two of each of 2 kinds."""
+    b = balanced(t, n, seed)
+    b["_r"] = b.groupby("kind").cumcount()
+    return b.sort_values(["_r", "kind"]).head(n).drop(columns="_r").reset_index(drop=True)
+
+
+def judge_pick(cfg: RethinkingConfig, text_set: str, texts: pd.DataFrame) -> pd.DataFrame:
+    """The texts the rubric judge scores: ``rethink_judge_items`` per class, or the first
+    ``rethink_ttcw_judge_stories`` TTCW stories."""
+    n = cfg.rethink_ttcw_judge_stories if text_set == "ttcw" else cfg.rethink_judge_items
+    if texts.empty or n <= 0:
+        return texts.iloc[:0]
+    return texts.iloc[:n] if text_set == "ttcw" else balanced(texts, n, cfg.seed)
+
+
+def judge_rows(cfg: RethinkingConfig, model, text_set: str, pick: pd.DataFrame) -> list[dict]:
+    """Rubric-judge records of ``pick`` (texts cut to ``rethink_ppl_max_words``) with ``set, id, kind,
+    label`` and the headline score ``judge``."""
+    domain = "cw" if text_set == "ttcw" else "ps"
+    items = [{"id": r.id, "text": cut_words(r.text, cfg.rethink_ppl_max_words), "problem": r.context}
+             for r in pick.itertuples()]
+    judge = make_judge("rubric", model, analysis_tokens=cfg.rethink_judge_tokens)
+    recs = judge(items, domain)
+    return [{"set": text_set, "id": i, "kind": k, "label": lab, "judge": r.scores[HEADLINE[domain]], **r.to_dict()}
+            for i, k, lab, r in zip(pick["id"], pick["kind"], pick["label"], recs)]
+
+
+def twist_rows(cfg: RethinkingConfig, model, texts: pd.DataFrame) -> list[dict]:
+    """Prompt twist on ``rethink_twist_items`` MacGyver solutions, alternating kinds."""
+    pick = alternating(texts, cfg.rethink_twist_items, cfg.seed)
+    res = twist_test(model, [{"id": r.id, "text": r.text, "problem": r.context} for r in pick.itertuples()])
+    return [{**r, "kind": k} for r, k in zip(res, pick["kind"])]
+
+
+def rerun_rows(cfg: RethinkingConfig, model, texts: pd.DataFrame) -> list[dict]:
+    """``rethink_reruns`` analyses sampled at temperature 1 for ``rethink_rerun_items`` solutions, each scored."""
+    pick = alternating(texts, cfg.rethink_rerun_items, cfg.seed)
+    items = [{"id": r.id, "text": r.text, "problem": r.context} for r in pick.itertuples()]
+    judge = make_judge("rubric", model, analysis_tokens=cfg.rethink_judge_tokens, samples=cfg.rethink_reruns,
+                       seed=cfg.seed)
+    return [r.to_dict() for r in judge(items, "ps")]

@@ -1,0 +1,228 @@
+"""Chapter 06's computed sentences: every number its reading cites (:func:`reading_values`), the formatting
+control's numbers (:func:`formatting_values`) and the closing "What this shows" (:func:`what_this_shows`):
+which of the paper's claims (Lu et al. 2025) this build reproduces, which not, which it cannot test. Pure:
+records in, dicts or a DataFrame out; each number rounded once (:func:`creval.measures.stats.fmt_number`)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from creval.measures import stats as S
+from creval.studies.rethinking.readers import labelled, measures, unlabelled_reason
+from creval.studies.rethinking.report import table_checks, table_formatting, table_invariance, table_ttcw_judges
+from creval.studies.tables import captioned
+
+WEAK_RHO = 0.1          # |rho| under this on a rating scale: "does not track the ratings"
+REPRODUCED, NOT_REPRODUCED, UNTESTABLE = "reproduced", "not reproduced", "cannot be tested here"
+
+
+def value_range(lo, hi, digits: int = 2, scale: float = 1.0, unit: str = "") -> str:
+    """"a-b" (each end rounded once), or one value where both ends print the same."""
+    a, b = S.fmt_number(lo, digits, scale), S.fmt_number(hi, digits, scale)
+    return f"{a}{unit}" if a == b else f"{a}-{b}{unit}"
+
+
+def check_value(t: pd.DataFrame, check_prefix: str, measure: str) -> dict | None:
+    """One row of a check table as ``{text, value, n, chance_in_ci, right}`` (None where not computed)."""
+    r = t[t["check"].str.startswith(check_prefix) & (t["measure"] == measure)] if len(t) else t
+    if r.empty or pd.isna(r.iloc[0]["value"]):
+        return None
+    r = r.iloc[0]
+    return {"text": S.fmt_estimate(r["value"], r["ci_low"], r["ci_high"]), "value": float(r["value"]),
+            "lo": float(r["ci_low"]), "hi": float(r["ci_high"]), "n": int(r["n"]),
+            "chance_in_ci": r["CI excludes chance"] != "yes", "right": r["right direction"] == "yes"}
+
+
+def ps_values(recs, checks: pd.DataFrame) -> dict | None:
+    """MacGyver unconventional vs conventional: group sizes, mean CI of each, the CI's AUROC."""
+    m = measures(recs, "ps")
+    if not (labelled(recs, "ps") and len(m)):
+        return None
+    lab = m["label"].astype(bool)
+    return {"n_pos": int(lab.sum()), "n_neg": int((~lab).sum()), "ci_pos": S.fmt_number(m.loc[lab, "ci"].mean(), 3),
+            "ci_neg": S.fmt_number(m.loc[~lab, "ci"].mean(), 3),
+            "auc": check_value(checks, "MacGyver unconventional", "creativity index")}
+
+
+def formatting_values(recs) -> dict | None:
+    """The formatting control of crowd vs GPT-4: the CI's AUROC as written (``raw``) and with step markers
+    stripped (``stripped``), the share of each side's texts that carried markers, and the share of the raw
+    AUROC's distance from chance that stripping removed (``removed``)."""
+    t = table_formatting(recs)
+    raw = check_value(t, "MacGyver crowd", "creativity index, as written")
+    plain = check_value(t, "MacGyver crowd", "creativity index, step markers stripped")
+    if raw is None or plain is None:
+        return None
+    f = measures(recs, "solver")
+    share = {k: S.fmt_number(g["marked"].astype(float).mean(), 0, 100) + "%" for k, g in f.groupby("kind")}
+    gap = raw["value"] - 0.5
+    return {"raw": raw, "stripped": plain, "marked_crowd": share.get("human", ""), "marked_gpt4": share.get("llm", ""),
+            "removed": S.fmt_number((raw["value"] - plain["value"]) / gap, 0, 100) + "%" if gap else "",
+            "still_separates": not plain["chance_in_ci"] and plain["value"] > 0.5,
+            "overlap": plain["hi"] >= raw["lo"]}
+
+
+def ttcw_values(recs, checks: pd.DataFrame) -> dict | None:
+    """TTCW: stories, the CI's rho against the experts' passes, the mean CI, the staged LLM judges' rhos."""
+    if not labelled(recs, "ttcw"):
+        return None
+    t = measures(recs, "ttcw")
+    j = table_ttcw_judges(recs)
+    rho = j["rho vs expert passes"] if "rho vs expert passes" in j else pd.Series(dtype=float)
+    return {"stories": len(t), "rho": check_value(checks, "TTCW expert passes", "creativity index"),
+            "ci_mean": S.fmt_number(t["ci"].mean(), 2),
+            "llm_judges": f"{S.fmt_number(rho.min())} to {S.fmt_number(rho.max())}" if rho.notna().any() else ""}
+
+
+def ppl_values(recs, checks: pd.DataFrame) -> dict:
+    """Perplexity under ``model``: range, median, texts, how many checks go the 'creative' way, and the
+    paraphrase-invariance AUROC."""
+    cfg = recs.cfg
+    ppl = [c for c in (check_value(checks, p, "perplexity") for p in ("MacGyver unconventional", "MacGyver crowd",
+                                                                       "TTCW expert passes", "AUT")) if c]
+    p = recs["perplexity"]
+    p = p[p["model"] == cfg.model] if len(p) else p
+    inv = table_invariance(recs)
+    inv = inv[inv["measure"] == "perplexity"] if "measure" in inv else inv
+    return {"range": value_range(p["ppl"].min(), p["ppl"].max(), 1) if len(p) else "",
+            "median": S.fmt_number(p["ppl"].median(), 1) if len(p) else "",
+            "texts": int(p["ppl"].notna().sum()) if len(p) else 0, "checks": len(ppl),
+            "right": sum(c["right"] for c in ppl), "chance": sum(c["chance_in_ci"] for c in ppl),
+            "paraphrase_auc": (S.fmt_estimate(inv.iloc[0]["AUROC(|diff|: different > paraphrase)"],
+                                              inv.iloc[0]["ci_low"], inv.iloc[0]["ci_high"]) if len(inv) else "")}
+
+
+def template_values(recs, checks: pd.DataFrame) -> dict:
+    """Templates: the range of the groups' template rates, and templates per token crowd vs GPT-4."""
+    cfg = recs.cfg
+    t = recs["templates"]
+    t = t[(t["n"] == cfg.rethink_template_n) & (t["mode"] == "sequence")] if len(t) else t
+    return {"top": cfg.rethink_template_top, "n": cfg.rethink_template_n,
+            "rates": value_range(t["rate"].min(), t["rate"].max(), 1, 100, "%") if len(t) else "",
+            "min_rate": float(t["rate"].min()) if len(t) else float("nan"),
+            "solver_tpt": check_value(checks, "MacGyver crowd", "templates per token"),
+            "ps_tpt": check_value(checks, "MacGyver unconventional", "templates per token")}
+
+
+def judge_values(recs, checks: pd.DataFrame) -> dict:
+    """The rubric judge: its AUROCs against the MacGyver labels (with n), whether all hold chance, its mean
+    score and its prompt-twist contradiction rate."""
+    judged = [{**c, "text": f"{c['text']} on {name} (n = {c['n']})"}
+              for name, c in (("unconventional vs conventional",
+                               check_value(checks, "MacGyver unconventional", "rubric judge")),
+                              ("crowd vs GPT-4", check_value(checks, "MacGyver crowd", "rubric judge"))) if c]
+    tw, js = recs["twist"], recs["judge"]
+    return {"checks": [c["text"] for c in judged],
+            "all_chance": all(c["chance_in_ci"] for c in judged) if judged else None,
+            "mean_score": S.fmt_number(js["judge"].mean()) if len(js) else "",
+            "contradiction_rate": float(tw["contradiction"].mean()) if len(tw) else float("nan"),
+            "contradictions": S.fmt_number(tw["contradiction"].mean(), 0, 100) + "%" if len(tw) else "",
+            "twist_pairs": len(tw)}
+
+
+def aut_values(checks: pd.DataFrame) -> dict | None:
+    """AUT: n, the largest |rho| of the measures, and whether every |rho| is under :data:`WEAK_RHO`."""
+    a = checks[checks["check"].str.startswith("AUT") & checks["value"].notna()] if len(checks) else checks
+    if not len(a):
+        return None
+    best = a.loc[a["value"].abs().idxmax()]
+    return {"n": int(a["n"].max()), "max_abs": S.fmt_number(a["value"].abs().max()), "weak": S.fmt_number(WEAK_RHO, 1),
+            "strongest": f"{best['measure']} {S.fmt_estimate(best['value'], best['ci_low'], best['ci_high'])}",
+            "all_weak": bool((a["value"].abs() < WEAK_RHO).all())}
+
+
+def reading_values(recs) -> dict:
+    """Every number the chapter's closing reading cites, from this build's records (each rounded once):
+    ``{"ps", "solver", "formatting", "ttcw", "ppl", "templates", "judge", "aut"}``; a part is None where the
+    records have no labelled data for it."""
+    checks = table_checks(recs)
+    solver = measures(recs, "solver")
+    return {"model": recs.cfg.model, "judge_model": recs.cfg.judge_model, "ps": ps_values(recs, checks),
+            "solver": ({"auc": check_value(checks, "MacGyver crowd", "creativity index"),
+                        "pairs": int(solver["group"].nunique())} if labelled(recs, "solver") and len(solver) else None),
+            "formatting": formatting_values(recs), "ttcw": ttcw_values(recs, checks),
+            "ppl": ppl_values(recs, checks), "templates": template_values(recs, checks),
+            "judge": judge_values(recs, checks), "aut": aut_values(checks)}
+
+
+def direction_status(same_way: bool, chance_in_ci: bool) -> str:
+    """A claim about a direction is reproduced when the interval excludes chance on the paper's side."""
+    return REPRODUCED if same_way and not chance_in_ci else NOT_REPRODUCED
+
+
+def with_chance(c: dict) -> str:
+    """An estimate's text, saying so when its interval holds chance."""
+    return c["text"] + (" (the interval holds chance)" if c["chance_in_ci"] else "")
+
+
+def ci_claims(recs, v: dict) -> list[tuple[str, str, str]]:
+    """The creativity index's two claims: it separates human from LLM texts, not unconventional from
+    conventional solutions."""
+    out = []
+    claim = "The creativity index is higher for human than for LLM texts (paper: 0.72 vs 0.53 on movie plots, Table 2)."
+    s, f = v["solver"], v["formatting"]
+    if s is None or s["auc"] is None:
+        out.append((claim, f"no crowd and GPT-4 solutions here ({unlabelled_reason(recs, 'solver')})", UNTESTABLE))
+    else:
+        a = s["auc"]
+        here = f"crowd vs GPT-4 MacGyver solutions, AUROC {with_chance(a)} as written"
+        status = direction_status(a["value"] > 0.5, a["chance_in_ci"])
+        if f:
+            here += (f", {f['stripped']['text']} with step markers stripped (markers in {f['marked_gpt4']} of GPT-4's "
+                     f"texts, {f['marked_crowd']} of the crowd's)")
+            if status == REPRODUCED and not f["still_separates"]:
+                status, here = NOT_REPRODUCED, here + ": the gap is formatting"
+        out.append((claim, here, status))
+    claim = ("The creativity index barely differs between unconventional and conventional solutions (paper: 0.76 vs "
+             "0.75, Table 2).")
+    p = v["ps"]
+    if p is None or p["auc"] is None:
+        out.append((claim, f"no labelled MacGyver solutions here ({unlabelled_reason(recs, 'ps')})", UNTESTABLE))
+    else:
+        a = p["auc"]
+        out.append((claim, f"{p['ci_pos']} vs {p['ci_neg']} ({p['n_pos']} and {p['n_neg']} solutions), AUROC "
+                           f"{with_chance(a)}", REPRODUCED if a["chance_in_ci"] else NOT_REPRODUCED))
+    return out
+
+
+def other_claims(recs, v: dict) -> list[tuple[str, str, str]]:
+    """Perplexity, templates and the rubric judge's prompt twist, each against the paper's figure."""
+    checks = table_checks(recs)
+    out = []
+    ppl = check_value(checks, "MacGyver unconventional", "perplexity")
+    claim = ("Perplexity is lower for the more creative side of MacGyver (paper: 13.98 vs 14.11, Table 2; its "
+             "scoring model is not named).")
+    out.append((claim, "no perplexity of labelled MacGyver solutions in these records" if ppl is None else
+                f"AUROC {with_chance(ppl)} under {recs.cfg.model} on {ppl['n']} solutions",
+                UNTESTABLE if ppl is None else direction_status(ppl["value"] < 0.5, ppl["chance_in_ci"])))
+    tpt = v["templates"]["ps_tpt"]
+    claim = "Unconventional solutions carry more templates than conventional ones (paper: 38.7% vs 31.9%, Table 2)."
+    out.append((claim, "no labelled MacGyver solutions here" if tpt is None else
+                f"templates per token, AUROC {with_chance(tpt)}; template rates {v['templates']['rates']} in every "
+                "group", UNTESTABLE if tpt is None else direction_status(tpt["value"] > 0.5, tpt["chance_in_ci"])))
+    j, tw = v["judge"], recs["twist"]
+    claim = "The rubric judge contradicts itself under a prompt twist on about 20% of solutions (the paper, App. F)."
+    if not len(tw):
+        out.append((claim, "no prompt twist in these records", UNTESTABLE))
+    else:
+        lo, hi = S.bootstrap_ci(lambda x: float(x.mean()), tw["contradiction"].astype(float).to_numpy(),
+                                n_boot=recs.cfg.n_boot, seed=recs.cfg.seed)
+        here = (f"{j['contradictions']} {S.fmt_interval(lo, hi, 0, 100)} of {j['twist_pairs']} solutions with "
+                f"{recs.cfg.judge_model}")
+        weak = j["all_chance"] is not False
+        status = UNTESTABLE if weak else REPRODUCED if lo <= 0.2 <= hi else NOT_REPRODUCED
+        out.append((claim, here + ("; this judge does not separate the MacGyver labels, so it cannot stand in for "
+                                   "the paper's" if weak else ""), status))
+    out.append(("Creative writing and research ideation (the paper's other domains, Table 2).",
+                "their texts are not released", UNTESTABLE))
+    return out
+
+
+def what_this_shows(recs) -> pd.DataFrame:
+    """The closing "What this shows": each claim of the paper (with its figure and source) beside what this
+    build's records give, and whether it is reproduced, not reproduced, or cannot be tested here (sample
+    data, a judge that separates nothing, an interval too wide to tell, unreleased data)."""
+    v = reading_values(recs)
+    rows = [{"the paper's claim": c, "this build": h, "verdict": s} for c, h, s in ci_claims(recs, v) +
+            other_claims(recs, v)]
+    return captioned(pd.DataFrame(rows), "What this shows: the paper's claims (Lu et al. 2025) against this build's "
+                                          "records")
