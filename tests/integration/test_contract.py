@@ -1,12 +1,16 @@
 """The study contract, over every registered study on the smoke profile (docs/CONTRIBUTING.md):
 
 - ``run`` twice: the second run makes 0 model calls and 0 sandbox runs (the folder is finished);
-- a run from scratch in a new folder with a warm call cache makes 0 model calls either (everything cached);
+- a run from scratch in a new folder with a warm call cache makes 0 model calls either (everything cached), and
+  writes the same records: every table's JSONL lines, sorted, byte for byte (only the fields listed in
+  ``VOLATILE`` are set aside, each with its reason, and each must be there);
+- a study that calls a model names every model it called in its manifest;
 - the chapter's own cells (records in, tables and figures out) execute with every model call, cache miss
-  and sandbox launch made to raise: reports are pure;
+  and sandbox launch made to raise (``tests/forbid.py``): reports are pure;
 - every record written round-trips through its typed record's ``to_dict``/``from_dict`` (unit tests per study).
 """
 import json
+from pathlib import Path
 
 import pytest
 
@@ -14,8 +18,20 @@ from creval.book.params import effective_params, load_params
 from creval.book.studies import run_study
 from creval.core.paths import REPO
 from creval.studies.registry import STUDIES, in_order
+from forbid import forbid_expensive_calls
 
 pytestmark = pytest.mark.integration
+
+MODEL_KINDS = ("sample", "chat", "choice", "loglikelihood")
+# (study, table) -> fields that differ between two runs of the same records by nature, with the reason; the
+# comparison fails if a listed field is missing, so nothing is set aside silently
+VOLATILE = {
+    ("neocoder", "rounds"): {"seconds": "wall-clock time of the model call (a cache hit takes none)"},
+}
+# not records: calls.jsonl lists the calls themselves (made the first time, served from the cache the second), and
+# units/ is the resumable log of the unit runner (each unit's calls made or cached, its seconds); the records are
+# the run folder's top-level tables
+NOT_RECORDS = {"calls"}
 
 
 def _params(root, **extra):
@@ -23,31 +39,41 @@ def _params(root, **extra):
                                         [f"{k}={v}" for k, v in extra.items()]))
 
 
-class Forbidden(AssertionError):
-    pass
-
-
-def forbid_expensive_calls(monkeypatch):
-    """Every way a report could reach a model, a cache miss or the sandbox now raises."""
-    import creval.core.cache as cache
-    import creval.models.cached as cached
-    import creval.models.registry as registry
-    import creval.sandbox as sandbox
-
-    def boom(*a, **k):
-        raise Forbidden("a report made an expensive call")
-    monkeypatch.setattr(registry, "load_model", boom)
-    monkeypatch.setattr(sandbox, "run_units", boom)
-    monkeypatch.setattr(cache, "cached_batch", boom)
-    for name in ("sample", "chat", "chat_many", "choice_logprobs", "loglikelihood"):
-        if hasattr(cached.Model, name):
-            monkeypatch.setattr(cached.Model, name, boom)
-
-
 def chapter_cells(chapter: str) -> list[str]:
     nb = json.loads((REPO / chapter).read_text())
     return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"
             and "parameters" not in c.get("metadata", {}).get("tags", [])]
+
+
+def sorted_lines(study: str, path: Path) -> list[str]:
+    """A table's JSONL lines, sorted; the ``VOLATILE`` fields of its rows taken out (each must be there)."""
+    volatile = VOLATILE.get((study, path.stem), {})
+    lines = path.read_text().splitlines()
+    if volatile:
+        rows = [json.loads(line) for line in lines]
+        for row in rows:
+            missing = set(volatile) - set(row)
+            assert not missing, f"{path.name}: VOLATILE names {sorted(missing)}, which its rows no longer have"
+            for k in volatile:
+                del row[k]
+        lines = [json.dumps(row, sort_keys=True) for row in rows]
+    return sorted(lines)
+
+
+def same_records(study: str, first: Path, again: Path) -> None:
+    """Every record table of ``first`` equals ``again``'s: the same files, the same sorted lines."""
+    tables = sorted(p.name for p in first.glob("*.jsonl") if p.stem not in NOT_RECORDS)
+    assert tables, f"{first} holds no table"
+    assert tables == sorted(p.name for p in again.glob("*.jsonl") if p.stem not in NOT_RECORDS)
+    for rel in tables:
+        a, b = sorted_lines(study, first / rel), sorted_lines(study, again / rel)
+        assert a == b, f"{study}: {rel} differs between the first run and the warm-cache rerun"
+
+
+def models_called(usage_by_kind_model: dict) -> set[str]:
+    """The models a run asked (made or served from the cache), from its usage per ``kind:model``."""
+    return {key.split(":", 1)[1] for key, u in usage_by_kind_model.items()
+            if key.split(":", 1)[0] in MODEL_KINDS and u.get("calls_made", 0) + u.get("cache_hits", 0) > 0}
 
 
 @pytest.mark.parametrize("name", list(STUDIES))
@@ -61,7 +87,10 @@ def test_study_contract(name, tmp_path, monkeypatch):
     cfg = study.make_config(params)
     manifest = json.loads((cfg.run_dir / "manifest.json").read_text())
     assert manifest["complete"] and manifest["params"]["run_id"] == cfg.run_id
-    assert cfg.model in manifest["models"] or not manifest["models"], manifest["models"]   # names the model measured
+    called = models_called(first["by_kind_model"])
+    if called:                                        # a study that calls a model names the models in its manifest
+        assert manifest["models"], (called, manifest["models"])
+        assert cfg.model in manifest["models"] or cfg.model not in called, (called, manifest["models"])
     second = run_study(study, params)
     assert second["usage"]["calls_made"] == 0 and second["sandbox_runs"] == 0, second
 
@@ -70,11 +99,11 @@ def test_study_contract(name, tmp_path, monkeypatch):
     for up in in_order([name]):
         row = run_study(up, again)
         assert row["error"] is None and row["usage"]["calls_made"] == 0, row
+    same_records(name, cfg.run_dir, study.make_config(again).run_dir)
 
     # the chapter's cells read the records with every expensive call forbidden
     forbid_expensive_calls(monkeypatch)
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    ns = {k: v for k, v in params.items()}
-    ns = {k: (list(v) if isinstance(v, tuple) else v) for k, v in ns.items()}
+    ns = {k: (list(v) if isinstance(v, tuple) else v) for k, v in params.items()}
     for src in chapter_cells(study.chapter):
         exec(compile(src, f"{study.chapter}", "exec"), ns)     # our own chapter code, not generated code

@@ -35,8 +35,27 @@ def test_state_metrics_mask_and_ci():
     assert m["convergent"] == pytest.approx(1 / 3)       # masked: problems 1..3 -> only problem 1
     assert m["divergent"] == pytest.approx(0.5)
     assert m["NeoGauge"] == pytest.approx(1 / 3)
-    lo, hi = m["divergent CI"]
-    assert math.isnan(lo) or lo <= 0.5 <= hi
+    # 3 creative problems (4 in all) are fewer than stats.MIN_N = 5: no interval, every one of them
+    assert all(math.isnan(x) for k in m if k.endswith(" CI") for x in m[k])
+
+
+def test_state_metrics_intervals():
+    # every problem alike: each resample has the same value, so the interval is that value exactly
+    same = ng.state_metrics([1] * 12, [1] * 12, [0.5] * 12, n_boot=400, seed=1)
+    assert same["divergent CI"] == (0.5, 0.5) and same["NeoGauge CI"] == (0.5, 0.5)
+    assert same["pass@1 CI"] == (1.0, 1.0)
+    correct = [1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1, 0]
+    follow = [1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1]
+    nov = [1, 0, 0.5, 0.5, 1, 0, 0.5, 1, 0, 0.5, 1, 0.5]
+    m = ng.state_metrics(correct, follow, nov, n_boot=400, seed=1)
+    assert m["pass@1"] == pytest.approx(8 / 12) and m["divergent"] == pytest.approx(6.5 / 12)
+    for key in ("pass@1", "constraint following", "convergent", "divergent", "NeoGauge"):
+        lo, hi = m[f"{key} CI"]
+        assert 0.0 <= lo < m[key] < hi <= 1.0, key
+    # percentiles of 400 seeded resamples of 12 problems: multiples of 1/12 (1/24 for the novelty mean)
+    assert m["pass@1 CI"] == pytest.approx((5 / 12, 11 / 12))
+    assert m["divergent CI"] == pytest.approx((4 / 12, 9 / 12))
+    assert m == ng.state_metrics(correct, follow, nov, n_boot=400, seed=1)     # seeded: the same again
 
 
 def test_human_convergent_eq5():
