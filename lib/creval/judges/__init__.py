@@ -7,10 +7,12 @@
 - :class:`~creval.judges.base.Judgement` one record per item and criterion (yes/no or a scale value);
 - :func:`run_judge` judges pairs through the unit runner its caller passes (``studies.convergent.run.pair_runner``:
   one resumable unit per pair) and writes ``verdicts.jsonl`` / ``transcripts.jsonl`` / manifest;
-- :mod:`~creval.datasets.macgyver` MacGyver human labels (metrics: :mod:`~creval.measures.stats`); :mod:`~creval.studies.convergent.report` chapter tables.
+- :mod:`~creval.datasets.macgyver` MacGyver human labels (metrics: :mod:`~creval.measures.stats`);
+  :mod:`~creval.studies.convergent.report` chapter tables.
 """
 from creval.judges.base import Judge, Judgement, Turn
 from creval.judges.registry import JUDGES, judge_names, judge_settings, make_judge
 from creval.judges.runner import pair_of, run_judge
 
-__all__ = ["Judge", "Judgement", "Turn", "JUDGES", "judge_names", "judge_settings", "make_judge", "pair_of", "run_judge"]
+__all__ = ["Judge", "Judgement", "Turn", "JUDGES", "judge_names", "judge_settings", "make_judge", "pair_of",
+           "run_judge"]

@@ -184,7 +184,8 @@ def split_evenly(total: int, n: int) -> list[int]:
 
 def fill_tokens(v: Judgement, records: list[CallRecord]) -> Judgement:
     s = token_summary(records)
-    v.input_tokens, v.output_tokens, v.calls, v.tokens_by = s["input_tokens"], s["output_tokens"], s["calls"], s["tokens_by"]
+    v.input_tokens, v.output_tokens = s["input_tokens"], s["output_tokens"]
+    v.calls, v.tokens_by = s["calls"], s["tokens_by"]
     return v
 
 

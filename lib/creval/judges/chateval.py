@@ -15,8 +15,16 @@ from __future__ import annotations
 from typing import Sequence
 
 from creval.core.ledger import LEDGER
-from creval.judges.base import (Judgement, Turn, crit_def, crit_name, fill_tokens, records_for, render,
-                                 verdict_confidence)
+from creval.judges.base import (
+    Judgement,
+    Turn,
+    crit_def,
+    crit_name,
+    fill_tokens,
+    records_for,
+    render,
+    verdict_confidence,
+)
 from creval.judges.parsing import ask_verdict, parse_verdict_and_probability
 from creval.judges.retrieval import FOCUS, ROLES
 
@@ -24,8 +32,8 @@ from creval.judges.retrieval import FOCUS, ROLES
 class ChatEvalJudge:
     name = "chateval"
 
-    def __init__(self, model, *, max_rounds: int = 2, word_limit: int = 150, retries: int = 2, verdict_via: str = "text",
-                 seed: int = 0, tokens_per_word: float = 1.6):
+    def __init__(self, model, *, max_rounds: int = 2, word_limit: int = 150, retries: int = 2,
+                 verdict_via: str = "text", seed: int = 0, tokens_per_word: float = 1.6):
         self.model, self.max_rounds, self.word_limit, self.retries = model, max_rounds, word_limit, retries
         self.verdict_via, self.seed, self.tpw = verdict_via, seed, tokens_per_word
 

@@ -21,6 +21,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+import pandas as pd
+
 SYSTEM = ("You rate how novel answers are. You are shown two answers, labelled A and B, each with the task it "
           "responds to. Decide which answer is more novel under the definition you are given. Reply with a "
           "single letter, A or B, and nothing else. You must pick one; never say they are equal.")
@@ -206,7 +208,6 @@ def rank_groups(questions: Sequence[str], answers: Sequence[str], groups: Sequen
     """Rank the answers within each group (e.g. one AUT object) and return, aligned with the input,
     ``novelty_rank`` (1 = most novel in its group), ``novelty_score`` (in [0, 1] within the group) and
     per-row ``group_comparisons`` / ``group_ties`` / ``group_size`` of its group."""
-    import pandas as pd
     out = pd.DataFrame({"novelty_rank": 0, "novelty_score": float("nan"), "group_comparisons": 0, "group_ties": 0,
                         "group_size": 0}, index=range(len(answers)))
     for g in dict.fromkeys(groups):

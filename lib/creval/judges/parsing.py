@@ -38,7 +38,8 @@ CONF_STRICT = re.compile(r"\[\[\s*" + _NUM + r"\s*\]\]")
 CONF_LENIENT = [
     re.compile(r"\(\s*\[\s*" + _NUM + r"\s*\]\s*\)"),
     re.compile(r"\[\s*" + _NUM + r"\s*\]"),
-    re.compile(r"\b(?:confidence|certainty|probability|score)\s*(?:score|level)?\s*(?:is|of|[:=])?\s*" + _NUM + r"\b", re.I),
+    re.compile(r"\b(?:confidence|certainty|probability|score)\s*(?:score|level)?\s*(?:is|of|[:=])?\s*" + _NUM
+               + r"\b", re.I),
 ]
 PERCENT = re.compile(r"\b(\d{1,3})\s*%")
 STANCE = re.compile(r"\(\s*\[\s*" + _YN + r"\s*\]\s*\)", re.I)

@@ -38,8 +38,17 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from creval.core.ledger import LEDGER
-from creval.judges.base import (Judgement, Turn, clip_words, crit_def, crit_name, fill_tokens, records_for, render,
-                                 split_evenly)
+from creval.judges.base import (
+    Judgement,
+    Turn,
+    clip_words,
+    crit_def,
+    crit_name,
+    fill_tokens,
+    records_for,
+    render,
+    split_evenly,
+)
 from creval.judges.parsing import ask_parsed, ask_verdict, parse_confidence, parse_stance
 from creval.judges.store import Fragment, FragmentStore
 
@@ -119,7 +128,7 @@ class Panel:
 class RetrievalJudge:
     name = "retrieval"
 
-    def __init__(self, model, *, store: FragmentStore | None = None, k: int = 5, j: int = 4, l: int = 8,
+    def __init__(self, model, *, store: FragmentStore | None = None, k: int = 5, j: int = 4, l: int = 8,  # noqa: E741 (the paper's l)
                  threshold: float = 0.5, max_rounds: int = 2, word_limit: int = 150, init_words: int | None = None,
                  fragment_words: int = 60, retries: int = 2, verdict_via: str = "text", seed: int = 0,
                  tokens_per_word: float = 1.6, confidence_via: str = "auto"):
@@ -177,8 +186,9 @@ class RetrievalJudge:
             frags = self._frags(pair_id, split_points(c.text, self.fragment_words), a, "init", 0, "*")
             self.store.add(pair_id, frags)
             n_shared += len(frags)
-            shared_turns.append(Turn(a, "init", 0, f"initial insights about the {'problem' if a == 'PA' else 'solution'}",
-                                     c.text, c.input_tokens, c.output_tokens, retrieved_ids=[f.id for f in frags]).to_dict())
+            about = "problem" if a == "PA" else "solution"
+            shared_turns.append(Turn(a, "init", 0, f"initial insights about the {about}", c.text, c.input_tokens,
+                                     c.output_tokens, retrieved_ids=[f.id for f in frags]).to_dict())
         shared_records = shared.records
         shares_in = split_evenly(sum(r.input_tokens for r in shared_records if r.kind == "chat"), len(criteria))
         shares_out = split_evenly(sum(r.output_tokens for r in shared_records if r.kind == "chat"), len(criteria))

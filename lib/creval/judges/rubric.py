@@ -30,11 +30,13 @@ from creval.judges.base import render, template
 
 ASPECTS: dict[str, list[tuple[str, tuple, str]]] = {
     "cw": [
-        ("Background Setup", (1, 2, 3, 4, 5), "1 = a stock setting seen many times; 3 = familiar with some fresh details; "
+        ("Background Setup", (1, 2, 3, 4, 5), "1 = a stock setting seen many times; "
+                                              "3 = familiar with some fresh details; "
                                               "5 = a setting unlike any you know"),
         ("Logic", (1, 2, 3, 4, 5), "1 = events contradict each other or come from nowhere; 3 = mostly coherent; "
                                    "5 = every event follows from what came before"),
-        ("Development", (1, 2, 3, 4, 5), "1 = flat, no turns; 3 = some build-up; 5 = turns that build to a strong climax"),
+        ("Development", (1, 2, 3, 4, 5), "1 = flat, no turns; 3 = some build-up; "
+                                         "5 = turns that build to a strong climax"),
         ("Originality", (1, 2, 3, 4, 5), "1 = entirely predictable or borrowed; 2 = mostly predictable; "
                                          "3 = a mix of the expected and the new; 4 = clearly different from usual "
                                          "plots; 5 = surprising and inventive throughout"),

@@ -12,7 +12,16 @@ from __future__ import annotations
 from typing import Sequence
 
 from creval.core.ledger import LEDGER
-from creval.judges.base import Judgement, Turn, crit_def, crit_name, fill_tokens, records_for, render, verdict_confidence
+from creval.judges.base import (
+    Judgement,
+    Turn,
+    crit_def,
+    crit_name,
+    fill_tokens,
+    records_for,
+    render,
+    verdict_confidence,
+)
 from creval.judges.parsing import ask_verdict, parse_verdict_and_probability
 
 EXAMPLES = [

@@ -69,9 +69,9 @@ class HybridDetector:
     name: str = "hybrid"
 
     def detect(self, codes: Sequence[str]) -> list[Detection]:
-        s, l = self.static.detect(codes), self.llm.detect(codes)
+        s, by_llm = self.static.detect(codes), self.llm.detect(codes)
         out = []
-        for a, b in zip(s, l):
+        for a, b in zip(s, by_llm):
             if a.status == "not_parsable":
                 out.append(Detection((), "not_parsable", detector=self.name))
                 continue

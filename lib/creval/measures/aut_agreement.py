@@ -145,8 +145,9 @@ def self_preference(df, judge_col: str = "judge", gen_col: str = "generator", it
     (objects) when there are several, else over uses. Needs >= 2 judges and >= 2 generators; returns
     one row per judge ``{judge, sp, lo, hi, n_own, n_other, note}``."""
     import pandas as pd
-    d = df[[judge_col, gen_col, item_col, value_col] + ([cluster_col] if cluster_col else [])].dropna(subset=[value_col])
-    d = d.groupby([judge_col, gen_col, item_col] + ([cluster_col] if cluster_col else []), as_index=False)[value_col].mean()
+    keys = [judge_col, gen_col, item_col] + ([cluster_col] if cluster_col else [])
+    d = df[keys + [value_col]].dropna(subset=[value_col])
+    d = d.groupby(keys, as_index=False)[value_col].mean()
     judges = sorted(d[judge_col].unique())
     gens = set(d[gen_col].unique())
     out = []

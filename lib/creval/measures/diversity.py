@@ -13,6 +13,7 @@ import re
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
 from creval.models.embeddings import Embedder
 
@@ -138,7 +139,6 @@ def item_originality(texts: Sequence[str], groups: Sequence | None = None, embed
     ``bleu=False`` leaves ``bleu_to_others`` NaN: it scores each text against every other of its group, which
     is quadratic in the group (thousands of responses per object in a full AUT set). Returns a DataFrame
     aligned with ``texts``."""
-    import pandas as pd
     texts = list(texts)
     groups = list(groups) if groups is not None else [0] * len(texts)
     vecs = _embedder(embedder).encode(texts) if texts else np.zeros((0, 1))

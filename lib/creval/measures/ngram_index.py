@@ -203,7 +203,8 @@ class NgramIndex:
             z = np.load(Path(path), allow_pickle=False)
             meta = json.loads(str(z["meta"]))
         except (OSError, ValueError, KeyError) as e:
-            raise CrevalError(f"{path}: not an n-gram index ({e})", "rebuild it (NgramIndex.build(...).save(path))") from None
+            raise CrevalError(f"{path}: not an n-gram index ({e})",
+                              "rebuild it (NgramIndex.build(...).save(path))") from None
         Ls = tuple(meta["lengths"])
         return cls(Ls, {L: z[f"h{L}"] for L in Ls}, {L: z[f"c{L}"] for L in Ls}, {L: z[f"o{L}"] for L in Ls},
                    list(meta["groups"]), meta["corpus_hash"], meta["n_docs"], meta["n_tokens"], meta["name"],
@@ -211,7 +212,8 @@ class NgramIndex:
 
     def describe(self) -> dict:
         return {"reference": self.name, "reference_hash": self.corpus_hash[:16], "docs": self.n_docs,
-                "tokens": self.n_tokens, "groups": len(self.groups), "lengths": f"{self.lengths[0]}..{self.lengths[-1]}"}
+                "tokens": self.n_tokens, "groups": len(self.groups),
+                "lengths": f"{self.lengths[0]}..{self.lengths[-1]}"}
 
 
 def cached_index(docs: list[tuple[str | None, str]], lengths: Iterable[int], name: str,
