@@ -9,6 +9,7 @@ from creval.book.execute import book_structure
 from creval.book.render import preface_html, reader_notebook
 from creval.core.paths import REPO
 from creval.measures.stats import fmt_estimate, fmt_interval, fmt_number
+from creval.studies.registry import STUDIES
 
 
 def test_intervals_are_rounded_once_from_the_full_value():
@@ -55,7 +56,7 @@ def test_preface_lists_every_chapter_without_quarto_attributes():
     assert "{.unnumbered}" in text and "{.unnumbered}" not in body and "<h1>Preface</h1>" in body
     titles = [json.loads((REPO / f).read_text())["cells"][0]["source"][0].lstrip("# ").strip()
               for _, f in book_structure() if f.endswith(".ipynb")]
-    assert len(titles) == 8
+    assert len(titles) == len(STUDIES) == 9                         # one chapter per study
     for t in titles:
         assert f"<em>{t}</em>" in body, t
 

@@ -22,19 +22,20 @@ from creval.book.studies import measure_slow_models, run_studies, slowest_phases
 from creval.core.io import read_jsonl
 from creval.core.ledger import CallRecord, Ledger, merge_usage
 from creval.core.runs import git_commit, package_versions
+from creval.studies.registry import STUDIES
 
 
 def build_book(params: dict, out: Path, only: list[str] | None = None, render: str = "auto",
-               progress: bool = True) -> dict:
-    """Execute and render the whole book; returns (and writes) the book manifest."""
-    from creval.studies.registry import STUDIES
+               progress: bool = True, source: Path | None = None) -> dict:
+    """Execute and render the whole book; returns (and writes) the book manifest. ``source``: the folder the
+    chapter notebooks are read from (default: the checkout)."""
     out = Path(out)
     t0 = time.time()
     chosen = [n for n, s in STUDIES.items() if not only or any(o in Path(s.chapter).stem for o in only)]
     studies = run_studies(effective_params(params), chosen) if chosen else []
     t_studies = time.time() - t0
     failed = {STUDIES[r["study"]].chapter: r["error"] for r in studies if r["error"]}
-    status = execute_chapters(params, out, only, progress, skip=failed)
+    status = execute_chapters(params, out, only, progress, skip=failed, source=source)
     t_exec = time.time() - t0 - t_studies
     index, renderer = None, None
     if render != "none":
@@ -48,7 +49,8 @@ def build_book(params: dict, out: Path, only: list[str] | None = None, render: s
     manifest = {"params": effective_params(params), "git_commit": git_commit(), "packages": package_versions(),
                 "seconds_studies": round(t_studies, 2), "seconds_execute": round(t_exec, 2),
                 "seconds_total": round(time.time() - t0, 2), "studies": studies,
-                "slowest_phases": slowest_phases(studies), "chapters": status, "usage": usage, "index": str(index) if index else None,
+                "slowest_phases": slowest_phases(studies), "chapters": status, "usage": usage,
+                "index": str(index) if index else None,
                 "renderer": renderer}
     (out / "book-manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
     return manifest

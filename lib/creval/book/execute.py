@@ -2,17 +2,23 @@
 its own kernel with the parameters it declares, its model calls streamed to a ledger file."""
 from __future__ import annotations
 
+import ast
 import json
-import os
 import re
 import time
 from pathlib import Path
 
+import papermill as pm
 import yaml
+from tqdm.auto import tqdm
 
+from creval.book.engine import merge_injected, register_engine
 from creval.core import paths
 from creval.core.io import read_jsonl
 from creval.core.ledger import CallRecord, Ledger
+
+__all__ = ["book_structure", "declared_parameters", "execute_chapters", "merge_injected", "notebook_title"]
+KERNEL_ENV = {"TQDM_DISABLE": "1"}      # progress is shown per cell by papermill, not as noise inside the pages
 
 
 def book_structure(quarto_file: Path | None = None) -> list[tuple[str | None, str]]:
@@ -39,7 +45,6 @@ def notebook_title(nb_path: Path) -> str:
 
 def declared_parameters(nb_path: Path) -> set[str]:
     """Names assigned in the notebook's cell tagged ``parameters``."""
-    import ast
     nb = json.loads(Path(nb_path).read_text())
     for c in nb["cells"]:
         if "parameters" in c.get("metadata", {}).get("tags", []):
@@ -49,60 +54,11 @@ def declared_parameters(nb_path: Path) -> set[str]:
     return set()
 
 
-_ASSIGN = re.compile(r"^(\w+)(\s*=\s*)(.*?)(\s*#.*)?$")
-
-
-def merge_injected(parameters_src: str, injected_src: str) -> str:
-    """The ``parameters`` cell with each value papermill injected written in place (comments kept)."""
-    import ast
-    values = {}
-    for node in ast.parse(injected_src).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            values[node.targets[0].id] = ast.get_source_segment(injected_src, node.value)
-    out = []
-    for line in parameters_src.splitlines():
-        m = _ASSIGN.match(line)
-        if m and m.group(1) in values:
-            value, comment = values.pop(m.group(1)), m.group(4) or ""
-            line = f"{m.group(1)}{m.group(2)}{value}"
-            line = (line.ljust(len(m.group(1) + m.group(2) + m.group(3))) + comment) if comment else line
-        out.append(line)
-    out += [f"{k} = {v}" for k, v in values.items()]
-    return "\n".join(out)
-
-
-def fold_parameters(nb) -> bool:
-    """Fold papermill's injected-parameters cell into the chapter's own parameters cell (in place), so the
-    notebook shows each parameter once, with the value it runs with and its comment. True if it folded."""
-    cells = nb["cells"]
-    tags = [c.get("metadata", {}).get("tags", []) for c in cells]
-    own = next((i for i, t in enumerate(tags) if "parameters" in t), None)
-    inj = next((i for i, t in enumerate(tags) if "injected-parameters" in t), None)
-    if own is None or inj is None:
-        return False
-    src = lambda c: "".join(c["source"]) if isinstance(c["source"], list) else c["source"]  # noqa: E731
-    cells[own]["source"] = merge_injected(src(cells[own]), src(cells[inj]))
-    cells[own]["metadata"]["tags"] = [*tags[own], "injected-parameters-merged"]
-    del cells[inj]
-    return True
-
-
-def register_engine() -> None:
-    """Make papermill's ``creval`` engine available in this process (the package also declares it as a
-    ``papermill.engine`` entry point, for ``papermill --engine creval`` on the command line)."""
-    from papermill.engines import papermill_engines
-
-    from creval.book.engine import CrevalEngine
-    papermill_engines.register("creval", CrevalEngine)
-
-
 def execute_chapters(params: dict, out: Path, only: list[str] | None = None, progress: bool = True,
-                     skip: dict[str, str] | None = None) -> list[dict]:
+                     skip: dict[str, str] | None = None, source: Path | None = None) -> list[dict]:
     """Run each chapter notebook with papermill (cwd = repo root). Returns one status row per chapter.
-    ``skip``: chapter -> why it is not executed (its study failed; the error is in the book manifest)."""
-    import papermill as pm
-    from tqdm.auto import tqdm
-
+    ``skip``: chapter -> why it is not executed (its study failed; the error is in the book manifest).
+    ``source``: the folder holding the chapters as committed (default: the checkout)."""
     register_engine()
     chapters = [f for _, f in book_structure() if f.endswith(".ipynb")]
     if only:
@@ -115,21 +71,18 @@ def execute_chapters(params: dict, out: Path, only: list[str] | None = None, pro
             status.append({"chapter": ch, "seconds": 0.0, "error": f"not executed: its study failed ({skip[ch]})",
                            "usage": Ledger.summarize([])["total"]})
             continue
-        src, dst = paths.REPO / ch, out / ch
+        src, dst = (source or paths.REPO) / ch, out / ch
         ledger_file = out / "ledger" / f"{Path(ch).stem}.jsonl"
         ledger_file.unlink(missing_ok=True)
-        os.environ["CREVAL_LEDGER_FILE"] = str(ledger_file)
-        os.environ["TQDM_DISABLE"] = "1"        # progress is shown per cell here, not as noise inside the pages
         t0, error = time.time(), None
         declared = declared_parameters(src)             # inject only what the chapter declares
         try:
-            pm.execute_notebook(str(src), str(dst), parameters={k: v for k, v in params.items() if k in declared}, cwd=str(paths.REPO), kernel_name="python3",
-                                engine_name="creval", progress_bar=progress, request_save_on_cell_execute=True)
+            pm.execute_notebook(str(src), str(dst), parameters={k: v for k, v in params.items() if k in declared},
+                                cwd=str(paths.REPO), kernel_name="python3", engine_name="creval",
+                                progress_bar=progress, request_save_on_cell_execute=True,
+                                ledger_file=str(ledger_file), kernel_env=KERNEL_ENV)
         except pm.PapermillExecutionError as e:
             error = f"{e.ename}: {e.evalue}"
-        finally:
-            os.environ.pop("CREVAL_LEDGER_FILE", None)
-            os.environ.pop("TQDM_DISABLE", None)
         status.append({"chapter": ch, "seconds": round(time.time() - t0, 2), "error": error,
                        "usage": Ledger.summarize([CallRecord(**r) for r in read_jsonl(ledger_file)])["total"]})
     return status

@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from creval.core.errors import CrevalError
+from creval.core.paths import params_dir
 from creval.studies.registry import all_defaults, check_params
 
 
@@ -18,7 +19,6 @@ def load_params(path: str | Path, overrides: list[str] = ()) -> dict:
     studies' declared parameters. Returns only the keys given (the chapters' defaults fill the rest)."""
     p = Path(path)
     if not p.exists():
-        from creval.core.paths import params_dir
         profiles = ", ".join(str(f) for f in sorted(params_dir().glob("*.yaml")))
         raise CrevalError(f"parameter file {p} does not exist", f"pass --params with one of: {profiles}")
     try:

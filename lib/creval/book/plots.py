@@ -1,14 +1,16 @@
 """Plotly figures that stay interactive offline: plotly.js is embedded once per notebook, no CDN.
 
 Chapters call :func:`show` instead of ``fig.show()``. The output is a ``text/html`` bundle that
-nbconvert, Quarto and JupyterLab all keep, plus the plotly JSON for JupyterLab's own renderer.
+nbconvert, Quarto and JupyterLab all keep. Whether plotly.js is still to be inlined is the state of one
+:class:`PlotlyPage` (the notebook being written: :data:`PAGE` in a chapter's kernel), which says so and can
+be reset; nothing else remembers it.
 """
 from __future__ import annotations
 
 import plotly.graph_objects as go
+from IPython.display import display
 from plotly.offline import get_plotlyjs
 
-_embedded = False
 TEMPLATE = "plotly_white"
 
 
@@ -24,13 +26,29 @@ def figure_html(fig: go.Figure, include_js: bool) -> str:
     return html
 
 
-def show(fig: go.Figure) -> None:
-    """Display ``fig`` in a notebook with plotly.js inlined the first time (offline-safe)."""
-    global _embedded
-    from IPython.display import display
-    html = figure_html(fig, include_js=not _embedded)
-    _embedded = True
-    display({"text/html": html}, raw=True)
+class PlotlyPage:
+    """One notebook's figures: plotly.js is inlined in the first figure's HTML and only referred to after."""
+
+    def __init__(self) -> None:
+        self.has_plotly_js = False
+
+    def html(self, fig: go.Figure) -> str:
+        """``fig`` as HTML, with plotly.js when this page does not hold it yet."""
+        out = figure_html(fig, include_js=not self.has_plotly_js)
+        self.has_plotly_js = True
+        return out
+
+    def reset(self) -> None:
+        """A new page: the next figure inlines plotly.js again."""
+        self.has_plotly_js = False
+
+
+PAGE = PlotlyPage()       # the page a chapter's kernel writes (one kernel per chapter)
+
+
+def show(fig: go.Figure, page: PlotlyPage = PAGE) -> None:
+    """Display ``fig`` in a notebook, plotly.js inlined in ``page``'s first figure (offline-safe)."""
+    display({"text/html": page.html(fig)}, raw=True)
 
 
 def table(df, caption: str | None = None, digits: int = 3):

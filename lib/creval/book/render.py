@@ -47,7 +47,8 @@ def _nav(entries: list[tuple[str | None, str, str]], active: str, prefix: str) -
 def _strip_cdn(page: str) -> str:
     """Drop scripts loaded from a CDN (require.js, mermaid): the book must not depend on the network."""
     page = re.sub(r'<script[^>]+src="https?://[^"]+"[^>]*>\s*</script>', "", page)
-    return re.sub(r'<script type="module">(?:(?!</script>).)*https://cdn(?:(?!</script>).)*</script>', "", page, flags=re.S)
+    return re.sub(r'<script type="module">(?:(?!</script>).)*https://cdn(?:(?!</script>).)*</script>', "", page,
+                  flags=re.S)
 
 
 PLOTLY_FILE = "plotly.min.js"
@@ -142,26 +143,43 @@ def render_offline(out: Path) -> Path:
             page, _ = exporter.from_notebook_node(nb)
             page = _strip_cdn(page)
             page = page.replace("</head>", f"<style>{STYLE}</style></head>", 1)
-            page = re.sub(r"<body([^>]*)>", lambda m: f"<body{m.group(1)}>{nav}<div class='creval-main'>", page, count=1)
+            page = re.sub(r"<body([^>]*)>", lambda m: f"<body{m.group(1)}>{nav}<div class='creval-main'>", page,
+                          count=1)
             page = page.replace("</body>", "</div></body>", 1)
         (site / href).write_text(page)
     share_plotly(site)
     return site / "index.html"
 
 
-def render_quarto(out: Path) -> Path:
-    """Stage the executed chapters beside ``_quarto.yml`` and run ``quarto render`` (no execution)."""
+def staged_quarto_config(text: str) -> str:
+    """``_quarto.yml`` for a folder of chapters executed already: without the pre-render step (which executes
+    the checkout's chapters, :mod:`creval.book.prerender`)."""
+    cfg = yaml.safe_load(text)
+    cfg.get("project", {}).pop("pre-render", None)
+    return yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True)
+
+
+def stage_quarto(out: Path) -> Path:
+    """``out/quarto``: the book's Quarto project with the executed chapters of ``out/chapters``."""
     stage = out / "quarto"
     if stage.exists():
         shutil.rmtree(stage)
     stage.mkdir(parents=True)
-    for f in ("_quarto.yml", "index.qmd", "references.bib"):
+    (stage / "_quarto.yml").write_text(staged_quarto_config((paths.REPO / "_quarto.yml").read_text()))
+    for f in ("index.qmd", "references.bib"):
         if (paths.REPO / f).exists():
             shutil.copy(paths.REPO / f, stage / f)
     shutil.copytree(out / "chapters", stage / "chapters")
+    return stage
+
+
+def render_quarto(out: Path) -> Path:
+    """Stage the executed chapters beside ``_quarto.yml`` and run ``quarto render`` (no execution)."""
+    stage = stage_quarto(out)
     r = subprocess.run(["quarto", "render", str(stage)], capture_output=True, text=True)
     if r.returncode != 0:
-        raise CrevalError(f"quarto render failed:\n{r.stderr[-2000:]}", "see the message above; the offline build still works")
+        raise CrevalError(f"quarto render failed:\n{r.stderr[-2000:]}",
+                          "see the message above; the offline build still works")
     site = out / "site"
     if site.exists():
         shutil.rmtree(site)

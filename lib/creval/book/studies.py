@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import sys
 import time
+import traceback
 from pathlib import Path
 
+from creval.core.errors import CrevalError
 from creval.core.ledger import LEDGER, Ledger
+from creval.models import throughput
+from creval.studies.contract import is_finished_dir
 from creval.studies.registry import Study, in_order
 
 
 def start_state(run_dir: Path) -> str:
     """What a run folder held before this run: ``finished`` (read back, nothing to do), ``resumed`` (an
     interrupted run's records are kept and only the rest is computed) or ``new``."""
-    from creval.studies.contract import is_finished_dir
     if is_finished_dir(run_dir):
         return "finished"
     return "resumed" if run_dir.is_dir() and any(run_dir.glob("*.jsonl")) else "new"
@@ -31,9 +34,7 @@ def run_study(study: Study, params: dict, where: str = "the parameters") -> dict
     except KeyboardInterrupt:
         raise
     except Exception as e:            # noqa: BLE001 - one study failing must not hide the others' results
-        from creval.core.errors import CrevalError
         if not isinstance(e, CrevalError):
-            import traceback
             traceback.print_exc(file=sys.stderr)
         folder, error = cfg.run_dir, f"{type(e).__name__}: {e}"
     usage = tally.summary()
@@ -78,7 +79,6 @@ def slowest_phases(rows: list[dict], k: int = 5) -> list[dict]:
     cache): where a faster backend, batching or a smaller profile would pay. Where the model's own speed on
     this machine is stored (``creval throughput``), each LLM phase also gets ``limit_s``, the least time its
     tokens need at that speed, and ``x_limit``, its seconds over that bound."""
-    from creval.models import throughput
     out = []
     for r in rows:
         for key, v in (r.get("by_kind_model") or {}).items():
@@ -99,7 +99,6 @@ def measure_slow_models(rows: list[dict], k: int = 5) -> None:
     """Measure (once per data home and machine) the speed of the local models behind the ``k`` slowest LLM
     phases that made calls, so :func:`slowest_phases` can say how far each is from it. A model behind an API
     is never measured here (``creval throughput`` does it on request); a failure only costs the comparison."""
-    from creval.models import throughput
     llm = throughput.PREFILL_KINDS + throughput.GENERATE_KINDS
     for p in slowest_phases(rows, k):
         kind, model = p["phase"].split(":", 1)
@@ -115,5 +114,6 @@ def phases_lines(rows: list[dict], k: int = 5) -> list[str]:
     slow = [p for p in slowest_phases(rows, k) if p["seconds"] > 0]
     return [f"slowest phase: {p['study']} · {p['phase']}: {p['seconds']:.1f} s in {p['calls']} calls "
             f"(tokens {p['tokens in/out']})"
-            + (f"; {p['x_limit']:.1f}x the {p['limit_s']:.0f} s this machine's measured speed allows" if "x_limit" in p else "")
+            + (f"; {p['x_limit']:.1f}x the {p['limit_s']:.0f} s this machine's measured speed allows"
+               if "x_limit" in p else "")
             for p in slow]

@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 
 from creval.core import paths
+from creval.studies.registry import STUDIES
 
 HEADER = """\
 # The embedded offline default book: exactly the defaults of the studies' Configs
@@ -83,7 +84,8 @@ def parameters_source(cls) -> str:
     comments = field_comments(cls)
     rows = [(f"{k} = {py_value(v)}", comments.get(k, "")) for k, v in cls.defaults().items()]
     head = (f'#| code-summary: "{PARAMETERS_SUMMARY}"\n'
-            "# Parameters: the study's Config defaults (`creval book` and `papermill --engine creval` write other values here)\n")
+            "# Parameters: the study's Config defaults (`creval book` and `papermill --engine creval` "
+            "write other values here)\n")
     return head + "\n".join(_aligned(rows))
 
 
@@ -144,7 +146,6 @@ def sync_chapter(chapter: Path, cls, write: bool = True) -> bool:
 
 def sync(write: bool = True) -> list[str]:
     """Rewrite the default profile and every chapter's parameters from the Configs; return what changed."""
-    from creval.studies.registry import STUDIES   # book sits above studies: a plain downward import
     changed = []
     target = paths.REPO / "params" / "default.yaml"
     text = default_yaml(STUDIES)

@@ -1,7 +1,9 @@
 """``creval aut``: LLM agreement on the Alternative Uses Test (chapter 07).
 
-``creval aut run [--params FILE] [-p key=value ...]`` prints the agreement table (what chapter 07 shows)
-from the records of ``creval run aut`` (running the study first when its folder is not finished).
+``creval aut table [--params FILE] [-p key=value ...]`` prints the agreement table (what chapter 07 shows)
+from the records of ``creval run aut`` (running the study first when its folder is not finished); the study
+itself runs with ``creval run aut`` ("run" means a study run; ``creval aut run``, this table's old name, is
+an error naming both).
 ``creval aut score FILE --judge M [--mode pointwise|segmented]`` scores your own responses: FILE is a CSV
 with the columns ``object`` and ``response``; the scores are written to ``--out`` (default: print).
 """
@@ -11,8 +13,15 @@ import csv
 import sys
 from pathlib import Path
 
+from creval.book.params import effective_params, load_params
+from creval.commands import retire
+from creval.commands.book import params_path
 from creval.core.errors import CrevalError
+from creval.judges.aut import ListJob, judge_lists, pointwise_scores
+from creval.models.registry import load_model
+from creval.studies.aut import report
 from creval.studies.aut.config import AutConfig
+from creval.studies.aut.run import records
 
 D = AutConfig()
 
@@ -21,12 +30,14 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("aut", help="LLM agreement on the Alternative Uses Test (chapter 07)",
                               description="Generate alternative uses at three creativity levels, judge them in "
                                           "four settings, and score AUT responses.")
-    sub = p.add_subparsers(dest="aut_command", required=True)
-    r = sub.add_parser("run", help="the agreement table from the study's records (runs `creval run aut` first if needed)")
+    sub = p.add_subparsers(dest="aut_command", metavar="{table,score}", required=True)
+    r = sub.add_parser("table", help="the agreement table from the study's records (runs `creval run aut` first "
+                                     "if needed)")
     r.add_argument("--params", default="params/default.yaml", help="parameter file (default: %(default)s)")
     r.add_argument("-p", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override one parameter, e.g. -p models='[qwen2.5-coder-1.5b, smollm2-135m]'")
-    r.set_defaults(func=run)
+    r.set_defaults(func=table)
+    retire(sub, "aut run", "`creval aut table` (the agreement table) or `creval run aut` (the study)")
     s = sub.add_parser("score", help="score the AUT responses of a CSV file (columns object, response)")
     s.add_argument("file", help="CSV with the columns object and response")
     s.add_argument("--judge", default=D.judge_model, help="registered model name (default: %(default)s)")
@@ -39,11 +50,7 @@ def register(subparsers) -> None:
     s.set_defaults(func=score)
 
 
-def run(args) -> int:
-    from creval.book.params import effective_params, load_params
-    from creval.commands.book import params_path
-    from creval.studies.aut import report
-    from creval.studies.aut.run import records
+def table(args) -> int:
     ppath = params_path(args.params)
     params = effective_params(load_params(ppath, args.overrides))
     recs = records(AutConfig.from_params(params, where=str(ppath)))
@@ -72,8 +79,6 @@ def read_responses(path: str | Path) -> list[dict]:
 
 
 def score(args) -> int:
-    from creval.judges.aut import ListJob, judge_lists, pointwise_scores
-    from creval.models.registry import load_model
     rows = read_responses(args.file)
     model = load_model(args.judge)
     if args.mode == "pointwise":

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import json
 
-from creval.studies.registry import STUDIES
+from creval.book.params import effective_params, load_params
+from creval.commands.book import params_path
+from creval.models.registry import model_name
+from creval.studies.estimate import ZERO, Range, cost, estimate, speed, wall
+from creval.studies.registry import STUDIES, in_order
 
 
 def _fmt(r, unit: str = "", money: bool = False) -> str:
@@ -28,7 +32,6 @@ def _hours(r) -> str:
 
 def study_rows(est, speeds) -> dict:
     """One study's figures: per role and model, and in all (JSON-ready)."""
-    from creval.studies.estimate import ZERO, cost, wall
     by: dict[tuple, dict] = {}
     for p in est.parts:
         row = by.setdefault((p.role, p.model), {"calls": ZERO, "prompt": ZERO, "completion": ZERO, "cost": ZERO})
@@ -41,7 +44,6 @@ def study_rows(est, speeds) -> dict:
 
 
 def _jsonable(x):
-    from creval.studies.estimate import Range
     if isinstance(x, Range):
         return {"min": x.lo, "max": x.hi}
     if isinstance(x, dict):
@@ -52,11 +54,6 @@ def _jsonable(x):
 
 
 def cmd_estimate(args) -> int:
-    from creval.book.params import effective_params, load_params
-    from creval.commands.book import params_path
-    from creval.models.registry import model_name
-    from creval.studies.estimate import ZERO, estimate, speed
-    from creval.studies.registry import in_order
     ppath = params_path(args.params)
     params = effective_params(load_params(ppath, args.p))
     studies = in_order(args.studies or None)
@@ -76,12 +73,14 @@ def cmd_estimate(args) -> int:
     print(f"estimate of {ppath}{' with ' + ' '.join(args.p) if args.p else ''} (before any call; ranges are min..max)")
     for m, s in speeds.items():
         print(f"  {model_name(m)}: " + ("speed unknown" if s is None else
-                            f"{s.latency_s:g} s latency, {s.tokens_per_s:g} tokens/s, {s.in_flight} in flight ({s.source})"))
+                            f"{s.latency_s:g} s latency, {s.tokens_per_s:g} tokens/s, {s.in_flight} in flight "
+                            f"({s.source})"))
     for r in rows:
         print(f"\n{r['study']}: {r['units']:,} units, wall {_hours(r['wall'])}")
         for (role, m), v in r["by"].items():
             print(f"  {role:5s} {model_name(m)}: {_fmt(v['calls'])} calls, "
-                  f"{_fmt(v['prompt'])} prompt + {_fmt(v['completion'])} completion tokens, {_fmt(v['cost'], money=True)}")
+                  f"{_fmt(v['prompt'])} prompt + {_fmt(v['completion'])} completion tokens, "
+                  f"{_fmt(v['cost'], money=True)}")
         for n in r["notes"]:
             print(f"  note: {n}")
     print(f"\ntotal: {sum(r['units'] for r in rows):,} units, {_fmt(total['calls'])} calls, "

@@ -15,16 +15,21 @@ import csv
 from pathlib import Path
 
 from creval.core.errors import CrevalError
+from creval.core.io import read_jsonl
+from creval.domains import get_domain
+from creval.judges import judge_settings, run_judge
 from creval.judges.registry import judge_names
+from creval.judges.runner import pair_of
+from creval.models.registry import load_model
 from creval.studies.convergent.config import ConvergentConfig
+from creval.studies.convergent.run import pair_runner
+from creval.studies.units import width
 
 C = ConvergentConfig()     # the CLI's defaults are the study's (a test holds them equal)
 
 
 def read_pairs(path: str | Path) -> list[dict]:
     """The rows of a .jsonl or .csv file of problem-solution pairs; any problem is a CrevalError naming it."""
-    from creval.core.io import read_jsonl
-    from creval.judges.runner import pair_of
     p = Path(path)
     if not p.is_file():
         raise CrevalError(f"{p}: no such file", "give a .jsonl or .csv file of problems and solutions")
@@ -67,26 +72,24 @@ def register(sub) -> None:
     p.add_argument("--model", default=C.judge_model, help="judge model (default: judge_model, %(default)s)")
     p.add_argument("--domain", default="macgyver", help="domain whose criteria are judged (default: %(default)s)")
     p.add_argument("--limit", type=int, default=None, help="judge only the first N pairs")
-    p.add_argument("--threshold", type=float, default=C.judge_threshold, help="early-exit mean confidence T (retrieval)")
+    p.add_argument("--threshold", type=float, default=C.judge_threshold,
+                   help="early-exit mean confidence T (retrieval)")
     p.add_argument("--k", type=int, default=C.judge_k, help="fragments retrieved per discussion turn")
     p.add_argument("--j", type=int, default=C.judge_j, help="fragments retrieved per confidence turn")
     p.add_argument("--l", type=int, default=C.judge_l, help="fragments retrieved for the verdict")
     p.add_argument("--max-rounds", type=int, default=C.judge_max_rounds)
-    p.add_argument("--word-limit", type=int, default=C.judge_word_limit, help="words per discussion turn (retrieval and chateval)")
-    p.add_argument("--retries", type=int, default=C.judge_retries, help="format re-asks before a verdict counts as unparsed")
+    p.add_argument("--word-limit", type=int, default=C.judge_word_limit,
+                   help="words per discussion turn (retrieval and chateval)")
+    p.add_argument("--retries", type=int, default=C.judge_retries,
+                   help="format re-asks before a verdict counts as unparsed")
     p.add_argument("--verdict-via", default=C.judge_verdict_via, choices=["text", "logprobs", "text+logprobs"])
-    p.add_argument("--embedder", default=None, help="sentence-transformers model for fragments (default bundled MiniLM)")
+    p.add_argument("--embedder", default=None,
+                   help="sentence-transformers model for fragments (default bundled MiniLM)")
     p.add_argument("--seed", type=int, default=C.seed)
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    from creval.domains import get_domain
-    from creval.judges import judge_settings, run_judge
-    from creval.models.registry import load_model
-    from creval.studies.convergent.run import pair_runner
-    from creval.studies.units import width
-
     rows = read_pairs(args.file)
     if args.limit is not None:
         rows = rows[:args.limit]

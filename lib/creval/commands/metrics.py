@@ -19,7 +19,17 @@ import csv
 import json
 from pathlib import Path
 
+from creval.book.params import effective_params, load_params
 from creval.core.errors import CrevalError
+from creval.judges.novelty import NoveltyJudge, rank_by_novelty
+from creval.judges.rubric import ASPECTS, rubric_judge
+from creval.measures import creativity_index as C
+from creval.measures import templates as T
+from creval.measures.diversity import diversity
+from creval.measures.ngram_index import NgramIndex, folder_documents
+from creval.measures.perplexity import perplexity_many
+from creval.models.registry import load_model
+from creval.studies.rethinking.config import RethinkingConfig
 
 
 def read_texts(path: str | Path) -> tuple[list[str], list[str | None]]:
@@ -62,7 +72,6 @@ def read_texts(path: str | Path) -> tuple[list[str], list[str | None]]:
 
 
 def cmd_diversity(args) -> int:
-    from creval.measures.diversity import diversity
     texts, _ = read_texts(args.file)
     if len(texts) < 2:
         raise CrevalError(f"{args.file}: diversity needs at least 2 texts, found {len(texts)}", "add more texts")
@@ -79,8 +88,6 @@ def cmd_diversity(args) -> int:
 
 
 def cmd_novelty(args) -> int:
-    from creval.judges.novelty import NoveltyJudge, rank_by_novelty
-    from creval.models.registry import load_model
     texts, questions = read_texts(args.file)
     qs = [args.question or q or "" for q in questions]
     judge = NoveltyJudge(load_model(args.model), domain=args.domain)
@@ -96,8 +103,6 @@ def cmd_novelty(args) -> int:
 
 
 def cmd_ci(args) -> int:
-    from creval.measures import creativity_index as C
-    from creval.measures.ngram_index import NgramIndex, folder_documents
     texts, _ = read_texts(args.file)
     lo, hi = args.L
     if lo < 1 or hi < lo:
@@ -115,7 +120,8 @@ def cmd_ci(args) -> int:
         return 0
     ref = idx.describe()
     print(f"reference {ref['reference']} ({ref['docs']} docs, {ref['tokens']} words, sha256 {ref['reference_hash']}); "
-          f"CI = {args.agg} of uniq_L, L = {lo}..{hi}" + ("; each text against the OTHER texts" if args.reference == "pool" else ""))
+          f"CI = {args.agg} of uniq_L, L = {lo}..{hi}"
+          + ("; each text against the OTHER texts" if args.reference == "pool" else ""))
     print(f"{'item':>4}  {'CI':>6}  {'words':>5}  text (reused spans in [brackets])")
     for i, (t, r, g) in enumerate(zip(texts, recs, groups)):
         shown = C.highlight(t, idx, lo, g)
@@ -125,23 +131,22 @@ def cmd_ci(args) -> int:
 
 
 def cmd_ppl(args) -> int:
-    from creval.measures.perplexity import perplexity_many
-    from creval.models.registry import load_model
     texts, questions = read_texts(args.file)
     ctx = [args.context or q for q in questions] if (args.conditional or args.context) else None
     recs = perplexity_many(load_model(args.model), texts, ctx)
-    print(f"{'item':>4}  {'PPL':>8}  {'bits/byte':>9}  {'tokens':>6}  text" + ("   (given its question)" if ctx else ""))
+    print(f"{'item':>4}  {'PPL':>8}  {'bits/byte':>9}  {'tokens':>6}  text"
+          + ("   (given its question)" if ctx else ""))
     for i, (t, r) in enumerate(zip(texts, recs)):
         print(f"{i:>4}  {r.ppl:8.2f}  {r.bits_per_byte:9.3f}  {r.n_tokens:>6}  {t.replace(chr(10), ' ')[:80]}")
     return 0
 
 
 def cmd_templates(args) -> int:
-    from creval.measures import templates as T
     texts, _ = read_texts(args.file)
     tagged = T.pos_tag(texts)
     st = T.template_stats(tagged, texts, n=args.n, top_n=args.top, mode="compat" if args.compat else "sequence")
-    print(f"texts {len(texts)}; templates = top {args.top} POS {args.n}-grams ({'compat: surface strings' if args.compat else 'tag sequences'})")
+    kind = "compat: surface strings" if args.compat else "tag sequences"
+    print(f"texts {len(texts)}; templates = top {args.top} POS {args.n}-grams ({kind})")
     print(f"share of texts with >= 1 template   {100 * st['rate']:.1f}%")
     print(f"templates per token (mean)          {st['tpt_mean']:.4f}")
     print(f"CR-POS (gzip ratio of POS tags)     {st['cr_pos']:.3f}   (lower = more varied syntax)")
@@ -152,13 +157,12 @@ def cmd_templates(args) -> int:
 
 
 def cmd_rubric(args) -> int:
-    from creval.judges.rubric import ASPECTS, rubric_judge
-    from creval.models.registry import load_model
     texts, questions = read_texts(args.file)
     if args.domain == "ps" and not any(args.question or q for q in questions):
         raise CrevalError(f"{args.file}: the ps rubric needs each solution's problem",
                           "add a question field/column, or give --question")
-    items = [{"id": str(i), "text": t, "problem": args.question or q or ""} for i, (t, q) in enumerate(zip(texts, questions))]
+    items = [{"id": str(i), "text": t, "problem": args.question or q or ""}
+             for i, (t, q) in enumerate(zip(texts, questions))]
     recs = rubric_judge(load_model(args.model), items, args.domain, analysis_tokens=args.tokens)
     names = [a for a, _, _ in ASPECTS[args.domain]]
     print(f"{'item':>4}  " + "  ".join(f"{n[:14]:>14}" for n in names) + "  state")
@@ -170,10 +174,8 @@ def cmd_rubric(args) -> int:
 
 def defaults(params: str | None = None):
     """The config the defaults come from: the Config defaults, or a parameter profile's values."""
-    from creval.studies.rethinking.config import RethinkingConfig
     if not params:
         return RethinkingConfig()
-    from creval.book.params import effective_params, load_params
     return RethinkingConfig.from_params(effective_params(load_params(params)), where=str(params))
 
 
@@ -195,9 +197,9 @@ def _with_profile(fn):
 
 
 def register(subparsers) -> None:
-    from creval.studies.rethinking.config import RethinkingConfig
     d0 = RethinkingConfig()
-    p = subparsers.add_parser("metrics", help="diversity, novelty, creativity index, perplexity, templates, rubric judge of texts",
+    p = subparsers.add_parser("metrics", help="diversity, novelty, creativity index, perplexity, templates, "
+                                              "rubric judge of texts",
                               description="Measures of a set of texts in a file: diversity, pairwise LLM novelty, "
                                           "and chapter 06's creativity index, perplexity, syntactic templates and "
                                           "rubric judge.")
@@ -253,8 +255,8 @@ def register(subparsers) -> None:
     r.add_argument("--domain", choices=["cw", "ps", "ri"], default="ps", help="rubric: cw, ps or ri")
     r.add_argument("--model", default=None, help=f"judge model (default: judge_model, {d0.judge_model})")
     r.add_argument("--question", default=None, help="the problem every solution answers (ps)")
-    r.add_argument("--tokens", type=int, default=None, help=f"token budget of the analysis turn "
-                                                            f"(default: rethink_judge_tokens, {d0.rethink_judge_tokens})")
+    r.add_argument("--tokens", type=int, default=None,
+                   help=f"token budget of the analysis turn (default: rethink_judge_tokens, {d0.rethink_judge_tokens})")
     r.add_argument("--params", default=None, metavar="FILE",
                    help="take the defaults from this parameter profile (default: the Config defaults)")
     r.set_defaults(func=_with_profile(cmd_rubric))

@@ -1,30 +1,34 @@
 """``creval neocoder score|humans``: NeoCoder (denial prompting and NeoGauge on Codeforces problems).
 
 The study itself (the replay of the stored GPT-4 rounds under both judges, the live denial run of every model
-under test, the technique detection) runs with ``creval run neocoder`` (``creval neocoder run`` and ``replay``
-are aliases of it, kept for old scripts); ``score`` prints chapter 05's main
-tables from that run's records (running the study first if its folder is not finished); ``humans`` runs the
-human Python solutions through the strict judge (the test-suite check behind the unverifiable flags).
+under test, the technique detection) runs with ``creval run neocoder`` ("run" means a study run: the old
+aliases ``creval neocoder run`` and ``creval neocoder replay`` are errors naming it); ``score`` prints chapter
+05's main tables from that run's records (running the study first if its folder is not finished); ``humans``
+runs the human Python solutions through the strict judge (the test-suite check behind the unverifiable flags).
 """
 from __future__ import annotations
 
+from creval.book.params import effective_params, load_params
+from creval.commands import retire
+from creval.commands.book import params_path
+from creval.datasets import neocoder as ds
+from creval.judges.neocoder import human_pass_rates
+from creval.studies.neocoder import report
 from creval.studies.neocoder.config import NeoCoderConfig
+from creval.studies.neocoder.run import records
 
 D = NeoCoderConfig()
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("neocoder", help="NeoCoder: print Tables 1 and 3 from the records; the human-solution check",
+    p = subparsers.add_parser("neocoder",
+                              help="NeoCoder: print Tables 1 and 3 from the records; the human-solution check",
                               description="Print Table 1, Table 3 (both judges) and the creativity columns from "
                                           "the records of `creval run neocoder` (run first when missing), or run "
                                           "the human solutions through the strict judge.")
-    sub = p.add_subparsers(dest="neocoder_cmd", required=True)
-    for name in ("run", "replay"):
-        a = sub.add_parser(name, help="alias of `creval run neocoder` (the whole study into its run folder)")
-        a.add_argument("--params", default="params/default.yaml", help="parameter file (default: %(default)s)")
-        a.add_argument("-p", action="append", default=[], metavar="KEY=VALUE",
-                       help="override one parameter (repeatable), e.g. -p model=qwen2.5-coder-1.5b")
-        a.set_defaults(func=run_alias, study="neocoder")
+    sub = p.add_subparsers(dest="neocoder_cmd", metavar="{score,humans}", required=True)
+    for old in ("run", "replay"):
+        retire(sub, f"neocoder {old}", "`creval run neocoder` (the whole study into its run folder)")
     q = sub.add_parser("score", help="Table 1, Table 3 and the creativity columns from the study's records")
     q.add_argument("--params", default="params/default.yaml", help="parameter file (default: %(default)s)")
     q.add_argument("-p", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
@@ -36,16 +40,7 @@ def register(subparsers) -> None:
     h.set_defaults(func=humans)
 
 
-def run_alias(args) -> int:
-    from creval.commands.run import cmd_run
-    return cmd_run(args)
-
-
 def score(args) -> int:
-    from creval.book.params import effective_params, load_params
-    from creval.commands.book import params_path
-    from creval.studies.neocoder import report
-    from creval.studies.neocoder.run import records
     ppath = params_path(args.params)
     cfg = NeoCoderConfig.from_params(effective_params(load_params(ppath, args.overrides)), where=str(ppath))
     recs = records(cfg)
@@ -58,8 +53,6 @@ def score(args) -> int:
 
 
 def humans(args) -> int:
-    from creval.datasets import neocoder as ds
-    from creval.judges.neocoder import human_pass_rates
     rows = human_pass_rates(ds.load()[0], progress=True, workers=args.workers or None)
     sus = [r for r in rows if r["suspect"]]
     flagged = [r for r in rows if r["input_flattened"] or r["needs_checker"]]
@@ -67,6 +60,7 @@ def humans(args) -> int:
         print(f"{r['problem_id']}: {r['passed']}/{r['python solutions']} pass {r['verdicts']} "
               f"flagged={r['input_flattened'] or r['needs_checker']}")
     print(f"{len(sus)} problems where at most one in five human Python solutions passes; "
-          f"{len(flagged)} flagged unverifiable; {sum(1 for r in sus if not (r['input_flattened'] or r['needs_checker']))} "
+          f"{len(flagged)} flagged unverifiable; "
+          f"{sum(1 for r in sus if not (r['input_flattened'] or r['needs_checker']))} "
           f"suspect but not flagged")
     return 0

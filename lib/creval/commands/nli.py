@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import json
 
+from creval.measures.nli.evaluate import evaluate_nli
+from creval.measures.nli.train import DEFAULTS, model_dir, train_minilm_sick
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("nli", help="entailment models: train minilm-sick, evaluate a backend")
@@ -16,7 +19,8 @@ def register(subparsers) -> None:
 
     e = sub.add_parser("eval", help="agreement of an NLI backend with SICK test, MSRP test or our own sample")
     e.add_argument("--nli", default="minilm-sick",
-                   help="minilm-sick | minilm-cosine | deberta | hf:<id or folder> | llm:<model name> (default minilm-sick)")
+                   help="minilm-sick | minilm-cosine | deberta | hf:<id or folder> | llm:<model name> "
+                        "(default minilm-sick)")
     e.add_argument("--dataset", choices=["sick", "msrp", "sample"], default="sick",
                    help="sick | msrp (the bundled sample when they cannot be had) | sample")
     e.add_argument("--limit", type=int, default=200, help="random pairs to score (0 = all)")
@@ -27,7 +31,6 @@ def register(subparsers) -> None:
 
 
 def _train(args) -> int:
-    from creval.measures.nli.train import DEFAULTS, model_dir, train_minilm_sick
     meta = train_minilm_sick(epochs=args.epochs or DEFAULTS["epochs"], seed=args.seed, force=args.force)
     print(f"minilm-sick: {model_dir()}")
     print(f"  epochs {meta['epochs']}, seed {meta['seed']}, trained in {meta['train_seconds']} s, "
@@ -36,13 +39,13 @@ def _train(args) -> int:
 
 
 def _eval(args) -> int:
-    from creval.measures.nli.evaluate import evaluate_nli
     r = evaluate_nli(args.nli, args.dataset, limit=args.limit or None, seed=args.seed)
     if args.json:
         print(json.dumps(r, indent=2))
         return 0
     asked = f" (asked for {r['requested_nli']})" if r["requested_nli"] not in (None, r["nli"]) else ""
-    print(f"{r['nli']}{asked} on {r['dataset']} ({r['n']} pairs, {r['pairs_evaluated']} NLI pairs, {r['seconds']:.1f} s)")
+    print(f"{r['nli']}{asked} on {r['dataset']} ({r['n']} pairs, {r['pairs_evaluated']} NLI pairs, "
+          f"{r['seconds']:.1f} s)")
     if r["dataset"] != r["requested"]:
         print(f"  {r['requested']} could not be had: measured on {r['source']} instead")
     print(f"  accuracy {r['accuracy']:.3f}   macro-F1 {r['macro_f1']:.3f}")

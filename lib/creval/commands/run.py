@@ -2,13 +2,21 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import nullcontext
 
+from creval.book.params import effective_params, load_params
+from creval.book.studies import measure_slow_models, phases_lines, run_studies, summary_line
+from creval.book.sync import field_comments, yaml_value
+from creval.commands.book import params_path
+from creval.core.deferral import batch_out
+from creval.models.batchfile import read_in
+from creval.models.endpoint import peak_in_flight
 from creval.studies.registry import STUDIES
+from creval.studies.units import spending_limit
 
 
 def parameters_help(cls) -> str:
     """One line per parameter of a study's Config: its default and the comment of its declaration."""
-    from creval.book.sync import field_comments, yaml_value
     notes, defaults = field_comments(cls), cls.defaults()
     return "parameters (-p KEY=VALUE; * changes the run id):\n" + "\n".join(
         f"  {k}{'*' if k in cls.identity_keys() else ''} = {yaml_value(v)}" + (f"   # {notes[k]}" if k in notes else "")
@@ -16,17 +24,9 @@ def parameters_help(cls) -> str:
 
 
 def cmd_run(args) -> int:
-    from creval.book.params import effective_params, load_params
-    from creval.book.studies import measure_slow_models, phases_lines, run_studies, summary_line
-    from creval.commands.book import params_path
-    from contextlib import nullcontext
-
-    from creval.core.deferral import batch_out
-    from creval.studies.units import spending_limit
     ppath = params_path(args.params)
     params = effective_params(load_params(ppath, args.p))
     if args.batch_in:
-        from creval.models.batchfile import read_in
         print(f"{args.batch_in}: {read_in(args.batch_in).line()}")
     with spending_limit(args.max_cost), (batch_out(args.batch_out) if args.batch_out else nullcontext()) as wave:
         rows = run_studies(params, [args.study], where=str(ppath))
@@ -40,7 +40,6 @@ def cmd_run(args) -> int:
     measure_slow_models(rows)
     for line in phases_lines(rows):
         print(line)
-    from creval.models.endpoint import peak_in_flight
     for url, peak in peak_in_flight().items():
         print(f"most requests in flight at once: {peak} ({url})")
     return 1 if any(r["error"] for r in rows) else 0
@@ -55,7 +54,8 @@ def register(sub) -> None:
     for name, s in STUDIES.items():
         q = sp.add_parser(name, help=s.summary, description=f"{s.summary}. Chapter: {s.chapter}.",
                           epilog=parameters_help(s.config), formatter_class=argparse.RawDescriptionHelpFormatter)
-        q.add_argument("--params", default="params/default.yaml", help="flat YAML parameter file (default: %(default)s)")
+        q.add_argument("--params", default="params/default.yaml",
+                       help="flat YAML parameter file (default: %(default)s)")
         q.add_argument("-p", action="append", default=[], metavar="KEY=VALUE",
                        help="override one parameter (repeatable), e.g. -p model=gpt-4o")
         q.add_argument("--max-cost", type=float, default=None, metavar="USD",

@@ -1,9 +1,12 @@
 """``creval sync-params``: rewrite params/default.yaml and the chapters' parameters from the studies' Configs."""
 from __future__ import annotations
 
+from creval.book.sync import sync
+
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("sync-params", help="rewrite params/default.yaml and chapter parameter cells from the Configs",
+    p = subparsers.add_parser("sync-params",
+                              help="rewrite params/default.yaml and chapter parameter cells from the Configs",
                               description="Developer tool (hidden from `creval --help`): rewrites the repository's "
                                           "params/default.yaml and each chapter's parameters cell from the studies' "
                                           "Configs. Run it after changing a Config.")
@@ -12,7 +15,6 @@ def register(subparsers) -> None:
 
 
 def _run(args) -> int:
-    from creval.book.sync import sync
     changed = sync(write=not args.check)
     for c in changed:
         print(("out of date: " if args.check else "rewrote: ") + c)

@@ -1,14 +1,15 @@
 """``creval throughput``: a model's own speed on this machine (prefill, decode, batched decode in tokens/s)."""
 from __future__ import annotations
 
+from creval.core.errors import CrevalError
+from creval.models import throughput
+from creval.models.registry import get_spec, model_name
+
 
 def cmd_throughput(args) -> int:
-    from creval.models import throughput
-    from creval.models.registry import get_spec, model_name
     name = model_name(args.model)
     spec = get_spec(args.model)
     if spec.backend == "openai" and not args.remote:
-        from creval.core.errors import CrevalError
         raise CrevalError(f"{name} is served over an API: measuring it sends about {args.streams + 4} requests",
                           "add --remote to measure it anyway")
     f = throughput.ensure(args.model, force=args.force, local_only=False, streams=args.streams)

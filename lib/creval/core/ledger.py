@@ -5,16 +5,18 @@ Every call adds a :class:`CallRecord` to :data:`LEDGER`, which keeps only runnin
 context. A tally (``with LEDGER.collect() as t:``) sees exactly the calls made inside its block, in this
 thread and in the unit threads it starts (they copy its context), never another unit's: tags
 (``LEDGER.tagged(agent=..., phase=...)``) and tallies are context variables, not process-global lists.
+:meth:`Ledger.stream_to` (called by whoever owns the process: the book's chapter kernels, the command line)
+appends every call to a JSON-lines file; nothing is read from the environment.
 """
 from __future__ import annotations
 
 import contextvars
 import json
-import os
 import threading
 from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Iterator
 
 
@@ -101,8 +103,13 @@ class Ledger:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.totals = Totals()
-        # The book runner sets CREVAL_LEDGER_FILE so each chapter's kernel streams its calls there.
-        self.stream = os.environ.get("CREVAL_LEDGER_FILE")
+        self.stream: Path | None = None
+
+    def stream_to(self, path: str | Path | None) -> None:
+        """Append every call recorded from now on to ``path`` (one JSON object per line), or stop (``None``).
+        The book's chapter kernels stream to their chapter's ledger file."""
+        with self._lock:
+            self.stream = Path(path) if path is not None else None
 
     def add(self, rec: CallRecord) -> None:
         merged: dict = {}
