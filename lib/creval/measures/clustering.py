@@ -55,9 +55,11 @@ def equivalent(ab: Label, ba: Label, strict: bool = True) -> bool:
     return Label.CONTRADICTION not in (ab, ba) and not (ab == Label.NEUTRAL and ba == Label.NEUTRAL)
 
 
-def _check_args(compare: str) -> None:
+def _check_args(compare: str, prefetch: str = "rounds") -> None:
     if compare not in ("first", "all"):
         raise ValueError(f"compare must be 'first' or 'all', not {compare!r}")
+    if prefetch not in ("rounds", "all"):
+        raise ValueError(f"prefetch must be 'rounds' or 'all', not {prefetch!r}")
 
 
 class CountingNLI:
@@ -100,6 +102,21 @@ def cluster_naive(texts: Sequence[str], nli: NLI, strict: bool = True, compare: 
     return ids
 
 
+def merge_duplicates(texts: Sequence[str]) -> tuple[list[str], list[int]]:
+    """(the distinct texts, each the original of its first occurrence; for each text, the index of its distinct
+    text), where texts equal after :func:`normalise` are one."""
+    first_of: dict[str, int] = {}
+    distinct: list[str] = []
+    slot: list[int] = []
+    for t in texts:
+        k = normalise(t)
+        if k not in first_of:
+            first_of[k] = len(distinct)
+            distinct.append(str(t))
+        slot.append(first_of[k])
+    return distinct, slot
+
+
 def cluster(texts: Sequence[str], nli: NLI, strict: bool = True, compare: str = "first",
             *, prefetch: str = "rounds") -> list[int]:
     """Cluster ``texts`` by bidirectional entailment; ids are ``0..k-1`` in order of first appearance.
@@ -107,21 +124,11 @@ def cluster(texts: Sequence[str], nli: NLI, strict: bool = True, compare: str = 
     Same result as :func:`cluster_naive` with far fewer NLI pairs and calls (see the module docstring
     for how the batches are formed and for ``prefetch``).
     """
-    _check_args(compare)
-    if prefetch not in ("rounds", "all"):
-        raise ValueError(f"prefetch must be 'rounds' or 'all', not {prefetch!r}")
+    _check_args(compare, prefetch)
     if not texts:
         return []
     # 1. merge exact duplicates
-    keys = [normalise(t) for t in texts]
-    first_of: dict[str, int] = {}
-    distinct: list[str] = []  # original text of the first occurrence of each key
-    slot: list[int] = []
-    for t, k in zip(texts, keys):
-        if k not in first_of:
-            first_of[k] = len(distinct)
-            distinct.append(str(t))
-        slot.append(first_of[k])
+    distinct, slot = merge_duplicates(texts)
     m = len(distinct)
 
     # 2. memo of directed labels between distinct texts
@@ -133,11 +140,7 @@ def cluster(texts: Sequence[str], nli: NLI, strict: bool = True, compare: str = 
         return None
 
     def ask(pairs: set[tuple[int, int]]) -> None:
-        directed = []
-        for a, b in sorted(pairs):
-            for d in ((a, b), (b, a)):
-                if d not in labels and d not in directed:
-                    directed.append(d)
+        directed = list(dict.fromkeys(d for a, b in sorted(pairs) for d in ((a, b), (b, a)) if d not in labels))
         if directed:
             out = nli.classify([(distinct[a], distinct[b]) for a, b in directed])
             labels.update(zip(directed, out))

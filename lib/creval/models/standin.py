@@ -94,6 +94,37 @@ class Stats:
                 "mean_in_flight": round(self.area / self.busy_time, 3) if self.busy_time else 0.0}
 
 
+def reply_choice(kind: str, body: dict, prompt, i: int, sampled: bool, seed) -> tuple[dict, int]:
+    """Choice ``i`` of the stand-in's answer to ``body`` (a chat or a text completion, with the log-probs asked
+    for) and its number of completion tokens."""
+    text = reply_text(prompt, i if sampled else 0, seed if sampled else None)
+    toks = _tokens(text)[:int(body.get("max_tokens") or 256)]
+    text = "".join(toks)
+    c: dict = {"index": i, "finish_reason": "stop"}
+    if kind == "chat":
+        c["message"] = {"role": "assistant", "content": text}
+        if body.get("logprobs"):
+            k = int(body.get("top_logprobs") or 1)
+            c["logprobs"] = {"content": [
+                {"token": t, "logprob": _lp(text, j, t),
+                 "top_logprobs": [{"token": t, "logprob": _lp(text, j, t)}] +
+                                 [{"token": a, "logprob": _lp(text, j, a) - 1.0}
+                                  for a in ("[[", "YES", "NO", "]]", " ", "1")[:max(0, k - 1)] if a != t]}
+                for j, t in enumerate(toks)]}
+    else:
+        if body.get("echo"):
+            ptk = _tokens(str(prompt))
+            allt = ptk + toks
+            c["text"] = str(prompt) + text
+            lps = [_lp(str(prompt)[:9], j, t) for j, t in enumerate(allt)]
+            c["logprobs"] = {"tokens": allt, "token_logprobs": [None] + lps[1:],
+                             "top_logprobs": None}
+        else:
+            c["text"] = text
+            c["logprobs"] = {"tokens": toks, "token_logprobs": [_lp(text, j, t) for j, t in enumerate(toks)]}
+    return c, len(toks)
+
+
 def make_app(latency: float = 0.5, capacity: int = 64, fail: str = ""):
     """A Starlette app (see the module doc); ``fail``: a marker whose requests always answer 500."""
     from starlette.applications import Starlette
@@ -125,32 +156,8 @@ def make_app(latency: float = 0.5, capacity: int = 64, fail: str = ""):
         sampled = float(body.get("temperature") or 0) > 0
         choices, ptoks, ctoks = [], len(_tokens(json.dumps(prompt))), 0
         for i in range(n):
-            text = reply_text(prompt, i if sampled else 0, seed if sampled else None)
-            toks = _tokens(text)[:int(body.get("max_tokens") or 256)]
-            text = "".join(toks)
-            ctoks += len(toks)
-            c: dict = {"index": i, "finish_reason": "stop"}
-            if kind == "chat":
-                c["message"] = {"role": "assistant", "content": text}
-                if body.get("logprobs"):
-                    k = int(body.get("top_logprobs") or 1)
-                    c["logprobs"] = {"content": [
-                        {"token": t, "logprob": _lp(text, j, t),
-                         "top_logprobs": [{"token": t, "logprob": _lp(text, j, t)}] +
-                                         [{"token": a, "logprob": _lp(text, j, a) - 1.0}
-                                          for a in ("[[", "YES", "NO", "]]", " ", "1")[:max(0, k - 1)] if a != t]}
-                        for j, t in enumerate(toks)]}
-            else:
-                if body.get("echo"):
-                    ptk = _tokens(str(prompt))
-                    allt = ptk + toks
-                    c["text"] = str(prompt) + text
-                    lps = [_lp(str(prompt)[:9], j, t) for j, t in enumerate(allt)]
-                    c["logprobs"] = {"tokens": allt, "token_logprobs": [None] + lps[1:],
-                                     "top_logprobs": None}
-                else:
-                    c["text"] = text
-                    c["logprobs"] = {"tokens": toks, "token_logprobs": [_lp(text, j, t) for j, t in enumerate(toks)]}
+            c, k = reply_choice(kind, body, prompt, i, sampled, seed)
+            ctoks += k
             choices.append(c)
         return JSONResponse({"id": "standin", "object": kind, "model": body.get("model", "standin"), "choices": choices,
                              "usage": {"prompt_tokens": ptoks, "completion_tokens": ctoks,
