@@ -6,10 +6,10 @@ import math
 import pytest
 
 from creval.studies.contract import Records
+from creval.studies.neocoder import reading
 from creval.studies.neocoder import report as R
 from creval.studies.neocoder.config import NeoCoderConfig
-from creval.studies.neocoder.records import (CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord,
-                                             RoundRecord)
+from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord, RoundRecord
 
 A, B = "comprehension = for loop", "strict syntax"
 FLAGS = dict(single_test=False, yes_no=False, padded_output=False, multiline_answer=False, input_flattened=False,
@@ -22,7 +22,8 @@ def problem(pid, replayed, rounds, banned, humans, **flags):
 
 
 def code(pid, r, state, banned, repo, strict, techniques, follows, novelty, verifiable=True, salvaged=False):
-    return CodeRecord(pid, r, state, banned, "sha", {"verdict": repo}, {"verdict": strict, "cases": [{"verdict": strict}]},
+    return CodeRecord(pid, r, state, banned, "sha", {"verdict": repo},
+                      {"verdict": strict, "cases": [{"verdict": strict}]},
                       repo == "OK", strict == "OK", salvaged, "static", techniques, "ok", follows, [], novelty, True,
                       verifiable, f"def solve():\n    pass  # {pid} {r}\n")
 
@@ -54,7 +55,8 @@ TABLES = {
     "known_positives": [PositiveRecord("neocoder-1A", 0, "for loop", {A: True, B: True}),
                         PositiveRecord("neocoder-1A", 1, "if statement", {A: True, B: False}),
                         PositiveRecord("neocoder-2B", 0, "while loop", {A: True, B: True})],
-    "human_detections": [HumanDetectionRecord("neocoder-1A", 0, ["for loop"], {A: ["for loop"], B: ["for loop", "if statement"]}),
+    "human_detections": [HumanDetectionRecord("neocoder-1A", 0, ["for loop"],
+                                              {A: ["for loop"], B: ["for loop", "if statement"]}),
                          HumanDetectionRecord("neocoder-1A", 1, ["while loop"], {A: ["while loop"], B: []})],
     "rounds": [live_round("m1", 0, 0, None), live_round("m1", 1, None, None)],
 }
@@ -175,15 +177,35 @@ def test_isolation_of_every_verdict(recs, tmp_path):
 
 
 def test_the_sentences_values_come_from_the_records(recs):
-    v = R.pass_values(recs)
+    v = reading.pass_values(recs)
     assert v["repo"] == {0: "1/2", 1: "0/2", 2: "0/1"} and v["strict"] == {0: "2/2", 1: "1/2", 2: "0/1"}
     assert v["more"] == 2 and v["first"] == 0 and v["last"] == 2 and v["paper"] and not v["equal_to_paper"]
     assert v["strict_first"] == "100.0%" and v["repo_last"] == "0.0%" and v["table1_equal"] is False
     assert v["flatter"] is False          # strict keeps 0 of 100%, repo 0 of 50%: neither keeps more
     assert v["ratio_later"] == ""         # no state >= 3 here
-    assert R.per_state({3: "2.9x", 4: "6.3x", 5: "5.5x"}) == "2.9x, 6.3x and 5.5x at states 3-5"
-    assert R.unverifiable(recs) == {"problems": 3, "unverifiable": 1, "share": "33.3%"}
-    f = R.fig2_values(recs)
+    assert reading.per_state({3: "2.9x", 4: "6.3x", 5: "5.5x"}) == "2.9x, 6.3x and 5.5x at states 3-5"
+    assert reading.unverifiable(recs) == {"problems": 3, "unverifiable": 1, "share": "33.3%"}
+    f = reading.fig2_values(recs)
     # state 0: 1A for loop, 2B while loop; states 1-2: 1A (while, recursion), 2B (while), 1A (recursion)
     assert f["for loop"] == {"state0": "50.0%", "later": "0.0%", "max": "50.0%", "rises": False}
     assert f["while loop"]["later"] == "0.0-100.0%" and f["recursion"]["max"] == "100.0%" and f["recursion"]["rises"]
+
+
+def test_what_this_shows_reads_each_claim_off_the_records(recs):
+    t = reading.what_this_shows(recs)
+    assert t.attrs["caption"].startswith("What this shows")
+
+    def row(prefix):
+        return t[t["the paper's claim"].str.startswith(prefix)].iloc[0]
+    # three problems, not the paper's 199: Table 1 and Table 3 cannot match; the tests of 1 of 3 cannot verify
+    assert row("Problems per state")["verdict"] == "not reproduced"
+    assert row("GPT-4's pass@1 per state")["verdict"] == "not reproduced"
+    unver = row("The released tests")
+    assert unver["verdict"] == "not reproduced" and unver["this build"].startswith("1 of 3 problems (33.3%)")
+    # strict 2/2 at state 0 and 0/1 at state 2, repo 1/2 then 0/1: neither keeps anything, the decline is not flatter
+    decline = row("pass@1 falls")
+    assert decline["verdict"] == "reproduced" and "goes from 100.0% to 0.0%" in decline["this build"]
+    live = row("Live")
+    assert live["verdict"] == "cannot be tested here"
+    assert "m1: 0 of 2 rounds pass the strict judge" in live["this build"]
+    assert set(t["verdict"]) <= {"reproduced", "not reproduced", "cannot be tested here"}

@@ -14,8 +14,7 @@ from creval.judges.neocoder import VERDICTS
 from creval.measures import neogauge as ng
 from creval.measures import stats as S
 from creval.measures.techniques import STATIC_NAMES
-from creval.studies.neocoder.records import (CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord,
-                                             RoundRecord)
+from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord, RoundRecord
 from creval.studies.tables import captioned
 
 UNDECIDABLE = ("matrix operation", "hashmap", "misc")     # names syntax alone cannot decide
@@ -30,16 +29,16 @@ def _frame(rows, caption: str) -> pd.DataFrame:
     return captioned(pd.DataFrame(rows), caption)
 
 
-def _codes(recs) -> list[CodeRecord]:
+def codes_of(recs) -> list[CodeRecord]:
     return [CodeRecord.from_dict(d) for d in recs.rows("codes")]
 
 
-def _problems(recs, only_replayed: bool = False) -> list[ProblemRecord]:
+def problems_of(recs, only_replayed: bool = False) -> list[ProblemRecord]:
     ps = [ProblemRecord.from_dict(d) for d in recs.rows("problems")]
     return [p for p in ps if p.replayed] if only_replayed else ps
 
 
-def _is_sample(recs) -> bool:
+def is_sample(recs) -> bool:
     src = recs.rows("data_source")
     return bool(src and src[0].get("sample"))
 
@@ -51,9 +50,9 @@ def data_source(recs) -> pd.DataFrame:
 
 def table1(recs) -> pd.DataFrame:
     """Problems per state over the whole release (beside the paper's counts on the real data)."""
-    ps = _problems(recs)
+    ps = problems_of(recs)
     got = {t: sum(len(p.state_rounds) > t for p in ps) for t in range(6)}
-    sample = _is_sample(recs)
+    sample = is_sample(recs)
     rows = [{"state t": t, "problems (ours)": got[t], "problems (paper)": PAPER_TABLE1[t] if not sample else None,
              "equal": (got[t] == PAPER_TABLE1[t]) if not sample else None} for t in range(6)]
     return _frame(rows, "Table 1: problems per state (state t = the first round whose banned set has t elements)")
@@ -93,7 +92,7 @@ def flags(recs) -> pd.DataFrame:
                    for c in cols], f"Per-problem flags ({len(df)} problems)")
 
 
-def _state_rows(codes, t: int, subset: str):
+def state_rows(codes, t: int, subset: str):
     rows = [r for r in codes if r.state == t]
     if subset == "verifiable":
         rows = [r for r in rows if r.verifiable]
@@ -103,11 +102,11 @@ def _state_rows(codes, t: int, subset: str):
 def table3(recs, subset: str = "all") -> pd.DataFrame:
     """pass@1 per state under both judges side by side, with the paper's counts."""
     cfg = recs.cfg
-    codes = _codes(recs)
-    paper = not _is_sample(recs) and not cfg.neocoder_problems
+    codes = codes_of(recs)
+    paper = not is_sample(recs) and not cfg.neocoder_problems
     rows = []
     for t in range(6):
-        rs = _state_rows(codes, t, subset)
+        rs = state_rows(codes, t, subset)
         if not rs:
             continue
         rep = sum(r.correct_repo for r in rs)
@@ -119,107 +118,19 @@ def table3(recs, subset: str = "all") -> pd.DataFrame:
         rows.append({"state t": t, "problems": len(rs),
                      "paper pass@1": PAPER_PASS[t] if paper and subset == "all" else "",
                      "repo-compatible": f"{rep}/{len(rs)}", "repo %": round(100 * rep / len(rs), 1),
-                     "repo 95% CI": _ci(ci_r), "strict": f"{st}/{len(rs)}", "strict %": round(100 * st / len(rs), 1),
-                     "strict 95% CI": _ci(ci_s),
+                     "repo 95% CI": ci_text(ci_r), "strict": f"{st}/{len(rs)}",
+                     "strict %": round(100 * st / len(rs), 1),
+                     "strict 95% CI": ci_text(ci_s),
                      "equal to paper": (f"{rep}/{len(rs)}" == PAPER_PASS[t]) if paper and subset == "all" else None})
     return _frame(rows, f"Table 3, pass@1 of the stored GPT-4 codes under both judges ({subset} problems)")
 
 
-def _pct(k: int, n: int) -> str:
-    return S.fmt_number(k / n if n else float("nan"), 1, 100) + "%"
-
-
-def per_state(values: dict) -> str:
-    """"a, b and c at states 3-5" style list of per-state values."""
-    ts = sorted(values)
-    if not ts:
-        return "no state"
-    items = [values[t] for t in ts]
-    listed = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-    span = f"state {ts[0]}" if len(ts) == 1 else f"states {ts[0]}-{ts[-1]}"
-    return f"{listed} at {span}"
-
-
-def pass_values(recs, subset: str = "all") -> dict:
-    """The numbers the chapter's sentences about Table 3 use, from the records: per-state pass@1 under both
-    judges (``repo``/``strict``: "k/n"), their percentages at the first and last state, whether the repo
-    judge equals the paper in every state, and the strict/repo ratio at the later states (3 on)."""
-    codes = _codes(recs)
-    per = {}
-    for t in range(6):
-        rs = _state_rows(codes, t, subset)
-        if rs:
-            per[t] = (sum(r.correct_repo for r in rs), sum(r.correct_strict for r in rs), len(rs))
-    if not per:
-        return {"states": 0}
-    first, last = min(per), max(per)
-    paper = not _is_sample(recs) and not recs.cfg.neocoder_problems
-    ratio = {t: f"{S.fmt_number(st / rep, 1)}x" if rep else f"{st} passes against none"
-             for t, (rep, st, n) in per.items() if t >= 3 and (rep or st)}
-    flatter = None
-    if per[first][0] and per[first][1] and last != first:
-        keep_repo = per[last][0] / per[last][2] / (per[first][0] / per[first][2])
-        keep_strict = per[last][1] / per[last][2] / (per[first][1] / per[first][2])
-        flatter = keep_strict > keep_repo
-    t1 = table1(recs)
-    return {"states": len(per), "first": first, "last": last, "paper": paper,
-            "table1_equal": None if _is_sample(recs) else bool(t1["equal"].all()),
-            "equal_to_paper": paper and all(f"{rep}/{n}" == PAPER_PASS[t] for t, (rep, st, n) in per.items()),
-            "repo": {t: f"{rep}/{n}" for t, (rep, st, n) in per.items()},
-            "strict": {t: f"{st}/{n}" for t, (rep, st, n) in per.items()},
-            "repo_first": _pct(per[first][0], per[first][2]), "repo_last": _pct(per[last][0], per[last][2]),
-            "strict_first": _pct(per[first][1], per[first][2]), "strict_last": _pct(per[last][1], per[last][2]),
-            "more": sum(v[1] for v in per.values()) - sum(v[0] for v in per.values()),
-            "ratio_later": per_state(ratio) if ratio else "", "flatter": flatter, "sample": _is_sample(recs)}
-
-
-def unverifiable(recs) -> dict:
-    """How many problems' released tests cannot verify a correct program (``flags``' verifiable column)."""
-    df = recs["problems"]
-    n = len(df)
-    bad = int((~df["verifiable"].astype(bool)).sum()) if n else 0
-    return {"problems": n, "unverifiable": bad, "share": _pct(bad, n)}
-
-
-FIG2_TECHNIQUES = ("for loop", "while loop", "recursion", "tuple")
-
-
-def technique_shares(recs, names=FIG2_TECHNIQUES) -> pd.DataFrame:
-    """Share (0-1) of the scored solutions of each state that use each technique (static detector): the
-    numbers of Fig. 2, one row per state."""
-    codes = _codes(recs)
-    rows = []
-    for t in range(6):
-        rs = [r for r in codes if r.state == t]
-        if rs:
-            c = Counter(x for r in rs for x in set(r.techniques))
-            rows.append({"state t": t, "solutions": len(rs), **{n: c[n] / len(rs) for n in names}})
-    return pd.DataFrame(rows)
-
-
-def fig2_values(recs) -> dict:
-    """Per technique of :data:`FIG2_TECHNIQUES`: its share at state 0 and the range over the later states,
-    each printed once-rounded (``"99.5%"``, ``"58.3-73.1%"``)."""
-    t = technique_shares(recs)
-    if t.empty or 0 not in set(t["state t"]) or len(t) < 2:
-        return {}
-    first, later = t[t["state t"] == 0].iloc[0], t[t["state t"] > 0]
-    out = {}
-    for n in FIG2_TECHNIQUES:
-        lo, hi = later[n].min(), later[n].max()
-        out[n] = {"state0": S.fmt_number(first[n], 1, 100) + "%",
-                  "later": (S.fmt_number(lo, 1, 100) + "%" if S.fmt_number(lo, 1, 100) == S.fmt_number(hi, 1, 100)
-                            else f"{S.fmt_number(lo, 1, 100)}-{S.fmt_number(hi, 1, 100)}%"),
-                  "max": S.fmt_number(t[n].max(), 1, 100) + "%", "rises": bool(later[n].mean() > first[n])}
-    return out
-
-
-def _ci(ci) -> str:
+def ci_text(ci) -> str:
     return S.fmt_interval(*ci, digits=1, scale=100)
 
 
 def verdicts(recs) -> pd.DataFrame:
-    codes = [r for r in _codes(recs) if r.state is not None]
+    codes = [r for r in codes_of(recs) if r.state is not None]
     rows = []
     for judge in ("repo", "strict"):
         c = Counter(getattr(r, judge)["verdict"] for r in codes)
@@ -238,10 +149,10 @@ def creativity(recs, judge: str = "strict", subset: str = "all") -> pd.DataFrame
     """Table 3's other columns for the stored GPT-4 codes with OUR detector (GPT-4's own detections of these
     codes were not released): following, convergent, divergent, NeoGauge and the cumulative NeoGauge."""
     cfg = recs.cfg
-    codes = _codes(recs)
+    codes = codes_of(recs)
     rows, ngs = [], []
     for t in range(6):
-        rs = _state_rows(codes, t, subset)
+        rs = state_rows(codes, t, subset)
         if not rs:
             continue
         m = ng.state_metrics([getattr(r, f"correct_{judge}") for r in rs], [r.follows for r in rs],
@@ -251,9 +162,9 @@ def creativity(recs, judge: str = "strict", subset: str = "all") -> pd.DataFrame
         p = PAPER_T3[t]
         rows.append({"state t": t, "following %": round(100 * m["constraint following"], 1), "paper following": p[0],
                      "convergent %": round(100 * m["convergent"], 1), "paper convergent": p[1],
-                     "divergent %": round(100 * m["divergent"], 1), "divergent 95% CI": _ci(m["divergent CI"]),
+                     "divergent %": round(100 * m["divergent"], 1), "divergent 95% CI": ci_text(m["divergent CI"]),
                      "paper divergent": p[2], "NeoGauge %": round(100 * m["NeoGauge"], 2),
-                     "NeoGauge 95% CI": _ci(m["NeoGauge CI"]), "paper NeoGauge": p[3]})
+                     "NeoGauge 95% CI": ci_text(m["NeoGauge CI"]), "paper NeoGauge": p[3]})
     cum = ng.cumulative(ngs)
     for row, c in zip(rows, cum):
         row["cumulative NeoGauge % (running sum: our definition)"] = round(100 * c, 2)
@@ -262,26 +173,38 @@ def creativity(recs, judge: str = "strict", subset: str = "all") -> pd.DataFrame
                         f"{subset} problems)")
 
 
-def human_curves(recs) -> go.Figure:
-    """Fig. 5: human convergent (Eq. 5) per state and human divergent (Eq. 6), beside GPT-4's stored codes."""
-    ps = _problems(recs, only_replayed=True)
-    codes = _codes(recs)
-    hconv, gconv, gdiv = [], [], []
+def curve_values(recs) -> pd.DataFrame:
+    """The numbers of Fig. 5, one row per state: human convergent (Eq. 5), human divergent (Eq. 6, one value
+    for all states), and GPT-4's convergent (strict judge) and divergent on the problems with human solutions,
+    each a share (0-1)."""
+    ps = problems_of(recs, only_replayed=True)
+    codes = codes_of(recs)
+    hdiv = ng.human_divergent([p.human_techniques for p in ps if p.human_techniques])
+    rows = []
     for t in range(6):
         inn = [p for p in ps if t < len(p.state_rounds) and p.human_techniques]
-        banned = [p.state_banned[t] for p in inn]
-        hconv.append(ng.human_convergent([p.human_techniques for p in inn], banned))
-        rs = [r for r in _state_rows(codes, t, "all") if r.has_humans]
-        gconv.append(ng.convergent([r.follows for r in rs], [r.correct_strict for r in rs]) if rs else float("nan"))
-        gdiv.append(ng.divergent([r.novelty for r in rs]) if rs else float("nan"))
-    hdiv = ng.human_divergent([p.human_techniques for p in ps if p.human_techniques])
-    x = list(range(6))
+        rs = [r for r in state_rows(codes, t, "all") if r.has_humans]
+        rows.append({"state t": t,
+                     "human convergent": ng.human_convergent([p.human_techniques for p in inn],
+                                                             [p.state_banned[t] for p in inn]),
+                     "human divergent": hdiv,
+                     "GPT-4 convergent": ng.convergent([r.follows for r in rs], [r.correct_strict for r in rs])
+                     if rs else float("nan"),
+                     "GPT-4 divergent": ng.divergent([r.novelty for r in rs]) if rs else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def human_curves(recs) -> go.Figure:
+    """Fig. 5: human convergent (Eq. 5) per state and human divergent (Eq. 6), beside GPT-4's stored codes."""
+    c = curve_values(recs)
+    x = list(c["state t"])
     fig = go.Figure()
-    fig.add_scatter(x=x, y=[100 * v for v in hconv], name="human convergent (Eq. 5)", mode="lines+markers")
-    fig.add_scatter(x=x, y=[100 * hdiv] * 6, name="human divergent (Eq. 6)", mode="lines", line={"dash": "dash"})
-    fig.add_scatter(x=x, y=[100 * v for v in gconv], name="GPT-4 convergent (strict judge, static detector)",
+    fig.add_scatter(x=x, y=100 * c["human convergent"], name="human convergent (Eq. 5)", mode="lines+markers")
+    fig.add_scatter(x=x, y=100 * c["human divergent"], name="human divergent (Eq. 6)", mode="lines",
+                    line={"dash": "dash"})
+    fig.add_scatter(x=x, y=100 * c["GPT-4 convergent"], name="GPT-4 convergent (strict judge, static detector)",
                     mode="lines+markers")
-    fig.add_scatter(x=x, y=[100 * v for v in gdiv], name="GPT-4 divergent (static detector)", mode="lines+markers")
+    fig.add_scatter(x=x, y=100 * c["GPT-4 divergent"], name="GPT-4 divergent (static detector)", mode="lines+markers")
     fig.update_layout(title="Fig. 5: convergent and divergent creativity per state, humans vs GPT-4",
                       xaxis_title="state t (number of banned techniques)", yaxis_title="%")
     return fig
@@ -289,8 +212,8 @@ def human_curves(recs) -> go.Figure:
 
 def techniques(recs, top: int = 6) -> go.Figure:
     """Fig. 2: share of solutions using each technique per state (static detector) against the human share."""
-    codes = _codes(recs)
-    hs = [t for p in _problems(recs, only_replayed=True) for t in p.human_techniques]
+    codes = codes_of(recs)
+    hs = [t for p in problems_of(recs, only_replayed=True) for t in p.human_techniques]
     hshare = Counter(x for t in hs for x in set(t))
     names = [n for n, _ in hshare.most_common(top)]
     fig = go.Figure()
@@ -351,7 +274,7 @@ def detector_check(recs) -> pd.DataFrame:
 def example(recs) -> pd.DataFrame:
     """One problem round by round: the new ban, the code's head, both verdicts, techniques, following."""
     cfg = recs.cfg
-    codes = _codes(recs)
+    codes = codes_of(recs)
     pid = problem_id(cfg.neocoder_example) if cfg.neocoder_example else (codes[0].problem_id if codes else "")
     mine = {r.round: r for r in codes if r.problem_id == pid}
     rows = []
