@@ -5,13 +5,24 @@ import math
 import pandas as pd
 import pytest
 
-from creval.studies.validation import report
+from creval.studies.contract import Records
+from creval.studies.validation import reading, report
+from creval.studies.validation.config import ValidationConfig
 
 
-def test_data_sources_joins_the_lines():
-    df = pd.DataFrame([{"dataset": "aut", "line": "AUT: from shared"}, {"dataset": "macgyver", "line": "MacGyver: sample"}])
-    assert report.data_sources(df) == "AUT: from shared\nMacGyver: sample"
-    assert report.data_sources(pd.DataFrame()) == ""
+def recs_of(path, **tables):
+    """A run folder holding ``tables`` (name -> DataFrame), read back as the chapter reads it (50 resamples)."""
+    path.mkdir(parents=True, exist_ok=True)
+    for name, df in tables.items():
+        (path / f"{name}.jsonl").write_text(df.to_json(orient="records", lines=True) if len(df) else "")
+    return Records(path, ValidationConfig(n_boot=50, draws=50))
+
+
+def test_data_sources_joins_the_lines(tmp_path):
+    df = pd.DataFrame([{"dataset": "aut", "line": "AUT: from shared"},
+                       {"dataset": "macgyver", "line": "MacGyver: sample"}])
+    assert report.data_sources(recs_of(tmp_path / "a", data_sources=df)) == "AUT: from shared\nMacGyver: sample"
+    assert report.data_sources(recs_of(tmp_path / "b")) == ""
 
 
 def _steps() -> pd.DataFrame:
@@ -33,15 +44,15 @@ def _novelty() -> pd.DataFrame:
                          for i, se in enumerate(ses)])
 
 
-def test_run_summary_counts_problems_and_steps():
-    t = report.run_summary(_steps(), _novelty())
+def test_run_summary_counts_problems_and_steps(tmp_path):
+    t = report.run_summary(recs_of(tmp_path, step_diversity=_steps(), solution_novelty=_novelty()))
     assert t.to_dict("records") == [{"model": "m", "domain": "macgyver", "problems": 5, "steps": 5,
                                      "mean semantic entropy": 1.5, "duplicate-filtered solutions": 1}]
     assert t.attrs["caption"] == "Divergent runs used in this chapter"
 
 
-def test_entropy_vs_diversity_signs():
-    t = report.table_entropy_vs_diversity(_steps(), n_boot=50, seed=0)
+def test_entropy_vs_diversity_signs(tmp_path):
+    t = report.table_entropy_vs_diversity(recs_of(tmp_path, step_diversity=_steps()))
     mac = t[t["domain"] == "macgyver"].set_index(["level", "metric"])
     for level in ("step", "solution"):
         assert mac.loc[(level, "Average cosine similarity"), "rho"] == pytest.approx(-1.0)
@@ -53,31 +64,33 @@ def test_entropy_vs_diversity_signs():
     assert hyp["rho"].isna().all() and (hyp["n"] == 1).all() and hyp["note"].str.contains("not meaningful").all()
 
 
-def test_novelty_tables():
-    t = report.table_novelty_vs_entropy(_novelty(), n_boot=50, seed=0)
+def test_novelty_tables(tmp_path):
+    recs = recs_of(tmp_path, solution_novelty=_novelty())
+    t = report.table_novelty_vs_entropy(recs)
     assert t["domain"].tolist() == ["macgyver"] and t["rho"].tolist() == pytest.approx([1.0])
     assert t["comparisons"].tolist() == [7] and t["ties"].tolist() == [2]
     assert t["note"].tolist() == ["2/7 comparisons tied"]
-    agg = report.table_aggregation(_novelty()).iloc[0]
+    agg = report.table_aggregation(recs).iloc[0]
     assert agg["min rho"] == pytest.approx(-1.0) and agg["max rho"] == pytest.approx(1.0)
     assert agg["mean rho"] == pytest.approx(1.0) and agg["n"] == 5
-    t13 = report.table_naive_vs_semantic(_novelty()).iloc[0]
+    t13 = report.table_naive_vs_semantic(recs).iloc[0]
     assert t13["naive rho"] == pytest.approx(1.0) and math.isnan(t13["discrete rho"])   # constant: undefined
 
 
-def test_sample_size_table_and_caption():
+def test_sample_size_table_and_caption(tmp_path):
     df = pd.DataFrame([
         {"problem_id": "p", "step_index": 0, "n": 3, "n_clusters": 2, "semantic_entropy": 0.6},
         {"problem_id": "p", "step_index": 1, "n": 3, "n_clusters": 3, "semantic_entropy": 1.0},
         {"problem_id": "p", "step_index": 0, "n": 5, "n_clusters": 3, "semantic_entropy": 0.9},
         {"problem_id": "p", "step_index": 1, "n": 5, "n_clusters": 3, "semantic_entropy": 1.1},
     ])
-    t = report.table_sample_size(df)
+    recs = recs_of(tmp_path, sample_size=df)
+    t = report.table_sample_size(recs)
     assert t["n_clusters"].tolist() == ["2", "3", "mean SE (all steps)", "mean SE (step 1 only)"]
     assert t["steps at n=3"].tolist() == pytest.approx([1, 1, 0.8, 0.6])
     assert t["steps at n=5"].tolist() == pytest.approx([0, 2, 1.0, 0.9])
     assert t.attrs["caption"].endswith("n=3 vs n=5")
-    fig = report.fig_sample_size(df)
+    fig = report.fig_sample_size(recs)
     assert [tr.name for tr in fig.data] == ["n=3", "n=5"] and list(fig.data[1].y) == [2]
 
 
@@ -89,8 +102,8 @@ def _aut(n=6) -> pd.DataFrame:
                          for i in range(n)])
 
 
-def test_aut_validation_reads_measures_and_cambridge():
-    t = report.table_aut_validation(_aut(), pd.DataFrame(), n_boot=50, seed=0).set_index("measure")
+def test_aut_validation_reads_measures_and_cambridge(tmp_path):
+    t = report.table_aut_validation(recs_of(tmp_path / "a", aut_items=_aut())).set_index("measure")
     assert t.loc["novelty judge", "rho"] == pytest.approx(1.0)
     assert t.loc["novelty judge", "note"] == "2/6 comparisons tied"          # two objects, 3 comparisons each
     assert t.loc["cosine distance to others", "rho"] == pytest.approx(1.0)  # similarity sign-flipped
@@ -98,17 +111,17 @@ def test_aut_validation_reads_measures_and_cambridge():
     assert t.loc["novelty judge", "kendall tau"] == pytest.approx(1.0)
     assert math.isnan(t.loc["BLEU distance to others", "rho"]) and set(t["dataset"]) == {"ocsai1 main2_test (ocsai1)"}
     camb = _aut(6).drop(columns=["novelty_score"]).assign(source="cambridge")
-    both = report.table_aut_validation(_aut(), camb, n_boot=50, seed=0)
+    both = report.table_aut_validation(recs_of(tmp_path / "b", aut_items=_aut(), cambridge=camb))
     c = both[both["dataset"] == "cambridge_aut (no judge)"]
     assert len(c) == 5 and "novelty judge" not in set(c["measure"])
     assert "judge: 6 comparisons, 2 ties" in both.attrs["caption"]
 
 
-def test_macgyver_auc():
+def test_macgyver_auc(tmp_path):
     df = pd.DataFrame({"unconventional": [True, True, False, False], "novelty_score": [1.0, 2 / 3, 1 / 3, 0.0],
                        "semdis": [0.1, 0.2, 0.3, 0.4], "distinct_1": [1.0] * 4, "distinct_2": [0.5, 1.0, 0.5, 1.0],
                        "comparisons": 5, "ties": 5})
-    t = report.table_macgyver_unconventional(df, n_boot=50, seed=0).set_index("measure")
+    t = report.table_macgyver_unconventional(recs_of(tmp_path, macgyver_items=df)).set_index("measure")
     assert t.loc["novelty judge", "AUC"] == pytest.approx(1.0)
     assert t.loc["SemDis (problem-solution distance)", "AUC"] == pytest.approx(0.0)
     assert t.loc["distinct-1", "AUC"] == pytest.approx(0.5) and t.loc["distinct-2", "AUC"] == pytest.approx(0.5)
@@ -116,15 +129,15 @@ def test_macgyver_auc():
     assert "all 5 comparisons tied" in t.loc["novelty judge", "note"]
 
 
-def test_human_reference_means_per_solver():
+def test_human_reference_means_per_solver(tmp_path):
     df = pd.DataFrame([{"problem_id": p, "solver": s, "cosine": c, "self_bleu": 0.1, "distinct_1": 0.5,
                         "distinct_2": 0.75, "n": 3}
                        for p, s, c in (("a", "humans (crowd)", 0.4), ("a", "m", 0.8), ("b", "humans (crowd)", 0.6),
                                        ("b", "m", 0.6))])
-    t = report.table_human_reference(df)
+    t = report.table_human_reference(recs_of(tmp_path / "a", human_reference=df))
     assert t["solver"].tolist() == ["humans (crowd)", "m"] and t["problems"].tolist() == [2, 2]
     assert t["cosine"].tolist() == pytest.approx([0.5, 0.7])
-    empty = report.table_human_reference(pd.DataFrame())
+    empty = report.table_human_reference(recs_of(tmp_path / "b"))
     assert empty["note"].tolist() == ["no problem with >= 3 crowd solutions"]
 
 
@@ -144,8 +157,8 @@ def _full():
     return pd.concat([aut, mg], ignore_index=True)
 
 
-def test_full_data_table_puts_the_draw_among_draws_of_its_shape():
-    t = report.table_full_data(_full(), n_boot=50, seed=0, draws=50)
+def test_full_data_table_puts_the_draw_among_draws_of_its_shape(tmp_path):
+    t = report.table_full_data(recs_of(tmp_path / "a", human_full=_full()))
     s = t.set_index(["dataset", "measure"])
     semdis = s.loc[("ocsai1 main2_test", "SemDis (prompt-response distance)")]
     assert semdis["all items"] == pytest.approx(1.0) and semdis["n"] == 40 and semdis["n drawn"] == 10
@@ -159,4 +172,18 @@ def test_full_data_table_puts_the_draw_among_draws_of_its_shape():
     assert d1["all items"] == pytest.approx(0.5)
     assert d1["draws 5%"] < 0.5 < d1["draws 95%"]            # 2 + 2 items: one draw can land far from the truth
     assert "200" not in t.attrs["caption"] and "50 random draws" in t.attrs["caption"]
-    assert report.table_full_data(pd.DataFrame()).empty
+    assert report.table_full_data(recs_of(tmp_path / "b")).empty
+
+
+def test_what_this_shows_checks_the_papers_signs(tmp_path):
+    steps = _steps()
+    sample = pd.DataFrame([{"problem_id": "p", "step_index": i, "n": n, "n_clusters": c, "semantic_entropy": 0.5}
+                           for i, (n, c) in enumerate([(10, 5), (20, 10)])])
+    recs = recs_of(tmp_path, step_diversity=steps, solution_novelty=_novelty(), sample_size=sample)
+    md = reading.what_this_shows(recs).split("\n")
+    assert md[0].startswith("- **reproduced (6 item(s)") and "4 of 4 step-level correlations" in md[0]
+    assert "Average cosine similarity -1.00" in md[0]
+    assert md[1].startswith("- **reproduced (5 item(s)") and "m on macgyver 1.00 (n = 5; 2/7 comparisons tied)" in md[1]
+    assert md[2].startswith("- **not reproduced (5 item(s)") and "semantic beats naive in 0 of 1" in md[2]
+    assert md[3].startswith("- **not testable here**") and "5.00 classes per step at n = 10" in md[3]
+    assert "on 5 solution(s) with 6 step(s)" in reading.build_caveats(recs)

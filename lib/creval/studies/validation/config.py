@@ -4,6 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from creval.datasets import aut, macgyver
+from creval.domains import get_domain
+from creval.measures.nli.backends import resolved_name
 from creval.studies.config import BootstrapConfig, JudgeConfig, identity
 from creval.studies.divergent.config import DivergentConfig
 
@@ -32,10 +35,6 @@ class ValidationConfig(DivergentConfig, JudgeConfig, BootstrapConfig):
     def resolved(self) -> dict:
         """The entailment backend that really runs, whether each domain's problems are our sample, and
         whether the human ground truth (AUT ratings, MacGyver labels and crowd solutions) is."""
-        from creval.datasets import aut, macgyver
-        from creval.domains import get_domain
-        from creval.measures.nli.backends import resolved_name
-
         def kind(sample: bool) -> str:
             return "sample" if sample else "real"
         return {"nli": resolved_name(self.nli),

@@ -1,10 +1,11 @@
 """Chapter 04, "Validating semantic entropy": every table and figure, pure.
 
-Each function takes tables of the validation records (:func:`creval.studies.validation.run.records`:
+Each function takes the validation records (:func:`creval.studies.validation.run.records`: tables
 ``step_diversity``, ``solution_novelty``, ``sample_size``, ``aut_items``, ``cambridge``, ``macgyver_items``,
-``human_full``, ``human_reference``, ``data_sources``) as DataFrames and returns a DataFrame (its caption in
-``df.attrs["caption"]``), a plotly Figure or a string; the chapter cell displays it. Nothing here calls a
-model, a judge or an embedder, or reads a dataset: the run did all of that.
+``human_full``, ``human_reference``, ``data_sources``; ``n_boot``, ``seed`` and ``draws`` from its config) and
+returns a DataFrame (its caption in ``df.attrs["caption"]``), a plotly Figure or a (Markdown) string; the
+chapter cell displays it. Nothing here calls a model, a judge or an embedder, or reads a dataset: the run did
+all of that.
 
 Correlations follow the paper (Spearman rho with p-values; tables 8-14), with percentile bootstrap CIs
 (``n_boot`` resamples, seeded with ``seed``) added. With fewer than 5 points a correlation is shown as NaN
@@ -14,9 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import plotly.express as px
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
+from creval.studies.contract import Records
 from creval.studies.tables import captioned
 
 DIVERSITY = ["cosine", "self_bleu", "distinct_1", "distinct_2"]
@@ -27,50 +30,69 @@ LABELS = {"cosine": "Average cosine similarity", "self_bleu": "Self-BLEU", "dist
 BIN_SIZE = 15                  # solutions per fixed-count bin in the figures
 
 
+def frame(recs: Records | pd.DataFrame, table: str) -> pd.DataFrame:
+    """``recs[table]``; a DataFrame passed instead of the records is that table itself (the novelty judge's
+    unit test reads its tables by hand)."""
+    return recs if isinstance(recs, pd.DataFrame) else recs[table]
+
+
+def boot(recs, n_boot: int | None = None, seed: int | None = None) -> dict:
+    """The bootstrap settings: those given, else the run config's ``n_boot`` and ``seed`` (1000 and 0 without
+    one)."""
+    cfg = getattr(recs, "cfg", None)
+    return {"n_boot": n_boot if n_boot is not None else getattr(cfg, "n_boot", 1000),
+            "seed": seed if seed is not None else getattr(cfg, "seed", 0)}
+
+
 def _corr_row(x, y, n_boot: int, seed: int, **keys) -> dict:
     r = S.spearman_ci(x, y, n_boot=n_boot, seed=seed)
     return {**keys, "rho": r["rho"], "p": r["p"], "ci_low": r["lo"], "ci_high": r["hi"], "n": r["n"], "note": r["note"]}
 
 
-def data_sources(sources: pd.DataFrame) -> str:
+def data_sources(recs: Records) -> str:
     """One line per human ground truth this chapter uses: its source, or what is missing and how to add it."""
+    sources = recs.data_sources
     return "\n".join(sources["line"]) if len(sources) else ""
 
 
-def run_summary(step_diversity: pd.DataFrame, solution_novelty: pd.DataFrame):
+def run_summary(recs: Records, solution_novelty: pd.DataFrame | None = None):
     """Table: problems and steps per model and domain, with the mean semantic entropy (one
-    ``solution_novelty`` row per divergent solution, one ``step_diversity`` row per non-STOP step)."""
+    ``solution_novelty`` row per divergent solution, one ``step_diversity`` row per non-STOP step). Given the
+    ``step_diversity`` table instead of the records, ``solution_novelty`` is the other table."""
+    step_diversity = frame(recs, "step_diversity")
+    solution_novelty = recs.solution_novelty if solution_novelty is None else solution_novelty
     rows = []
     for (m, d), g in (solution_novelty.groupby(["model", "domain"]) if len(solution_novelty) else []):
         st = step_diversity[(step_diversity["model"] == m) & (step_diversity["domain"] == d)] \
             if len(step_diversity) else step_diversity
         rows.append({"model": m, "domain": d, "problems": len(g), "steps": len(st),
                      "mean semantic entropy": g["mean_semantic_entropy"].mean(),
-                     "duplicate-filtered solutions": int(g.get("duplicate_filtered", pd.Series(dtype=bool)).fillna(False).sum())})
+                     "duplicate-filtered solutions": int(g.get("duplicate_filtered", pd.Series(dtype=bool))
+                                                         .fillna(False).sum())})
     return captioned(pd.DataFrame(rows), "Divergent runs used in this chapter")
 
 
-def table_entropy_vs_diversity(step_diversity: pd.DataFrame, n_boot: int = 1000, seed: int = 0):
+def table_entropy_vs_diversity(recs: Records, n_boot: int | None = None, seed: int | None = None):
     """Tables 8-10: Spearman rho between semantic entropy and each diversity metric, per model and domain.
 
     ``step`` level: each step's semantic entropy vs the diversity of its n samples (the paper's unit).
     ``solution`` level: each solution's mean semantic entropy vs the mean of its steps' diversity."""
-    df = step_diversity
+    df, b = frame(recs, "step_diversity"), boot(recs, n_boot, seed)
     sol = df.groupby(["model", "domain", "problem_id"])[["semantic_entropy", *DIVERSITY]].mean().reset_index()
     rows = []
     for level, data in (("step", df), ("solution", sol)):
         for (d, m), g in data.groupby(["domain", "model"]):
             for metric in DIVERSITY:
-                rows.append(_corr_row(g["semantic_entropy"], g[metric], n_boot, seed, domain=d, level=level,
+                rows.append(_corr_row(g["semantic_entropy"], g[metric], b["n_boot"], b["seed"], domain=d, level=level,
                                       metric=LABELS[metric], model=m))
     out = pd.DataFrame(rows)
     return captioned(out, "Tables 8-10: semantic entropy vs diversity (Spearman; expected sign: negative for "
                             "cosine and self-BLEU, positive for distinct-n)")
 
 
-def fig_entropy_vs_cosine(step_diversity: pd.DataFrame) -> go.Figure:
+def fig_entropy_vs_cosine(recs: Records) -> go.Figure:
     """Figure (cf. Fig. 5c): per-step semantic entropy vs average cosine similarity, with fixed-count bin means."""
-    df = step_diversity
+    df = recs.step_diversity
     fig = go.Figure()
     for (m, d), g in df.groupby(["model", "domain"]):
         fig.add_trace(go.Scatter(x=g["semantic_entropy"], y=g["cosine"], mode="markers", opacity=0.5,
@@ -78,7 +100,8 @@ def fig_entropy_vs_cosine(step_diversity: pd.DataFrame) -> go.Figure:
     b = S.bin_fixed_count(df["semantic_entropy"], df["cosine"], size=BIN_SIZE)
     fig.add_trace(go.Scatter(x=b["x_median"], y=b["y_mean"], error_y={"array": b["y_sem"]}, mode="lines+markers",
                              name=f"bin means ({BIN_SIZE} steps/bin)", line={"color": "black"}))
-    fig.update_layout(xaxis_title="semantic entropy of the step (nats)", yaxis_title="average cosine similarity of its samples",
+    fig.update_layout(xaxis_title="semantic entropy of the step (nats)",
+                      yaxis_title="average cosine similarity of its samples",
                       title="Semantic entropy vs cosine similarity")
     return fig
 
@@ -92,10 +115,10 @@ def _by_model_domain(df: pd.DataFrame):
             yield m, "all (pooled)", g
 
 
-def table_novelty_vs_entropy(solution_novelty: pd.DataFrame, n_boot: int = 1000, seed: int = 0):
+def table_novelty_vs_entropy(recs: Records, n_boot: int | None = None, seed: int | None = None):
     """Table 11: Spearman rho between judged novelty (score in [0,1], 1 = most novel) and mean semantic entropy."""
-    df = solution_novelty
-    rows = [{**_corr_row(g["novelty_score"], g["mean_semantic_entropy"], n_boot, seed, model=m, domain=d),
+    df, b = frame(recs, "solution_novelty"), boot(recs, n_boot, seed)
+    rows = [{**_corr_row(g["novelty_score"], g["mean_semantic_entropy"], b["n_boot"], b["seed"], model=m, domain=d),
              "comparisons": int(g.drop_duplicates("domain")["comparisons"].sum()),
              "ties": int(g.drop_duplicates("domain")["ties"].sum())} for m, d, g in _by_model_domain(df)]
     for r in rows:
@@ -116,18 +139,20 @@ def _novelty_rhos(df: pd.DataFrame, columns: list[tuple[str, str]]) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-def table_naive_vs_semantic(solution_novelty: pd.DataFrame):
+def table_naive_vs_semantic(recs: Records):
     """Table 13: Spearman rho of judged novelty with naive (sequence-level), semantic and discrete entropy."""
-    df = _novelty_rhos(solution_novelty, [("mean_naive_entropy", "naive"), ("mean_semantic_entropy", "semantic"),
-                                          ("mean_discrete_entropy", "discrete")])
+    df = _novelty_rhos(frame(recs, "solution_novelty"), [("mean_naive_entropy", "naive"),
+                                                         ("mean_semantic_entropy", "semantic"),
+                                                         ("mean_discrete_entropy", "discrete")])
     return captioned(df, "Table 13: naive vs semantic entropy against judged novelty "
                            "(our score: 1 = most novel, so positive rho means aligned; the paper "
                            "correlates with rank position, where negative means aligned)")
 
 
-def table_aggregation(solution_novelty: pd.DataFrame):
+def table_aggregation(recs: Records):
     """Table 14: min / max / mean aggregation of per-step semantic entropy against judged novelty."""
-    df = _novelty_rhos(solution_novelty, [(f"{how}_semantic_entropy", how) for how in ("min", "max", "mean")])
+    df = _novelty_rhos(frame(recs, "solution_novelty"),
+                       [(f"{how}_semantic_entropy", how) for how in ("min", "max", "mean")])
     return captioned(df, "Table 14: aggregation of step entropies vs judged novelty")
 
 
@@ -138,10 +163,10 @@ def _sizes(df: pd.DataFrame) -> tuple:
     return tuple((ns * 2)[:2])
 
 
-def table_sample_size(sample_size: pd.DataFrame):
+def table_sample_size(recs: Records):
     """H.2: steps per number of semantic classes, and mean entropy, at the two sample sizes; plus the
     first step (identical prompt at both sizes) compared directly."""
-    df = sample_size
+    df = recs.sample_size
     dist = df.pivot_table(index="n_clusters", columns="n", values="step_index", aggfunc="count", fill_value=0)
     dist.columns = [f"steps at n={c}" for c in dist.columns]
     dist = dist.reset_index()
@@ -158,9 +183,9 @@ def table_sample_size(sample_size: pd.DataFrame):
     return captioned(out, f"H.2: distribution of steps over semantic classes, n={small} vs n={large}")
 
 
-def fig_sample_size(sample_size: pd.DataFrame) -> go.Figure:
+def fig_sample_size(recs: Records) -> go.Figure:
     """Figure (cf. Fig. 20): steps per number of semantic classes at both sample sizes."""
-    df = sample_size
+    df = recs.sample_size
     fig = go.Figure()
     for n, g in df.groupby("n"):
         c = g["n_clusters"].value_counts().sort_index()
@@ -189,15 +214,16 @@ def _rank_rows(df: pd.DataFrame, target: str, n_boot: int, seed: int, dataset: s
     return rows
 
 
-def table_aut_validation(aut_items: pd.DataFrame, cambridge: pd.DataFrame | None = None, n_boot: int = 1000,
-                         seed: int = 0):
+def table_aut_validation(recs: Records):
     """How well each measure ranks human originality ratings of AUT responses (Spearman, Kendall), pooled
-    over objects; the novelty judge's scores are ranks within each object. ``cambridge`` (no judge) adds
-    the cheap measures on Cambridge AUT ratings when it has rows."""
-    df = aut_items
+    over objects; the novelty judge's scores are ranks within each object. The ``cambridge`` table (no judge)
+    adds the cheap measures on Cambridge AUT ratings when it has rows."""
+    df, cambridge = recs.aut_items, recs.cambridge
+    n_boot, seed = boot(recs).values()
     rows = _rank_rows(df, "score", n_boot, seed, f"ocsai1 main2_test ({df['source'].iloc[0]})")
     groups = df.drop_duplicates("prompt")
-    rows[0]["note"] = _tie_note(int(groups["group_ties"].sum()), int(groups["group_comparisons"].sum()), rows[0]["note"])
+    rows[0]["note"] = _tie_note(int(groups["group_ties"].sum()), int(groups["group_comparisons"].sum()),
+                                rows[0]["note"])
     if cambridge is not None and len(cambridge):
         rows += _rank_rows(cambridge, "score", n_boot, seed, "cambridge_aut (no judge)")
     judge_note = (f"judge: {int(df.drop_duplicates('prompt')['group_comparisons'].sum())} comparisons, "
@@ -205,18 +231,19 @@ def table_aut_validation(aut_items: pd.DataFrame, cambridge: pd.DataFrame | None
     return captioned(pd.DataFrame(rows), f"AUT: measures vs human originality (higher = more original). {judge_note}")
 
 
-def fig_aut_scatter(aut_items: pd.DataFrame) -> go.Figure:
+def fig_aut_scatter(recs: Records) -> go.Figure:
     """Figure: judged novelty score vs human originality rating for each AUT response."""
-    import plotly.express as px
-    fig = px.scatter(aut_items, x="score", y="novelty_score", color="prompt", hover_data=["response"],
-                     labels={"score": "human originality (1-5)", "novelty_score": "judged novelty (rank in object, 0-1)"},
+    fig = px.scatter(recs.aut_items, x="score", y="novelty_score", color="prompt", hover_data=["response"],
+                     labels={"score": "human originality (1-5)",
+                             "novelty_score": "judged novelty (rank in object, 0-1)"},
                      title="Novelty judge vs human AUT ratings")
     return fig
 
 
-def table_macgyver_unconventional(macgyver_items: pd.DataFrame, n_boot: int = 1000, seed: int = 0):
+def table_macgyver_unconventional(recs: Records):
     """AUC of each measure for separating unconventional from conventional MacGyver solutions (0.5 = chance)."""
-    df = macgyver_items
+    df = recs.macgyver_items
+    n_boot, seed = boot(recs).values()
     rows = []
     for name, col in (("novelty judge", "novelty_score"), ("SemDis (problem-solution distance)", "semdis"),
                       ("distinct-1", "distinct_1"),
@@ -237,11 +264,13 @@ FULL_MEASURES = {"SemDis (prompt-response distance)": ("semdis", 1),
                  "distinct-1 (within response)": ("distinct_1", 1), "distinct-2 (within response)": ("distinct_2", 1)}
 
 
-def table_full_data(human_full: pd.DataFrame, n_boot: int = 1000, seed: int = 0, draws: int = 200):
+def table_full_data(recs: Records):
     """The measures without an LLM call on every labelled item (Spearman with the human rating for the AUT sets,
     AUC of the ``Unconventional?`` label for MacGyver), beside the same statistic on the chapter's subsample
     and where that draw sits among ``draws`` random draws of the same shape (same count per object or
     class): the spread says how far one subsample of that size can land from the full-data value."""
+    human_full, (n_boot, seed) = recs.human_full, boot(recs).values()
+    draws = getattr(recs.cfg, "draws", 200)
     if human_full is None or not len(human_full):
         return captioned(pd.DataFrame(), "Full-data measures not computed (human_full is off, or no labelled data).")
     rows = []
@@ -289,11 +318,12 @@ def _tie_note(ties: int, comparisons: int, note: str = "") -> str:
     return "; ".join(x for x in (note, msg) if x)
 
 
-def table_human_reference(human_reference: pd.DataFrame):
+def table_human_reference(recs: Records):
     """Mean diversity of whole solutions: crowd vs model, same problems and set sizes."""
-    df = human_reference
+    df = recs.human_reference
     if df.empty:
         return captioned(pd.DataFrame([{"note": "no problem with >= 3 crowd solutions"}]), "Human reference")
     out = df.groupby("solver")[[*DIVERSITY, "n"]].mean().reset_index()
     out.insert(1, "problems", df.groupby("solver")["problem_id"].nunique().values)
     return captioned(out, "Whole-solution diversity: crowd-written vs model-sampled solutions")
+

@@ -38,9 +38,17 @@ from typing import Callable
 
 import pandas as pd
 
+from creval.core.errors import CrevalError
 from creval.core.ledger import LEDGER
 from creval.core.runs import RunStore
+from creval.datasets import aut, macgyver
+from creval.datasets.base import provenance
+from creval.judges.novelty import rank_by_novelty, rank_groups
+from creval.judges.registry import make_judge
+from creval.measures import diversity as D
+from creval.models import registry
 from creval.studies import contract, units
+from creval.studies.divergent import run as divergent
 from creval.studies.validation.config import ValidationConfig
 
 log = logging.getLogger("creval.studies.validation.run")
@@ -69,8 +77,6 @@ def _rows(df: pd.DataFrame) -> list[dict]:
 # -- the computations (each returns a frame; run() writes them) ---------------------------------------------
 def data_source_rows() -> list[dict]:
     """One row per human ground truth used: the dataset, what it gives, and the line the chapter prints."""
-    from creval.datasets import aut, macgyver
-    from creval.datasets.base import provenance
     return [{"dataset": ds.DATASET.name, "what": what, "source": str(ds.source()),
              "line": provenance(ds.DATASET, ds.source(), what)}
             for ds, what in ((aut, "AUT originality ratings (Ocsai-1, Cambridge)"),
@@ -80,7 +86,6 @@ def data_source_rows() -> list[dict]:
 def step_diversity(steps: pd.DataFrame, embedder=None) -> pd.DataFrame:
     """One row per non-STOP step: its entropies and the four diversity metrics of its ``n`` samples
     (all steps embedded in one batch)."""
-    from creval.measures import diversity as D
     live = live_steps(steps)
     div = D.diversity_many([_texts(s) for s in live["samples"]], embedder) if len(live) else []
     return pd.concat([live[[c for c in ENTROPY_COLUMNS if c in live]].reset_index(drop=True), pd.DataFrame(div)],
@@ -89,7 +94,6 @@ def step_diversity(steps: pd.DataFrame, embedder=None) -> pd.DataFrame:
 
 def solution_novelty(group: pd.DataFrame, judge, seed: int) -> pd.DataFrame:
     """The solutions of one model and domain (divergent ``problems`` rows) ranked by the novelty ``judge``."""
-    from creval.judges.novelty import rank_by_novelty
     g = group.reset_index(drop=True)
     r = rank_by_novelty(list(zip(g["problem_text"], g["solution"])), judge, seed=seed)
     return pd.DataFrame([{"model": row["model"], "domain": row["domain"], "problem_id": row["problem_id"],
@@ -101,7 +105,6 @@ def solution_novelty(group: pd.DataFrame, judge, seed: int) -> pd.DataFrame:
 def item_measures(prompts: list[str], texts: list[str], embedder=None, bleu: bool = True) -> pd.DataFrame:
     """Per-item originality measures of responses grouped by prompt (distance from the other responses,
     distinct-n) and SemDis (prompt-response distance); ``bleu=False`` skips the quadratic BLEU to others."""
-    from creval.measures import diversity as D
     it = D.item_originality(texts, prompts, embedder, bleu=bleu)
     it["semdis"] = D.semdis(prompts, texts, embedder)
     return it
@@ -109,7 +112,6 @@ def item_measures(prompts: list[str], texts: list[str], embedder=None, bleu: boo
 
 def solution_measures(problems: list[str], solutions: list[str]) -> pd.DataFrame:
     """SemDis (problem vs solution) and distinct-1/2 of each solution alone (no grouping: one per problem)."""
-    from creval.measures import diversity as D
     return pd.DataFrame({"semdis": D.semdis(problems, solutions),
                          "distinct_1": [D.distinct_n([t], 1) for t in solutions],
                          "distinct_2": [D.distinct_n([t], 2) for t in solutions]})
@@ -117,13 +119,11 @@ def solution_measures(problems: list[str], solutions: list[str]) -> pd.DataFrame
 
 def aut_draw(cfg: ValidationConfig) -> pd.DataFrame:
     """The judged AUT subsample: ``aut_items`` Ocsai-1 ``main2_test`` responses over ``aut_objects`` objects."""
-    from creval.datasets import aut
     return aut.load_ocsai(n=cfg.aut_items, objects=cfg.aut_objects, seed=cfg.seed).reset_index(drop=True)
 
 
 def aut_novelty(df: pd.DataFrame, judge, seed: int) -> pd.DataFrame:
     """Judged novelty of AUT responses of one object, ranked among themselves (aligned with ``df``)."""
-    from creval.judges.novelty import rank_groups
     q = [f"Name an unusual use for a {o}." for o in df["prompt"]]
     return rank_groups(q, list(df["response"]), list(df["prompt"]), judge, seed=seed)
 
@@ -137,7 +137,6 @@ def aut_items(df: pd.DataFrame, novelty: pd.DataFrame) -> pd.DataFrame:
 def cambridge(cfg: ValidationConfig) -> pd.DataFrame:
     """Cambridge AUT responses (mean rater originality) with the per-item measures (no judge); empty when
     ``cambridge_items`` is 0."""
-    from creval.datasets import aut
     if cfg.cambridge_items <= 0:
         return pd.DataFrame()
     df = aut.load_cambridge(n=cfg.cambridge_items, seed=cfg.seed)
@@ -151,8 +150,6 @@ def human_full(cfg: ValidationConfig) -> pd.DataFrame:
     measure. ``stratum`` is how the chapter's subsample was spread (object, or class), ``in_draw`` whether the
     item is in it. BLEU to the other responses is left out (quadratic in a group of thousands). Empty when
     ``human_full`` is off."""
-    from creval.core.errors import CrevalError
-    from creval.datasets import aut, macgyver
     if not cfg.human_full:
         return pd.DataFrame()
     frames = []
@@ -187,13 +184,11 @@ def human_full(cfg: ValidationConfig) -> pd.DataFrame:
 
 def macgyver_draw(cfg: ValidationConfig) -> pd.DataFrame:
     """The judged MacGyver subsample: ``macgyver_items`` verified solutions per class."""
-    from creval.datasets import macgyver
     return macgyver.load_unconventional(n_per_class=cfg.macgyver_items, seed=cfg.seed)
 
 
 def macgyver_novelty(df: pd.DataFrame, judge, seed: int) -> pd.DataFrame:
     """One novelty ranking over all the MacGyver solutions of ``df``: score, comparisons and ties per row."""
-    from creval.judges.novelty import rank_by_novelty
     r = rank_by_novelty(list(zip(df["problem"], df["solution"])), judge, seed=seed)
     return pd.DataFrame({"novelty_score": r.score, "comparisons": r.comparisons, "ties": r.ties})
 
@@ -215,7 +210,6 @@ def macgyver_items(df: pd.DataFrame, novelty: pd.DataFrame) -> pd.DataFrame:
 def human_reference_rows(cfg: ValidationConfig, problem: dict, models: dict) -> list[dict]:
     """Diversity of one problem's crowd solutions (at most ``n_samples``) and of as many whole solutions
     sampled from each model in ``models`` (name -> model)."""
-    from creval.measures import diversity as D
     human = list(problem["solutions"])[:cfg.n_samples]
     msgs = [{"role": "user", "content": f"{problem['problem']}\nGive a short step-by-step solution."}]
     rows = [{"problem_id": problem["problem_id"], "solver": "humans (crowd)", **D.diversity(human)}]
@@ -231,12 +225,10 @@ def human_reference_rows(cfg: ValidationConfig, problem: dict, models: dict) -> 
 def call_units(cfg: ValidationConfig, problems: pd.DataFrame) -> list[units.Unit]:
     """Every computation of the chapter that calls a model, one unit each (see the module doc); ``item`` is
     ``(kind, what)``."""
-    from creval.datasets import macgyver
-    from creval.studies.divergent.run import problem_units
     groups = list(problems.groupby(["model", "domain"])) if len(problems) else []
     aut = aut_draw(cfg)
     sets = macgyver.human_solution_sets(min_solutions=3, problems=cfg.human_ref_problems, seed=cfg.seed)
-    h2 = problem_units(cfg, cfg.model, cfg.domains[0], n=cfg.n_large, limit=min(cfg.h2_limit, cfg.limit))
+    h2 = divergent.problem_units(cfg, cfg.model, cfg.domains[0], n=cfg.n_large, limit=min(cfg.h2_limit, cfg.limit))
     return ([units.Unit(f"novelty/{m}/{d}", ("novelty", g)) for (m, d), g in groups]
             + [units.Unit(f"aut/{o}", ("aut", g)) for o, g in aut.groupby("prompt", sort=False)]
             + [units.Unit("macgyver", ("macgyver", macgyver_draw(cfg)))]
@@ -248,10 +240,7 @@ def call_work(cfg: ValidationConfig):
     """``work(unit) -> {table: rows}`` for :func:`call_units`: the judge's rankings (``solution_novelty``,
     ``aut_novelty`` with each response's ``row`` in :func:`aut_draw`, ``macgyver_novelty``), the H.2 rerun's
     ``h2_steps`` and the ``human_reference`` rows."""
-    from creval.judges.registry import make_judge
-    from creval.models.registry import load_model
-    from creval.studies.divergent.run import solver
-    judge, solve = load_model(cfg.judge_model), solver(cfg)
+    judge, solve = registry.load_model(cfg.judge_model), divergent.solver(cfg)
 
     def novelty(domain: str):
         return make_judge("novelty", judge, domain=domain)
@@ -268,7 +257,7 @@ def call_work(cfg: ValidationConfig):
                 return {"macgyver_novelty": _rows(macgyver_novelty(what, novelty("macgyver"), cfg.seed))}
             if kind == "h2":
                 return {"h2_steps": solve(what)["steps"]}
-            return {"human_reference": human_reference_rows(cfg, what, {m: load_model(m) for m in cfg.tested})}
+            return {"human_reference": human_reference_rows(cfg, what, {m: registry.load_model(m) for m in cfg.tested})}
     return work
 
 
@@ -307,10 +296,8 @@ def sample_size(cfg: ValidationConfig, steps: pd.DataFrame, big: pd.DataFrame) -
 
 def run(cfg: ValidationConfig) -> Path:
     """Every validation table of ``cfg`` into ``cfg.run_dir`` (see the module doc)."""
-    from creval.models.registry import load_model
-    from creval.studies.divergent.run import records as divergent_records
 
-    div = divergent_records(cfg.divergent())
+    div = divergent.records(cfg.divergent())
     steps, problems = div.steps, div.problems
     store = contract.start(cfg)
     nli = cfg.nli[4:] if cfg.nli.startswith("llm:") else ""
@@ -332,7 +319,7 @@ def run(cfg: ValidationConfig) -> Path:
     _once(store, "human_full", lambda: human_full(cfg))
     _once(store, "human_reference", lambda: got.get("human_reference", []))
     for m in (*cfg.tested, cfg.judge_model):
-        store.note_model(load_model(m))
+        store.note_model(registry.load_model(m))
     log.info("validation run in %s", store.root)
     return contract.finish(store)
 
