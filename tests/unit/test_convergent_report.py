@@ -1,11 +1,22 @@
 """Chapter 03's report on hand-written records: every table and figure is computed from the tables alone."""
+import json
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from creval.studies.contract import Records
 from creval.studies.convergent import report
+from creval.studies.convergent.config import ConvergentConfig
+
+
+def recs_of(tmp_path, **tables):
+    """A run folder holding ``tables`` (name -> rows), read back as the chapter reads it."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    for name, rows in tables.items():
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return Records(tmp_path, ConvergentConfig())
 
 
 def verdict(judge, pair, crit, verdict, label=None, conf=0.8, unparsed=False, tin=100, tout=10, rounds=1, **extra):
@@ -15,65 +26,71 @@ def verdict(judge, pair, crit, verdict, label=None, conf=0.8, unparsed=False, ti
             **extra}
 
 
-def test_convergent_table_shares_leave_unparsed_out_and_count_them():
+def test_convergent_table_shares_leave_unparsed_out_and_count_them(tmp_path):
     rows = [verdict("retrieval", "p1::m", "feasibility", True, model="m", domain="macgyver", mean_semantic_entropy=1.0),
             verdict("retrieval", "p1::m", "safety", False, model="m", domain="macgyver", mean_semantic_entropy=1.0),
             verdict("retrieval", "p2::m", "feasibility", None, unparsed=True, model="m", domain="macgyver",
                     mean_semantic_entropy=0.5),
             verdict("retrieval", "p2::m", "safety", True, model="m", domain="macgyver", mean_semantic_entropy=0.5)]
-    t = report.convergent_table(pd.DataFrame(rows)).iloc[0]
+    recs = recs_of(tmp_path, bench_verdicts=rows)
+    t = report.convergent_table(recs).iloc[0]
     assert t["semantic entropy"] == 0.75 and t["feasibility"] == 1.0 and t["safety"] == 0.5
     assert t["Overall"] == 0.75 and t["unparsed"] == "1/4"
-    fig = report.fig_entropy_vs_criteria(pd.DataFrame(rows))
+    assert report.convergent_table(recs).attrs["caption"] == "Convergent creativity (retrieval judge, smollm2-135m)"
+    fig = report.fig_entropy_vs_criteria(recs)
     assert [list(tr.y) for tr in fig.data] == [[1.0], [0.5]] and "single points" in fig.layout.title.text
 
 
-def test_agreement_table_against_the_labels():
-    rows = [verdict("cot", "a", "feasibility", True, True, conf=0.9), verdict("cot", "b", "feasibility", False, True, conf=0.6),
+def test_agreement_table_against_the_labels(tmp_path):
+    rows = [verdict("cot", "a", "feasibility", True, True, conf=0.9),
+            verdict("cot", "b", "feasibility", False, True, conf=0.6),
             verdict("cot", "a", "effectiveness", None, False, unparsed=True),
             verdict("cot", "b", "effectiveness", False, False, conf=0.7)]
-    t = report.agreement_table(pd.DataFrame(rows)).set_index("criterion")
+    t = report.agreement_table(recs_of(tmp_path, human_verdicts=rows))
+    assert t.attrs["caption"] == "Judges vs human labels (2 pairs, judge smollm2-135m)"
+    t = t.set_index("criterion")
     assert t.loc["feasibility", "accuracy"] == 0.5 and t.loc["feasibility", "auarc"] == 0.75   # (1 + 1/2) / 2
     assert t.loc["effectiveness", "coverage"] == 0.5 and t.loc["effectiveness", "accuracy"] == 1.0
     assert t.loc["all", "n"] == 4 and t.loc["all", "accuracy"] == pytest.approx(2 / 3)
     assert t.loc["all", "accuracy_all"] == 0.5 and t.loc["all", "label_yes_rate"] == 0.5
 
 
-def test_threshold_table_from_the_sweep_records():
-    sweep = pd.DataFrame([  # T = 0.3: both right after one round; T = 0.9: two rounds, one wrong, one unparsed
+def test_threshold_table_from_the_sweep_records(tmp_path):
+    sweep = [  # T = 0.3: both right after one round; T = 0.9: two rounds, one wrong, one unparsed
         {**verdict("retrieval", "a", "feasibility", True, True, conf=0.9, tin=300, tout=30), "T": 0.3},
         {**verdict("retrieval", "b", "feasibility", False, False, conf=0.8, tin=200, tout=20), "T": 0.3},
         {**verdict("retrieval", "a", "feasibility", False, True, conf=0.9, tin=600, tout=60, rounds=2), "T": 0.9},
-        {**verdict("retrieval", "b", "feasibility", None, False, unparsed=True, tin=500, tout=50, rounds=2), "T": 0.9}])
-    calls = pd.DataFrame([{"T": 0.3, "pairs": 2, "calls made": 14, "calls cached": 0},
-                          {"T": 0.9, "pairs": 2, "calls made": 8, "calls cached": 14}])
-    t = report.threshold_table(sweep, calls).set_index("T")
+        {**verdict("retrieval", "b", "feasibility", None, False, unparsed=True, tin=500, tout=50, rounds=2), "T": 0.9}]
+    calls = [{"T": 0.3, "pairs": 2, "calls made": 14, "calls cached": 0},
+             {"T": 0.9, "pairs": 2, "calls made": 8, "calls cached": 14}]
+    recs = recs_of(tmp_path / "a", sweep=sweep, sweep_calls=calls)
+    t = report.threshold_table(recs).set_index("T")
     assert list(t.index) == [0.3, 0.9]
     assert t.loc[0.3, "accuracy"] == 1.0 and t.loc[0.3, "auarc"] == 1.0 and t.loc[0.3, "coverage"] == 1.0
     assert t.loc[0.9, "accuracy"] == 0.0 and t.loc[0.9, "coverage"] == 0.5
     assert t.loc[0.3, "mean rounds"] == 1.0 and t.loc[0.9, "mean rounds"] == 2.0
     assert t.loc[0.3, "tokens per pair"] == 275.0 and t.loc[0.9, "tokens per pair"] == 605.0
     assert t.loc[0.9, "calls made"] == 8 and t.loc[0.9, "calls cached"] == 14
-    empty = report.threshold_table(pd.DataFrame(), pd.DataFrame(columns=["T", "pairs", "calls made", "calls cached"]))
+    empty = report.threshold_table(recs_of(tmp_path / "b"))
     assert list(empty.columns) == report.SWEEP_COLUMNS and empty.empty
-    fig = report.fig_threshold(t.reset_index())
+    fig = report.fig_threshold(recs)
     assert list(fig.data[2].y) == [1.0, 2.0]
 
 
-def test_tokens_by_agent_and_phase_per_pair():
+def test_tokens_by_agent_and_phase_per_pair(tmp_path):
     rows = [verdict("retrieval", "a", "f", True, tokens_by={"PA/init": [40, 4], "CA/verdict": [10, 2]}),
             verdict("retrieval", "a", "e", True, tokens_by={"CA/verdict": [20, 2]}),
             verdict("retrieval", "b", "f", True, tokens_by={"PA/init": [60, 6]}),
             verdict("chateval", "b", "f", True, tokens_by={"PA/discussion": [999, 9]})]
-    d = report.token_breakdown(pd.DataFrame(rows)).set_index("agent/phase")
+    d = report.token_breakdown(recs_of(tmp_path, human_verdicts=rows)).set_index("agent/phase")
     assert d.loc["PA/init", "input per pair"] == 50.0 and d.loc["CA/verdict", "output per pair"] == 2.0
     assert "PA/discussion" not in d.index
 
 
-def test_labels_source_and_transcript_read_their_tables():
-    assert report.labels_source(pd.DataFrame([{"line": "Human labels: macgyver from x"}])) == \
+def test_labels_source_and_transcript_read_their_tables(tmp_path):
+    assert report.labels_source(recs_of(tmp_path / "a", labels_source=[{"line": "Human labels: macgyver from x"}])) == \
         "Human labels: macgyver from x"
-    assert "none" in report.labels_source(pd.DataFrame())
+    assert "none" in report.labels_source(recs_of(tmp_path / "b"))
     turns = [{"agent": "PA", "phase": "discussion", "round": 1, "input_tokens": 12, "output_tokens": 3,
               "prompt": "discuss <b>", "reply": "a wedge", "retrieved": ["the door"], "retrieved_ids": ["f1"]}]
     tr = pd.DataFrame([{"judge": "cot", "pair_id": "a", "criterion": "feasibility", "problem": "P", "solution": "S",
@@ -90,3 +107,24 @@ def test_labels_source_and_transcript_read_their_tables():
 def test_paper_reference_values():
     assert math.isclose(report.PAPER_SHARE, (23758 + 3796) / (66944 + 8634))
     assert np.isnan(report.PAPER_TABLE2.set_index("framework").loc["zero-shot", "accuracy"])
+
+
+def _labelled(judge, pair, crit, v, label, tin, tout):
+    return verdict(judge, pair, crit, v, label, tin=tin, tout=tout)
+
+
+def test_what_this_shows_reads_accuracy_and_tokens_from_the_records(tmp_path):
+    human = [_labelled("retrieval", "a", "feasibility", True, True, 300, 30),
+             _labelled("retrieval", "b", "feasibility", False, False, 300, 30),
+             _labelled("chateval", "a", "feasibility", False, True, 900, 100),
+             _labelled("chateval", "b", "feasibility", False, False, 900, 100)]
+    bench = [verdict("retrieval", "p::m", "feasibility", True, model="m", domain="macgyver",
+                     mean_semantic_entropy=1.0)]
+    md = report.what_this_shows(recs_of(tmp_path, human_verdicts=human, bench_verdicts=bench)).split("\n")
+    assert md[0].startswith("- **reproduced (2 item(s)") and "retrieval 1.000 on 2 parsed verdicts" in md[0]
+    assert "chateval 0.500 on 2 parsed verdicts" in md[0] and "(retrieval 0.847, chateval 0.767" in md[0]
+    assert md[1].startswith("- **reproduced (2 item(s)") and "36.5%" in md[1] and "spends 33%" in md[1]
+    assert md[2].startswith("- **not testable here**") and "1 model(s)" in md[2]
+    note = report.fig7_note(recs_of(tmp_path, bench_verdicts=bench))
+    assert note == ("Solutions per model in this build: m 1; with fewer than one bin of 15, each such line is a "
+                    "single point.")

@@ -52,7 +52,8 @@ class Scripted:
 
 
 SOLUTIONS = pd.DataFrame([
-    {"problem_id": f"macgyver-{i}", "domain": "macgyver", "model": "fake-a", "problem_text": f"Problem {i}: open a jar.",
+    {"problem_id": f"macgyver-{i}", "domain": "macgyver", "model": "fake-a",
+     "problem_text": f"Problem {i}: open a jar.",
      "solution": "Step 1: wrap the lid in the rubber band.", "mean_semantic_entropy": 0.5 * i} for i in (1, 2)])
 
 
@@ -96,7 +97,7 @@ def test_run_writes_every_table_the_report_reads(world):
     assert len(hv) == 12 and list(dict.fromkeys(hv.judge)) == ["zero-shot", "retrieval"]
     assert all(lab == labels[(p, c.lower())] for p, c, lab in zip(hv.pair_id, hv.criterion, hv.label))
     assert set(recs.transcripts.judge) == {"zero-shot", "retrieval"} and len(recs.transcripts) == 12
-    assert "bundled hand-written sample" in report.labels_source(recs.labels_source)
+    assert "bundled hand-written sample" in report.labels_source(recs)
 
     sweep, calls = recs.sweep, recs.sweep_calls
     assert sorted(set(sweep["T"])) == [0.5, 0.7] and len(sweep) == 12
@@ -106,10 +107,10 @@ def test_run_writes_every_table_the_report_reads(world):
     assert c.loc[0.5, "calls made"] == 0 and c.loc[0.5, "calls cached"] > 0
     assert 0 < c.loc[0.7, "calls made"] and c.loc[0.7, "calls cached"] > 0 and (c.pairs == 3).all()
 
-    t = report.threshold_table(sweep, calls).set_index("T")
+    t = report.threshold_table(recs).set_index("T")
     assert t.loc[0.5, "mean rounds"] == 1.0 and t.loc[0.7, "mean rounds"] == 2.0
     assert t.loc[0.7, "tokens per pair"] > t.loc[0.5, "tokens per pair"] > 0
-    a = report.agreement_table(hv).set_index(["judge", "criterion"])
+    a = report.agreement_table(recs).set_index(["judge", "criterion"])
     assert a.loc[("zero-shot", "all"), "n"] == 6 and a.loc[("retrieval", "all"), "coverage"] == 1.0
 
 

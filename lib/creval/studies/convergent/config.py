@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from creval.domains import get_domain
 from creval.studies.config import JudgeConfig, identity
 from creval.studies.divergent.config import DivergentConfig
 
@@ -30,7 +31,6 @@ class ConvergentConfig(DivergentConfig, JudgeConfig):
     def resolved(self) -> dict:
         """The divergent facts (entailment backend, each domain's data), and MacGyver's data even when it is
         not among ``domains``: the human-labelled pairs always come from it (sample or real)."""
-        from creval.domains import get_domain
         out = super().resolved()
         kind = "sample" if get_domain("macgyver").source_kind() == "sample" else "real"
         return {**out, "data": {**out["data"], "macgyver": kind}}

@@ -1,6 +1,6 @@
-"""Tables and figures of chapter 03 (convergent creativity), pure: the study's records in (tables of
-:func:`creval.studies.convergent.run.records`), a DataFrame, Figure or HTML string out. Each chapter cell
-calls one function here.
+"""Tables, figures and sentences of chapter 03 (convergent creativity), pure: the study's records in
+(:func:`creval.studies.convergent.run.records`), a captioned DataFrame (``df.attrs["caption"]``), a Figure, an
+HTML object or a Markdown string out. Each chapter cell calls one function here.
 
 The records: ``bench_verdicts`` (``bench_judge`` on chapter 02's solutions; Tables 3-5, Fig. 7),
 ``human_verdicts`` (every judge on the human-labelled MacGyver pairs, with ``label``; Tables 2 and 15),
@@ -16,19 +16,28 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
+from creval.studies.contract import Records
+from creval.studies.divergent.report import claims_md, verdict
+from creval.studies.tables import captioned
+
+
+def frame(recs: Records | pd.DataFrame, table: str) -> pd.DataFrame:
+    """``recs[table]``; a DataFrame passed instead of the records is that table itself (the judges' unit tests
+    build the verdicts table by hand)."""
+    return recs if isinstance(recs, pd.DataFrame) else recs[table]
 
 
 # -- benchmark (Tables 3-5, Fig. 7) ---------------------------------------------------------------
-def convergent_table(verdicts: pd.DataFrame) -> pd.DataFrame:
+def convergent_table(recs: Records) -> pd.DataFrame:
     """Tables 3-5: per model and domain, mean semantic entropy and the share of YES per criterion.
 
     Unparsed verdicts are left out of each share and counted in the ``unparsed`` column;
     Overall = mean of the criterion shares (as in the paper).
     """
-    rows = []
+    verdicts, cfg, rows = recs.bench_verdicts, recs.cfg, []
     for (model, domain), g in verdicts.groupby(["model", "domain"], sort=False):
-        row = {"domain": domain, "model": model, "semantic entropy": g.groupby("pair_id").mean_semantic_entropy.first().mean()
-               if "mean_semantic_entropy" in g else np.nan}
+        se = g.groupby("pair_id").mean_semantic_entropy.first().mean() if "mean_semantic_entropy" in g else np.nan
+        row = {"domain": domain, "model": model, "semantic entropy": se}
         shares = []
         for c, gc in g.groupby("criterion", sort=False):
             ok = gc[~gc.unparsed.astype(bool)]
@@ -38,23 +47,28 @@ def convergent_table(verdicts: pd.DataFrame) -> pd.DataFrame:
         row["Overall"] = np.nanmean(shares) if any(np.isfinite(shares)) else np.nan
         row["unparsed"] = f"{int(g.unparsed.sum())}/{len(g)}"
         rows.append(row)
-    return pd.DataFrame(rows)
+    who = f" ({cfg.bench_judge} judge, {cfg.judge_model})" if cfg else ""
+    return captioned(pd.DataFrame(rows), f"Convergent creativity{who}")
 
 
-def fig_entropy_vs_criteria(verdicts: pd.DataFrame, bin_size: int = 15) -> go.Figure:
+BIN_SIZE = 15      # solutions per bin of Fig. 7 (as in the paper)
+
+
+def fig_entropy_vs_criteria(recs: Records, bin_size: int = BIN_SIZE) -> go.Figure:
     """Fig. 7: mean verdict (YES = 1) against semantic entropy, fixed-count bins of ``bin_size`` solutions.
 
     Each point is one bin of consecutive solutions sorted by entropy: x = median entropy, y = mean verdict.
     With fewer than ``bin_size`` solutions there is one bin per model and criterion (flagged in the title).
     """
-    fig = go.Figure()
+    fig, verdicts = go.Figure(), recs.bench_verdicts
     v = verdicts[~verdicts.unparsed.astype(bool)].dropna(subset=["mean_semantic_entropy"])
     small = False
     for (model, crit), g in v.groupby(["model", "criterion"], sort=False):
         g = g.sort_values("mean_semantic_entropy").reset_index(drop=True)
         small |= len(g) < bin_size
         b = g.groupby(np.arange(len(g)) // bin_size)
-        fig.add_trace(go.Scatter(x=b.mean_semantic_entropy.median(), y=b.verdict.apply(lambda s: s.astype(float).mean()),
+        fig.add_trace(go.Scatter(x=b.mean_semantic_entropy.median(),
+                                 y=b.verdict.apply(lambda s: s.astype(float).mean()),
                                  mode="lines+markers", name=f"{model} · {crit}"))
     title = f"Semantic entropy vs convergent criteria (bins of {bin_size})"
     if small:
@@ -65,14 +79,15 @@ def fig_entropy_vs_criteria(verdicts: pd.DataFrame, bin_size: int = 15) -> go.Fi
 
 
 # -- human validation (Table 2), tokens (Table 15) -------------------------------------------------
-def labels_source(lines: pd.DataFrame) -> str:
+def labels_source(recs: Records) -> str:
     """The one line of the ``labels_source`` table: where the human labels of the judged pairs came from."""
+    lines = recs.labels_source
     return str(lines["line"].iloc[0]) if len(lines) else "Human labels: none in this run"
 
 
-def agreement_table(verdicts: pd.DataFrame) -> pd.DataFrame:
+def agreement_table(recs: Records) -> pd.DataFrame:
     """Table 2: accuracy, AUARC, kappa and coverage per judge and criterion, plus 'all' per judge."""
-    rows = []
+    verdicts, rows = recs.human_verdicts, []
     for j, gj in verdicts.groupby("judge", sort=False):
         for c, g in list(gj.groupby("criterion", sort=False)) + [("all", gj)]:
             pred = [None if r.unparsed or pd.isna(r.verdict) else bool(r.verdict) for r in g.itertuples()]
@@ -80,11 +95,14 @@ def agreement_table(verdicts: pd.DataFrame) -> pd.DataFrame:
             rows.append({"judge": j, "criterion": c, **S.agreement([bool(x) for x in g.label], pred, conf)})
     cols = ["judge", "criterion", "n", "coverage", "unparsed", "accuracy", "accuracy_all", "auarc", "kappa",
             "label_yes_rate"]
-    return pd.DataFrame(rows)[cols]
+    pairs = verdicts["pair_id"].nunique() if len(verdicts) else 0
+    judge = f", judge {recs.cfg.judge_model}" if recs.cfg else ""
+    return captioned(pd.DataFrame(rows, columns=cols), f"Judges vs human labels ({pairs} pairs{judge})")
 
 
-def token_table(verdicts: pd.DataFrame, ours: str = "retrieval", baseline: str = "chateval") -> pd.DataFrame:
+def token_table(recs: Records, ours: str = "retrieval", baseline: str = "chateval") -> pd.DataFrame:
     """Table 15: tokens per pair (all judged criteria summed), mean ± sd, on the pairs both judges judged."""
+    verdicts = frame(recs, "human_verdicts")
     per = verdicts.groupby(["judge", "pair_id"])[["input_tokens", "output_tokens"]].sum().reset_index()
     common = set(per[per.judge == ours].pair_id) & set(per[per.judge == baseline].pair_id)
     per = per[per.pair_id.isin(common)]
@@ -101,16 +119,18 @@ def token_table(verdicts: pd.DataFrame, ours: str = "retrieval", baseline: str =
     if {ours, baseline} <= set(df.judge):
         b = df.set_index("judge")
         df["share of chateval"] = [b.loc[j, "total mean"] / b.loc[baseline, "total mean"] for j in df.judge]
-    return df
+    return captioned(df, "Tokens per pair (all judged criteria), same pairs for every judge")
 
 
 PAPER_TABLE15 = {"chateval": (66944, 8634), "retrieval": (23758, 3796)}   # mean input, output tokens per pair
 PAPER_SHARE = sum(PAPER_TABLE15["retrieval"]) / sum(PAPER_TABLE15["chateval"])
 
 
-def token_summary(verdicts: pd.DataFrame, tokens: pd.DataFrame, ours: str = "retrieval",
+def token_summary(recs: Records, tokens: pd.DataFrame | None = None, ours: str = "retrieval",
                   baseline: str = "chateval", paper_share: float = PAPER_SHARE) -> str:
     """One sentence on Table 15 from the records: the share, early exits and verdict re-asks."""
+    verdicts = frame(recs, "human_verdicts")
+    tokens = token_table(verdicts, ours, baseline) if tokens is None else tokens
     if "share of chateval" not in tokens:
         return f"Both {ours} and {baseline} are needed for the comparison."
     share = float(tokens.set_index("judge").loc[ours, "share of chateval"])
@@ -122,29 +142,30 @@ def token_summary(verdicts: pd.DataFrame, tokens: pd.DataFrame, ours: str = "ret
             f"{asks[baseline]}.")
 
 
-def token_breakdown(verdicts: pd.DataFrame, judge: str = "retrieval") -> pd.DataFrame:
+def token_breakdown(recs: Records, judge: str = "retrieval") -> pd.DataFrame:
     """Tokens per pair by agent/phase (from the ledger tags stored with each verdict)."""
-    rows = []
-    g = verdicts[verdicts.judge == judge]
+    rows, verdicts = [], recs.human_verdicts
+    caption = f"{judge.capitalize()} judge: tokens per pair by agent / phase"
+    g = verdicts[verdicts.judge == judge] if len(verdicts) else verdicts
     for tb in g.tokens_by:
         for k, (i, o) in (tb or {}).items():
             rows.append({"agent/phase": k, "input": i, "output": o})
     if not rows:
-        return pd.DataFrame(columns=["agent/phase", "input per pair", "output per pair"])
+        return captioned(pd.DataFrame(columns=["agent/phase", "input per pair", "output per pair"]), caption)
     d = pd.DataFrame(rows).groupby("agent/phase").sum() / max(g.pair_id.nunique(), 1)
-    return d.rename(columns={"input": "input per pair", "output": "output per pair"}).reset_index()
+    return captioned(d.rename(columns={"input": "input per pair", "output": "output per pair"}).reset_index(), caption)
 
 
 # -- threshold sweep (Fig. 12) --------------------------------------------------------------------
 SWEEP_COLUMNS = ["T", "accuracy", "auarc", "coverage", "mean rounds", "tokens per pair", "calls made", "calls cached"]
 
 
-def threshold_table(sweep: pd.DataFrame, calls: pd.DataFrame) -> pd.DataFrame:
+def threshold_table(recs: Records) -> pd.DataFrame:
     """Fig. 12's numbers: per early-exit threshold T (the rows of ``sweep_calls``), the retrieval judge's
     accuracy, AUARC and coverage against the human labels (:func:`creval.measures.stats.agreement`), its mean
     rounds, its tokens per pair (all criteria), and the judge calls made and served from the call cache while
     the run judged at that T (later T values reuse the first round of the earlier ones)."""
-    rows = []
+    sweep, calls, rows = recs.sweep, recs.sweep_calls, []
     for c in calls.to_dict("records"):
         v = sweep[sweep["T"] == c["T"]] if len(sweep) else sweep
         pred = [None if r.unparsed or pd.isna(r.verdict) else bool(r.verdict) for r in v.itertuples()]
@@ -156,11 +177,12 @@ def threshold_table(sweep: pd.DataFrame, calls: pd.DataFrame) -> pd.DataFrame:
                      "tokens per pair": (sum(int(i) + int(o) for i, o in zip(v.input_tokens, v.output_tokens))
                                          if len(v) else 0) / max(int(c["pairs"]), 1),
                      "calls made": int(c["calls made"]), "calls cached": int(c["calls cached"])})
-    return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
+    return captioned(pd.DataFrame(rows, columns=SWEEP_COLUMNS), "Threshold sweep")
 
 
-def fig_threshold(sweep: pd.DataFrame) -> go.Figure:
-    fig = go.Figure()
+def fig_threshold(recs: Records) -> go.Figure:
+    """Fig. 12: the retrieval judge's accuracy and AUARC, and its mean rounds, at each early-exit threshold T."""
+    fig, sweep = go.Figure(), threshold_table(recs)
     for col in ("accuracy", "auarc"):
         fig.add_trace(go.Scatter(x=sweep["T"], y=sweep[col], mode="lines+markers", name=col))
     fig.add_trace(go.Bar(x=sweep["T"], y=sweep["mean rounds"], name="mean rounds", yaxis="y2", opacity=0.3))
@@ -192,18 +214,20 @@ def transcript_html(transcripts: pd.DataFrame, judge: str = "retrieval", pair_id
                 f"{t.get('output_tokens', 0)}" + (f" · attempts {t['attempts']}" if t.get("attempts", 1) > 1 else ""))
         frag = ""
         if t.get("retrieved"):
-            items = "".join(f"<li><code>{esc(i)}</code> {esc(x)}</li>" for i, x in zip(t["retrieved_ids"], t["retrieved"]))
+            items = "".join(f"<li><code>{esc(i)}</code> {esc(x)}</li>"
+                            for i, x in zip(t["retrieved_ids"], t["retrieved"]))
             frag = f"<details><summary>{len(t['retrieved'])} retrieved fragments</summary><ul>{items}</ul></details>"
         parsed = f"<div><i>parsed: {esc(t['parsed'])}</i></div>" if t.get("parsed") else ""
-        parts.append(f"<details><summary>{esc(head)}</summary><div style='margin-left:1em'><div><i>{esc(t['prompt'])}</i></div>"
-                     f"{frag}<pre style='white-space:pre-wrap'>{esc(t['reply'])}</pre>{parsed}</div></details>")
+        parts.append(f"<details><summary>{esc(head)}</summary><div style='margin-left:1em'>"
+                     f"<div><i>{esc(t['prompt'])}</i></div>{frag}<pre style='white-space:pre-wrap'>"
+                     f"{esc(t['reply'])}</pre>{parsed}</div></details>")
     return "\n".join(parts)
 
 
-def transcript(transcripts: pd.DataFrame, judge: str = "retrieval", pair_id=None, criterion=None):
+def transcript(recs: Records, judge: str = "retrieval", pair_id=None, criterion=None):
     """The transcript as an HTML object the chapter cell displays."""
     from IPython.display import HTML
-    return HTML(transcript_html(transcripts, judge, pair_id, criterion))
+    return HTML(transcript_html(recs.transcripts, judge, pair_id, criterion))
 
 
 PAPER_TABLE2 = pd.DataFrame([
@@ -211,3 +235,81 @@ PAPER_TABLE2 = pd.DataFrame([
     ("ChatEval", 0.767, np.nan), ("ours, GPT-4o-mini", 0.553, 0.635), ("ours, GPT-4o", 0.847, 0.907),
     ("human annotators (mean of 5)", 0.820, np.nan)], columns=["framework", "accuracy", "AUARC"])
 """Paper Table 2 as far as the text is legible (zero-shot row unreadable in our copy: left blank). GPT-4o judges."""
+
+
+def paper_table2() -> pd.DataFrame:
+    """The paper's Table 2 (a constant: no records of this build in it)."""
+    return captioned(PAPER_TABLE2.copy(), "Paper Table 2 (reference)")
+
+
+# -- the chapter's sentences, from the records ------------------------------------------------------------
+PAPER_ACCURACY = {"retrieval": 0.847, "chateval": 0.767, "cot": 0.660, "few-shot": 0.653}  # Table 2, GPT-4o judges
+
+
+def judge_accuracy(recs: Records) -> dict[str, dict]:
+    """Per judge, over all criteria: accuracy on the parsed verdicts, their number and the coverage."""
+    t = agreement_table(recs)
+    t = t[t["criterion"] == "all"]
+    return {r["judge"]: {"accuracy": float(r["accuracy"]), "parsed": int(round(r["n"] * r["coverage"])),
+                         "coverage": float(r["coverage"])} for r in t.to_dict("records")}
+
+
+def build_caveats(recs: Records) -> str:
+    """What this build's judging rests on: the judge model, the labelled pairs, and how often it failed the
+    format."""
+    cfg, hv, bv = recs.cfg, recs.human_verdicts, recs.bench_verdicts
+    unparsed = (int(hv["unparsed"].sum()) + int(bv["unparsed"].sum()) if len(bv) else int(hv["unparsed"].sum())
+                ) if len(hv) else 0
+    total = len(hv) + len(bv)
+    return (f"**Read the numbers with care.** In this build the judge model is `{cfg.judge_model}`, the "
+            f"human-labelled pairs number {hv['pair_id'].nunique() if len(hv) else 0} and the solutions judged "
+            f"for the benchmark {bv['pair_id'].nunique() if len(bv) else 0}; {unparsed} of its {total} verdicts "
+            "did not parse (they are counted as *unparsed*, never turned into a default answer). The paper's "
+            "accuracy claims need a judge that follows the format (e.g. `judge_model: gpt-4o` with an API key, or "
+            "the local `qwen2.5-coder-1.5b`) and the paper's fifty labelled pairs.")
+
+
+def fig7_note(recs: Records) -> str:
+    """How many solutions per model the Fig. 7 bins have here."""
+    bv = recs.bench_verdicts
+    per = bv.groupby("model")["pair_id"].nunique().to_dict() if len(bv) else {}
+    few = {m: n for m, n in per.items() if n < BIN_SIZE}
+    return (f"Solutions per model in this build: {', '.join(f'{m} {n}' for m, n in per.items()) or 'none'}; "
+            + (f"with fewer than one bin of {BIN_SIZE}, each such line is a single point."
+               if few else f"every model fills at least one bin of {BIN_SIZE}."))
+
+
+def what_this_shows(recs: Records) -> str:
+    """The closing list: which of the paper's convergent claims this build reproduces, which not, and which
+    it cannot test."""
+    cfg, acc, rows = recs.cfg, judge_accuracy(recs), []
+    paper = ", ".join(f"{j} {S.fmt_number(a, 3)}" for j, a in PAPER_ACCURACY.items())
+    ours = {j: a for j, a in acc.items() if a["accuracy"] == a["accuracy"]}
+    if "retrieval" in ours and len(ours) > 1:
+        best = max(ours, key=lambda j: ours[j]["accuracy"])
+        top = ours[best]["accuracy"] == ours["retrieval"]["accuracy"]
+        rows.append((verdict(top, ours["retrieval"]["parsed"]),
+                     f"In the paper's Table 2 the retrieval judge is the most accurate against human labels ({paper}).",
+                     f"Here, with `{cfg.judge_model}`: " + ", ".join(
+                         f"{j} {S.fmt_number(a['accuracy'], 3)} on {a['parsed']} parsed verdicts"
+                         for j, a in ours.items()) + "."))
+    else:
+        rows.append(("not testable here", f"The paper's Table 2 ranks the judges by accuracy ({paper}).",
+                     "This build has no parsed retrieval verdict, or no other judge to compare it with."))
+    tok = token_table(recs)
+    if "share of chateval" in tok:
+        share = float(tok.set_index("judge").loc["retrieval", "share of chateval"])
+        rows.append((verdict(share < 1, int(tok["pairs"].min())),
+                     f"The paper's Table 15 has the retrieval judge spending {S.fmt_number(PAPER_SHARE, 1, 100)}% "
+                     "of ChatEval's tokens per pair.",
+                     f"Here it spends {S.fmt_number(share, 0, 100)}% (both judges at `judge_word_limit` = "
+                     f"{cfg.judge_word_limit} words per turn)."))
+    else:
+        rows.append(("not testable here", "The paper's Table 15 token comparison with ChatEval.",
+                     "This build did not run both the retrieval judge and ChatEval."))
+    models = recs.bench_verdicts["model"].nunique() if len(recs.bench_verdicts) else 0
+    rows.append(("not testable here", "The paper's convergent scores of its models (Tables 3-5) and their relation "
+                 "to semantic entropy (Fig. 7).", f"This build judges {models} model(s) with `{cfg.judge_model}` on "
+                 f"`limit` = {cfg.limit} problem(s) per domain; both need strong models, a strong judge and hundreds "
+                 "of solutions."))
+    return claims_md(rows)

@@ -39,8 +39,16 @@ from functools import partial
 from pathlib import Path
 
 from creval.core.ledger import LEDGER
+from creval.datasets import macgyver
+from creval.datasets.base import provenance
+from creval.domains import get_domain
+from creval.judges.base import crit_name
+from creval.judges.registry import judge_settings, make_judge
+from creval.judges.runner import judge_pair, pair_of
+from creval.models import registry
 from creval.studies import contract, units
 from creval.studies.convergent.config import ConvergentConfig
+from creval.studies.divergent import run as divergent
 
 log = logging.getLogger("creval.studies.convergent.run")
 
@@ -49,21 +57,16 @@ LABELLED = ("feasibility", "effectiveness")     # the MacGyver criteria with hum
 
 def validation_criteria(domain: str = "macgyver") -> list:
     """The domain's criteria that have human labels (feasibility, effectiveness)."""
-    from creval.domains import get_domain
-    from creval.judges.base import crit_name
     return [c for c in get_domain(domain).criteria if crit_name(c).lower() in LABELLED]
 
 
 def human_pairs(cfg: ConvergentConfig) -> list[dict]:
     """``human_pairs`` labelled MacGyver pairs drawn with ``data_seed`` (the same pairs for every judge)."""
-    from creval.datasets import macgyver
     return macgyver.sample_pairs(cfg.human_pairs, seed=cfg.data_seed)
 
 
 def labels_line() -> str:
     """Where the human labels of the judge validation come from (or that they are the bundled sample)."""
-    from creval.datasets import macgyver
-    from creval.datasets.base import provenance
     return provenance(macgyver.DATASET, macgyver.source(), "Human labels of the judged pairs (MacGyver benchmark)")
 
 
@@ -78,7 +81,6 @@ def pair_runner(width: int = 1):
 
 def _judge(cfg: ConvergentConfig, name: str, model, folder: Path, **overrides):
     """The judge ``name`` with the config's judge settings (its own share of them), fragments in ``folder``."""
-    from creval.judges.registry import judge_settings, make_judge
     settings = judge_settings(name, {**cfg.judge_params(), **overrides})
     return make_judge(name, model, store_dir=folder / "fragments", **settings)
 
@@ -96,7 +98,6 @@ def _labelled(rows: list[dict], labels: dict[str, dict], **extra) -> list[dict]:
 
 def _bench(judge, row: dict, criteria, model, domain) -> dict[str, list]:
     """One solution's ``bench_verdicts`` rows (with its ``model`` and ``domain``)."""
-    from creval.judges.runner import judge_pair
     return {"bench_verdicts": [{**r, "model": model, "domain": domain}
                                for r in judge_pair(judge, row, criteria)["verdicts"]]}
 
@@ -104,14 +105,11 @@ def _bench(judge, row: dict, criteria, model, domain) -> dict[str, list]:
 def bench_units(cfg: ConvergentConfig, model, problems) -> list[units.Unit]:
     """``bench_judge`` on every solution of ``problems`` (chapter 02's table): one unit per solution, one
     fragment folder per model x domain."""
-    from creval.domains import get_domain
-    from creval.judges.runner import pair_of
-    from creval.models.registry import model_name
     out = []
     if not len(problems):
         return out
     for (m, domain), g in problems.groupby(["model", "domain"], sort=False):
-        folder = Path("bench") / model_name(str(m)) / str(domain)
+        folder = Path("bench") / registry.model_name(str(m)) / str(domain)
         judge = _judge(cfg, cfg.bench_judge, model, cfg.run_dir / folder)
         crits = get_domain(domain).criteria
         out += [units.Unit(f"{folder.as_posix()}/{pair_of(row)[0]}", partial(_bench, judge, row, crits, m, domain))
@@ -121,7 +119,6 @@ def bench_units(cfg: ConvergentConfig, model, problems) -> list[units.Unit]:
 
 def _validate(judge, pair: dict, labels: dict) -> dict[str, list]:
     """One judge on one labelled pair: its ``human_verdicts`` (with labels) and ``transcripts`` rows."""
-    from creval.judges.runner import judge_pair
     t = judge_pair(judge, pair, validation_criteria())
     return {"human_verdicts": _labelled(t["verdicts"], labels), "transcripts": t["transcripts"]}
 
@@ -157,7 +154,6 @@ def _chain(*works) -> dict[str, list]:
 def _sweep(judges: dict[float, object], pair: dict, labels: dict) -> dict[str, list]:
     """The retrieval judge on one labelled pair at each threshold in turn: ``sweep`` rows (with T and label)
     and per T the chat calls made and served from the cache (``sweep_usage``)."""
-    from creval.judges.runner import judge_pair
     rows, usage = [], []
     for t, judge in judges.items():
         with LEDGER.collect() as tally:
@@ -190,15 +186,13 @@ def _work(u: units.Unit) -> dict[str, list]:
 
 def run(cfg: ConvergentConfig) -> Path:
     """Every convergent record of ``cfg`` into ``cfg.run_dir`` (see the module doc)."""
-    from creval.models.registry import load_model
-    from creval.studies.divergent.run import records as divergent_records
 
-    problems = divergent_records(cfg.divergent()).problems        # chapter 02's solutions, never rerun here
+    problems = divergent.records(cfg.divergent()).problems        # chapter 02's solutions, never rerun here
     store = contract.start(cfg)
-    judge = load_model(cfg.judge_model)
+    judge = registry.load_model(cfg.judge_model)
     store.note_model(judge)
     for m in cfg.tested:                                          # the models whose solutions are judged
-        store.note_model(load_model(m))
+        store.note_model(registry.load_model(m))
     width = units.width(cfg.judge_model)                          # the only model this study calls
     pairs = human_pairs(cfg)
     store.write("labels_source", [{"line": labels_line()}])
