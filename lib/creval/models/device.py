@@ -9,7 +9,8 @@ import os
 from creval.core.errors import CrevalError
 from creval.models import heavy
 
-_CHOSEN: dict[str, str] = {}
+CHOSEN = heavy.Loaded()
+"""The device this process chose (decided once; ``CHOSEN.reset()`` decides again on the next use)."""
 
 
 def choose(requested: str, cuda_available: bool) -> str:
@@ -27,11 +28,9 @@ def choose(requested: str, cuda_available: bool) -> str:
 
 def torch_device() -> str:
     """The device for this process (decided once, see the module doc)."""
-    if "torch" not in _CHOSEN:
-        _CHOSEN["torch"] = choose(os.environ.get("CREVAL_DEVICE", ""), heavy.torch().cuda.is_available())
-    return _CHOSEN["torch"]
+    return CHOSEN.get("torch", lambda: choose(os.environ.get("CREVAL_DEVICE", ""), heavy.torch().cuda.is_available()))
 
 
 def chosen() -> str | None:
     """The device chosen so far in this process (None if no local neural model ran)."""
-    return _CHOSEN.get("torch")
+    return CHOSEN.items.get("torch")
