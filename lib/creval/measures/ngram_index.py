@@ -57,17 +57,28 @@ def word_tokenize(text: str) -> list[str]:
     return _WORD.findall(ascii_fold(text))
 
 
-_VALUES: dict[str, np.uint64] = {}
+class TokenValues:
+    """The 64-bit values of the tokens this process has seen, memoised (:meth:`reset` forgets them)."""
+
+    def __init__(self):
+        self.memo: dict[str, np.uint64] = {}
+
+    def reset(self) -> None:
+        self.memo.clear()
+
+
+TOKEN_VALUES = TokenValues()
 
 
 def token_values(tokens: Sequence[str]) -> np.ndarray:
-    """The 64-bit value of each token (blake2b of its UTF-8 string; memoised per process)."""
+    """The 64-bit value of each token (blake2b of its UTF-8 string; memoised per process in ``TOKEN_VALUES``)."""
+    memo = TOKEN_VALUES.memo
     out = np.empty(len(tokens), dtype=np.uint64)
     for i, t in enumerate(tokens):
-        v = _VALUES.get(t)
+        v = memo.get(t)
         if v is None:
             v = np.uint64(int.from_bytes(hashlib.blake2b(t.encode("utf-8"), digest_size=8).digest(), "little"))
-            _VALUES[t] = v
+            memo[t] = v
         out[i] = v
     return out
 

@@ -18,23 +18,16 @@ import concurrent.futures
 import threading
 from typing import Any, Awaitable, Callable
 
-_LOOP: asyncio.AbstractEventLoop | None = None
-_LOOP_LOCK = threading.Lock()
-_ENDPOINTS: dict[tuple, "Endpoint"] = {}
+import httpx
 
 
 def loop() -> asyncio.AbstractEventLoop:
     """The process's background event loop (started on first use, in a daemon thread)."""
-    global _LOOP
-    with _LOOP_LOCK:
-        if _LOOP is None or _LOOP.is_closed():
-            lp = asyncio.new_event_loop()
-            threading.Thread(target=lp.run_forever, name="creval-http", daemon=True).start()
-            _LOOP = lp
-        return _LOOP
+    return ENDPOINTS.loop()
 
 
 def submit(coro: Awaitable) -> concurrent.futures.Future:
+    """Run ``coro`` on the background loop; its future."""
     return asyncio.run_coroutine_threadsafe(coro, loop())
 
 
@@ -80,15 +73,14 @@ class Endpoint:
         self.urls, self.headers, self.timeout = urls, headers, timeout
         self.budget = AdaptiveLimit(concurrency)
         self.replica_load = {u: 0 for u in urls}
-        self._client = None
+        self.open_client = None
 
     def client(self):
-        import httpx
-        if self._client is None:
+        if self.open_client is None:
             # no redirects followed: a key is never re-sent to wherever a server points
-            self._client = httpx.AsyncClient(timeout=self.timeout, headers=self.headers, follow_redirects=False,
+            self.open_client = httpx.AsyncClient(timeout=self.timeout, headers=self.headers, follow_redirects=False,
                                              limits=httpx.Limits(max_connections=None, max_keepalive_connections=256))
-        return self._client
+        return self.open_client
 
     def pick(self) -> str:
         """The replica with the fewest requests in flight (the first on a tie)."""
@@ -109,28 +101,54 @@ class Endpoint:
             await self.budget.release(outcome)
 
 
+class Endpoints:
+    """The process's background event loop and its endpoints, one per key (made on first use, kept while the
+    process lives); :meth:`reset` closes the clients and stops the loop (also at exit)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.event_loop: asyncio.AbstractEventLoop | None = None
+        self.by_key: dict[tuple, Endpoint] = {}
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self.lock:
+            if self.event_loop is None or self.event_loop.is_closed():
+                lp = asyncio.new_event_loop()
+                threading.Thread(target=lp.run_forever, name="creval-http", daemon=True).start()
+                self.event_loop = lp
+            return self.event_loop
+
+    def get(self, key: tuple, make: Callable[[], Endpoint]) -> Endpoint:
+        with self.lock:
+            if key not in self.by_key:
+                self.by_key[key] = make()
+            return self.by_key[key]
+
+    def reset(self) -> None:
+        """Close every endpoint's client, stop the loop, forget them all (best effort)."""
+        lp = self.event_loop
+        if lp is not None and not lp.is_closed():
+            for ep in list(self.by_key.values()):
+                if ep.open_client is not None:
+                    try:
+                        submit(ep.open_client.aclose()).result(timeout=2)
+                    except Exception:   # noqa: BLE001 - closing is best effort
+                        pass
+            lp.call_soon_threadsafe(lp.stop)
+        with self.lock:
+            self.by_key.clear()
+            self.event_loop = None
+
+
+ENDPOINTS = Endpoints()
+atexit.register(ENDPOINTS.reset)
+
+
 def endpoint(key: tuple, urls: tuple[str, ...], headers: dict, concurrency: int, timeout: float) -> Endpoint:
     """The process's one :class:`Endpoint` for ``key`` (created on first use)."""
-    with _LOOP_LOCK:
-        ep = _ENDPOINTS.get(key)
-        if ep is None:
-            ep = _ENDPOINTS[key] = Endpoint(urls, headers, concurrency, timeout)
-        return ep
+    return ENDPOINTS.get(key, lambda: Endpoint(urls, headers, concurrency, timeout))
 
 
 def peak_in_flight() -> dict[str, int]:
     """The most requests each endpoint had in flight at once in this process (for the run summary)."""
-    return {f"{k[0]} at {','.join(k[1])}": ep.budget.peak for k, ep in _ENDPOINTS.items()}
-
-
-@atexit.register
-def _close() -> None:
-    if _LOOP is None or _LOOP.is_closed():
-        return
-    for ep in list(_ENDPOINTS.values()):
-        if ep._client is not None:
-            try:
-                submit(ep._client.aclose()).result(timeout=2)
-            except Exception:   # noqa: BLE001 - closing at exit is best effort
-                pass
-    _LOOP.call_soon_threadsafe(_LOOP.stop)
+    return {f"{k[0]} at {','.join(k[1])}": ep.budget.peak for k, ep in ENDPOINTS.by_key.items()}
