@@ -19,3 +19,28 @@ def test_read_responses_checks_columns_and_empty_cells(tmp_path):
         read_responses(f)
     with pytest.raises(CrevalError, match="does not exist"):
         read_responses(tmp_path / "missing.csv")
+
+
+@pytest.mark.parametrize("argv,successor", [
+    (["aut", "run", "--params", "params/smoke.yaml", "-p", "aut_items=2"], "`creval aut table` (the agreement table)"),
+    (["neocoder", "run", "-p", "model=x"], "`creval run neocoder`"),
+    (["neocoder", "replay"], "`creval run neocoder`"),
+])
+def test_run_means_a_study_run_and_old_commands_name_their_successor(capsys, argv, successor):
+    from creval.cli import main
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"creval: error: `creval {argv[0]} {argv[1]}` was retired: use {successor}")
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_the_table_printer_is_aut_table_and_the_old_names_stay_out_of_the_help(capsys):
+    from creval.cli import build_parser
+    from creval.commands.aut import table
+    args = build_parser().parse_args(["aut", "table", "-p", "aut_items=2"])
+    assert args.func is table and args.overrides == ["aut_items=2"]
+    for cmd, listed in (("aut", "{table,score}"), ("neocoder", "{score,humans}")):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([cmd, "--help"])
+        out = capsys.readouterr().out
+        assert listed in out and not [line for line in out.splitlines() if line.startswith(("    run", "    replay"))]

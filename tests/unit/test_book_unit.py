@@ -98,3 +98,51 @@ def test_study_summary_says_whether_a_run_was_new_resumed_or_read_back(tmp_path)
     line = summary_line({"study": "divergent", "state": "resumed", "error": None, "seconds": 1.0, "usage": usage,
                          "run_dir": str(run)})
     assert "resumed an interrupted run" in line and "calls 0 made, 0 from cache" in line
+
+
+def test_the_ledger_streams_only_where_it_is_told(tmp_path, monkeypatch):
+    from creval.core.ledger import CallRecord, Ledger
+    monkeypatch.setenv("CREVAL_LEDGER_FILE", str(tmp_path / "env.jsonl"))
+    ledger = Ledger()
+    ledger.add(CallRecord("chat", "m", cached=False))
+    assert not (tmp_path / "env.jsonl").exists()                     # the environment is not read
+    ledger.stream_to(tmp_path / "a.jsonl")
+    ledger.add(CallRecord("chat", "m", cached=True, input_tokens=2))
+    ledger.stream_to(None)
+    ledger.add(CallRecord("chat", "m", cached=False))
+    rows = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines()]
+    assert [(r["cached"], r["input_tokens"]) for r in rows] == [(True, 2)]
+    assert ledger.totals.total["calls_made"] == 2 and ledger.totals.total["cache_hits"] == 1
+
+
+def test_the_command_line_streams_a_command_s_calls_to_its_ledger_file(tmp_path, monkeypatch):
+    import argparse
+
+    from creval import cli
+    from creval.core.ledger import LEDGER, CallRecord
+
+    def parser():
+        p = argparse.ArgumentParser()
+        p.add_argument("--ledger-file", default=None)
+        p.set_defaults(func=lambda args: LEDGER.add(CallRecord("embed", "e", cached=False, input_tokens=5)) or 0)
+        return p
+    monkeypatch.setattr(cli, "build_parser", parser)
+    assert cli.main(["--ledger-file", str(tmp_path / "calls.jsonl")]) == 0
+    assert [json.loads(x)["input_tokens"] for x in (tmp_path / "calls.jsonl").read_text().splitlines()] == [5]
+    assert LEDGER.stream is None                                     # the next command in this process: no file
+    monkeypatch.undo()                                                # the real parser: the variable is its default
+    monkeypatch.setenv("CREVAL_LEDGER_FILE", str(tmp_path / "env.jsonl"))
+    assert cli.build_parser().parse_args(["models"]).ledger_file == str(tmp_path / "env.jsonl")
+
+
+def test_plotly_js_is_inlined_once_per_page_and_reset_starts_a_new_page():
+    import plotly.graph_objects as go
+
+    from creval.book import plots
+    page, fig = plots.PlotlyPage(), go.Figure(go.Bar(x=[1], y=[2]))
+    first, second = page.html(fig), page.html(fig)
+    assert "window._crevalDefine" in first and "window._crevalDefine" not in second
+    assert len(first) > len(second) + 1_000_000                        # plotly.js itself, once
+    page.reset()
+    assert "window._crevalDefine" in page.html(fig)
+    assert plots.PAGE is not page and not hasattr(plots, "_embedded")
