@@ -1,14 +1,18 @@
 """``creval book`` (execute and render the book) and ``creval batch`` (rerun it for several models)."""
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
 from creval.book.build import build_book
+from creval.book.execute import book_structure
 from creval.book.params import effective_params, load_params
 from creval.book.studies import phases_lines, summary_line
 from creval.core.errors import CrevalError
 from creval.core.paths import REPO
+from creval.models.registry import get_spec
+from creval.studies.units import spending_limit
 
 
 def _summary(m: dict, out: Path) -> str:
@@ -17,7 +21,8 @@ def _summary(m: dict, out: Path) -> str:
     lines = [summary_line(r) for r in m.get("studies", [])] + phases_lines(m.get("studies", []))
     lines += [f"book: {m['index'] or '(not rendered)'}",
              f"studies: {len(m.get('studies', []))} run in {m.get('seconds_studies', 0):.1f} s; "
-             f"chapters: {sum(not c['error'] for c in m['chapters'])} of {len(m['chapters'])} executed in {m['seconds_execute']:.1f} s ({m['renderer'] or 'no render'})",
+             f"chapters: {sum(not c['error'] for c in m['chapters'])} of {len(m['chapters'])} executed in "
+             f"{m['seconds_execute']:.1f} s ({m['renderer'] or 'no render'})",
              f"model calls: {u['calls_made']} made, {u['cache_hits']} served from cache; "
              f"tokens in/out {u['input_tokens']}/{u['output_tokens']}; cost ${u['cost_usd']:.4f}",
              f"manifest: {out / 'book-manifest.json'}"]
@@ -31,7 +36,6 @@ def check_chapters(only: list[str] | None) -> None:
     """``--chapters`` that match no chapter is an error, not a quiet run of nothing."""
     if not only:
         return
-    from creval.book.execute import book_structure
     stems = [Path(f).stem for _, f in book_structure() if f.endswith(".ipynb")]
     unknown = [o for o in only if not any(o in s for s in stems)]
     if unknown:
@@ -45,7 +49,6 @@ def check_out(out: Path) -> None:
 
 def check_render(render: str) -> None:
     """``--render quarto`` without Quarto fails before any chapter runs."""
-    import shutil
     if render == "quarto" and not shutil.which("quarto"):
         raise CrevalError("--render quarto, but the quarto program is not installed (not on PATH)",
                           "install Quarto (https://quarto.org), or use --render offline (the offline HTML book)")
@@ -61,7 +64,6 @@ def params_path(given: str | None) -> Path:
 def check_models(params: dict) -> None:
     """Every model the book will call (``model``, ``models``, ``judge_model``) names a spec, checked before
     any study runs (not found chapter by chapter)."""
-    from creval.models.registry import get_spec
     eff = effective_params(params)
     names = [eff.get("model"), *(eff.get("models") or []), eff.get("judge_model")]
     for name in dict.fromkeys(n for n in names if isinstance(n, str) and n):
@@ -76,7 +78,6 @@ def cmd_book(args) -> int:
     check_models(params)
     out = Path(args.out) if args.out else REPO / "_build" / ppath.stem
     check_out(out)
-    from creval.studies.units import spending_limit
     with spending_limit(args.max_cost):
         m = build_book(params, out, args.chapters, args.render)
     print(_summary(m, out))
