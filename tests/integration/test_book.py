@@ -1,12 +1,15 @@
 """The book end to end: every study run on the smoke profile with the real local model, then every chapter
 executed by papermill (reading the records only) and rendered to offline HTML; then a warm rebuild that
-must make no model call at all."""
+must make no model call at all; then Quarto's pre-render step, real this time, on a copy of the project."""
 import json
 import re
+import shutil
 
 import pytest
 
+from creval.book import prerender as P
 from creval.book.build import build_book
+from creval.book.execute import book_structure
 from creval.book.params import load_params
 from creval.core.paths import REPO
 from creval.studies.registry import STUDIES
@@ -50,3 +53,22 @@ def test_book_builds_then_rebuilds_from_cache(tmp_path, fresh_cache):
     assert warm["usage"]["total"]["cache_hits"] == 0
     manifest = json.loads((tmp_path / "book2" / "book-manifest.json").read_text())
     assert all(s["usage"]["calls_made"] == 0 and s["seconds"] < 30 for s in manifest["studies"]), manifest["studies"]
+    prerender_stages_the_executed_chapter(tmp_path, params)
+
+
+def prerender_stages_the_executed_chapter(tmp_path, params):
+    """What `quarto render chapters/01-apparatus.ipynb` runs before it reads the chapter: the chapter executed
+    for real (its study read back) and written where Quarto reads it; then put back as committed."""
+    root, ch = tmp_path / "project", "chapters/01-apparatus.ipynb"
+    (root / "chapters").mkdir(parents=True)
+    for f in ["_quarto.yml", "index.qmd", *(f for _, f in book_structure() if f.endswith(".ipynb"))]:
+        shutil.copyfile(REPO / f, root / f)
+    committed = (root / ch).read_bytes()
+    env = {"QUARTO_PROJECT_OUTPUT_DIR": "_book", "QUARTO_PROJECT_INPUT_FILES": ch}
+    assert P.prerender(env, root, params, out=tmp_path / "quarto-build", wait_pid=None) == 0
+    cells = json.loads((root / ch).read_text())["cells"]
+    shown = [o for c in cells if c["cell_type"] == "code" for o in c.get("outputs", [])]
+    assert shown and not [o for o in shown if o["output_type"] == "error"]       # executed, nothing failed
+    assert json.loads((tmp_path / "quarto-build" / "book-manifest.json").read_text())["usage"]["total"][
+        "calls_made"] == 0                                                         # the records were read back
+    assert P.restore(root, root / P.STAGE) == [ch] and (root / ch).read_bytes() == committed
