@@ -1,5 +1,7 @@
-"""Chapter 07's tables and figures, pure: records in (:func:`creval.studies.aut.run.records`), DataFrame or
-Figure out; no model, judge or dataset is loaded here.
+"""Chapter 07's tables and figures of the generated uses and the judges, pure: records in
+(:func:`creval.studies.aut.run.records`), captioned DataFrame or Figure out; no model, judge or dataset is loaded
+here. The comparison with people is :mod:`creval.studies.aut.human`, the chapter's sentences
+:mod:`creval.studies.aut.reading`.
 
 Settings are named ``"<setting> <method>"`` (``comprehensive score``, ``comprehensive rank``, ``segmented
 score``, ``segmented rank``). A use's value in a setting is the mean over the orders it was shown in (the
@@ -18,6 +20,7 @@ from plotly.subplots import make_subplots
 
 from creval.measures import aut_agreement as A
 from creval.measures import stats
+from creval.studies.contract import Records
 from creval.studies.tables import captioned
 
 ORACLE = "oracle"
@@ -30,20 +33,13 @@ PAPER_TABLE2 = pd.DataFrame(
      [.95, .87, .85, .92, .87, .90, .92, .82, .85, .85],
      [.87, .85, .85, .85, .85, .82, .77, .70, .75, .77]],
     index=list(SETTINGS),
-    columns=["O–4o", "O–GPT-4", "O–Gemini", "O–Claude", "4o–GPT-4", "4o–Gemini", "4o–Claude", "GPT-4–Gemini",
+    columns=["O–4o", "O–GPT-4", "O–Gemini", "O–Claude", "4o–GPT-4", "4o–Gemini", "4o–Claude",
+             "GPT-4–Gemini",
              "GPT-4–Claude", "Gemini–Claude"])
-
-# Ocsai on the full main2_test (n = 3,030): Spearman from the published per-response results (spec §3.4).
-OCSAI_REFERENCE = pd.DataFrame([
-    ("ocsai-chatgpt (fine-tuned gpt-3.5)", .786, .740),
-    ("ocsai-davinci2 (fine-tuned GPT-3)", .780, .699),
-    ("gpt-4o, prompted, ~108 few-shot", .612, .685),
-    ("gpt-4o-mini, same prompt", .500, .592),
-], columns=["scorer", "rho pooled", "rho per-object mean"])
 
 
 # -- the run ---------------------------------------------------------------------------------------
-def run_summary(recs) -> pd.DataFrame:
+def run_summary(recs: Records) -> pd.DataFrame:
     r, cfg = recs, recs.cfg
     u, j, h = r["uses"], r["judgments"], r["human"]
     rows = [("generators", ", ".join(cfg.generators)), ("judges", ", ".join(cfg.judges)),
@@ -54,7 +50,7 @@ def run_summary(recs) -> pd.DataFrame:
     return captioned(pd.DataFrame(rows, columns=["what", "value"]), "The run behind this chapter.")
 
 
-def use_examples(recs) -> pd.DataFrame:
+def use_examples(recs: Records) -> pd.DataFrame:
     u = recs["uses"]
     if u.empty:
         return captioned(pd.DataFrame(columns=["object", "generator", "level", "uses"]), "No uses were generated.")
@@ -65,7 +61,7 @@ def use_examples(recs) -> pd.DataFrame:
                                            "(Table 1 analogue).")
 
 
-def generation_health(recs) -> pd.DataFrame:
+def generation_health(recs: Records) -> pd.DataFrame:
     r, cfg = recs, recs.cfg
     u, t = r["uses"], r["turns"]
     rows = []
@@ -80,7 +76,7 @@ def generation_health(recs) -> pd.DataFrame:
                                     f"turn of the forceful chain ({cfg.aut_forceful_turns} follow-ups).")
 
 
-def level_check(recs) -> pd.DataFrame:
+def level_check(recs: Records) -> pd.DataFrame:
     """Do the generated levels differ? Semantic distance object-use and length per generator and level, and
     Spearman(level code, semantic distance) per generator."""
     u = recs["uses"]
@@ -105,7 +101,7 @@ def level_check(recs) -> pd.DataFrame:
 
 
 # -- values and cells ------------------------------------------------------------------------------
-def use_values(recs) -> pd.DataFrame:
+def use_values(recs: Records) -> pd.DataFrame:
     """One row per (judge, setting, object, use): the value averaged over the orders it was shown in."""
     j = recs["judgments"]
     if j.empty:
@@ -122,7 +118,7 @@ def _cells(v: pd.DataFrame) -> tuple[dict, dict]:
     return {k: float(x) for k, x in m.items()}, {k: int(x) for k, x in lab.items()}
 
 
-def agreement(recs) -> pd.DataFrame:
+def agreement(recs: Records) -> pd.DataFrame:
     """Long table: setting x object x pair (``a``, ``b``; ``oracle`` included) x metric value.
 
     Metrics: ``src`` (the paper's), ``cell_rho`` (Spearman of cell means; vs the oracle: of cell means and
@@ -145,7 +141,7 @@ def agreement(recs) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["setting", "object", "a", "b", "src", "cell_rho", "pair_acc", "no_value"])
 
 
-def table_agreement(recs) -> pd.DataFrame:
+def table_agreement(recs: Records) -> pd.DataFrame:
     """Table 2 analogue: mean over objects per setting and pair, our metric columns side by side."""
     a = agreement(recs)
     if a.empty:
@@ -160,8 +156,8 @@ def table_agreement(recs) -> pd.DataFrame:
                    "sequences of level labels of the sorted cells; multiples of 1/8 with 12 cells, of "
                    f"{_step(len(recs.cfg.generators))} here); cell_rho = Spearman of the cell means (counts which "
                    "generator is where); "
-                   "pair_acc = share of cross-level use pairs ordered as the oracle (0.5 = chance); cells without a value "
-                   "(every use unparsed, summed over objects) are ranked last, tied.")
+                   "pair_acc = share of cross-level use pairs ordered as the oracle (0.5 = chance); cells without a "
+                   "value "                   "(every use unparsed, summed over objects) are ranked last, tied.")
 
 
 def _step(g: int) -> str:
@@ -182,7 +178,7 @@ def paper_table2() -> pd.DataFrame:
                     "4 commercial judges; O = oracle) and the Fig. 7 means.")
 
 
-def fig_heatmaps(recs, metric: str = "src") -> go.Figure:
+def fig_heatmaps(recs: Records, metric: str = "src") -> go.Figure:
     """Judge x judge (oracle included) heat-maps per setting and averaged over settings (Fig. 7 analogue)."""
     a = agreement(recs)
     names = [ORACLE, *recs.cfg.judges]
@@ -204,7 +200,7 @@ def fig_heatmaps(recs, metric: str = "src") -> go.Figure:
     return fig
 
 
-def fig_cells(recs) -> go.Figure:
+def fig_cells(recs: Records) -> go.Figure:
     """Fig. 6 analogue: mean value per (generator, level) cell, per judge and setting (all objects)."""
     v = use_values(recs)
     panels = [s for s in SETTINGS if s in set(v["setting"])]
@@ -223,7 +219,7 @@ def fig_cells(recs) -> go.Figure:
     return fig
 
 
-def table_means(recs) -> pd.DataFrame:
+def table_means(recs: Records) -> pd.DataFrame:
     """Tables 12-15 analogue: mean value per generator x level (rows) and judge (columns), per setting."""
     v = use_values(recs)
     if v.empty:
@@ -236,7 +232,7 @@ def table_means(recs) -> pd.DataFrame:
                    "2.60-3.20, highly creative 3.30-4.83.")
 
 
-def table_self_preference(recs) -> pd.DataFrame:
+def table_self_preference(recs: Records) -> pd.DataFrame:
     v, cfg = use_values(recs), recs.cfg
     rows = []
     for s, vs in v.groupby("setting"):
@@ -248,7 +244,7 @@ def table_self_preference(recs) -> pd.DataFrame:
                     "judge leniency. 95% bootstrap CI over objects. Needs >= 2 judges that are also generators.")
 
 
-def table_bias(recs) -> pd.DataFrame:
+def table_bias(recs: Records) -> pd.DataFrame:
     """Position bias and parse health per judge and setting."""
     j = recs["judgments"]
     if j.empty:
@@ -275,8 +271,8 @@ def table_bias(recs) -> pd.DataFrame:
                                     "uses by how their value was obtained.")
 
 
-# -- against people --------------------------------------------------------------------------------
-def human_values(recs) -> pd.DataFrame:
+# -- against people: the values (the tables are in creval.studies.aut.human) --------------------------
+def human_values(recs: Records) -> pd.DataFrame:
     h = recs["human"]
     if h.empty:
         return h
@@ -284,186 +280,3 @@ def human_values(recs) -> pd.DataFrame:
     return h.groupby(["dataset", "object", "item_id", "human", "scorer", "mode"], as_index=False).agg(
         value=("value", "mean"), unparsed=("parse_path", lambda p: float((p == "unparsed").mean())),
         logprobs=("parse_path", lambda p: float((p == "logprobs").mean())))
-
-
-def table_human(recs) -> pd.DataFrame:
-    """Judges and baselines against human originality ratings: Spearman per object (mean), pooled with a
-    bootstrap CI, Kendall tau-b."""
-    h, cfg = human_values(recs), recs.cfg
-    if h.empty:
-        return captioned(pd.DataFrame(columns=["dataset", "scorer", "mode"]),
-                    "No human-rated AUT data was found (set CREVAL_AUT_DIR or stage ../shared/data/aut): "
-                    "the comparison with people is missing.")
-    rows = []
-    for (d, s, m), x in h.groupby(["dataset", "scorer", "mode"]):
-        per = [stats.spearman(g["value"], g["human"], min_n=5)["rho"] for _, g in x.groupby("object")]
-        per = [p for p in per if np.isfinite(p)]
-        sp = stats.spearman_ci(x["value"], x["human"], n_boot=cfg.n_boot, seed=cfg.seed)
-        rows.append({"dataset": d, "scorer": s, "mode": m, "n": int(x["value"].notna().sum()),
-                     "rho per-object mean": float(np.mean(per)) if per else float("nan"),
-                     "rho pooled": sp["rho"], "lo": sp["lo"], "hi": sp["hi"],
-                     "tau-b": stats.kendall(x["value"], x["human"])["tau"],
-                     "unparsed": float(x["unparsed"].mean()), "via logprobs": float(x["logprobs"].mean()),
-                     "note": sp["note"]})
-    df = pd.DataFrame(rows)
-    return captioned(df, "Scorers against human ratings (Ocsai-1 main2_test 1-5; Cambridge 0-4). Ranks are "
-                    "normalised within a list, so pooled values of segmented-rank mix lists. 'via logprobs': "
-                    "share of values read from the log-probs of 1..5 in a one-response prompt (pointwise always; "
-                    "list scores after failed re-asks): a segmented-score row with 1.0 there is the pointwise "
-                    "row again. A 'sample-*' dataset is the bundled illustrative sample written for creval: its "
-                    "'human' scores are our guesses.")
-
-
-def table_human_reference(recs) -> pd.DataFrame:
-    """How well people agree on Cambridge (each response has two of three raters) and Ocsai's published
-    numbers: every rater pair on the responses both rated, their n-weighted mean r, and what r implies for the
-    judges, who are compared with the mean of two raters: the expected correlation of one more person with
-    that mean (r sqrt(2 / (1 + r))) and the noise ceiling no scorer can pass (sqrt of the Spearman-Brown
-    reliability 2r / (1 + r))."""
-    rows, cfg, rt = [], recs.cfg, recs["raters"]
-    if len(rt):
-        cols = sorted(c for c in rt.columns if c.startswith("rater"))
-        m = rt[cols].to_numpy(float)
-        pairs = stats.rater_pairs(m, cols, n_boot=cfg.n_boot, seed=cfg.seed)
-        for p in pairs:
-            rows.append({"reference": f"Cambridge: {p['a']} vs {p['b']} on the responses both rated",
-                         "n": p["n"], "rho pooled": p["rho"], "lo": p["lo"], "hi": p["hi"]})
-        ok = [p for p in pairs if np.isfinite(p["rho"])]
-        if ok:
-            r = float(np.average([p["rho"] for p in ok], weights=[p["n"] for p in ok]))
-            rows += [{"reference": "Cambridge: one rater vs another, n-weighted mean of the pairs (r)",
-                      "n": sum(p["n"] for p in ok), "rho pooled": r},
-                     {"reference": "Cambridge: one more person vs the two-rater mean the judges face (expected)",
-                      "rho pooled": stats.one_vs_mean(r, 2)},
-                     {"reference": "Cambridge: noise ceiling vs the two-rater mean (no scorer can exceed it)",
-                      "rho pooled": stats.noise_ceiling(r, 2)},
-                     {"reference": f"Cambridge: Krippendorff alpha (interval), all raters ({rt['source'].iloc[0]})",
-                      "n": len(rt), "rho pooled": A.krippendorff_interval(m.T)}]
-    else:
-        rows.append({"reference": "Cambridge raters: not available (no Cambridge AUT data was found)"})
-    for r in OCSAI_REFERENCE.to_dict("records"):
-        rows.append({"reference": f"{r['scorer']} on all of main2_test (published)", "n": 3030,
-                     "rho pooled": r["rho pooled"], "rho per-object mean": r["rho per-object mean"]})
-    return captioned(pd.DataFrame(rows), "People against people on Cambridge, and Ocsai's published Spearman on the "
-                                    "full Ocsai-1 test set (spec §3.4). Each Cambridge response carries two of three "
-                                    "raters; the pairs differ, so they are shown apart. A judge is compared with the "
-                                    "mean of two raters, which is steadier than one rater: a judge as good as one "
-                                    "more person would reach the 'one more person' row, and no scorer can pass the "
-                                    "noise ceiling.")
-
-
-def table_vs_baselines(recs) -> pd.DataFrame:
-    """Judge minus trivial baseline on the same items: Spearman(judge, human) - Spearman(baseline, human)
-    with a paired bootstrap CI (semantic distance, length in words); a verdict from the interval."""
-    h, cfg = human_values(recs), recs.cfg
-    if h.empty:
-        return captioned(pd.DataFrame(), "No human-rated AUT data: no comparison with baselines.")
-    base = h[h["mode"] == "baseline"]
-    rows = []
-    for (d, s, m), x in h[h["mode"] != "baseline"].groupby(["dataset", "scorer", "mode"]):
-        for b, bx in base[base["dataset"] == d].groupby("scorer"):
-            j = x.merge(bx[["item_id", "value"]], on="item_id", suffixes=("", "_b"))
-            r = stats.paired_diff_ci(j["value"], j["value_b"], j["human"], n_boot=cfg.n_boot, seed=cfg.seed)
-            rows.append({"dataset": d, "judge": s, "mode": m, "baseline": b, "n": r["n"],
-                         "rho judge - rho baseline": r["diff"], "lo": r["lo"], "hi": r["hi"],
-                         "verdict": r["verdict"], "note": r["note"]})
-    return captioned(pd.DataFrame(rows), "Does a judge beat a trivial baseline on the same items? Difference of "
-                                    "Spearman correlations with the human ratings, 95% paired bootstrap interval "
-                                    "(items resampled once for both). 'indistinguishable': the interval holds 0.")
-
-
-def table_baselines_full(recs) -> pd.DataFrame:
-    """Semantic distance and length against people on every human-rated response (no subsample)."""
-    b, cfg = recs["baselines_full"], recs.cfg
-    if b.empty:
-        return captioned(pd.DataFrame(), "The full-data baselines were not computed (aut_baselines_full is off, or "
-                                         "no human-rated AUT data was found).")
-    rows = []
-    for (d, s), x in b.groupby(["dataset", "scorer"]):
-        per = [stats.spearman(g["value"], g["human"], min_n=5)["rho"] for _, g in x.groupby("object")]
-        per = [p for p in per if np.isfinite(p)]
-        sp = stats.spearman_ci(x["value"], x["human"], n_boot=cfg.n_boot, seed=cfg.seed)
-        rows.append({"dataset": d, "scorer": s, "n": sp["n"], "objects": x["object"].nunique(),
-                     "rho pooled": sp["rho"], "lo": sp["lo"], "hi": sp["hi"],
-                     "rho per-object mean": float(np.mean(per)) if per else float("nan")})
-    return captioned(pd.DataFrame(rows), "Trivial baselines on every rated response (all of Ocsai-1 main2_test and "
-                                    "the whole Cambridge set, or the bundled samples): the yardstick a judge's "
-                                    "subsampled correlation should be read against.")
-
-
-# -- the values the chapter's reading sentences use --------------------------------------------------------
-Z90 = 1.6449            # two-sided 90% normal quantile
-
-
-def null_halfwidth(n: int) -> float:
-    """Half-width of the 90% interval of a Spearman rho between unrelated variables on ``n`` items (its null
-    standard deviation is 1/sqrt(n - 1)): what chance alone spreads a per-object correlation over."""
-    return Z90 / np.sqrt(n - 1) if n > 1 else float("nan")
-
-
-def _fmt_counts(ns) -> str:
-    ns = sorted(set(int(n) for n in ns))
-    return ", ".join(map(str, ns[:-1])) + (" and " if len(ns) > 1 else "") + str(ns[-1]) if ns else ""
-
-
-def reading_values(recs) -> dict:
-    """Every number the chapter's reading cites, from this build's records (each rounded once). Parts with no
-    records are None."""
-    out: dict = {}
-    lc = level_check(recs)
-    out["levels"] = ({"generators": len(lc), "ordered": int(lc["levels ordered"].sum()),
-                      "rho": ", ".join(f"{g} {stats.fmt_number(r)}" for g, r in zip(lc["generator"], lc["rho(level, semdis)"]))}
-                     if len(lc) and "levels ordered" in lc else None)
-    b = table_bias(recs)
-    if len(b):
-        def share(setting: str, col: str) -> str:
-            x = b[b["setting"] == setting][col]
-            return stats.fmt_number(x.mean(), 0, 100) + "%" if len(x) and x.notna().any() else "–"
-
-        def value(setting: str, col: str) -> str:
-            x = b[b["setting"] == setting][col] if col in b else pd.Series(dtype=float)
-            return stats.fmt_number(x.mean()) if len(x) and x.notna().any() else "–"
-        out["bias"] = {"logprobs_comp": share("comprehensive score", "logprobs"),
-                       "logprobs_seg": share("segmented score", "logprobs"),
-                       "unparsed_comp_rank": share("comprehensive rank", "unparsed"),
-                       "identity_seg_rank": share("segmented rank", "identity order"),
-                       "pos_seg_rank": value("segmented rank", "rho(position, value)"),
-                       "fwd_rev_seg_rank": value("segmented rank", "rho(forward, reverse)")}
-    else:
-        out["bias"] = None
-    h = human_values(recs)
-    if h.empty:
-        out["human"] = None
-    else:
-        judged = h[h["mode"] != "baseline"]
-        per_object = judged.groupby(["dataset", "object"])["item_id"].nunique()
-        ns = sorted(set(int(n) for n in per_object))
-        t = table_human(recs)
-        tj = t[t["mode"] != "baseline"]
-        vs = table_vs_baselines(recs)
-        counts = vs["verdict"].value_counts().to_dict() if len(vs) else {}
-        out["human"] = {
-            "per_object": _fmt_counts(ns),
-            "halfwidths": ", ".join(f"±{stats.fmt_number(null_halfwidth(n))} at n = {n}" for n in ns if n >= 5),
-            "judge_rho": (f"{stats.fmt_number(tj['rho pooled'].min())} to {stats.fmt_number(tj['rho pooled'].max())}"
-                          if len(tj) and tj["rho pooled"].notna().any() else "–"),
-            "judge_rows": len(tj),
-            "judge_ci_hold_zero": int(((tj["lo"] <= 0) & (tj["hi"] >= 0)).sum()) if len(tj) else 0,
-            "vs_baseline": {k: int(counts.get(k, 0)) for k in ("better", "indistinguishable", "worse")},
-            "sample": bool(h["dataset"].astype(str).str.startswith("sample").all())}
-    ref = table_human_reference(recs)
-    pairs = ref[ref["reference"].str.contains(" vs .* on the responses both rated", regex=True)] if len(ref) else ref
-    if len(pairs):
-        get = lambda key: ref[ref["reference"].str.contains(key, regex=False)]["rho pooled"]  # noqa: E731
-        alpha = ref[ref["reference"].str.contains("Krippendorff", regex=False)]
-        out["raters"] = {"pairs": ", ".join(stats.fmt_number(r) for r in pairs["rho pooled"]),
-                         "n": ", ".join(f"{int(n):,}" for n in pairs["n"]),
-                         "mean": stats.fmt_number(get("n-weighted mean").iloc[0]),
-                         "one_more": stats.fmt_number(get("one more person").iloc[0]),
-                         "ceiling": stats.fmt_number(get("noise ceiling").iloc[0]),
-                         "alpha": stats.fmt_number(alpha["rho pooled"].iloc[0]) if len(alpha) else "–",
-                         "responses": f"{int(alpha['n'].iloc[0]):,}" if len(alpha) else "–"}
-    else:
-        out["raters"] = None
-    out["ocsai"] = {r["scorer"]: stats.fmt_number(r["rho pooled"]) for r in OCSAI_REFERENCE.to_dict("records")}
-    return out

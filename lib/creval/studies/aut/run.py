@@ -24,8 +24,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from creval.core.errors import CrevalError
+from creval.datasets import aut as ds
 from creval.judges.aut import ListJob, judge_lists, list_budget, pointwise_scores
 from creval.measures.aut_agreement import rank_value
+from creval.measures.diversity import semdis
+from creval.models import registry
 from creval.studies import contract
 from creval.studies.aut.config import AutConfig
 from creval.studies.aut.generate import LEVELS, generate_level
@@ -92,8 +96,7 @@ def _use_job(p: dict) -> ListJob:
 
 def _judge_one(judge: str, job: ListJob, cfg: AutConfig, budget: int):
     """One judge's verdict on one list (its re-asks are a chain) and each use's value: higher = more creative."""
-    from creval.models.registry import load_model
-    r = judge_lists(load_model(judge), [job], retries=cfg.aut_retries, via=cfg.aut_verdict_via, seed=cfg.seed,
+    r = judge_lists(registry.load_model(judge), [job], retries=cfg.aut_retries, via=cfg.aut_verdict_via, seed=cfg.seed,
                     max_tokens=budget)[0]
     n = len(job.texts)
     return r, [None if raw is None else (float(raw) if job.method == "score" else rank_value(raw, n)) for raw in r.raw]
@@ -124,8 +127,6 @@ def judge_units(cfg: AutConfig, uses: list[dict]) -> list[Unit]:
 def human_items(cfg: AutConfig) -> pd.DataFrame:
     """The human-rated responses: ``dataset, object, item_id, response, human`` (Ocsai-1 main2_test and
     Cambridge, or the bundled illustrative sample; empty when no data can be found)."""
-    from creval.core.errors import CrevalError
-    from creval.datasets import aut as ds
     frames = []
     try:
         oc = ds.load_ocsai(n=cfg.aut_items, objects=cfg.aut_objects, seed=cfg.data_seed)
@@ -171,8 +172,7 @@ def _human(x: dict, judge: str, mode: str, group: int, position: int, value, pat
 
 def judge_human_item(judge: str, x: dict) -> dict[str, list]:
     """One unit: one human response scored pointwise (one call; expected score from the log-probs of 1..5)."""
-    from creval.models.registry import load_model
-    (v, path), = pointwise_scores(load_model(judge), [(x["object"], x["response"])], via="logprobs")
+    (v, path), = pointwise_scores(registry.load_model(judge), [(x["object"], x["response"])], via="logprobs")
     return {"human": [_human(x, judge, "pointwise", 0, 0, v, path).to_dict()]}
 
 
@@ -197,7 +197,6 @@ def human_units(cfg: AutConfig, items: pd.DataFrame) -> list[Unit]:
 
 def baselines(items: pd.DataFrame) -> list[HumanRecord]:
     """Semantic distance (1 - cos(MiniLM(object), MiniLM(response))) and response length in words."""
-    from creval.measures.diversity import semdis
     if items.empty:
         return []
     sd = semdis(list(items["object"]), list(items["response"]))
@@ -212,8 +211,6 @@ def baselines(items: pd.DataFrame) -> list[HumanRecord]:
 
 def rater_rows(cfg: AutConfig) -> list[dict]:
     """The Cambridge responses with every rater's score (the human ceiling); empty without the data."""
-    from creval.core.errors import CrevalError
-    from creval.datasets import aut as ds
     try:
         cb = ds.load_cambridge(n=None, seed=cfg.data_seed, raters=True)
     except CrevalError:
@@ -233,7 +230,6 @@ def _num(x):
 
 def with_distance(uses: list[dict]) -> list[dict]:
     """Each use with ``semdis`` (1 - cos of MiniLM embeddings of object and use) and ``words``."""
-    from creval.measures.diversity import semdis
     if not uses:
         return uses
     sd = semdis([u["object"] for u in uses], [u["text"] for u in uses])
@@ -243,8 +239,6 @@ def with_distance(uses: list[dict]) -> list[dict]:
 def full_baselines(cfg: AutConfig) -> list[dict]:
     """Semantic distance and length on every human-rated response (all of Ocsai-1 main2_test and Cambridge, or
     the bundled samples): cheap, so never subsampled. Empty when ``aut_baselines_full`` is off or no data."""
-    from creval.core.errors import CrevalError
-    from creval.datasets import aut as ds
     if not cfg.aut_baselines_full:
         return []
     frames = []
@@ -263,8 +257,7 @@ def full_baselines(cfg: AutConfig) -> list[dict]:
 
 def generate_unit(generator: str, obj: str, level: str, cfg: AutConfig) -> dict[str, list]:
     """One unit: the uses of one object at one level by one generator (the forceful turns are its chain)."""
-    from creval.models.registry import load_model
-    u, t = generate_level(load_model(generator), generator, obj, level, cfg.aut_per_level,
+    u, t = generate_level(registry.load_model(generator), generator, obj, level, cfg.aut_per_level,
                           forceful_turns=cfg.aut_forceful_turns, temperature=cfg.aut_gen_temperature,
                           max_tokens=cfg.aut_gen_max_tokens, retries=cfg.aut_retries, seed=cfg.seed)
     return {"uses": [x.to_dict() for x in u], "turns": [x.to_dict() for x in t]}
@@ -284,11 +277,10 @@ def _work(unit: Unit) -> dict[str, list]:
 def run(cfg: AutConfig, progress: bool = True) -> Path:
     """Every table of ``cfg`` into its run folder: first the units that need no generated use (generation,
     human-rated responses), then the judging of the generated uses; a rerun skips finished units."""
-    from creval.models.registry import load_model
 
     store = contract.start(cfg)
     for name in dict.fromkeys((*cfg.generators, *cfg.judges)):
-        store.note_model(load_model(name))
+        store.note_model(registry.load_model(name))
     items = human_items(cfg)
     go = partial(run_units, cfg.run_dir, work=_work, width=width(cfg.model, *cfg.models, cfg.judge_model),
                  progress=progress)

@@ -1,0 +1,184 @@
+"""Chapter 07's sentences about this build, pure: every number the reading and the closing "What this shows"
+cite, from the records (each rounded once), and the Markdown built from them."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from creval.measures import stats
+from creval.studies.aut.human import OCSAI_REFERENCE, table_human, table_human_reference, table_vs_baselines
+from creval.studies.aut.report import human_values, level_check, table_agreement, table_bias, table_self_preference
+from creval.studies.contract import Records
+from creval.studies.divergent.report import claims_md, verdict
+
+Z90 = 1.6449            # two-sided 90% normal quantile
+
+
+def null_halfwidth(n: int) -> float:
+    """Half-width of the 90% interval of a Spearman rho between unrelated variables on ``n`` items (its null
+    standard deviation is 1/sqrt(n - 1)): what chance alone spreads a per-object correlation over."""
+    return Z90 / np.sqrt(n - 1) if n > 1 else float("nan")
+
+
+def _fmt_counts(ns) -> str:
+    ns = sorted(set(int(n) for n in ns))
+    return ", ".join(map(str, ns[:-1])) + (" and " if len(ns) > 1 else "") + str(ns[-1]) if ns else ""
+
+
+def reading_values(recs: Records) -> dict:
+    """Every number the chapter's reading cites, from this build's records (each rounded once). Parts with no
+    records are None."""
+    out: dict = {}
+    lc = level_check(recs)
+    out["levels"] = ({"generators": len(lc), "ordered": int(lc["levels ordered"].sum()),
+                      "rho": ", ".join(f"{g} {stats.fmt_number(r)}"
+                                       for g, r in zip(lc["generator"], lc["rho(level, semdis)"]))}
+                     if len(lc) and "levels ordered" in lc else None)
+    b = table_bias(recs)
+    if len(b):
+        def share(setting: str, col: str) -> str:
+            x = b[b["setting"] == setting][col]
+            return stats.fmt_number(x.mean(), 0, 100) + "%" if len(x) and x.notna().any() else "–"
+
+        def value(setting: str, col: str) -> str:
+            x = b[b["setting"] == setting][col] if col in b else pd.Series(dtype=float)
+            return stats.fmt_number(x.mean()) if len(x) and x.notna().any() else "–"
+        out["bias"] = {"logprobs_comp": share("comprehensive score", "logprobs"),
+                       "logprobs_seg": share("segmented score", "logprobs"),
+                       "unparsed_comp_rank": share("comprehensive rank", "unparsed"),
+                       "identity_seg_rank": share("segmented rank", "identity order"),
+                       "pos_seg_rank": value("segmented rank", "rho(position, value)"),
+                       "fwd_rev_seg_rank": value("segmented rank", "rho(forward, reverse)")}
+    else:
+        out["bias"] = None
+    h = human_values(recs)
+    if h.empty:
+        out["human"] = None
+    else:
+        judged = h[h["mode"] != "baseline"]
+        per_object = judged.groupby(["dataset", "object"])["item_id"].nunique()
+        ns = sorted(set(int(n) for n in per_object))
+        t = table_human(recs)
+        tj = t[t["mode"] != "baseline"]
+        vs = table_vs_baselines(recs)
+        counts = vs["verdict"].value_counts().to_dict() if len(vs) else {}
+        out["human"] = {
+            "per_object": _fmt_counts(ns),
+            "halfwidths": ", ".join(f"±{stats.fmt_number(null_halfwidth(n))} at n = {n}" for n in ns if n >= 5),
+            "judge_rho": (f"{stats.fmt_number(tj['rho pooled'].min())} to {stats.fmt_number(tj['rho pooled'].max())}"
+                          if len(tj) and tj["rho pooled"].notna().any() else "–"),
+            "judge_rows": len(tj),
+            "judge_ci_hold_zero": int(((tj["lo"] <= 0) & (tj["hi"] >= 0)).sum()) if len(tj) else 0,
+            "vs_baseline": {k: int(counts.get(k, 0)) for k in ("better", "indistinguishable", "worse")},
+            "sample": bool(h["dataset"].astype(str).str.startswith("sample").all())}
+    ref = table_human_reference(recs)
+    pairs = ref[ref["reference"].str.contains(" vs .* on the responses both rated", regex=True)] if len(ref) else ref
+    if len(pairs):
+        get = lambda key: ref[ref["reference"].str.contains(key, regex=False)]["rho pooled"]  # noqa: E731
+        alpha = ref[ref["reference"].str.contains("Krippendorff", regex=False)]
+        out["raters"] = {"pairs": ", ".join(stats.fmt_number(r) for r in pairs["rho pooled"]),
+                         "n": ", ".join(f"{int(n):,}" for n in pairs["n"]),
+                         "mean": stats.fmt_number(get("n-weighted mean").iloc[0]),
+                         "one_more": stats.fmt_number(get("one more person").iloc[0]),
+                         "ceiling": stats.fmt_number(get("noise ceiling").iloc[0]),
+                         "alpha": stats.fmt_number(alpha["rho pooled"].iloc[0]) if len(alpha) else "–",
+                         "responses": f"{int(alpha['n'].iloc[0]):,}" if len(alpha) else "–"}
+    else:
+        out["raters"] = None
+    out["ocsai"] = {r["scorer"]: stats.fmt_number(r["rho pooled"]) for r in OCSAI_REFERENCE.to_dict("records")}
+    return out
+
+
+def reading_md(recs: Records) -> str:
+    """The chapter's reading of this build (levels, what the judges do with the prompts, judges against people
+    and baselines, the raters' own agreement), as Markdown; every number from :func:`reading_values`."""
+    v, out = reading_values(recs), []
+    if v["levels"]:
+        lv = v["levels"]
+        out.append(f"**The levels in this build.** The distance rises strictly with the level for {lv['ordered']} of "
+                   f"{lv['generators']} generators (Spearman of level and distance: {lv['rho']}).")
+    if v["bias"]:
+        b = v["bias"]
+        out.append(f"**What the judges do with these prompts** (the parse-health table, mean over judges): scores read "
+                   f"from the log-probability fallback {b['logprobs_comp']} (comprehensive) and {b['logprobs_seg']} "
+                   f"(segmented); comprehensive rankings unparsed {b['unparsed_comp_rank']}; segmented rankings "
+                   f"identical to the order shown {b['identity_seg_rank']}, rho(position, value) {b['pos_seg_rank']}, "
+                   f"rho(forward, reverse) {b['fwd_rev_seg_rank']} (both are -1 when a judge copies the presented "
+                   "order). Asking every ranking in both orders is what exposes a copied order; a single shuffled "
+                   "order, as in the paper, would hide it inside the agreement numbers.")
+    if v["human"]:
+        hu, vs = v["human"], v["human"]["vs_baseline"]
+        spread = (f"between unrelated scores a per-object Spearman spreads over a 90% interval of {hu['halfwidths']}. "
+                  if hu["halfwidths"] else "too few for a per-object Spearman (at least 5). ")
+        sample = " These rows use the bundled sample, whose 'human' scores are our guesses." if hu["sample"] else ""
+        out.append(f"**Against people, the baselines are the bar.** The judges' pooled Spearman with the human scores "
+                   f"ranges {hu['judge_rho']} over {hu['judge_rows']} rows, {hu['judge_ci_hold_zero']} of them with an "
+                   f"interval that holds 0. Per object this build has {hu['per_object']} responses; {spread}Against a "
+                   f"trivial baseline on the same items (semantic distance, length) a judge is better {vs['better']} "
+                   f"times, indistinguishable {vs['indistinguishable']} times and worse {vs['worse']} times.{sample}")
+    if v["raters"]:
+        r = v["raters"]
+        out.append(f"The Cambridge raters agree with each other only weakly (its rater pairs: Spearman {r['pairs']}, "
+                   f"n = {r['n']}; Krippendorff alpha {r['alpha']} on {r['responses']} responses). A judge is compared "
+                   f"with the mean of two raters, which is steadier than one, so from their mean r = {r['mean']} one "
+                   f"more person would reach about {r['one_more']} against it and no scorer can pass {r['ceiling']}.")
+    o = v["ocsai"]
+    out.append(f"Ocsai's published scorers reach {o['ocsai-chatgpt (fine-tuned gpt-3.5)']} pooled on the full Ocsai-1 "
+               f"test set, prompted gpt-4o {o['gpt-4o, prompted, ~108 few-shot']} (the published figures in the "
+               "reference table above). High agreement *between* LLM judges, the paper's headline, is therefore not "
+               "evidence that they measure what people call original: that needs the human rows. Run the chapter "
+               "with a stronger judge (`-p models='[qwen2.5-coder-1.5b, smollm2-135m]'`, or an API model) to see how "
+               "far the apparatus moves; the self-preference test needs at least two models that both generate and "
+               "judge.")
+    return "\n\n".join(out)
+
+
+PAPER_JUDGES, PAPER_ORACLE = 0.7, 0.77      # Rabeyah et al. 2024: judges agree "above 0.7", with the oracle "over 0.77"
+
+
+def what_this_shows(recs: Records) -> str:
+    """The closing list: which of Rabeyah et al.'s claims this build reproduces, which not, and which it cannot
+    test (one judge, tiny local models, few uses)."""
+    cfg, rows = recs.cfg, []
+    t, uses = table_agreement(recs), len(recs["uses"])
+    oracle = t[t["pair"].str.startswith("O – ")] if len(t) else t
+    judges = t[~t["pair"].str.startswith("O – ")] if len(t) else t
+    claim = (f"Rabeyah et al. report the judges agreeing with each other above {PAPER_JUDGES} (Spearman of the level "
+             "sequences, their Table 2).")
+    if len(judges) and judges["src"].notna().any():
+        m = float(judges["src"].mean())
+        rows.append((verdict(m > PAPER_JUDGES, uses), claim, f"Here the mean over settings and judge pairs is "
+                     f"{stats.fmt_number(m)} ({len(judges)} setting x pair rows)."))
+    else:
+        seen = sorted(set(recs["judgments"]["judge"])) if len(recs["judgments"]) else []
+        rows.append(("not testable here", claim, f"This build's judgments come from {len(seen)} judge(s) "
+                     f"({', '.join(seen) or 'none'}): agreement between judges needs two."))
+    claim = f"Rabeyah et al. report the judges agreeing with the oracle over {PAPER_ORACLE} (their Table 2)."
+    if len(oracle) and oracle["src"].notna().any():
+        m = float(oracle["src"].mean())
+        who = ", ".join(sorted(set(recs["judgments"]["judge"])))
+        rows.append((verdict(m > PAPER_ORACLE, uses), claim, f"Here (judged by {who}) the mean SRC against the "
+                     f"oracle is {stats.fmt_number(m)}, pair_acc {stats.fmt_number(float(oracle['pair_acc'].mean()))} "
+                     f"($0.5$ = chance), on {uses} generated uses."))
+    else:
+        rows.append(("not testable here", claim, "This build has no judgment to compare with the oracle."))
+    lc = level_check(recs)
+    claim = "The paper's oracle assumes every generator's uses grow more creative from level to level; it never checks."
+    if len(lc) and "levels ordered" in lc:
+        rows.append((verdict(bool(lc["levels ordered"].all()), uses), claim,
+                     f"Here the semantic distance rises with the level for {int(lc['levels ordered'].sum())} of "
+                     f"{len(lc)} generator(s) ({', '.join(lc['generator'])})."))
+    else:
+        rows.append(("not testable here", claim, "No uses were generated."))
+    sp = table_self_preference(recs)
+    sp = sp[sp["sp"].notna()] if len(sp) else sp
+    claim = "The paper reads self-preference (a judge favouring its own uses) off its Tables 12-15."
+    if len(sp):
+        sure = sp[(sp["lo"] > 0) | (sp["hi"] < 0)]
+        rows.append((verdict(bool((sure["sp"] > 0).any()), uses), claim, f"Here {len(sure)} of {len(sp)} judge x "
+                     "setting rows have an interval that excludes zero, "
+                     f"{int((sure['sp'] > 0).sum())} of them in favour of the judge's own uses."))
+    else:
+        rows.append(("not testable here", claim, "The test needs at least two models that both generate and judge; "
+                     f"this build's generators are {', '.join(cfg.generators)}."))
+    return claims_md(rows)
