@@ -106,7 +106,50 @@ def cmd_batch(args) -> int:
             m = build_book(params, out, args.chapters, args.render)
         print(_summary(m, out))
         code |= any(c["error"] for c in m["chapters"])
+    code |= build_compare(args, ppath, [name for name, _ in runs])
     return int(code)
+
+
+COMPARE_CHAPTER = "09-compare"
+
+
+def compare_params(ppath: Path, overrides: list[str], names: list[str]) -> dict:
+    """The comparison's parameters over the run roots ``creval batch`` wrote (one per model): its own run folder
+    under runs/compare, the first model named as ``model``."""
+    params = load_params(ppath, overrides)
+    params.update(model=names[0], models=[], run_root="runs/compare", compare_roots=[f"runs/{n}" for n in names])
+    return params
+
+
+def build_compare(args, ppath: Path, names: list[str]) -> int:
+    """After every model's book: the comparison study over all their run roots and its chapter, into
+    ``<out>/compare`` (only that study runs: a root's missing run is reported on the page, never run here).
+    With ``--chapters`` leaving chapter 09 out, it prints the command instead. Returns 1 when it failed."""
+    from creval.book.execute import execute_chapters
+    from creval.book.render import render_offline, render_quarto
+    from creval.book.studies import run_study, summary_line
+    from creval.studies.registry import get_study
+    roots = ",".join(f"runs/{n}" for n in names)
+    if args.chapters and not any(c in COMPARE_CHAPTER for c in args.chapters):
+        print(f"compare: creval batch {' '.join(args.models)} --chapters 09 (or add 09 to --chapters) builds the "
+              f"comparison over {roots}")
+        return 0
+    params = compare_params(ppath, args.p, names)
+    out = Path(args.out) / "compare"
+    print(f"== compare ({roots}) -> {out}", file=sys.stderr)
+    row = run_study(get_study("compare"), params)
+    print(summary_line(row))
+    if row["error"]:
+        return 1
+    status = execute_chapters(params, out, [COMPARE_CHAPTER])
+    if args.render == "quarto" or (args.render == "auto" and shutil.which("quarto")):
+        print(f"book: {render_quarto(out)}")
+    elif args.render != "none":
+        print(f"book: {render_offline(out)}")
+    for c in status:
+        if c["error"]:
+            print(f"FAILED {c['chapter']}: {c['error']} (executed notebook kept in {out / c['chapter']})")
+    return int(any(c["error"] for c in status))
 
 
 def _common(p):

@@ -17,6 +17,7 @@ from creval.datasets.base import downloading
 from creval.studies import contract
 from creval.studies.apparatus.config import ApparatusConfig
 from creval.studies.aut.config import AutConfig
+from creval.studies.compare.config import CompareConfig
 from creval.studies.config import Config
 from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.divergent.config import DivergentConfig
@@ -74,6 +75,9 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
     Study("reportcard", "chapters/08-report-card.ipynb", ReportCardConfig,
           reads=("convergent", "validation", "rethinking", "aut"),
           summary="which measures to trust: every check against people beside its trivial baseline"),
+    Study("compare", "chapters/09-compare.ipynb", CompareConfig,
+          reads=("divergent", "convergent", "neocoder", "rethinking", "aut"),
+          summary="every model on every headline measure, paired differences, homogeneity of ideas, cost"),
 )}
 
 # keys that once existed: an old parameter file gets an error naming the new key

@@ -1,0 +1,37 @@
+"""Parameters of chapter 09, comparing models. It reads the records of the studies that measure a model
+(divergent, convergent, neocoder, rethinking, aut), so its Config is theirs: the same parameters name the same
+upstream run folders. ``compare_roots`` names run roots written by ``creval batch a b`` (one model each);
+empty means this run root, whose studies measured ``model`` and ``models``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from creval.studies.aut.config import AutConfig
+from creval.studies.compare.sources import UPSTREAM, root_runs
+from creval.studies.config import identity
+from creval.studies.convergent.config import ConvergentConfig
+from creval.studies.neocoder.config import NeoCoderConfig
+from creval.studies.rethinking.config import RethinkingConfig
+
+
+@dataclass(frozen=True)
+class CompareConfig(ConvergentConfig, NeoCoderConfig, RethinkingConfig, AutConfig):
+    """Chapter 09."""
+    study: ClassVar[str] = "compare"
+    compare_roots: tuple[str, ...] = identity(())   # run roots of `creval batch` (one model each); empty: this run root
+    compare_embedder: str = identity("all-MiniLM-L6-v2")   # sentence embedder of the homogeneity cosines
+    compare_human_max: int = identity(10)   # human responses per prompt in the homogeneity tables
+
+    def resolved(self) -> dict:
+        """The run id of each study read here (it holds the upstream machine facts), or, with
+        ``compare_roots``, which finished run each root holds per study (a root's new run changes what the
+        comparison reads)."""
+        if self.compare_roots:
+            return {"roots": {r: root_runs(self, r) for r in self.compare_roots}}
+        return {"upstream": {name: c.run_id for name, c in self.upstream().items()}}
+
+    def upstream(self, **overrides) -> dict:
+        """The Config of every study compared, rebuilt from these parameters (and ``overrides``)."""
+        p = {**self.to_params(), **overrides}
+        return {name: c.from_params(p) for name, c in UPSTREAM.items()}

@@ -1,0 +1,263 @@
+"""Chapter 09, comparing models, pure: the comparison's records in (tables of
+:func:`creval.studies.compare.run.records`), DataFrames (caption in ``df.attrs["caption"]``), a Figure or the
+values of a sentence out. No model, judge, embedding or network call.
+
+Every estimate is a mean over items with a 95% percentile bootstrap interval over those items; a difference
+between two models is over the items both measured, with a paired bootstrap interval (each replicate resamples
+the shared items once); its verdict is "different" when the interval excludes 0, "not shown" otherwise. Every
+number is rounded once, by :func:`creval.measures.stats.fmt_estimate`.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from creval.measures import stats as S
+from creval.studies.compare.values import HIGHER, PEOPLE, family
+from creval.studies.reportcard.report import home_relative
+from creval.studies.tables import captioned
+
+DIFFERENT, NOT_SHOWN = "different", "not shown"
+
+
+def _boot(recs) -> tuple[int, int]:
+    cfg = getattr(recs, "cfg", None)
+    return (getattr(cfg, "n_boot", 1000), getattr(cfg, "seed", 0)) if cfg is not None else (1000, 0)
+
+
+def models_of(values: pd.DataFrame) -> list[str]:
+    """The models compared, in the order they appear (``model`` first in a run of several)."""
+    return list(dict.fromkeys(values["model"])) if len(values) else []
+
+
+def model_estimates(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """One row per measure x model: ``n`` items, ``mean``, its bootstrap ``lo``/``hi``, ``judge``."""
+    rows = []
+    if not len(values):
+        return pd.DataFrame(columns=["measure", "model", "n", "mean", "lo", "hi", "judge"])
+    for (measure, model), g in values.groupby(["measure", "model"], sort=False):
+        x = g["value"].astype(float).to_numpy()
+        x = x[np.isfinite(x)]
+        lo, hi = S.bootstrap_ci(np.mean, x, n_boot=n_boot, seed=seed) if len(x) else (np.nan, np.nan)
+        rows.append({"measure": measure, "model": model, "n": len(x), "mean": float(x.mean()) if len(x) else np.nan,
+                     "lo": lo, "hi": hi, "judge": ", ".join(sorted({j for j in g["judge"] if j}))})
+    return pd.DataFrame(rows)
+
+
+def paired_differences(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """One row per measure x pair of models (a before b): mean(a - b) over the items both measured, its
+    paired bootstrap interval, and the verdict."""
+    rows, order = [], models_of(values)
+    for measure, g in values.groupby("measure", sort=False):
+        wide = g.pivot_table(index="item", columns="model", values="value", aggfunc="mean")
+        for a, b in combinations([m for m in order if m in wide], 2):
+            d = S.paired_mean_diff_ci(wide[a].to_numpy(), wide[b].to_numpy(), n_boot=n_boot, seed=seed)
+            verdict = DIFFERENT if d["verdict"] in ("better", "worse") else NOT_SHOWN
+            rows.append({"measure": measure, "a": a, "b": b, "n": d["n"], "difference": d["diff"], "lo": d["lo"],
+                         "hi": d["hi"], "verdict": verdict, "note": d["note"]})
+    return pd.DataFrame(rows, columns=["measure", "a", "b", "n", "difference", "lo", "hi", "verdict", "note"])
+
+
+def table_models(recs) -> pd.DataFrame:
+    """Every model on every measure: mean [95% CI] over the items (columns: models)."""
+    est = model_estimates(recs["values"], *_boot(recs))
+    if est.empty:
+        return captioned(pd.DataFrame(), "No values: no study's records were read (see the sources).")
+    est["cell"] = [f"{S.fmt_estimate(m, lo, hi, 2)} (n={n})" for m, lo, hi, n in
+                   zip(est["mean"], est["lo"], est["hi"], est["n"])]
+    t = est.pivot(index="measure", columns="model", values="cell").reindex(columns=models_of(recs["values"]))
+    t = t.reindex(list(dict.fromkeys(est["measure"]))).reset_index()
+    t.insert(1, "higher means", t["measure"].map(lambda m: HIGHER.get(family(m), "")))
+    t.columns.name = None
+    return captioned(t, "Each model on each measure: the mean over the items with its 95% bootstrap interval "
+                        "(n items). Intervals are missing where fewer than 5 items were measured.")
+
+
+def table_differences(recs) -> pd.DataFrame:
+    """The paired differences, formatted (each number rounded once)."""
+    d = paired_differences(recs["values"], *_boot(recs))
+    if d.empty:
+        return captioned(d, "No pair of models measured the same items.")
+    out = pd.DataFrame({"measure": d["measure"], "a - b": d["a"] + " - " + d["b"], "shared items": d["n"],
+                        "difference [95% CI]": [S.fmt_estimate(x, lo, hi, 3) for x, lo, hi in
+                                                zip(d["difference"], d["lo"], d["hi"])],
+                        "verdict": d["verdict"], "note": d["note"]})
+    return captioned(out, "Differences between two models on the same items: mean of (a - b) over the items both "
+                          "measured, with a 95% paired bootstrap interval; 'different' when it excludes 0, "
+                          "'not shown' otherwise (also when too few items are shared to give an interval).")
+
+
+def normalised(est: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame:
+    """``est`` with ``z``, ``z_lo``, ``z_hi``: each measure centred on the mean of its models' means and divided
+    by the standard deviation of all its item values (pooled over models; 1 when it is 0 or undefined)."""
+    out = est.copy()
+    for measure, g in out.groupby("measure"):
+        x = values.loc[values["measure"] == measure, "value"].astype(float)
+        sd = float(x.std(ddof=1)) if x.notna().sum() > 1 else np.nan
+        sd = sd if np.isfinite(sd) and sd > 0 else 1.0
+        centre = float(g["mean"].mean())
+        for col, src in (("z", "mean"), ("z_lo", "lo"), ("z_hi", "hi")):
+            out.loc[g.index, col] = (g[src] - centre) / sd
+    return out
+
+
+def fig_models(recs) -> go.Figure:
+    """Models x measures, each measure normalised (:func:`normalised`), with its 95% interval."""
+    v = recs["values"]
+    est = model_estimates(v, *_boot(recs))
+    fig = go.Figure()
+    if est.empty:
+        return fig.update_layout(title="No values to compare")
+    z = normalised(est, v)
+    for model in models_of(v):
+        g = z[z["model"] == model]
+        hover = [f"{model}<br>{m}: {S.fmt_estimate(x, lo, hi, 3)}, n={n}" for m, x, lo, hi, n in
+                 zip(g["measure"], g["mean"], g["lo"], g["hi"], g["n"])]
+        err = dict(type="data", symmetric=False, array=(g["z_hi"] - g["z"]).fillna(0),
+                   arrayminus=(g["z"] - g["z_lo"]).fillna(0))
+        fig.add_trace(go.Scatter(x=g["z"], y=g["measure"], mode="markers", name=model, error_x=err,
+                                 hovertext=hover, hoverinfo="text", marker=dict(size=9)))
+    fig.update_layout(title="Every model on every measure (normalised: 0 = the models' average, 1 = one SD of "
+                            "the item values)", xaxis_title="normalised mean (95% interval)",
+                      yaxis=dict(autorange="reversed"), height=180 + 26 * est["measure"].nunique(),
+                      margin=dict(l=20))
+    return fig
+
+
+# -- homogeneity ------------------------------------------------------------------------------------------
+def homogeneity_estimates(h: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """One row per task x ordered pair (a, b): ``prompts``, and per measure (cosine, overlap) the mean over
+    prompts with a bootstrap interval over prompts. ``kind``: within a model, between models, model vs
+    people, or people among themselves."""
+    rows = []
+    for (task, a, b), g in h.groupby(["task", "a", "b"], sort=False):
+        kind = ("people - people" if a == b == PEOPLE else "within one model" if a == b
+                else "model vs people" if PEOPLE in (a, b) else "between models")
+        row = {"task": task, "a": a, "b": b, "kind": kind, "prompts": len(g)}
+        for col in ("cosine", "overlap"):
+            x = g[col].astype(float).to_numpy()
+            x = x[np.isfinite(x)]
+            lo, hi = S.bootstrap_ci(np.mean, x, n_boot=n_boot, seed=seed) if len(x) else (np.nan, np.nan)
+            row.update({col: float(x.mean()) if len(x) else np.nan, f"{col} lo": lo, f"{col} hi": hi})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table_homogeneity(recs) -> pd.DataFrame:
+    """Homogeneity per task and pair of sources, people beside the models."""
+    e = homogeneity_estimates(recs["homogeneity"], *_boot(recs))
+    if e.empty:
+        return captioned(pd.DataFrame(), "No prompt was answered by two models: no homogeneity to measure.")
+    out = pd.DataFrame({"task": e["task"], "a": e["a"], "b": e["b"], "kind": e["kind"], "prompts": e["prompts"],
+                        "mean cosine [95% CI]": [S.fmt_estimate(x, lo, hi, 3) for x, lo, hi in
+                                                 zip(e["cosine"], e["cosine lo"], e["cosine hi"])],
+                        "share of a's ideas also b's [95% CI]": [S.fmt_estimate(x, lo, hi, 2) for x, lo, hi in
+                                                                 zip(e["overlap"], e["overlap lo"], e["overlap hi"])]})
+    return captioned(out, "Homogeneity of ideas on the prompts every model answered: mean embedding cosine between "
+                          "a's and b's answers (a = b: between two answers of one source), and the share of a's "
+                          "ideas that are also one of b's (same idea = each entails the other). Intervals: "
+                          "bootstrap over prompts (none with fewer than 5). 'people': human answers to the same "
+                          "prompts, the human-human spread to read the models against.")
+
+
+# -- cost -------------------------------------------------------------------------------------------------
+COST_COLS = ["calls made", "cache hits", "input tokens", "output tokens", "cost usd", "seconds"]
+
+
+def cost_by_model(costs: pd.DataFrame) -> pd.DataFrame:
+    """Per model x study: the calls made and served, tokens and cost. In a run of several models the calls
+    that asked no model under test (judge, embeddings, entailment) are ``shared``."""
+    if not len(costs):
+        return pd.DataFrame(columns=["model", "study", *COST_COLS])
+    return costs.groupby(["model", "study"], sort=False)[COST_COLS].sum().reset_index()
+
+
+def table_costs(recs) -> pd.DataFrame:
+    c = cost_by_model(recs["costs"])
+    return captioned(c, "What each study's run cost, per model: calls made and served from the call cache, tokens "
+                        "of the calls made, cost in USD (0 for local models) and seconds. 'shared': calls of a run "
+                        "of several models that asked none of them (the judge, embeddings, entailment).")
+
+
+def cost_per_point(values: pd.DataFrame, costs: pd.DataFrame) -> pd.DataFrame:
+    """Per measure x model: what one point (one item's value) cost: the study's calls, tokens and cost for
+    that model (plus an equal share of the run's ``shared`` calls) divided by the items measured. A study's
+    cost is counted whole against each of its measures."""
+    c = cost_by_model(costs)
+    rows = []
+    if not len(values):
+        return pd.DataFrame(columns=["measure", "model", "points", "calls / point", "tokens / point", "USD / point"])
+    for (measure, model, study), g in values.groupby(["measure", "model", "study"], sort=False):
+        mine = c[(c["study"] == study) & (c["model"] == model)][COST_COLS].sum()
+        shared = c[(c["study"] == study) & (c["model"] == "shared")][COST_COLS].sum()
+        k = max(1, values.loc[values["study"] == study, "model"].nunique())
+        tot = mine + shared / k
+        n = int(g["value"].notna().sum())
+        rows.append({"measure": measure, "model": model, "points": n,
+                     "calls / point": tot["calls made"] / n if n else np.nan,
+                     "tokens / point": (tot["input tokens"] + tot["output tokens"]) / n if n else np.nan,
+                     "USD / point": tot["cost usd"] / n if n else np.nan})
+    return pd.DataFrame(rows)
+
+
+def table_cost_per_point(recs) -> pd.DataFrame:
+    t = cost_per_point(recs["values"], recs["costs"])
+    return captioned(t, "What one point of each measure cost: the study's calls made, tokens and USD for that model "
+                        "over the items it measured (a study measuring several things is counted whole in each).")
+
+
+# -- what was read, the judge, the reading ----------------------------------------------------------------
+def table_sources(recs) -> pd.DataFrame:
+    s = recs["sources"].copy()
+    if "run_dir" in s:
+        s["run_dir"] = s["run_dir"].map(lambda p: home_relative(p) if p else "")
+    return captioned(s, "The run folders compared (relative to the data home): 'missing' means the root holds no "
+                        "finished run of that study for these parameters; it is skipped, never run here.")
+
+
+def judges(recs) -> list[str]:
+    """The judge models behind the judged measures (one when the judge was held fixed)."""
+    v = recs["values"]
+    return sorted({j for j in v["judge"] if j}) if len(v) and "judge" in v else []
+
+
+def reading_values(recs) -> dict:
+    """Every number and name the chapter's sentences cite, from the records."""
+    v = recs["values"]
+    models = models_of(v)
+    d = paired_differences(v, *_boot(recs)) if len(models) > 1 else pd.DataFrame()
+    s = recs["sources"]
+    missing = s[s["status"] == "missing"] if len(s) else s
+    cfg = getattr(recs, "cfg", None)
+    return {"models": models, "measures": int(v["measure"].nunique()) if len(v) else 0,
+            "pairs": int(len(d)), "different": int((d["verdict"] == DIFFERENT).sum()) if len(d) else 0,
+            "judges": judges(recs), "missing": [f"{r['study']} in {r['root']}" for r in missing.to_dict("records")],
+            "model": getattr(cfg, "model", models[0] if models else ""),
+            "notes": [n for n in recs["notes"].get("note", pd.Series(dtype=str))] if len(recs["notes"]) else []}
+
+
+def reading_markdown(recs) -> str:
+    """The page's computed sentences: which models, how many differences, the judge, what was skipped, and,
+    with one model, the command that compares several."""
+    r = reading_values(recs)
+    out = []
+    if len(r["models"]) < 2:
+        m = r["model"] or "smollm2-135m"
+        out.append(f"**One model only ({', '.join(r['models']) or m}).** There is nothing to compare yet. Measure "
+                   f"another model beside it in this run root with `creval book -p models=[<other model>]`, or build "
+                   f"one book per model with `creval batch {m} <other model or spec.yaml>`, which builds this "
+                   "chapter over all their run roots at the end (`-p compare_roots=[runs/a,runs/b]` by hand).")
+    else:
+        out.append(f"**{len(r['models'])} models compared** ({', '.join(r['models'])}) on {r['measures']} measures: "
+                   f"{r['different']} of {r['pairs']} paired differences are shown (their interval excludes 0).")
+    j = r["judges"]
+    out.append(f"**The judge** of the judged measures is `{j[0]}`, the same for every model." if len(j) == 1 else
+               f"**Several judges** ({', '.join(j)}): judged measures are not comparable across them." if j else
+               "**No judged measure** was read.")
+    if r["missing"]:
+        out.append(f"**Skipped** (no finished run for these parameters): {'; '.join(r['missing'])}.")
+    out += [f"*{n}*" for n in r["notes"]]
+    return "\n\n".join(out)

@@ -1,0 +1,63 @@
+"""The comparison's run (chapter 09): read every compared study's records (:mod:`.sources`), write their
+per-item values and what each run cost, and measure the homogeneity of the models' ideas (the only work done
+here: embeddings and entailment, both through the call cache). Tables:
+
+- ``sources``: one row per root x study: read or missing (and why), its run folder and ``judge_model``;
+- ``values``: one row per model x measure x item (:mod:`.values`);
+- ``costs``: calls, tokens, cost and seconds per root x study x model (:func:`.sources.cost_rows`);
+- ``ideas``: the texts whose homogeneity is measured (models' and people's), ``task, prompt, source, text``;
+- ``homogeneity``: per prompt and ordered pair of sources, the mean embedding cosine and the entailment
+  overlap (:mod:`.spread`);
+- ``notes``: what could not be compared and why (e.g. no human data for a task).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from creval.models.embeddings import Embedder
+from creval.studies import contract
+from creval.studies.compare.config import CompareConfig
+from creval.studies.compare.records import Homogeneity, Value
+from creval.studies.compare.sources import cost_rows, sources
+from creval.studies.compare.spread import homogeneity_rows
+from creval.studies.compare.values import human_ideas, idea_rows, study_values
+
+
+def gather(srcs) -> tuple[list[dict], list[dict]]:
+    """The ``values`` and ``ideas`` rows of every read source."""
+    values, ideas = [], []
+    for s in srcs:
+        if s.records is None:
+            continue
+        judge = getattr(s.cfg, "judge_model", "")
+        values += study_values(s.study, s.records, list(s.models), judge)
+        ideas += idea_rows(s.study, s.records, list(s.models))
+    return values, ideas
+
+
+def run(cfg: CompareConfig) -> Path:
+    from creval.measures.nli.backends import load_nli
+    srcs = sources(cfg)                 # upstream first: a study run here keeps its calls in its own folder
+    store = contract.start(cfg)
+    for s in srcs:                      # the models compared are those their sources measured
+        for model, spec in (s.records.manifest.get("models", {}) if s.records is not None else {}).items():
+            store.models.setdefault(model, {**spec, "measured_in": []})["measured_in"].append(f"{s.root}:{s.study}")
+    store.write("sources", [s.row() for s in srcs])
+    values, ideas = gather(srcs)
+    store.write("values", [Value.from_dict(v).to_dict() for v in values])
+    store.write("costs", [r for s in srcs for r in cost_rows(s)])
+    people, notes = human_ideas(pd.DataFrame(ideas), cfg.compare_human_max, cfg.data_seed)
+    ideas += people
+    store.write("ideas", ideas)
+    rows = homogeneity_rows(pd.DataFrame(ideas), Embedder(cfg.compare_embedder), load_nli(cfg.nli)) if ideas else []
+    store.write("homogeneity", [Homogeneity.from_dict(r).to_dict() for r in rows])
+    store.write("notes", [{"note": n} for n in notes])
+    store.flush_calls()
+    return contract.finish(store)
+
+
+def records(cfg: CompareConfig) -> contract.Records:
+    """The comparison's tables (see the module doc), running what is missing."""
+    return contract.read(cfg, run)

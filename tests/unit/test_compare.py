@@ -1,0 +1,163 @@
+"""The comparison's report on fixture records of three models with known differences, and its sources."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from creval.studies.compare import report as R
+from creval.studies.compare.config import CompareConfig
+from creval.studies.compare.sources import batch_sources, cost_rows, root_config, root_path
+from creval.studies.compare.values import aut_values, convergent_values, divergent_values
+
+N = 20
+BASE = np.linspace(1.0, 2.9, N)                 # item difficulty shared by every model
+WOBBLE = np.where(np.arange(N) % 2, 0.1, -0.1)  # mean 0
+
+
+class Recs:
+    """Records of a compare run: named tables and a cfg."""
+    def __init__(self, cfg=None, **tables):
+        self.cfg, self.tables = cfg, tables
+
+    def __getitem__(self, name):
+        return self.tables.get(name, pd.DataFrame())
+
+
+def values_of(models: dict, measure="semantic entropy (macgyver)", judge="") -> pd.DataFrame:
+    return pd.DataFrame([{"model": m, "study": "divergent", "measure": measure, "item": f"p{i}", "value": float(v),
+                          "judge": judge} for m, xs in models.items() for i, v in enumerate(xs)])
+
+
+def three() -> pd.DataFrame:
+    # a = c + 1 on every item; b = a + (+-0.1), mean difference 0 from a
+    return values_of({"a": BASE + 1.0, "b": BASE + 1.0 + WOBBLE, "c": BASE})
+
+
+def test_estimates_and_intervals():
+    est = R.model_estimates(three(), n_boot=300, seed=0).set_index("model")
+    assert est.loc["a", "mean"] == pytest.approx(BASE.mean() + 1) and est.loc["a", "n"] == N
+    assert est.loc["c", "lo"] < BASE.mean() < est.loc["c", "hi"]
+    assert est.loc["a", "hi"] - est.loc["a", "lo"] == pytest.approx(est.loc["c", "hi"] - est.loc["c", "lo"])
+
+
+def test_paired_verdicts_and_intervals():
+    d = R.paired_differences(three(), n_boot=300, seed=0).set_index(["a", "b"])
+    ac = d.loc[("a", "c")]
+    assert ac["difference"] == pytest.approx(1.0) and ac["lo"] == pytest.approx(1.0) and ac["hi"] == pytest.approx(1.0)
+    assert ac["verdict"] == "different" and ac["n"] == N
+    ab = d.loc[("a", "b")]
+    assert ab["difference"] == pytest.approx(0.0, abs=1e-12) and ab["lo"] < 0 < ab["hi"]
+    assert ab["verdict"] == "not shown"
+    bc = d.loc[("b", "c")]
+    assert bc["difference"] == pytest.approx(1.0) and 0.9 <= bc["lo"] < 1.0 < bc["hi"] <= 1.1
+    assert bc["verdict"] == "different"
+
+
+def test_only_shared_items_are_paired_and_too_few_is_not_shown():
+    v = values_of({"a": [1.0, 2.0, 3.0], "c": [0.0, 0.0, 0.0]})
+    d = R.paired_differences(v, n_boot=100).iloc[0]
+    assert d["n"] == 3 and d["verdict"] == "not shown" and "< 5" in d["note"] and np.isnan(d["lo"])
+    v = three()
+    v = v[~((v["model"] == "c") & (v["item"].isin(["p0", "p1"])))]      # c skipped two items
+    assert R.paired_differences(v, n_boot=100).set_index(["a", "b"]).loc[("a", "c"), "n"] == N - 2
+
+
+def test_tables_figure_and_reading():
+    from creval.studies.compare.config import CompareConfig
+    cfg = CompareConfig(n_boot=200)
+    recs = Recs(cfg, values=three(), sources=pd.DataFrame([{"root": "runs/x", "study": "aut", "status": "missing",
+                                                             "run_dir": "", "models": ["a"], "note": "n"}]))
+    t = R.table_models(recs)
+    assert list(t.columns) == ["measure", "higher means", "a", "b", "c"] and "caption" in t.attrs
+    assert t.loc[0, "c"].startswith(f"{BASE.mean():.2f} [") and t.loc[0, "c"].endswith(f"(n={N})")
+    diff = R.table_differences(recs).set_index("a - b")
+    assert diff.loc["a - c", "difference [95% CI]"] == "1.000 [1.000, 1.000]"
+    assert diff.loc["a - b", "verdict"] == "not shown"
+    fig = R.fig_models(recs)
+    assert [tr.name for tr in fig.data] == ["a", "b", "c"]
+    z = {tr.name: tr.x[0] for tr in fig.data}
+    sd = three()["value"].std(ddof=1)
+    assert z["a"] - z["c"] == pytest.approx(1.0 / sd) and z["a"] + z["b"] + z["c"] == pytest.approx(0.0, abs=1e-12)
+    r = R.reading_values(recs)
+    assert r["models"] == ["a", "b", "c"] and r["pairs"] == 3 and r["different"] == 2
+    assert r["missing"] == ["aut in runs/x"]
+    assert "2 of 3 paired differences" in R.reading_markdown(recs)
+
+
+def test_one_model_says_what_to_run_and_names_the_judge():
+    recs = Recs(CompareConfig(model="m1"), values=values_of({"m1": BASE}, "AUT originality (judge score 1-5)", "jm"))
+    md = R.reading_markdown(recs)
+    assert "creval batch m1 <other model or spec.yaml>" in md and "models=[" in md and "`jm`" in md
+    assert R.table_differences(recs).empty
+
+
+def test_cost_per_point_splits_the_shared_calls():
+    values = pd.concat([values_of({"a": BASE[:4], "b": BASE[:4]})])
+    costs = pd.DataFrame([
+        {"root": "r", "study": "divergent", "model": "a", "calls made": 8, "cache hits": 0, "input tokens": 40,
+         "output tokens": 0, "cost usd": 0.4, "seconds": 1.0},
+        {"root": "r", "study": "divergent", "model": "shared", "calls made": 4, "cache hits": 2, "input tokens": 0,
+         "output tokens": 0, "cost usd": 0.0, "seconds": 1.0}])
+    c = R.cost_per_point(values, costs).set_index("model")
+    assert c.loc["a", "calls / point"] == pytest.approx((8 + 2) / 4) and c.loc["a", "USD / point"] == pytest.approx(0.1)
+    assert c.loc["b", "calls / point"] == pytest.approx(2 / 4) and c.loc["b", "tokens / point"] == 0
+
+
+def test_homogeneity_estimates_name_the_kinds():
+    h = pd.DataFrame([{"task": "t", "prompt": f"p{i}", "a": a, "b": b, "n_a": 2, "n_b": 2, "cosine": c + 0.01 * i,
+                       "overlap": o} for i in range(6) for a, b, c, o in
+                      (("m1", "m2", 0.5, 0.25), ("m1", "m1", 0.6, 0.5), ("people", "people", 0.2, 0.0),
+                       ("m1", "people", 0.3, 0.0))])
+    e = R.homogeneity_estimates(h, n_boot=200).set_index(["a", "b"])
+    assert e.loc[("m1", "m2"), "kind"] == "between models" and e.loc[("people", "people"), "kind"] == "people - people"
+    assert e.loc[("m1", "m1"), "kind"] == "within one model" and e.loc[("m1", "people"), "kind"] == "model vs people"
+    assert e.loc[("m1", "m2"), "cosine"] == pytest.approx(0.525) and e.loc[("m1", "m2"), "overlap"] == 0.25
+    assert e.loc[("m1", "m2"), "overlap lo"] == 0.25 == e.loc[("m1", "m2"), "overlap hi"]
+    assert e.loc[("m1", "m2"), "cosine lo"] < 0.525 < e.loc[("m1", "m2"), "cosine hi"]
+
+
+# -- values from each study's records ---------------------------------------------------------------------
+def test_values_from_study_records():
+    d = Recs(problems=pd.DataFrame([{"model": "a", "domain": "macgyver", "problem_id": "p1", "mean_semantic_entropy": 1.5},
+                                    {"model": "z", "domain": "macgyver", "problem_id": "p1", "mean_semantic_entropy": 9}]),
+             steps=pd.DataFrame([{"model": "a", "domain": "macgyver", "problem_id": "p1", "n": 3, "is_stop": False,
+                                  "cluster_ids": ids} for ids in ([0, 1, 1], [0, 0, 0])] +
+                                [{"model": "a", "domain": "macgyver", "problem_id": "p1", "n": 3, "is_stop": True,
+                                  "cluster_ids": [0, 1, 2]}]))
+    rows = {r["measure"]: r for r in divergent_values(d, ["a"])}
+    assert rows["semantic entropy (macgyver)"]["value"] == 1.5 and rows["distinct@3 (macgyver)"]["value"] == 1.5
+    v = Recs(bench_verdicts=pd.DataFrame([{"model": "a", "domain": "macgyver", "pair_id": "p1::a", "verdict": x,
+                                           "unparsed": u} for x, u in ((True, False), (False, False), (None, True))]))
+    (row,) = convergent_values(v, ["a"], "jm")
+    assert row["value"] == 0.5 and row["item"] == "p1" and row["judge"] == "jm"
+    j = Recs(judgments=pd.DataFrame([{"judge": jd, "method": m, "generator": "a", "object": "fork", "level": "common",
+                                      "value": x} for jd, m, x in (("jm", "score", 2.0), ("jm", "score", 4.0),
+                                                                   ("other", "score", 5.0), ("jm", "rank", 0.0))]))
+    (row,) = aut_values(j, ["a"], "jm")
+    assert row["value"] == 3.0 and row["item"] == "fork/common"
+
+
+# -- sources: a root's missing study is named, never run --------------------------------------------------
+def test_batch_roots_read_only_finished_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("CREVAL_HOME", str(tmp_path))
+    cfg = CompareConfig(compare_roots=("runs/m1", "runs/empty"))
+    c = root_config(cfg, "runs/m1", "divergent", "m1")
+    c.run_dir.mkdir(parents=True)
+    (c.run_dir / "manifest.json").write_text(json.dumps({"complete": True, "params": {"run_id": c.run_id,
+                                                                                       "model": "m1"}}))
+    (c.run_dir / "calls.jsonl").write_text("\n".join(json.dumps(x) for x in (
+        {"model": "m1", "cached": False, "input_tokens": 5, "output_tokens": 2, "cost_usd": 0.01, "seconds": 1},
+        {"model": "judge", "cached": True, "input_tokens": 5, "output_tokens": 2, "cost_usd": 0.01, "seconds": 1})))
+    other = root_path("runs/m1") / "aut" / "x1"
+    other.mkdir(parents=True)
+    (other / "manifest.json").write_text(json.dumps({"complete": True, "params": {"run_id": "x1", "model": "m1"}}))
+    got = {(s.root, s.study): s for s in batch_sources(cfg)}
+    assert got[("runs/m1", "divergent")].status == "read" and got[("runs/m1", "divergent")].models == ("m1",)
+    assert got[("runs/m1", "aut")].status == "missing" and "other parameters: x1" in got[("runs/m1", "aut")].note
+    assert got[("runs/m1", "neocoder")].status == "missing"
+    assert all(got[("runs/empty", s)].status == "missing" for s in ("divergent", "aut"))
+    assert not (root_path("runs/m1") / "neocoder").exists()          # nothing was run
+    (cost,) = cost_rows(got[("runs/m1", "divergent")])
+    assert (cost["model"], cost["calls made"], cost["cache hits"], cost["input tokens"]) == ("m1", 1, 1, 5)
+    assert cfg.resolved()["roots"]["runs/m1"]["divergent"] == c.run_id
