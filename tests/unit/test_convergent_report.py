@@ -128,3 +128,9 @@ def test_what_this_shows_reads_accuracy_and_tokens_from_the_records(tmp_path):
     note = report.fig7_note(recs_of(tmp_path, bench_verdicts=bench))
     assert note == ("Solutions per model in this build: m 1; with fewer than one bin of 15, each such line is a "
                     "single point.")
+
+
+def test_a_tie_in_accuracy_does_not_reproduce_the_ranking(tmp_path):
+    human = [_labelled(j, p, "feasibility", True, True, 100, 10) for j in ("retrieval", "chateval") for p in "ab"]
+    md = report.what_this_shows(recs_of(tmp_path, human_verdicts=human)).split("\n")
+    assert md[0].startswith("- **not reproduced (2 item(s)") and "retrieval 1.000 on 2 parsed" in md[0]

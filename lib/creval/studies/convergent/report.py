@@ -286,8 +286,7 @@ def what_this_shows(recs: Records) -> str:
     paper = ", ".join(f"{j} {S.fmt_number(a, 3)}" for j, a in PAPER_ACCURACY.items())
     ours = {j: a for j, a in acc.items() if a["accuracy"] == a["accuracy"]}
     if "retrieval" in ours and len(ours) > 1:
-        best = max(ours, key=lambda j: ours[j]["accuracy"])
-        top = ours[best]["accuracy"] == ours["retrieval"]["accuracy"]
+        top = all(ours["retrieval"]["accuracy"] > a["accuracy"] for j, a in ours.items() if j != "retrieval")
         rows.append((verdict(top, ours["retrieval"]["parsed"]),
                      f"In the paper's Table 2 the retrieval judge is the most accurate against human labels ({paper}).",
                      f"Here, with `{cfg.judge_model}`: " + ", ".join(
@@ -300,8 +299,8 @@ def what_this_shows(recs: Records) -> str:
     if "share of chateval" in tok:
         share = float(tok.set_index("judge").loc["retrieval", "share of chateval"])
         rows.append((verdict(share < 1, int(tok["pairs"].min())),
-                     f"The paper's Table 15 has the retrieval judge spending {S.fmt_number(PAPER_SHARE, 1, 100)}% "
-                     "of ChatEval's tokens per pair.",
+                     "The paper's Table 15 has the retrieval judge spending fewer tokens per pair than ChatEval "
+                     f"({S.fmt_number(PAPER_SHARE, 1, 100)}% of them).",
                      f"Here it spends {S.fmt_number(share, 0, 100)}% (both judges at `judge_word_limit` = "
                      f"{cfg.judge_word_limit} words per turn)."))
     else:
