@@ -189,3 +189,23 @@ def test_another_checkout_is_named_not_rendered(tmp_path):
     problem = P.check_checkout(REPO, tmp_path)
     assert str(tmp_path) in problem and "make setup" in problem
     assert P.check_checkout(REPO, REPO) is None and P.check_checkout(REPO, tmp_path / "elsewhere") is None
+
+
+def test_an_interrupted_build_leaves_no_staging(project, tmp_path):
+    committed = {ch: (project / ch).read_bytes() for ch in CHAPTERS}
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        P.prerender(quarto_env(QUARTO_PROJECT_RENDER_ALL="1"), project, params={}, out=tmp_path / "out",
+                    wait_pid=os.getpid(), build=interrupted)
+    assert {ch: (project / ch).read_bytes() for ch in CHAPTERS} == committed
+    assert not (project / P.STAGE / P.STATE).exists() and not list((project / P.STAGE / "originals").rglob("*.ipynb"))
+
+
+def test_a_bad_parameter_is_one_sentence_and_stops_quarto(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("QUARTO_PROJECT_OUTPUT_DIR", "_book")
+    monkeypatch.chdir(REPO)
+    assert P.main(["--params", "params/smoke.yaml", "-p", "no_such_key=1"]) == 1     # stops before any staging
+    err = capsys.readouterr().err
+    assert err.startswith("creval pre-render: ") and "no_such_key" in err and "Traceback" not in err

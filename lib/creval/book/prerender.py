@@ -33,6 +33,7 @@ from creval.book.build import build_book
 from creval.book.execute import book_structure
 from creval.book.params import load_params
 from creval.core import paths
+from creval.core.errors import CrevalError
 
 STAGE = Path("_build") / "quarto-prerender"     # under the root: originals/, staged.json, watcher.log
 STATE = "staged.json"
@@ -160,7 +161,12 @@ def prerender(env: Mapping[str, str], root: Path = paths.REPO, params: dict | No
     back_up(root, stage, chapters, state)
     write_state(stage, state)
     stems = [Path(c).stem for c in chapters]
-    manifest = build(params, out, stems, render="none", progress=False, source=stage / "originals")
+    try:
+        manifest = build(params, out, stems, render="none", progress=False, source=stage / "originals")
+    except BaseException:
+        if not alive(state["watcher"]):
+            restore(root, stage)                          # nothing staged yet: only the copies to drop
+        raise
     bad = failures(manifest)
     if bad:
         if not alive(state["watcher"]):
@@ -217,9 +223,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.plan:
         print("\n".join(quarto_chapters(os.environ, root)))
         return 0
-    params = load_params(root / args.params if not Path(args.params).is_absolute() else args.params, args.p)
     under_quarto = "QUARTO_PROJECT_OUTPUT_DIR" in os.environ     # Quarto sets it for every project script
-    code = prerender(os.environ, root, params, args.out, wait_pid=os.getppid() if under_quarto else None)
+    try:
+        params = load_params(root / args.params if not Path(args.params).is_absolute() else args.params, args.p)
+        code = prerender(os.environ, root, params, args.out, wait_pid=os.getppid() if under_quarto else None)
+    except CrevalError as e:
+        print(f"creval pre-render: {e}", file=sys.stderr)
+        return 1
     if code == 0 and not under_quarto:
         print("creval pre-render: not run by Quarto, so nothing restores the chapters: run "
               "`python -m creval.book.prerender --restore` when done", file=sys.stderr)
