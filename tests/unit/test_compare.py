@@ -94,11 +94,9 @@ def test_one_model_says_what_to_run_and_names_the_judge():
 
 def test_cost_per_point_splits_the_shared_calls():
     values = pd.concat([values_of({"a": BASE[:4], "b": BASE[:4]})])
-    costs = pd.DataFrame([
-        {"root": "r", "study": "divergent", "model": "a", "calls made": 8, "cache hits": 0, "input tokens": 40,
-         "output tokens": 0, "cost usd": 0.4, "seconds": 1.0},
-        {"root": "r", "study": "divergent", "model": "shared", "calls made": 4, "cache hits": 2, "input tokens": 0,
-         "output tokens": 0, "cost usd": 0.0, "seconds": 1.0}])
+    cols = ["root", "study", "model", "calls", "input tokens", "output tokens", "cost usd"]
+    costs = pd.DataFrame([("r", "divergent", "a", 8, 40, 0, 0.4), ("r", "divergent", "shared", 4, 0, 0, 0.0)],
+                         columns=cols)
     c = R.cost_per_point(values, costs).set_index("model")
     assert c.loc["a", "calls / point"] == pytest.approx((8 + 2) / 4) and c.loc["a", "USD / point"] == pytest.approx(0.1)
     assert c.loc["b", "calls / point"] == pytest.approx(2 / 4) and c.loc["b", "tokens / point"] == 0
@@ -119,8 +117,8 @@ def test_homogeneity_estimates_name_the_kinds():
 
 # -- values from each study's records ---------------------------------------------------------------------
 def test_values_from_study_records():
-    d = Recs(problems=pd.DataFrame([{"model": "a", "domain": "macgyver", "problem_id": "p1", "mean_semantic_entropy": 1.5},
-                                    {"model": "z", "domain": "macgyver", "problem_id": "p1", "mean_semantic_entropy": 9}]),
+    d = Recs(problems=pd.DataFrame([("a", "macgyver", "p1", 1.5), ("z", "macgyver", "p1", 9.0)],
+                                   columns=["model", "domain", "problem_id", "mean_semantic_entropy"]),
              steps=pd.DataFrame([{"model": "a", "domain": "macgyver", "problem_id": "p1", "n": 3, "is_stop": False,
                                   "cluster_ids": ids} for ids in ([0, 1, 1], [0, 0, 0])] +
                                 [{"model": "a", "domain": "macgyver", "problem_id": "p1", "n": 3, "is_stop": True,
@@ -159,5 +157,5 @@ def test_batch_roots_read_only_finished_runs(tmp_path, monkeypatch):
     assert all(got[("runs/empty", s)].status == "missing" for s in ("divergent", "aut"))
     assert not (root_path("runs/m1") / "neocoder").exists()          # nothing was run
     (cost,) = cost_rows(got[("runs/m1", "divergent")])
-    assert (cost["model"], cost["calls made"], cost["cache hits"], cost["input tokens"]) == ("m1", 1, 1, 5)
+    assert (cost["model"], cost["calls"], cost["input tokens"], cost["cost usd"]) == ("m1", 2, 10, 0.02)
     assert cfg.resolved()["roots"]["runs/m1"]["divergent"] == c.run_id

@@ -16,6 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
+from creval.studies.compare.sources import THIS_ROOT
 from creval.studies.compare.values import HIGHER, PEOPLE, family
 from creval.studies.reportcard.report import home_relative
 from creval.studies.tables import captioned
@@ -164,7 +165,7 @@ def table_homogeneity(recs) -> pd.DataFrame:
 
 
 # -- cost -------------------------------------------------------------------------------------------------
-COST_COLS = ["calls made", "cache hits", "input tokens", "output tokens", "cost usd", "seconds"]
+COST_COLS = ["calls", "input tokens", "output tokens", "cost usd"]
 
 
 def cost_by_model(costs: pd.DataFrame) -> pd.DataFrame:
@@ -177,13 +178,15 @@ def cost_by_model(costs: pd.DataFrame) -> pd.DataFrame:
 
 def table_costs(recs) -> pd.DataFrame:
     c = cost_by_model(recs["costs"])
-    return captioned(c, "What each study's run cost, per model: calls made and served from the call cache, tokens "
-                        "of the calls made, cost in USD (0 for local models) and seconds. 'shared': calls of a run "
-                        "of several models that asked none of them (the judge, embeddings, entailment).")
+    return captioned(c, "What each study's run cost, per model: every call the measurement needed (made in that run "
+                        "or served from the call cache, paid when first made), their tokens and cost in USD (0 for "
+                        "local models). 'shared': calls of a run of several models that asked none of them (the "
+                        "judge, embeddings, entailment).")
 
 
 def cost_per_point(values: pd.DataFrame, costs: pd.DataFrame) -> pd.DataFrame:
-    """Per measure x model: what one point (one item's value) cost: the study's calls, tokens and cost for
+    """Per measure x model: what one point (one item's value) cost: the study's calls (made or served from
+    the cache), tokens and cost for
     that model (plus an equal share of the run's ``shared`` calls) divided by the items measured. A study's
     cost is counted whole against each of its measures."""
     c = cost_by_model(costs)
@@ -197,7 +200,7 @@ def cost_per_point(values: pd.DataFrame, costs: pd.DataFrame) -> pd.DataFrame:
         tot = mine + shared / k
         n = int(g["value"].notna().sum())
         rows.append({"measure": measure, "model": model, "points": n,
-                     "calls / point": tot["calls made"] / n if n else np.nan,
+                     "calls / point": tot["calls"] / n if n else np.nan,
                      "tokens / point": (tot["input tokens"] + tot["output tokens"]) / n if n else np.nan,
                      "USD / point": tot["cost usd"] / n if n else np.nan})
     return pd.DataFrame(rows)
@@ -205,17 +208,19 @@ def cost_per_point(values: pd.DataFrame, costs: pd.DataFrame) -> pd.DataFrame:
 
 def table_cost_per_point(recs) -> pd.DataFrame:
     t = cost_per_point(recs["values"], recs["costs"])
-    return captioned(t, "What one point of each measure cost: the study's calls made, tokens and USD for that model "
+    return captioned(t, "What one point of each measure cost: the study's calls, tokens and USD for that model "
                         "over the items it measured (a study measuring several things is counted whole in each).")
 
 
 # -- what was read, the judge, the reading ----------------------------------------------------------------
 def table_sources(recs) -> pd.DataFrame:
     s = recs["sources"].copy()
-    if "run_dir" in s:
-        s["run_dir"] = s["run_dir"].map(lambda p: home_relative(p) if p else "")
-    return captioned(s, "The run folders compared (relative to the data home): 'missing' means the root holds no "
-                        "finished run of that study for these parameters; it is skipped, never run here.")
+    cfg = getattr(recs, "cfg", None)
+    if len(s) and cfg is not None:        # this run root named as the reader's data home sees it
+        s["root"] = s["root"].replace(THIS_ROOT, home_relative(str(cfg.run_path)))
+    return captioned(s, "The run folders compared (run_dir within its root, relative to the data home): 'missing' "
+                        "means the root holds no finished run of that study for these parameters; it is skipped, "
+                        "never run here.")
 
 
 def judges(recs) -> list[str]:

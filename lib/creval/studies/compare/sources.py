@@ -27,6 +27,9 @@ UPSTREAM = {"divergent": DivergentConfig, "convergent": ConvergentConfig, "neoco
             "rethinking": RethinkingConfig, "aut": AutConfig}
 
 
+THIS_ROOT = "this run root"     # the root of the sources of a run without compare_roots (where it is: run_root)
+
+
 @dataclass
 class Source:
     """One study's records in one run root: ``status`` is ``read`` or ``missing`` (``note`` says why)."""
@@ -42,7 +45,7 @@ class Source:
     def row(self) -> dict:
         """The ``sources`` table row."""
         return {"root": self.root, "study": self.study, "models": list(self.models), "status": self.status,
-                "run_dir": str(self.records.root) if self.records is not None else "",
+                "run_dir": f"{self.study}/{self.cfg.run_id}" if self.records is not None else "",
                 "run_id": self.cfg.run_id if self.cfg is not None else "",
                 "judge_model": getattr(self.cfg, "judge_model", "") if self.cfg is not None else "",
                 "note": self.note}
@@ -99,7 +102,7 @@ def own_sources(cfg: CompareConfig) -> list[Source]:
     out = []
     for name, c in cfg.upstream().items():
         recs = importlib.import_module(f"creval.studies.{name}.run").records(c)
-        out.append(Source(cfg.run_root, name, c.tested, c, recs, shared=len(c.tested) > 1))
+        out.append(Source(THIS_ROOT, name, c.tested, c, recs, shared=len(c.tested) > 1))
     return out
 
 
@@ -131,24 +134,20 @@ def sources(cfg: CompareConfig) -> list[Source]:
 
 # -- what each run cost -----------------------------------------------------------------------------------
 def cost_rows(src: Source) -> list[dict]:
-    """Calls, tokens, cost and seconds of one read run, per model under test: in a run of one model every call
-    is that model's (its judge's too); in a run of several, a call goes to the model it asked, and the
-    others (judge, embeddings, entailment) to ``shared``."""
+    """Calls, tokens and cost of one read run, per model under test: in a run of one model every call is that
+    model's (its judge's too); in a run of several, a call goes to the model it asked, and the others (judge,
+    embeddings, entailment) to ``shared``. Every call the measurement needed counts, whether made in that run
+    or served from the call cache (paid when first made): the same records cost the same, however warm the
+    cache was."""
     if src.records is None:
         return []
-    calls = read_jsonl(src.records.root / "calls.jsonl")
     rows: dict[str, dict] = {}
-    for c in calls:
+    for c in read_jsonl(src.records.root / "calls.jsonl"):
         who = (c.get("model") if c.get("model") in src.models else "shared") if src.shared else src.models[0]
-        r = rows.setdefault(who, {"root": src.root, "study": src.study, "model": who, "calls made": 0,
-                                  "cache hits": 0, "input tokens": 0, "output tokens": 0, "cost usd": 0.0,
-                                  "seconds": 0.0})
-        if c.get("cached"):
-            r["cache hits"] += 1
-            continue
-        r["calls made"] += 1
+        r = rows.setdefault(who, {"root": src.root, "study": src.study, "model": who, "calls": 0,
+                                  "input tokens": 0, "output tokens": 0, "cost usd": 0.0})
+        r["calls"] += 1
         r["input tokens"] += int(c.get("input_tokens") or 0)
         r["output tokens"] += int(c.get("output_tokens") or 0)
         r["cost usd"] += float(c.get("cost_usd") or 0.0)
-        r["seconds"] += float(c.get("seconds") or 0.0)
     return list(rows.values())
