@@ -96,7 +96,7 @@ def technique_shares(recs, names=FIG2_TECHNIQUES) -> pd.DataFrame:
         if rs:
             c = Counter(x for r in rs for x in set(r.techniques))
             rows.append({"state t": t, "solutions": len(rs), **{n: c[n] / len(rs) for n in names}})
-    return pd.DataFrame(rows)
+    return captioned(pd.DataFrame(rows), "Fig. 2's numbers: share of each state's solutions using each technique")
 
 
 def fig2_values(recs) -> dict:

@@ -3,18 +3,22 @@ judge, sandbox or embedding call: every number was measured upstream) and ``sour
 which data)."""
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 from creval.studies import contract
+from creval.studies.aut.run import records as aut_records
+from creval.studies.convergent.run import records as convergent_records
 from creval.studies.reportcard.card import card_rows
 from creval.studies.reportcard.config import ReportCardConfig
+from creval.studies.rethinking.run import records as rethinking_records
+from creval.studies.validation.run import records as validation_records
 
 
 def upstream_records(cfg: ReportCardConfig) -> dict:
     """Each graded study's records (running a study first only if its folder is not finished)."""
-    return {name: importlib.import_module(f"creval.studies.{name}.run").records(c)
-            for name, c in cfg.upstream().items()}
+    readers = {"convergent": convergent_records, "validation": validation_records, "rethinking": rethinking_records,
+               "aut": aut_records}
+    return {name: readers[name](c) for name, c in cfg.upstream().items()}
 
 
 def run(cfg: ReportCardConfig) -> Path:

@@ -3,18 +3,14 @@
 :mod:`creval.studies.rethinking.run`; the call cache serves every call made before."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 
 from creval.judges.registry import make_judge
 from creval.judges.rubric import HEADLINE, twist_test
 from creval.measures.perplexity import perplexity_many
+from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.data import cut_words
-
-if TYPE_CHECKING:
-    from creval.studies.rethinking.config import RethinkingConfig
 
 WITH_CONTEXT = ("ps", "aut")                   # sets scored by perplexity given their problem too
 

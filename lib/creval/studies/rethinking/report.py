@@ -87,10 +87,12 @@ def table2(recs) -> pd.DataFrame:
                          f"({cfg.judge_model}, expected value, {cfg.rethink_judge_items} per group)")
 
 
-def paper_table2() -> pd.DataFrame:
+def paper_table2(recs) -> pd.DataFrame:
+    """The paper's Table 2 as printed (the figures our Table 2 analogue stands beside)."""
     df = pd.DataFrame(PAPER_TABLE2, columns=["domain", "group", "CI", "PPL", "CR-POS", "template rate (TPT)", "judge"])
     return captioned(df, "The paper's Table 2 (Lu et al. 2025; row labels corrected: the text extract shifts the "
-                          "domain column). Its PS conventional side is not released; its PPL model is not stated.")
+                          "domain column). Its PS conventional side is not released; its PPL model is not stated "
+                          f"(this build's: {recs.cfg.model}).")
 
 
 def table_checks(recs, model: str | None = None) -> pd.DataFrame:

@@ -7,18 +7,14 @@ minus the scored text's problem; the TTCW stories minus the same plot; AUT respo
 itself; MSRP sentences minus the pair itself (``datasets.macgyver.solution_pool`` and the n-gram index)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pandas as pd
 
 from creval.datasets import aut, macgyver, ttcw
 from creval.measures import creativity_index as C
 from creval.measures import templates as T
 from creval.measures.ngram_index import cached_index, word_tokenize
+from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.data import cut_words, has_step_marker, strip_step_markers
-
-if TYPE_CHECKING:
-    from creval.studies.rethinking.config import RethinkingConfig
 
 FORMATTING_SETS = ("ps", "solver")      # MacGyver sets scored again with step markers stripped
 
