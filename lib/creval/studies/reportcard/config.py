@@ -11,6 +11,8 @@ from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.validation.config import ValidationConfig
 
+CARD_ROWS = 2   # the card's row shape (2: baselines in their better orientation, the formatting-control row)
+
 
 @dataclass(frozen=True)
 class ReportCardConfig(ConvergentConfig, ValidationConfig, RethinkingConfig, AutConfig):
@@ -21,3 +23,8 @@ class ReportCardConfig(ConvergentConfig, ValidationConfig, RethinkingConfig, Aut
         """The Config of every study the card reads, rebuilt from these parameters."""
         p = self.to_params()
         return {c.study: c.from_params(p) for c in (ConvergentConfig, ValidationConfig, RethinkingConfig, AutConfig)}
+
+    def resolved(self) -> dict:
+        """The run id of every study the card reads (each holds its machine facts) and the card's row shape:
+        the card's run id moves whenever an upstream run's does, or the rows change shape."""
+        return {"upstream": {name: c.run_id for name, c in self.upstream().items()}, "card": CARD_ROWS}
