@@ -58,7 +58,8 @@ def test_aut_rows_keep_the_strongest_baseline_and_the_verdict(tmp_path):
     assert r["value"] == pytest.approx(S.spearman(judge, humans)["rho"])
     assert r["baseline value"] == pytest.approx(S.spearman(sd, humans)["rho"])
     assert r["difference"] == pytest.approx(r["value"] - r["baseline value"])
-    expect = "beats baseline" if r["diff lo"] > 0 else "indistinguishable" if r["diff hi"] >= 0 else "worse than baseline"
+    expect = ("beats baseline" if r["diff lo"] > 0 else "indistinguishable" if r["diff hi"] >= 0
+              else "worse than baseline")
     assert r["verdict"] == expect
 
 

@@ -35,7 +35,8 @@ def test_perplexity_records():
 
 def test_cli_ci_pool(tmp_path, capsys):
     f = tmp_path / "t.txt"
-    f.write_text("tie the rope to the chair and pull\nuse the rope to the chair to climb\nsomething else entirely new here\n")
+    f.write_text("tie the rope to the chair and pull\nuse the rope to the chair to climb\n"
+                 "something else entirely new here\n")
     assert main(["metrics", "ci", str(f), "--L", "3", "3"]) == 0
     out = capsys.readouterr().out
     assert "[the rope to the chair]" in out            # reused from the other line

@@ -31,7 +31,8 @@ def recs(tmp_path):
     ps = []
     for k, (kind, cis) in enumerate((("unconventional", UNC), ("conventional", CONV))):
         for i, ci in enumerate(cis):
-            ps.append({"id": f"p{k}{i}::verified", "group": f"p{k}{i}", "text": f"text {k}{i}", "label": kind == "unconventional",
+            ps.append({"id": f"p{k}{i}::verified", "group": f"p{k}{i}", "text": f"text {k}{i}",
+                       "label": kind == "unconventional",
                        "kind": kind, "ci": ci, **{f"uniq_{L}": uniq(ci, L) for L in range(2, 9)},
                        "n_words": 10 + i, "has_template": 1.0, "tpt": 0.1 * (i + 1) + 0.01 * k})
     write(tmp_path, "measures_ps", ps)
@@ -40,14 +41,16 @@ def recs(tmp_path):
     ppl += [{"set": "ps", "id": r["id"], "model": "m2", "ppl": 100.0 - i, "bpb": 2.0, "ppl_cond": 50.0,
              "n_tokens": 12} for i, r in enumerate(ps)]
     write(tmp_path, "perplexity", ppl)
-    write(tmp_path, "judge", [{"set": "ps", "id": "p00::verified", "kind": "unconventional", "label": True, "judge": 2.5,
+    write(tmp_path, "judge", [{"set": "ps", "id": "p00::verified", "kind": "unconventional", "label": True,
+                               "judge": 2.5,
                                "scores": {"Problem Difficulty": 2.0, "Unconventionality": 2.5, "Efficiency": 3.0},
                                "state": "ok"},
                               {"set": "ps", "id": "p10::verified", "kind": "conventional", "label": False, "judge": 1.5,
                                "scores": {"Problem Difficulty": 2.0, "Unconventionality": 1.5, "Efficiency": 3.0},
                                "state": "ok"}])
     write(tmp_path, "sets", [{"set": "ps", "texts": 6, "labelled": True, "why": "", "ci_l": [5, 6, 7]},
-                             {"set": "solver", "texts": 0, "labelled": False, "why": "no crowd solutions here", "ci_l": [5, 6, 7]},
+                             {"set": "solver", "texts": 0, "labelled": False, "why": "no crowd solutions here",
+                              "ci_l": [5, 6, 7]},
                              {"set": "ttcw", "texts": 5, "labelled": True, "why": "", "ci_l": [5, 6, 7]},
                              {"set": "aut", "texts": 0, "labelled": False, "why": "only the sample", "ci_l": [2, 3]},
                              {"set": "msrp", "texts": 4, "labelled": True, "why": "", "ci_l": [2, 3]}])
@@ -67,17 +70,21 @@ def recs(tmp_path):
                                   for mode in (("sequence", "compat") if n == 5 else ("sequence",))]
           + [{"set": "ttcw", "kind": "GPT4", "texts": 5, "n": n, "top": 100, "mode": mode, "rate": 1.0,
               "tpt_mean": 0.2, "cr_pos": 5.0} for n, mode in ((4, "sequence"), (5, "sequence"), (5, "compat"))])
-    write(tmp_path, "twist", [{"id": "a", "kind": "unconventional", "p_yes_conventional": 0.2, "p_yes_unconventional": 0.3,
+    write(tmp_path, "twist", [{"id": "a", "kind": "unconventional", "p_yes_conventional": 0.2,
+                               "p_yes_unconventional": 0.3,
                                "says_unconventional": False, "says_conventional": False, "contradiction": True},
-                              {"id": "b", "kind": "conventional", "p_yes_conventional": 0.7, "p_yes_unconventional": 0.4,
+                              {"id": "b", "kind": "conventional", "p_yes_conventional": 0.7,
+                               "p_yes_unconventional": 0.4,
                                "says_unconventional": False, "says_conventional": True, "contradiction": False}])
-    rerun = [{"item_id": "a", "domain": "ps", "scores": {"Problem Difficulty": 2.0, "Unconventionality": u, "Efficiency": 3.0},
+    rerun = [{"item_id": "a", "domain": "ps", "scores": {"Problem Difficulty": 2.0, "Unconventionality": u,
+                                                         "Efficiency": 3.0},
               "argmax": {"Problem Difficulty": 2.0, "Unconventionality": round(u), "Efficiency": 3.0}, "state": "ok",
               "via": "logprobs", "analysis": "x", "model": "j", "variant": k + 1, "attempts": {}}
              for k, u in enumerate([1.0, 2.0])]
     write(tmp_path, "rerun", rerun)
     write(tmp_path, "data_sources", [{"data": "MacGyver", "where": "shared:/x", "labels": "yes"}])
-    write(tmp_path, "example", [{"id": "p00::verified", "group": "p00", "kind": "unconventional", "text": "tie a <rope>",
+    write(tmp_path, "example", [{"id": "p00::verified", "group": "p00", "kind": "unconventional",
+                                 "text": "tie a <rope>",
                                  "tokens": ["tie", "a", "<rope>", "now"], "span_L": 5, "spans": [[1, 3]],
                                  "reference": {"reference": "pool", "docs": 9}, "pos_tokens": 4, "template_n": 5,
                                  "template_hits": [{"start": 0, "words": ["tie", "a"], "tags": ["VB", "DT"]}]}])
@@ -113,7 +120,8 @@ def test_table2_groups_and_further_model(recs):
     ps = t[t["set"] == "PS (MacGyver)"].set_index("group")
     assert ps.loc["unconventional", "CI"] == "0.80 ± 0.10" and ps.loc["conventional", "n"] == 3
     assert ps.loc["unconventional", "PPL"] == "11.00 ± 1.00" and ps.loc["conventional", "PPL (m2)"] == "96.00 ± 1.00"
-    assert ps.loc["unconventional", "template rate (TPT)"] == "100.0% (0.250)" and ps.loc["unconventional", "CR-POS"] == 5.5
+    assert ps.loc["unconventional", "template rate (TPT)"] == "100.0% (0.250)"
+    assert ps.loc["unconventional", "CR-POS"] == 5.5
     assert ps.loc["unconventional", "judge"] == "2.50 ± 0.00" and ps.loc["conventional", "words"] == 11.0
     assert t[t["set"] == "crowd vs GPT-4 (MacGyver)"]["note"].iloc[0] == "no crowd solutions here"
     assert "PPL under m1" in t.attrs["caption"]
@@ -131,8 +139,9 @@ def test_ttcw_judges_and_invariance(recs):
 def test_l_ranges_templates_twist_rerun(recs):
     lr = figures.table_l_ranges(recs)
     row = lr[(lr["L range"] == "5..7") & (lr["agg"] == "mean")].iloc[0]
-    assert row["gap (positive - other)"] == pytest.approx(np.mean([np.mean([uniq(c, L) for L in (5, 6, 7)]) for c in UNC])
-                                                         - np.mean([np.mean([uniq(c, L) for L in (5, 6, 7)]) for c in CONV]))
+    gap = (np.mean([np.mean([uniq(c, L) for L in (5, 6, 7)]) for c in UNC])
+           - np.mean([np.mean([uniq(c, L) for L in (5, 6, 7)]) for c in CONV]))
+    assert row["gap (positive - other)"] == pytest.approx(gap)
     assert list(lr["L range"].unique()) == ["5..7", "5..8"] and row["AUROC"] == pytest.approx(8 / 9)
     modes = figures.table_template_modes(recs)
     assert list(modes["mode"]) == ["sequence", "compat"] * 3 and list(modes["group"])[:2] == ["conventional"] * 2
@@ -163,7 +172,8 @@ def test_mark_spans_equals_the_measures_highlight():
     text = "first tie the rope to the chair and pull, then <go>"
     spans = C.reused_spans(word_tokenize(text), idx, 3, "x")
     import html
-    want = html.escape(C.highlight(text, idx, 3, "x", ("\x01", "\x02"))).replace("\x01", "<mark>").replace("\x02", "</mark>")
+    want = html.escape(C.highlight(text, idx, 3, "x", ("\x01", "\x02")))
+    want = want.replace("\x01", "<mark>").replace("\x02", "</mark>")
     assert report.mark_spans(word_tokenize(text), spans) == want and "<mark>" in want
 
 
@@ -201,4 +211,5 @@ def test_reading_values_are_the_tables_numbers_rounded_once(recs):
     assert v["templates"]["rates"] == "100.0%" and v["templates"]["solver_tpt"] is None
     assert v["judge"]["checks"] == [] and v["judge"]["mean_score"] == "2.00"   # 2 judged texts: below MIN_N
     assert v["judge"]["contradictions"] == "50%" and v["judge"]["twist_pairs"] == 2
-    assert reading.value_range(0.2349, 0.2351, 2) == "0.23-0.24" and reading.value_range(1, 1.0004, 1, 100, "%") == "100.0%"
+    assert reading.value_range(0.2349, 0.2351, 2) == "0.23-0.24"
+    assert reading.value_range(1, 1.0004, 1, 100, "%") == "100.0%"
