@@ -4,17 +4,27 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from creval.measures import diversity as D
 from creval.datasets import aut, macgyver
+from creval.measures import diversity as D
 from creval.measures import stats as S
+from creval.models.embeddings import Embedder
 
 pytestmark = pytest.mark.integration
 
 needs_data = pytest.mark.skipif(aut.source(allow_download=False).is_sample
                                 or macgyver.source(allow_download=False).is_sample,
                                 reason="AUT / MacGyver data not found (set CREVAL_AUT_DIR, CREVAL_MACGYVER_DIR)")
+
+
+def spearman_by_hand(x, y) -> float:
+    """Spearman's rho written out independently of creval's stats: Pearson's r of the average ranks."""
+    rx = pd.Series(np.asarray(x, float)).rank(method="average").to_numpy()
+    ry = pd.Series(np.asarray(y, float)).rank(method="average").to_numpy()
+    rx, ry = rx - rx.mean(), ry - ry.mean()
+    return float((rx * ry).sum() / np.sqrt((rx ** 2).sum() * (ry ** 2).sum()))
 
 
 @needs_data
@@ -24,9 +34,19 @@ def test_aut_metrics_on_real_rated_items():
     assert df["score"].between(1.0, 5.0).all()
     it = D.item_originality(list(df["response"]), list(df["prompt"]))
     sd = D.semdis(list(df["prompt"]), list(df["response"]))
-    assert it["cosine_to_others"].between(-1, 1).all() and np.all((sd >= 0) & (sd <= 2))
+    # both measures recomputed here from the raw embeddings: SemDis is 1 - cos(object, response), the cosine
+    # to others the mean cosine with the other responses to the same object
+    emb = Embedder()                                 # the embedder the measures use by default
+    e_obj, e_resp = emb.encode(list(df["prompt"])), emb.encode(list(df["response"]))
+    unit = lambda m: m / np.linalg.norm(m, axis=1, keepdims=True)  # noqa: E731
+    assert sd == pytest.approx(1 - (unit(e_obj) * unit(e_resp)).sum(axis=1), abs=1e-5)
+    sim, same = unit(e_resp) @ unit(e_resp).T, df["prompt"].to_numpy()
+    for i in range(len(df)):
+        others = [j for j in range(len(df)) if j != i and same[j] == same[i]]
+        assert it["cosine_to_others"].iloc[i] == pytest.approx(sim[i, others].mean(), abs=1e-5)
     r = S.spearman(sd, df["score"])
-    assert r["n"] == 30 and -1 <= r["rho"] <= 1 and 0 <= r["p"] <= 1
+    assert r["n"] == 30 and r["rho"] == pytest.approx(spearman_by_hand(sd, df["score"]), abs=1e-9)
+    assert 0 <= r["p"] <= 1
     # deterministic: the same seed draws the same items and gives the same statistic
     again = aut.load_ocsai(n=30, objects=2, seed=0)
     assert again["item_id"].tolist() == df["item_id"].tolist()
@@ -58,8 +78,14 @@ def test_novelty_judge_on_real_aut_items(tmp_path, monkeypatch):
     per_group = nov.assign(prompt=df["prompt"]).drop_duplicates("prompt")["group_comparisons"]
     assert (per_group >= 2).all() and (per_group <= 3).all()      # merge sort of 3 items: 2 or 3 comparisons
     assert judge.calls == 2 * per_group.sum()                       # both presentation orders every time
+    # the score is (n - rank) / (n - 1) within each object of three: 1, 0.5, 0 when the ranks are 1, 2, 3
+    assert nov["novelty_score"].tolist() == pytest.approx([(3 - r) / 2 for r in nov["novelty_rank"]])
     rho = S.spearman(nov["novelty_score"], df["score"], min_n=5)
-    assert rho["n"] == 6 and (math.isnan(rho["rho"]) or -1 <= rho["rho"] <= 1)
+    assert rho["n"] == 6
+    if df["score"].nunique() > 1:                    # defined whenever the human scores are not all equal
+        assert rho["rho"] == pytest.approx(spearman_by_hand(nov["novelty_score"], df["score"]), abs=1e-9)
+    else:
+        assert math.isnan(rho["rho"])
 
 
 def test_cli_diversity_and_bad_file(tmp_path):
