@@ -61,8 +61,8 @@ def test_threshold_table_from_the_sweep_records(tmp_path):
         {**verdict("retrieval", "b", "feasibility", False, False, conf=0.8, tin=200, tout=20), "T": 0.3},
         {**verdict("retrieval", "a", "feasibility", False, True, conf=0.9, tin=600, tout=60, rounds=2), "T": 0.9},
         {**verdict("retrieval", "b", "feasibility", None, False, unparsed=True, tin=500, tout=50, rounds=2), "T": 0.9}]
-    calls = [{"T": 0.3, "pairs": 2, "calls made": 14, "calls cached": 0},
-             {"T": 0.9, "pairs": 2, "calls made": 8, "calls cached": 14}]
+    calls = [{"T": 0.3, "pairs": 2, "calls_made": 14, "calls_cached": 0},
+             {"T": 0.9, "pairs": 2, "calls_made": 8, "calls_cached": 14}]
     recs = recs_of(tmp_path / "a", sweep=sweep, sweep_calls=calls)
     t = report.threshold_table(recs).set_index("T")
     assert list(t.index) == [0.3, 0.9]

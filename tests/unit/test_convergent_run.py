@@ -104,8 +104,8 @@ def test_run_writes_every_table_the_report_reads(world):
     assert set(sweep[sweep["T"] == 0.5].rounds) == {1} and set(sweep[sweep["T"] == 0.7].rounds) == {2}
     c = calls.set_index("T")
     # T=0.5 is the human retrieval run's setting: every call cached; T=0.7 reuses its first round
-    assert c.loc[0.5, "calls made"] == 0 and c.loc[0.5, "calls cached"] > 0
-    assert 0 < c.loc[0.7, "calls made"] and c.loc[0.7, "calls cached"] > 0 and (c.pairs == 3).all()
+    assert c.loc[0.5, "calls_made"] == 0 and c.loc[0.5, "calls_cached"] > 0
+    assert 0 < c.loc[0.7, "calls_made"] and c.loc[0.7, "calls_cached"] > 0 and (c.pairs == 3).all()
 
     t = report.threshold_table(recs).set_index("T")
     assert t.loc[0.5, "mean rounds"] == 1.0 and t.loc[0.7, "mean rounds"] == 2.0

@@ -176,7 +176,7 @@ def threshold_table(recs: Records) -> pd.DataFrame:
                      "mean rounds": np.mean([float(x) for x in v.rounds]) if len(v) else np.nan,
                      "tokens per pair": (sum(int(i) + int(o) for i, o in zip(v.input_tokens, v.output_tokens))
                                          if len(v) else 0) / max(int(c["pairs"]), 1),
-                     "calls made": int(c["calls made"]), "calls cached": int(c["calls cached"])})
+                     "calls made": int(c["calls_made"]), "calls cached": int(c["calls_cached"])})
     return captioned(pd.DataFrame(rows, columns=SWEEP_COLUMNS), "Threshold sweep")
 
 

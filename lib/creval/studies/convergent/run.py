@@ -159,8 +159,8 @@ def _sweep(judges: dict[float, object], pair: dict, labels: dict) -> dict[str, l
         with LEDGER.collect() as tally:
             rows += _labelled(judge_pair(judge, pair, validation_criteria())["verdicts"], labels, T=t)
         chat = [r for r in tally.records if r.kind == "chat"]
-        usage.append({"T": t, "calls made": sum(not r.cached for r in chat),
-                      "calls cached": sum(r.cached for r in chat)})
+        usage.append({"T": t, "calls_made": sum(not r.cached for r in chat),
+                      "calls_cached": sum(r.cached for r in chat)})
     return {"sweep": rows, "sweep_usage": usage}
 
 
@@ -175,7 +175,7 @@ def sweep_tables(cfg: ConvergentConfig, rows: list[dict], usage: list[dict], pai
     made and cached, summed over the units."""
     ts = [float(t) for t in cfg.confidence_thresholds]
     calls = [{"T": t, "pairs": pairs, **{k: sum(u[k] for u in usage if u["T"] == t)
-                                          for k in ("calls made", "calls cached")}} for t in ts]
+                                          for k in ("calls_made", "calls_cached")}} for t in ts]
     return sorted(rows, key=lambda r: ts.index(r["T"])), calls
 
 
