@@ -10,9 +10,7 @@ own environment, e.g. ``TQDM_DISABLE``; this process's environment is left as it
 """
 from __future__ import annotations
 
-import ast
 import os
-import re
 from pathlib import Path
 
 from papermill.clientwrap import PapermillNotebookClient
@@ -20,45 +18,9 @@ from papermill.engines import NBClientEngine, papermill_engines
 from papermill.log import logger
 from papermill.utils import merge_kwargs, remove_args
 
+from creval.book.execute import fold_parameters
+
 QUIET_KERNEL = "--IPKernelApp.log_level=ERROR"
-_ASSIGN = re.compile(r"^(\w+)(\s*=\s*)(.*?)(\s*#.*)?$")
-
-
-def merge_injected(parameters_src: str, injected_src: str) -> str:
-    """The ``parameters`` cell with each value papermill injected written in place (comments kept)."""
-    values = {}
-    for node in ast.parse(injected_src).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            values[node.targets[0].id] = ast.get_source_segment(injected_src, node.value)
-    out = []
-    for line in parameters_src.splitlines():
-        m = _ASSIGN.match(line)
-        if m and m.group(1) in values:
-            value, comment = values.pop(m.group(1)), m.group(4) or ""
-            line = f"{m.group(1)}{m.group(2)}{value}"
-            line = (line.ljust(len(m.group(1) + m.group(2) + m.group(3))) + comment) if comment else line
-        out.append(line)
-    out += [f"{k} = {v}" for k, v in values.items()]
-    return "\n".join(out)
-
-
-def cell_source(cell) -> str:
-    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-
-
-def fold_parameters(nb) -> bool:
-    """Fold papermill's injected-parameters cell into the chapter's own parameters cell (in place), so the
-    notebook shows each parameter once, with the value it runs with and its comment. True if it folded."""
-    cells = nb["cells"]
-    tags = [c.get("metadata", {}).get("tags", []) for c in cells]
-    own = next((i for i, t in enumerate(tags) if "parameters" in t), None)
-    inj = next((i for i, t in enumerate(tags) if "injected-parameters" in t), None)
-    if own is None or inj is None:
-        return False
-    cells[own]["source"] = merge_injected(cell_source(cells[own]), cell_source(cells[inj]))
-    cells[own]["metadata"]["tags"] = [*tags[own], "injected-parameters-merged"]
-    del cells[inj]
-    return True
 
 
 def kernel_arguments(ledger_file: str | Path | None = None) -> list[str]:
@@ -95,6 +57,6 @@ class CrevalEngine(NBClientEngine):
 
 
 def register_engine() -> None:
-    """Make papermill's ``creval`` engine available in this process (the package also declares it as a
-    ``papermill.engine`` entry point, for ``papermill --engine creval`` on the command line)."""
+    """Make papermill's ``creval`` engine available in this process without the package's
+    ``papermill.engine`` entry point (which the book and ``papermill --engine creval`` use)."""
     papermill_engines.register("creval", CrevalEngine)

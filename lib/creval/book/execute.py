@@ -1,5 +1,6 @@
 """Execute the chapters with papermill: the book's structure from ``_quarto.yml``, each chapter run in
-its own kernel with the parameters it declares, its model calls streamed to a ledger file."""
+its own kernel with the parameters it declares, its model calls streamed to a ledger file. The parameters
+cell is folded here (:func:`fold_parameters`); the ``creval`` papermill engine (``book/engine.py``) calls it."""
 from __future__ import annotations
 
 import ast
@@ -8,16 +9,14 @@ import re
 import time
 from pathlib import Path
 
-import papermill as pm
 import yaml
-from tqdm.auto import tqdm
 
-from creval.book.engine import merge_injected, register_engine
 from creval.core import paths
+from creval.core.errors import CrevalError
 from creval.core.io import read_jsonl
 from creval.core.ledger import CallRecord, Ledger
 
-__all__ = ["book_structure", "declared_parameters", "execute_chapters", "merge_injected", "notebook_title"]
+ENGINE = "creval"           # book/engine.py, found through the package's papermill.engine entry point
 KERNEL_ENV = {"TQDM_DISABLE": "1"}      # progress is shown per cell by papermill, not as noise inside the pages
 
 
@@ -54,12 +53,59 @@ def declared_parameters(nb_path: Path) -> set[str]:
     return set()
 
 
+_ASSIGN = re.compile(r"^(\w+)(\s*=\s*)(.*?)(\s*#.*)?$")
+
+
+def merge_injected(parameters_src: str, injected_src: str) -> str:
+    """The ``parameters`` cell with each value papermill injected written in place (comments kept)."""
+    values = {}
+    for node in ast.parse(injected_src).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values[node.targets[0].id] = ast.get_source_segment(injected_src, node.value)
+    out = []
+    for line in parameters_src.splitlines():
+        m = _ASSIGN.match(line)
+        if m and m.group(1) in values:
+            value, comment = values.pop(m.group(1)), m.group(4) or ""
+            line = f"{m.group(1)}{m.group(2)}{value}"
+            line = (line.ljust(len(m.group(1) + m.group(2) + m.group(3))) + comment) if comment else line
+        out.append(line)
+    out += [f"{k} = {v}" for k, v in values.items()]
+    return "\n".join(out)
+
+
+def cell_source(cell) -> str:
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def fold_parameters(nb) -> bool:
+    """Fold papermill's injected-parameters cell into the chapter's own parameters cell (in place), so the
+    notebook shows each parameter once, with the value it runs with and its comment. True if it folded."""
+    cells = nb["cells"]
+    tags = [c.get("metadata", {}).get("tags", []) for c in cells]
+    own = next((i for i, t in enumerate(tags) if "parameters" in t), None)
+    inj = next((i for i, t in enumerate(tags) if "injected-parameters" in t), None)
+    if own is None or inj is None:
+        return False
+    cells[own]["source"] = merge_injected(cell_source(cells[own]), cell_source(cells[inj]))
+    cells[own]["metadata"]["tags"] = [*tags[own], "injected-parameters-merged"]
+    del cells[inj]
+    return True
+
+
 def execute_chapters(params: dict, out: Path, only: list[str] | None = None, progress: bool = True,
                      skip: dict[str, str] | None = None, source: Path | None = None) -> list[dict]:
     """Run each chapter notebook with papermill (cwd = repo root). Returns one status row per chapter.
     ``skip``: chapter -> why it is not executed (its study failed; the error is in the book manifest).
     ``source``: the folder holding the chapters as committed (default: the checkout)."""
-    register_engine()
+    import papermill as pm  # papermill and its kernel machinery load only to execute
+    from papermill.engines import papermill_engines
+    from tqdm.auto import tqdm
+    try:
+        papermill_engines.get_engine(ENGINE)
+    except pm.PapermillException:
+        raise CrevalError(f"papermill has no {ENGINE!r} engine (the package's entry point is missing)",
+                          "reinstall creval: `make setup` (pip install -e .)") from None
     chapters = [f for _, f in book_structure() if f.endswith(".ipynb")]
     if only:
         chapters = [c for c in chapters if any(o in Path(c).stem for o in only)]
@@ -78,7 +124,7 @@ def execute_chapters(params: dict, out: Path, only: list[str] | None = None, pro
         declared = declared_parameters(src)             # inject only what the chapter declares
         try:
             pm.execute_notebook(str(src), str(dst), parameters={k: v for k, v in params.items() if k in declared},
-                                cwd=str(paths.REPO), kernel_name="python3", engine_name="creval",
+                                cwd=str(paths.REPO), kernel_name="python3", engine_name=ENGINE,
                                 progress_bar=progress, request_save_on_cell_execute=True,
                                 ledger_file=str(ledger_file), kernel_env=KERNEL_ENV)
         except pm.PapermillExecutionError as e:
