@@ -8,7 +8,10 @@ from creval.studies.contract import Records
 
 def _records(tmp_path, samples, usage):
     (tmp_path / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in samples))
-    (tmp_path / "manifest.json").write_text(json.dumps({"usage": {"total": usage, "by_kind_model": {}}}))
+    models = {"smollm2-135m": {"backend": "llamacpp", "model": "SmolLM2-135M-Instruct"},
+              "gpt-4o": {"backend": "openai", "model": "gpt-4o"}}
+    (tmp_path / "manifest.json").write_text(json.dumps({"usage": {"total": usage, "by_kind_model": {}},
+                                                        "models": models}))
     return Records(tmp_path, ApparatusConfig())
 
 
@@ -26,6 +29,7 @@ def test_sample_values_and_what_this_shows(tmp_path):
     assert "3 samples from `smollm2-135m`, 2 distinct texts" in report.samples_sentence(recs)
     md = report.what_this_shows(recs).split("\n")
     assert md[0].startswith("- **reproduced**") and md[1].startswith("- **reproduced**")
+    assert md[-1].startswith("These verdicts rest on local models (`smollm2-135m` (SmolLM2-135M-Instruct)):")
     assert "made (3)" in md[2] and "cache (1)" in md[2]
 
 

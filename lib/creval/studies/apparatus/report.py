@@ -91,4 +91,4 @@ def what_this_shows(recs: Records) -> str:
             ("not testable here", "Whether these log-probs behave like those of the paper's models (GPT-4o, Llama).",
              f"This build samples `{v['model']}`; the manifest above says which calls were made "
              f"({v['made']}) and which were served from the cache ({v['cached']}).")]
-    return claims_md(rows)
+    return claims_md(rows, recs)

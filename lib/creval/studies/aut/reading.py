@@ -181,4 +181,4 @@ def what_this_shows(recs: Records) -> str:
     else:
         rows.append(("not testable here", claim, "The test needs at least two models that both generate and judge; "
                      f"this build's generators are {', '.join(cfg.generators)}."))
-    return claims_md(rows)
+    return claims_md(rows, recs)

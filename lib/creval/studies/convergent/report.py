@@ -311,4 +311,4 @@ def what_this_shows(recs: Records) -> str:
                  "to semantic entropy (Fig. 7).", f"This build judges {models} model(s) with `{cfg.judge_model}` on "
                  f"`limit` = {cfg.limit} problem(s) per domain; both need strong models, a strong judge and hundreds "
                  "of solutions."))
-    return claims_md(rows)
+    return claims_md(rows, recs)

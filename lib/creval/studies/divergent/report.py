@@ -203,10 +203,25 @@ def verdict(ok: bool | None, n: int, sample: bool = False) -> str:
     return f"{v} ({'; '.join(why)})" if why else v
 
 
-def claims_md(rows: list[tuple[str, str, str]]) -> str:
+LOCAL_BACKENDS = ("llamacpp", "hf")
+
+
+def local_models(recs: Records) -> list[str]:
+    """The models of the run's manifest that ran on this machine (llama.cpp or transformers), with their weights."""
+    return [f"`{k}` ({v.get('model', '?')})" for k, v in recs.manifest.get("models", {}).items()
+            if v.get("backend") in LOCAL_BACKENDS]
+
+
+def claims_md(rows: list[tuple[str, str, str]], recs: Records | None = None) -> str:
     """A "What this shows" list: one bullet per ``(verdict, claim, evidence)``, the verdict in bold
-    (*reproduced*, *not reproduced*, *not testable here*)."""
-    return "\n".join(f"- **{v}**: {c} {e}".rstrip() for v, c, e in rows)
+    (*reproduced*, *not reproduced*, *not testable here*); given the records, a last line names the local
+    models the verdicts rest on."""
+    out = "\n".join(f"- **{v}**: {c} {e}".rstrip() for v, c, e in rows)
+    local = local_models(recs) if recs is not None else []
+    if local:
+        out += (f"\n\nThese verdicts rest on local models ({', '.join(local)}): a small local model tests the "
+                "pipeline more than the paper's claims about large models.")
+    return out
 
 
 def paper_range(domain: str) -> tuple[float, float]:
@@ -305,4 +320,4 @@ def what_this_shows(recs: Records) -> str:
     rows.append(("not testable here", "The paper ranks fourteen models on MacGyver (Table 3).",
                  f"This build measured {len(models)} model(s), on {max((x['problems'] for x in lv), default=0)} "
                  "problem(s) per domain: a ranking needs strong models and hundreds of problems (`limit`)."))
-    return claims_md(rows)
+    return claims_md(rows, recs)

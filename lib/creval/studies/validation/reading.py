@@ -83,4 +83,4 @@ def what_this_shows(recs: Records) -> str:
                  "The paper's appendix H.2 finds the distribution of steps over semantic classes keeping its shape "
                  "when the samples per step grow.",
                  f"Here {len(ss)} step(s) over `h2_limit` = {cfg.h2_limit} problem(s): {sizes}."))
-    return claims_md(rows)
+    return claims_md(rows, recs)
