@@ -1,11 +1,11 @@
 
 import pytest
 
+from creval.core.errors import CrevalError
 from creval.datasets import base, msrp, sick
 from creval.measures.nli import backends
-from creval.measures.nli.backends import CosineNLI, CrossEncoderNLI, LLMNLI, Label, label_from_name, load_nli
+from creval.measures.nli.backends import LLMNLI, CosineNLI, CrossEncoderNLI, Label, label_from_name, load_nli
 from creval.measures.nli.evaluate import evaluate_nli
-from creval.core.errors import CrevalError
 from creval.models import heavy
 from creval.models.base import ChoiceScores
 

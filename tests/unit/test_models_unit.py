@@ -83,7 +83,8 @@ def test_registry_errors_name_the_problem(tmp_path, monkeypatch):
     with pytest.raises(CrevalError, match="unknown fields \\['modle'\\]"):
         registry.get_spec(str(odd))
     missing = tmp_path / "missing.yaml"
-    missing.write_text("backend: llamacpp\nsource: {package: no_such_pkg_xyz, file: m.gguf}\ninstall: pip install xyz\n")
+    missing.write_text("backend: llamacpp\nsource: {package: no_such_pkg_xyz, file: m.gguf}\n"
+                       "install: pip install xyz\n")
     ok, why = registry.check(registry.get_spec(str(missing)))
     assert not ok and why == "pip install xyz"
     with pytest.raises(CrevalError, match="not usable here"):
@@ -96,7 +97,8 @@ def test_registry_errors_name_the_problem(tmp_path, monkeypatch):
 
 def test_every_registered_spec_parses():
     specs = registry.all_specs()
-    for name in ("smollm2-135m", "qwen2.5-coder-1.5b", "gpt-4o", "gpt-4o-mini", "llama-3.1-8b-instruct", "vllm-example"):
+    for name in ("smollm2-135m", "qwen2.5-coder-1.5b", "gpt-4o", "gpt-4o-mini", "llama-3.1-8b-instruct",
+                 "vllm-example"):
         assert name in specs
     assert specs["smollm2-135m"].backend == "llamacpp" and specs["gpt-4o"].price_out > 0
 
@@ -219,8 +221,10 @@ def test_server_choice_scores_follow_the_reply_and_part_where_the_choices_part()
     from creval.models.openai_compat import _token_steps, score_choices
     # chat format: the greedy reply "[[NO]]", with the top alternatives at each step
     chat = {"logprobs": {"content": [
-        {"token": "[[", "logprob": -0.1, "top_logprobs": [{"token": "[[", "logprob": -0.1}, {"token": "The", "logprob": -2.5}]},
-        {"token": "NO", "logprob": -0.4, "top_logprobs": [{"token": "NO", "logprob": -0.4}, {"token": "YES", "logprob": -1.1}]},
+        {"token": "[[", "logprob": -0.1,
+         "top_logprobs": [{"token": "[[", "logprob": -0.1}, {"token": "The", "logprob": -2.5}]},
+        {"token": "NO", "logprob": -0.4,
+         "top_logprobs": [{"token": "NO", "logprob": -0.4}, {"token": "YES", "logprob": -1.1}]},
         {"token": "]]", "logprob": -0.02, "top_logprobs": [{"token": "]]", "logprob": -0.02}]}]}}
     got = score_choices(_token_steps(chat), ["[[YES]]", "[[NO]]"])
     assert got == pytest.approx({"[[YES]]": -0.1 - 1.1, "[[NO]]": -0.1 - 0.4 - 0.02})
@@ -230,10 +234,12 @@ def test_server_choice_scores_follow_the_reply_and_part_where_the_choices_part()
     assert score_choices(_token_steps(legacy), ["Yes", "No"]) == pytest.approx({"Yes": -0.3, "No": -1.7})
     # the reply leaves both choices at the same step by the same shared token: no evidence, both -inf
     shared = {"logprobs": {"content": [
-        {"token": "The", "logprob": -0.2, "top_logprobs": [{"token": "The", "logprob": -0.2}, {"token": "[[", "logprob": -2.0}]}]}}
+        {"token": "The", "logprob": -0.2,
+         "top_logprobs": [{"token": "The", "logprob": -0.2}, {"token": "[[", "logprob": -2.0}]}]}}
     assert score_choices(_token_steps(shared), ["[[YES]]", "[[NO]]"]) == {"[[YES]]": -math.inf, "[[NO]]": -math.inf}
     # a choice no listed token continues gets -inf, the other keeps its score
-    one = {"logprobs": {"content": [{"token": "No", "logprob": -0.05, "top_logprobs": [{"token": "No", "logprob": -0.05}]}]}}
+    one = {"logprobs": {"content": [{"token": "No", "logprob": -0.05,
+                                     "top_logprobs": [{"token": "No", "logprob": -0.05}]}]}}
     assert score_choices(_token_steps(one), ["Yes", "No"]) == {"Yes": -math.inf, "No": -0.05}
 
 

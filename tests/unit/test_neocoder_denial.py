@@ -7,8 +7,10 @@ from creval.models.base import Completion
 from creval.studies.neocoder.config import NeoCoderConfig
 from creval.studies.neocoder.denial import benchmark_problem, constrained_statement, denial_prompting, draw_ban
 
-LOOP = "```python\ndef solve():\n    for _ in range(int(input())):\n        input()\n        print(sum(x for x in map(int, input().split()) if x % 2 == 0))\n```"
-WHILE = "```python\ndef solve():\n    t = int(input())\n    while t:\n        t -= 1\n        input()\n        print(sum(filter(lambda x: x % 2 == 0, map(int, input().split()))))\n```"
+LOOP = ("```python\ndef solve():\n    for _ in range(int(input())):\n        input()\n"
+        "        print(sum(x for x in map(int, input().split()) if x % 2 == 0))\n```")
+WHILE = ("```python\ndef solve():\n    t = int(input())\n    while t:\n        t -= 1\n        input()\n"
+         "        print(sum(filter(lambda x: x % 2 == 0, map(int, input().split()))))\n```")
 
 
 class FakeChat:
@@ -68,6 +70,7 @@ def test_benchmarking_mode_uses_fresh_conversations(monkeypatch, tmp_path):
     p = next(x for x in ps if x.native == "S1A")
     model = FakeChat([LOOP] * 6)
     rows = benchmark_problem(model, p, NeoCoderConfig(), StaticDetector())
-    assert [r.state for r in rows] == sorted(p.states) and [r.round for r in rows] == [p.states[t] for t in sorted(p.states)]
+    assert [r.state for r in rows] == sorted(p.states)
+    assert [r.round for r in rows] == [p.states[t] for t in sorted(p.states)]
     assert all(len(th) == 2 for th in model.threads)           # system + one user turn, no history
     assert rows[1].banned == ["for loop"] and not rows[1].follows and rows[0].follows

@@ -5,7 +5,6 @@ import pytest
 
 os.environ.setdefault("CREVAL_SANDBOX_FALLBACK", "1")   # where no jail runs, the suite opts in (records say so)
 
-from creval.core.cache import CallCache
 from creval.datasets import neocoder as ds
 from creval.judges import neocoder as nc
 

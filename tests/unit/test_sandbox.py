@@ -173,10 +173,12 @@ def test_programs_still_run_as_root_of_a_user_namespace_and_the_record_says_so(t
     import json
     import subprocess
     import sys
-    script = ("import json; from creval.core.cache import CallCache; from creval.sandbox import program_unit, run_units;"
+    script = ("import json; from creval.core.cache import CallCache; "
+              "from creval.sandbox import program_unit, run_units;"
               f"r = run_units([program_unit('print(6*7)', [''])], cache=CallCache({str(tmp_path / 'c.sqlite')!r}))[0];"
               "print(json.dumps(r))")
-    env = dict(os.environ, CREVAL_SANDBOX_BWRAP="0", CREVAL_SANDBOX_FALLBACK="1")   # the opted-in fallback: it cannot drop root there
+    # the opted-in fallback: it cannot drop root there
+    env = dict(os.environ, CREVAL_SANDBOX_BWRAP="0", CREVAL_SANDBOX_FALLBACK="1")
     out = subprocess.run(["unshare", "-rn", sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                          env=env)
     assert out.returncode == 0, out.stderr[-2000:]

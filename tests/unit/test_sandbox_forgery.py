@@ -360,7 +360,8 @@ def test_the_fallback_refuses_unless_opted_in(cache, monkeypatch, fresh_isolatio
     monkeypatch.setenv("CREVAL_SANDBOX_BWRAP", "0")
     monkeypatch.delenv("CREVAL_SANDBOX_FALLBACK", raising=False)
     r = run_units([program_unit("print(1)", [""], FAST)], cache=cache)[0]
-    assert r["sandbox_error"].startswith("no bubblewrap jail here") and "CREVAL_SANDBOX_FALLBACK=1" in r["sandbox_error"]
+    assert r["sandbox_error"].startswith("no bubblewrap jail here")
+    assert "CREVAL_SANDBOX_FALLBACK=1" in r["sandbox_error"]
     assert r["env"]["isolation"] == "refused" and len(cache) == 0
 
 
@@ -413,6 +414,7 @@ def test_load_dependent_retries_run_alone(cache, monkeypatch):
     """A wall-clock timeout under the CPU limit at the stretched cap is retried one unit at a time (nothing beside
     it), then marked load-dependent and not cached; an infrastructure failure likewise."""
     import threading
+
     import creval.sandbox.batches as sb
     state = {"now": 0, "most": 0, "calls": 0}
     lock = threading.Lock()
