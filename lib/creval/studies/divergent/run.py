@@ -122,7 +122,7 @@ def run(cfg: DivergentConfig) -> Path:
             r = evaluate_nli(b, dataset=dataset, limit=cfg.nli_eval_pairs, seed=cfg.seed)
             rows.append({"backend": b, "ran": r["nli"], "dataset": r["dataset"], "pairs": r["n"],
                          "accuracy": r["accuracy"], "macro_f1": r["macro_f1"], "baseline": r["baseline"],
-                         "baseline_accuracy": r["baseline_accuracy"], "seconds": r["seconds"]})
+                         "baseline_accuracy": r["baseline_accuracy"]})
     store.write("nli_eval", rows)
     return contract.finish(store)
 
