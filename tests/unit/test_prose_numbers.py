@@ -10,8 +10,9 @@ at ". ", "? " or "! " before a capital, at a blank line, a list bullet, a headin
 
 1. **Quoted paper figures.** A number may be quoted from a paper when its source is named next to it: a
    source marker ("et al.", the word "paper" as in the paper, the paper's, paper:, papers, or "(source: ...)")
-   stands in the same sentence within 120 characters of the number. Example: "CI 0.76 vs 0.75 (Lu et al.
-   2025, Table 2)", "(paper: 573 and 573)".
+   stands in the same sentence within 120 characters of the number, or the sentence opens with it (a marker
+   in its first 40 characters: "The paper reports ...", "Rabeyah et al. report ..."), which covers the whole
+   sentence. Example: "CI 0.76 vs 0.75 (Lu et al. 2025, Table 2)", "(paper: 573 and 573)".
 2. **Identifiers.** A digit glued to a letter, ``@``, ``_`` or ``-`` + letter is part of a name: GPT-4, pass@1,
    SmolLM2-135M, qwen2.5-coder-1.5b, 05-neocoder, uniq_L, L2, 3x, 10th, r−1; so is an appendix label (C.3, H.2).
    A year (1900-2099) is a date. A confidence level (90%, 95%, 99% before "bootstrap", "interval",
@@ -70,11 +71,14 @@ def is_identifier(s: str, start: int, end: int) -> bool:
 
 
 NEAR = 120          # characters between a quoted figure and its source marker
+OPENING = 40        # a source marker this close to a sentence's start covers the whole sentence
 
 
 def typed_numbers(sentence: str) -> list[str]:
     """The numbers of one sentence that break the convention."""
     sources = [m.start() for m in SOURCE.finditer(sentence)]
+    if sources and sources[0] <= OPENING:
+        return []
     masked = sentence
     for p in (REFERENCE, CONFIDENCE, APPENDIX_LABEL):
         masked = p.sub(lambda m: "#" * len(m.group()), masked)
@@ -121,6 +125,8 @@ def test_the_scanner_finds_typed_numbers_and_passes_the_allowed_ones():
     assert offending("We found\n48 of 199. GPT-4 passes.\n\n- 3 more") == ["48, 199: We found 48 of 199.", "3: 3 more"]
     far = "This chapter rebuilds it on the released data (199 problems) and" + " then" * 30 + " shows the paper's."
     assert offending(far) == [f"199: {far[:160]}"]           # a source marker far from the number does not cover it
+    opens = "The paper reports (for 300 problems)" + " and" * 40 + " 1.96 to 2.19."
+    assert offending(opens) == []                            # ... unless the sentence opens with it
     ok = ["GPT-4 and SmolLM2-135M write code; pass@1 is the share that passes.",
           "CI 0.76 vs 0.75 (unconventional vs conventional; Lu et al. 2025, Table 2).",
           "The paper reports 199/199/198/194/176/97 problems for each state.",
