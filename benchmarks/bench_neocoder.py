@@ -28,32 +28,31 @@ import tempfile
 import time
 from pathlib import Path
 
-from creval.core import cache as cache_mod
+from creval import sandbox
 from creval.datasets import neocoder as ds
 from creval.judges import neocoder as nc
-from creval import sandbox
+from creval.sandbox import batches
 
 
 def _fresh_cache(tag: str) -> None:
     d = tempfile.mkdtemp(prefix=f"bench-neocoder-{tag}-")
     os.environ["CREVAL_CACHE"] = os.path.join(d, "calls.sqlite")
-    cache_mod._default = None
 
 
 class Counter:
     def __init__(self):
         self.launches = 0
-        self._orig = sandbox._launch
+        self._orig = batches.launch
 
     def __enter__(self):
         def wrapped(units):
             self.launches += 1
             return self._orig(units)
-        sandbox._launch = wrapped
+        batches.launch = wrapped
         return self
 
     def __exit__(self, *a):
-        sandbox._launch = self._orig
+        batches.launch = self._orig
 
 
 LEGACY_COMMIT = "46427ca"     # the last commit with the forking runner (sandbox runner version 5)
@@ -121,7 +120,7 @@ def baseline(items, workers) -> tuple[float, int]:
     from concurrent.futures import ThreadPoolExecutor
     t0 = time.perf_counter()
     with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(sandbox._launch, units))
+        list(pool.map(batches.launch, units))
     return time.perf_counter() - t0, len(units)
 
 
