@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from creval.models.embeddings import Embedder
+from creval.models.registry import model_name
 from creval.studies import contract
 from creval.studies.compare.config import CompareConfig
 from creval.studies.compare.records import Homogeneity, Value
@@ -31,7 +32,7 @@ def gather(srcs) -> tuple[list[dict], list[dict]]:
     for s in srcs:
         if s.records is None:
             continue
-        judge = getattr(s.cfg, "judge_model", "")
+        judge = model_name(s.cfg.judge_model) if getattr(s.cfg, "judge_model", "") else ""
         values += study_values(s.study, s.records, list(s.models), judge)
         ideas += idea_rows(s.study, s.records, list(s.models))
     return values, ideas

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from creval.core.io import read_jsonl
+from creval.models.registry import model_name
 from creval.studies import contract
 from creval.studies.aut.config import AutConfig
 from creval.studies.config import Config
@@ -96,13 +97,18 @@ def root_runs(cfg: CompareConfig, root: str) -> dict:
     return out
 
 
+def names(models) -> tuple[str, ...]:
+    """The names the models go by in records (a spec file by its spec's name)."""
+    return tuple(model_name(m) for m in models)
+
+
 def own_sources(cfg: CompareConfig) -> list[Source]:
     """This run root: each study's records for every model under test (a study runs first only when its folder
     for these very parameters is missing, as ``creval book`` would run it)."""
     out = []
     for name, c in cfg.upstream().items():
         recs = importlib.import_module(f"creval.studies.{name}.run").records(c)
-        out.append(Source(THIS_ROOT, name, c.tested, c, recs, shared=len(c.tested) > 1))
+        out.append(Source(THIS_ROOT, name, names(c.tested), c, recs, shared=len(c.tested) > 1))
     return out
 
 
@@ -118,12 +124,12 @@ def batch_sources(cfg: CompareConfig) -> list[Source]:
         for s in UPSTREAM:
             c = root_config(cfg, root, s, model)
             if contract.is_finished(c):
-                out.append(Source(root, s, (model,), c, contract.Records(c.run_dir, c)))
+                out.append(Source(root, s, names((model,)), c, contract.Records(c.run_dir, c)))
                 continue
             others = [p.get("run_id") for p in finished_runs(root, s)]
             note = f"no finished {s} run with these parameters (run id {c.run_id})" + (
                 f"; finished runs with other parameters: {', '.join(map(str, others))}" if others else "")
-            out.append(Source(root, s, (model,), c, status="missing", note=note))
+            out.append(Source(root, s, names((model,)), c, status="missing", note=note))
     return out
 
 
