@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Callable
 
 from creval.studies.config import Config
-from creval.studies.estimate.others import aut, neocoder, reportcard, rethinking
+from creval.studies.estimate.others import aut, compare, neocoder, reportcard, rethinking
 from creval.studies.estimate.parts import ZERO, Estimate, Part, Phase, Range
 from creval.studies.estimate.sizes import problems
 from creval.studies.estimate.tan import apparatus, convergent, divergent, validation
@@ -40,7 +40,8 @@ __all__ = ["ZERO", "Estimate", "Part", "Phase", "Range", "Speed", "cost", "estim
 
 ESTIMATORS: dict[str, Callable[[Config], Estimate]] = {
     "apparatus": apparatus, "divergent": divergent, "convergent": convergent, "validation": validation,
-    "neocoder": neocoder, "rethinking": rethinking, "aut": aut, "reportcard": reportcard}
+    "neocoder": neocoder, "rethinking": rethinking, "aut": aut, "reportcard": reportcard,
+    "compare": compare}
 
 
 

@@ -205,3 +205,6 @@ def reportcard(cfg) -> Estimate:
     return Estimate("reportcard", [], ["reads the other studies' records: no call of its own"])
 
 
+def compare(cfg) -> Estimate:
+    return Estimate("compare", [], ["reads the other studies' records; its embeddings and entailment pairs run on "
+                                    "the local models: no model call of its own"])
