@@ -22,15 +22,6 @@ def sample_data(monkeypatch, fresh_cache):
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
 
 
-def spec(tmp_path, s: StandIn, name: str, concurrency: int, tag: str, **extra) -> str:
-    """A stand-in spec named ``name`` (its served model too, so each coder's requests are its own); ``tag``
-    changes its identity alone (a fresh cache entry, the same records)."""
-    text = s.spec_yaml(name, concurrency, tag=tag, **extra).replace("model: standin\n", f"model: {name}\n")
-    path = tmp_path / f"{name}-{tag}.yaml"
-    path.write_text(text)
-    return str(path)
-
-
 def config(tmp_path, root: str, models: list[str]) -> NeoCoderConfig:
     return NeoCoderConfig(run_root=str(tmp_path / root), model=models[0], models=tuple(models[1:]),
                           neocoder_problems=1, neocoder_live_problems=2, neocoder_rounds=2, neocoder_max_tokens=64)
@@ -47,10 +38,10 @@ def tables(root) -> dict:
 
 def test_width_1_equals_64_and_overlaps(tmp_path, sample_data):
     with StandIn(latency=0.05, capacity=64) as s:
-        narrow = run(config(tmp_path, "w1", [spec(tmp_path, s, n, 1, "w1") for n in CODERS]))
+        narrow = run(config(tmp_path, "w1", [s.spec_file(tmp_path, n, 1, "w1") for n in CODERS]))
         assert s.stats["peak_in_flight"] == 1
         s.reset()
-        wide = run(config(tmp_path, "w64", [spec(tmp_path, s, n, 64, "w64") for n in CODERS]))
+        wide = run(config(tmp_path, "w64", [s.spec_file(tmp_path, n, 64, "w64") for n in CODERS]))
         stats = s.stats
     a, b = tables(narrow), tables(wide)
     assert len(a["rounds"]) == len(CODERS) * 2 * 3 and {r["model"] for r in a["rounds"]} == set(CODERS)
@@ -63,13 +54,13 @@ def test_a_request_failing_for_good_fails_its_unit_alone(tmp_path, sample_data):
     marker = "Divides Or Not"                  # in neocoder-S2A's statement only
     retry = {"max_retries": 1, "retry_backoff": 0.01}
     with StandIn(latency=0.05, capacity=64, fail=marker) as s:
-        cfg = config(tmp_path, "runs", [spec(tmp_path, s, "coder-a", 64, "f", **retry)])
+        cfg = config(tmp_path, "runs", [s.spec_file(tmp_path, "coder-a", 64, "f", **retry)])
         with pytest.raises(UnitsFailed, match="live/coder-a/neocoder-S2A"):
             run(cfg)
     done = [json.loads(x)["unit"] for x in (cfg.run_dir / "units" / "neocoder.jsonl").read_text().splitlines()]
     assert sorted(done) == ["human_detections", "known_positives", "live/coder-a/neocoder-S1A", "replay/0"]
     with StandIn(latency=0.05, capacity=64) as healthy:
-        cfg = config(tmp_path, "runs", [spec(tmp_path, healthy, "coder-a", 64, "f", **retry)])
+        cfg = config(tmp_path, "runs", [healthy.spec_file(tmp_path, "coder-a", 64, "f", **retry)])
         with LEDGER.collect() as t:
             run(cfg)
         made = healthy.stats["requests"]

@@ -23,17 +23,8 @@ def samples_only(tmp_path, monkeypatch, fresh_cache):
         monkeypatch.delenv(v, raising=False)
 
 
-def spec(tmp_path, s: StandIn, name: str, concurrency: int, tag: str, **extra) -> str:
-    """A stand-in spec named ``name`` (its served model too, so each model's requests are its own); ``tag``
-    changes its identity alone (a fresh cache entry, the same records)."""
-    text = s.spec_yaml(name, concurrency, tag=tag, **extra).replace("model: standin\n", f"model: {name}\n")
-    path = tmp_path / f"{name}-{tag}.yaml"
-    path.write_text(text)
-    return str(path)
-
-
 def config(tmp_path, root: str, s: StandIn, concurrency: int, tag: str, **extra) -> RethinkingConfig:
-    a, b, j = (spec(tmp_path, s, n, concurrency, tag, **extra) for n in ("lm-a", "lm-b", "judge"))
+    a, b, j = (s.spec_file(tmp_path, n, concurrency, tag, **extra) for n in ("lm-a", "lm-b", "judge"))
     return RethinkingConfig(run_root=str(tmp_path / root), model=a, models=(b,), judge_model=j, n_boot=20,
                             rethink_ps_per_class=3, rethink_human_llm_problems=2, rethink_ci_sweep_max=8,
                             rethink_template_n_sweep=(4, 5), rethink_ttcw_stories=4, rethink_aut_ratings=6,

@@ -19,6 +19,7 @@ import hashlib
 import json
 import threading
 import time
+from pathlib import Path
 
 
 def _h(*parts) -> int:
@@ -222,11 +223,19 @@ class StandIn:
     def reset(self) -> None:
         self.app.state.stats.reset()
 
-    def spec_yaml(self, name: str = "standin", concurrency: int = 64, **extra) -> str:
-        """A model spec pointing at this server (``extra``: e.g. ``max_retries=1, retry_backoff=0.01``)."""
+    def spec_yaml(self, name: str = "standin", concurrency: int = 64, served: str = "standin", **extra) -> str:
+        """A model spec pointing at this server, asking for the model ``served`` (the stand-in answers any
+        name; a name of its own keeps a model's requests apart) (``extra``: e.g. ``max_retries=1``)."""
         ex = ", ".join(f"{k}: {json.dumps(v)}" for k, v in {"bos_text": "", **extra}.items())
-        return (f"name: {name}\nbackend: openai\nmodel: standin\nbase_url: {self.url}\nconcurrency: {concurrency}\n"
+        return (f"name: {name}\nbackend: openai\nmodel: {served}\nbase_url: {self.url}\nconcurrency: {concurrency}\n"
                 f"context: 4096\nextra: {{{ex}}}\n")
+
+    def spec_file(self, folder: str | Path, name: str, concurrency: int = 64, tag: str = "", **extra) -> str:
+        """The path of a spec file written to ``folder`` for a model ``name`` served as itself; ``tag`` (an
+        extra field) changes the spec's identity alone: a fresh cache entry, the same records."""
+        path = Path(folder) / (f"{name}-{tag}.yaml" if tag else f"{name}.yaml")
+        path.write_text(self.spec_yaml(name, concurrency, served=name, **({"tag": tag} if tag else {}), **extra))
+        return str(path)
 
     def __exit__(self, *exc) -> None:
         self.server.should_exit = True
