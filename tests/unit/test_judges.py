@@ -152,17 +152,21 @@ def test_chateval_history_grows_and_majority():
     assert disc_in == sorted(disc_in) and disc_in[-1] > disc_in[0]
 
 
+class CountingPanel(Panel):
+    """A panel that records the size of every batch it is asked."""
+
+    def __init__(self):
+        super().__init__()
+        self.batches = []
+
+    def chat(self, reqs):
+        self.batches.append(len(reqs))
+        return super().chat(reqs)
+
+
 def test_chateval_batches_each_turn_over_the_criteria_with_the_same_judgements():
     """Criteria discussed together (one batch per turn, one for every first verdict) judge as when alone."""
-    class Counting(Panel):
-        def __init__(self):
-            super().__init__()
-            self.batches = []
-
-        def chat(self, reqs):
-            self.batches.append(len(reqs))
-            return super().chat(reqs)
-    both = Counting()
+    both = CountingPanel()
     together = make_judge("chateval", Model(both), max_rounds=2).judge(PROBLEM, SOLUTION, CRITS, "p5")
     assert both.batches == [2] * 6 + [6]                      # 2 rounds x 3 analysts, then 3 analysts x 2 criteria
     alone = [make_judge("chateval", Model(Panel()), max_rounds=2).judge(PROBLEM, SOLUTION, [c], "p5")[0] for c in CRITS]
@@ -172,15 +176,7 @@ def test_chateval_batches_each_turn_over_the_criteria_with_the_same_judgements()
 def test_retrieval_discusses_the_criteria_together_each_as_if_alone():
     """Each step is one batch over the criteria still discussing: feasibility's panel is sure after round 1,
     effectiveness's is not and goes on alone; each judgement is the one the criterion gets judged alone."""
-    class ByCriterion(Panel):
-        def __init__(self):
-            super().__init__()
-            self.batches = []
-
-        def chat(self, reqs):
-            self.batches.append(len(reqs))
-            return super().chat(reqs)
-
+    class ByCriterion(CountingPanel):
         def _reply(self, msgs):
             text = "\n".join(m["content"] for m in msgs)
             if "How sure are you" in text:
@@ -202,6 +198,7 @@ def test_fragment_stores_in_threads_see_only_their_own_pairs():
     """In-memory stores share ChromaDB's one system: each names its collections apart; pairs judged in
     threads (one collection each, one lock) give a serial run's fragments."""
     from concurrent.futures import ThreadPoolExecutor
+
     from creval.judges.store import Fragment
     a, b = FragmentStore(None), FragmentStore(None)
     for st, text in ((a, "the ladder is two metres tall"), (b, "bananas are yellow fruit")):
@@ -253,6 +250,7 @@ def test_human_mapping_and_bundled_sample(monkeypatch, tmp_path):
 
 def test_score_expectation_reads_certainty_from_log_probs():
     import math
+
     from creval.judges.retrieval import SCORES, score_expectation
     assert SCORES[0] == "[[0.0]]" and SCORES[-1] == "[[1.0]]" and len(SCORES) == 11
     one_hot = {s: (0.0 if s == "[[0.7]]" else -math.inf) for s in SCORES}
@@ -282,6 +280,7 @@ def test_run_judge_resumes_its_folder_and_records_the_settings(tmp_path):
     """A folder holds one judge setting (the convergent study gives each its own folder inside its run
     folder): a rerun judges nothing again, and the settings are in the folder's manifest."""
     import json
+
     from creval.judges import run_judge
     calls = []
 
@@ -326,6 +325,7 @@ def test_calls_are_recorded_with_each_finished_pair(tmp_path):
 
 def test_token_table_and_summary_compare_on_common_pairs():
     import pandas as pd
+
     from creval.studies.convergent import report
     rows = [  # judge, pair, criterion, input, output, early_exit, retries
         ("retrieval", "a", "f", 300, 50, True, 0), ("retrieval", "a", "e", 250, 50, False, 1),
@@ -335,7 +335,8 @@ def test_token_table_and_summary_compare_on_common_pairs():
     v = pd.DataFrame(rows, columns=["judge", "pair_id", "criterion", "input_tokens", "output_tokens", "early_exit",
                                     "retries"])
     tok = report.token_table(v).set_index("judge")
-    assert tok.loc["retrieval", "total mean"] == (650 + 500) / 2 and tok.loc["chateval", "total mean"] == (2000 + 1600) / 2
+    assert tok.loc["retrieval", "total mean"] == (650 + 500) / 2
+    assert tok.loc["chateval", "total mean"] == (2000 + 1600) / 2
     assert tok.loc["retrieval", "share of chateval"] == 1150 / 3600 and tok.loc["chateval", "pairs"] == 2
     s = report.token_summary(v, report.token_table(v))
     assert "32% of chateval" in s and "2 of 3 retrieval discussions" in s and "retrieval 1, chateval 3" in s
@@ -346,6 +347,7 @@ def test_token_table_and_summary_compare_on_common_pairs():
 
 def test_registry_rejects_what_a_judge_does_not_declare():
     import inspect
+
     from creval.core.errors import CrevalError
     from creval.judges import JUDGES, judge_settings
     from creval.judges.chateval import ChatEvalJudge
