@@ -2,8 +2,8 @@
 (``cluster_naive``) on one step's 10 samples, for the minilm-sick cross-encoder and an LLM judge.
 
 All runs must give identical cluster ids; ``cluster(prefetch="all")`` (every pair of distinct texts in
-one call) is shown as the other end of the batching trade-off. The NLI cache is bypassed (a throw-away cache file, and the
-backends are called without it), so the times are real model time.
+one call) is shown as the other end of the batching trade-off. The NLI cache is bypassed (a throw-away cache file,
+and the backends are called without it), so the times are real model time.
 
     python benchmarks/bench_clustering.py [--llm smollm2-135m] [--no-llm] [--repeat 3]
 """
@@ -87,7 +87,8 @@ def bench(name, nli, repeat, rows, samples=("realistic", "distinct"), with_prefe
             rows.append((name, label, "strict" if strict else "loose", max(ids_fast) + 1, c_slow.pairs, c_slow.calls,
                          t_slow, c_fast.pairs, c_fast.calls, t_fast, t_slow / max(t_fast, 1e-9),
                          f"{c_all.pairs}/{c_all.calls}", t_all))
-            print(f"  {name} {label} {rows[-1][2]}: naive {c_slow.pairs} pairs {t_slow:.3f}s -> cluster {c_fast.pairs} pairs"
+            print(f"  {name} {label} {rows[-1][2]}: naive {c_slow.pairs} pairs {t_slow:.3f}s"
+                  f" -> cluster {c_fast.pairs} pairs"
                   f" in {c_fast.calls} calls {t_fast:.3f}s ({rows[-1][10]:.1f}x);"
                   f" prefetch=all {t_all:.3f}s", flush=True)
 

@@ -61,7 +61,8 @@ def main() -> None:
     n = len(texts)
     print(f"CI of {n} solutions (L = {a.lo}..{a.hi}, mean, leave-own-problem-out): mean {fv.mean():.4f}")
     print(f"  fast (batched lookups):  {t_fast:.3f} s = {n / t_fast:,.0f} texts/s")
-    print(f"  DJ-Search-style loop:    {t_naive:.3f} s = {n / t_naive:,.0f} texts/s (~{queries:,} window queries at most)")
+    print(f"  DJ-Search-style loop:    {t_naive:.3f} s = {n / t_naive:,.0f} texts/s"
+          f" (~{queries:,} window queries at most)")
     print(f"  ratio: {t_naive / t_fast:.1f}x   identical values: {same} (max |diff| {np.abs(fv - naive).max():.2e})")
 
     if not a.no_pos:

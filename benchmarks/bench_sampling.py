@@ -89,8 +89,12 @@ def bench_hf(repeats: int):
 def _time(batched, sequential, repeats):
     tb, ts = [], []
     for _ in range(repeats):
-        t = time.perf_counter(); _check(batched()); tb.append(time.perf_counter() - t)
-        t = time.perf_counter(); _check(sequential()); ts.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        _check(batched())
+        tb.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        _check(sequential())
+        ts.append(time.perf_counter() - t)
     return statistics.median(tb), statistics.median(ts)
 
 
@@ -98,7 +102,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-hf", action="store_true")
-    ap.add_argument("--threads", type=int, default=2, help="llama.cpp threads (default 2: the cores of the reference machine)")
+    ap.add_argument("--threads", type=int, default=2,
+                    help="llama.cpp threads (default 2: the cores of the reference machine)")
     args = ap.parse_args()
     rows = [(f"llamacpp smollm2-135m {args.threads}t", *bench_llamacpp(args.repeats, args.threads))]
     if not args.skip_hf:

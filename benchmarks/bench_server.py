@@ -40,7 +40,8 @@ UNITS_FILES = "units/*.jsonl"
 
 def units_of(run_dir: Path) -> int:
     """Independent units the run recorded (every ``units/<name>.jsonl`` row)."""
-    return sum(len(f.read_text().splitlines()) for f in run_dir.glob(UNITS_FILES) if not f.name.endswith("failed.jsonl"))
+    return sum(len(f.read_text().splitlines()) for f in run_dir.glob(UNITS_FILES)
+               if not f.name.endswith("failed.jsonl"))
 
 
 def arm(study: str, params: dict, server, concurrency: int, home: Path) -> dict:
@@ -59,7 +60,8 @@ def arm(study: str, params: dict, server, concurrency: int, home: Path) -> dict:
     wall = time.perf_counter() - t0
     cfg = STUDIES[study].make_config(p)
     return {"wall_s": round(wall, 2), "error": row["error"], **server.stats, "units": units_of(cfg.run_dir),
-            "records": {t: STUDIES[study].records(cfg)[t].to_dict("records") for t in STUDIES[study].records(cfg).tables}}
+            "records": {t: STUDIES[study].records(cfg)[t].to_dict("records")
+                        for t in STUDIES[study].records(cfg).tables}}
 
 
 def main() -> None:
@@ -93,7 +95,8 @@ def main() -> None:
             print(json.dumps(row), flush=True)
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=1))
-    print("\n| study | units | requests | most in flight | mean in flight (target) | wall at 64 | wall at 1 | ratio | same records |")
+    print("\n| study | units | requests | most in flight | mean in flight (target) | wall at 64 | wall at 1 | ratio"
+          " | same records |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['study']} | {r['units']} | {r['requests']} | {r['peak_in_flight']} | {r['mean_in_flight']} "

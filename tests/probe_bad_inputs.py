@@ -21,12 +21,13 @@ def probes(tmp: Path) -> list[tuple[str, list[str], dict, str]]:
     (tmp / "garbage.sqlite").write_text("this is not a database\n" * 10)
     (tmp / "good.jsonl").write_text(json.dumps({"problem": "p", "solution": "s"}) + "\n")
     out = [("chapters matching nothing", ["book", "--chapters", "99"], {}, "matches no chapter"),
-           ("--out names an existing file", ["book", "--chapters", "01", "--out", str(tmp / "a-file")], {}, "existing file"),
+           ("--out names an existing file", ["book", "--chapters", "01", "--out", str(tmp / "a-file")], {},
+            "existing file"),
            ("judge a missing file", ["judge", str(tmp / "nope.jsonl"), "--out", str(tmp / "o")], {}, "no such file"),
            ("unknown model spec path", ["judge", str(tmp / "good.jsonl"), "--out", str(tmp / "o3"), "--model",
                                         str(tmp / "none.yaml")], {}, "does not exist"),
-           ("book with an unknown model (found before any study)", ["book", "-p", "model=nope", "--render", "none",
-                                                                    "--out", str(tmp / "o4")], {}, "unknown model 'nope'"),
+           ("book with an unknown model (found before any study)",
+            ["book", "-p", "model=nope", "--render", "none", "--out", str(tmp / "o4")], {}, "unknown model 'nope'"),
            ("book with an unknown judge model", ["book", "-p", "judge_model=nope", "--render", "none",
                                                  "--out", str(tmp / "o5")], {}, "unknown model 'nope'"),
            ("batch with a missing spec file", ["batch", "smollm2-135m", str(tmp / "none.yaml"), "--render", "none",

@@ -34,7 +34,8 @@ def test_llamacpp_batched_samples_and_resume(tmp_path):
         s = m.sample(MSGS, 4, max_tokens=16, seed=7)
         _check_samples(s, 4)
         # a new cache (a fresh machine) with the same seed reproduces the samples: per-index seeding
-        again = load_model("smollm2-135m", cache=CallCache(tmp_path / "b.sqlite")).sample(MSGS, 4, max_tokens=16, seed=7)
+        again = load_model("smollm2-135m", cache=CallCache(tmp_path / "b.sqlite")).sample(MSGS, 4, max_tokens=16,
+                                                                                           seed=7)
         assert [x.text for x in again] == [x.text for x in s]
         # the same cache serves them without a call
         m.sample(MSGS, 4, max_tokens=16, seed=7)
@@ -107,7 +108,8 @@ def llama_server():
     port = _free_port()
     gguf = locate_weights(get_spec("smollm2-135m"))
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-                             "--port", str(port), "--n_threads", "2", "--logits_all", "true", "--model_alias", "smollm2"],
+                             "--port", str(port), "--n_threads", "2", "--logits_all", "true",
+                             "--model_alias", "smollm2"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/v1"
     for _ in range(120):
@@ -126,7 +128,8 @@ def llama_server():
 
 def test_openai_backend_against_local_server(llama_server, tmp_path):
     spec = tmp_path / "local.yaml"
-    spec.write_text(f"backend: openai\nmodel: smollm2\nbase_url: {llama_server}\nconcurrency: 2\nprice_in: 1.0\nprice_out: 2.0\n")
+    spec.write_text(f"backend: openai\nmodel: smollm2\nbase_url: {llama_server}\nconcurrency: 2\n"
+                    "price_in: 1.0\nprice_out: 2.0\n")
     m = load_model(str(spec), cache=CallCache(tmp_path / "o.sqlite"))
     with LEDGER.collect() as tally:
         s = m.sample(MSGS, 3, max_tokens=10, seed=3)

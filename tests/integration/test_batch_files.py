@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from creval.core.cache import CallCache
 from creval.core.deferral import batch_out
 from creval.core.errors import CrevalError
 from creval.models.batchfile import read_in
@@ -78,13 +77,16 @@ def test_bad_and_foreign_answers_are_named_or_ignored_and_nothing_is_overwritten
         body = {"choices": [{"message": {"content": "from the file"}, "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": 3, "completion_tokens": 3}}
         ans = tmp_path / "ans.jsonl"
-        ans.write_text(json.dumps({"custom_id": line["custom_id"], "response": {"status_code": 200, "body": body}}) + "\n"
-                       + json.dumps({"custom_id": "nobody-asked", "response": {"status_code": 200, "body": body}}) + "\n")
+        ans.write_text(json.dumps({"custom_id": line["custom_id"],
+                                   "response": {"status_code": 200, "body": body}}) + "\n"
+                       + json.dumps({"custom_id": "nobody-asked",
+                                     "response": {"status_code": 200, "body": body}}) + "\n")
         got = read_in(ans)
         assert got.stored == 1 and got.unknown == ["nobody-asked"]
         assert m.chat([{"role": "user", "content": "hello"}]).text == "from the file" and s.stats["requests"] == 0
         body2 = {**body, "choices": [{"message": {"content": "again"}, "finish_reason": "stop"}]}
-        ans.write_text(json.dumps({"custom_id": line["custom_id"], "response": {"status_code": 200, "body": body2}}) + "\n")
+        ans.write_text(json.dumps({"custom_id": line["custom_id"],
+                                   "response": {"status_code": 200, "body": body2}}) + "\n")
         assert read_in(ans).already == 1
         assert m.chat([{"role": "user", "content": "hello"}]).text == "from the file"          # kept, not overwritten
         ans.write_text(json.dumps({"custom_id": line["custom_id"], "response": {"status_code": 200, "body": body}})

@@ -111,4 +111,5 @@ def test_openai_key_named_for_another_host_is_refused(server, tmp_path, monkeypa
     assert Recorder.seen == []
     # the official endpoint, with or without a base_url, does get the OpenAI key
     assert api_key_for(ModelSpec(name="o", backend="openai", model="m")) == PLANTED
-    assert api_key_for(ModelSpec(name="o", backend="openai", model="m", base_url="https://api.openai.com/v1")) == PLANTED
+    assert api_key_for(ModelSpec(name="o", backend="openai", model="m",
+                                 base_url="https://api.openai.com/v1")) == PLANTED

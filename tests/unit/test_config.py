@@ -56,7 +56,8 @@ def test_chapter_builds_its_config_from_every_parameter(study):
     assert "hide-input" in cell["metadata"]["tags"] and cell["metadata"]["jupyter"]["source_hidden"]
     # every key the Config declares comes from the parameters cell (nothing falls back to a default unseen)
     assert set(_parameters_cell(chapter)) == set(cls.keys())
-    ns = {**_parameters_cell(chapter), "In": [], "_": None, "table": print, "unrelated": object()}   # a kernel's globals
+    # a kernel's globals
+    ns = {**_parameters_cell(chapter), "In": [], "_": None, "table": print, "unrelated": object()}
     assert cls.from_params(ns) == cls()
 
 
@@ -121,7 +122,8 @@ def test_models_under_test_are_model_then_models():
 def test_injected_values_are_written_into_the_parameters_cell_once():
     own = 'run_root = "runs/default"   # where runs go\nlimit = 2\nnli = "minilm-sick"  # backend'
     merged = merge_injected(own, '# Parameters\nrun_root = "runs/smoke"\nlimit = 1\n')
-    assert merged.splitlines() == ['run_root = "runs/smoke"     # where runs go', "limit = 1", 'nli = "minilm-sick"  # backend']
+    assert merged.splitlines() == ['run_root = "runs/smoke"     # where runs go', "limit = 1",
+                                   'nli = "minilm-sick"  # backend']
 
 
 def test_cli_defaults_are_the_studies_defaults():

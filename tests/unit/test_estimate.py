@@ -50,7 +50,8 @@ def _spec(tmp_path, name: str, price_in: float, price_out: float) -> str:
 
 def test_cost_scales_with_the_specs_prices(tmp_path):
     cheap, dear = _spec(tmp_path, "cheap", 0.15, 0.60), _spec(tmp_path, "dear", 1.5, 6.0)
-    ests = [estimate(get_study("convergent").make_config(paper(f"model={m}", f"judge_model={m}"))) for m in (cheap, dear)]
+    ests = [estimate(get_study("convergent").make_config(paper(f"model={m}", f"judge_model={m}")))
+            for m in (cheap, dear)]
     costs = [sum((cost(p) for p in e.parts), ZERO) for e in ests]
     prompt, completion = total(ests[0], "prompt"), total(ests[0], "completion")
     assert costs[0].lo == pytest.approx((prompt.lo * 0.15 + completion.lo * 0.60) / 1e6)

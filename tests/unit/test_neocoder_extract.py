@@ -25,7 +25,8 @@ def test_repo_extract_from_without_import_is_not_parsable():
 
 
 def test_strict_program_drops_scaffolding_and_calls_solve():
-    code = ("import io, sys\nMOD = 7\ndef helper(a):\n    return a % MOD\ndef solve():\n    print(helper(int(input())))\n"
+    code = ("import io, sys\nMOD = 7\ndef helper(a):\n    return a % MOD\n"
+            "def solve():\n    print(helper(int(input())))\n"
             "sys.stdin = io.StringIO('3')\ndef test_solve():\n    solve()\ntest_solve()\nif __name__ == '__main__':\n"
             "    solve()\n")
     prog = strict_program(code)

@@ -84,7 +84,8 @@ def test_llm_detector_rejects_a_parroted_list():
 
 def test_a_truncated_code_is_detected_on_its_parsable_prefix():
     from creval.measures.techniques import StaticDetector
-    code = "def solve():\n    n = int(input())\n    for i in range(n):\n        print(i)\n    while n > 0:\n        n -= (1 +"
+    code = ("def solve():\n    n = int(input())\n    for i in range(n):\n        print(i)\n"
+            "    while n > 0:\n        n -= (1 +")
     d = StaticDetector().detect_one(code)
     assert d.status == "truncated" and "for loop" in d.techniques and "while loop" not in d.techniques
     assert StaticDetector(cut_truncated=False).detect_one(code).status == "not_parsable"

@@ -12,7 +12,8 @@ from creval.studies.divergent.run import solve_domain
 def test_unreachable_endpoint_fails_before_any_entailment_training(tmp_path, monkeypatch):
     specs = tmp_path / "specs"
     specs.mkdir()
-    (specs / "gone.yaml").write_text("backend: openai\nmodel: m\nbase_url: http://127.0.0.1:9/v1\napi_key_env: GONE_KEY\n")
+    (specs / "gone.yaml").write_text("backend: openai\nmodel: m\nbase_url: http://127.0.0.1:9/v1\n"
+                                     "api_key_env: GONE_KEY\n")
     monkeypatch.setenv("CREVAL_MODELS", str(specs))
     monkeypatch.setenv("GONE_KEY", "k")
     monkeypatch.setenv("CREVAL_HOME", str(tmp_path / "home"))

@@ -139,7 +139,8 @@ def test_server_units_share_one_budget_and_stay_in_flight(tmp_path, fresh_cache)
 
         def runner(tag):
             res[tag] = run_units(tmp_path / tag, "chat", _units(24),
-                                 lambda u: {"t": [{"r": narrow.chat([{"role": "user", "content": f"{tag}{u.item}"}]).text}]},
+                                 lambda u: {"t": [{"r": narrow.chat([{"role": "user",
+                                                                      "content": f"{tag}{u.item}"}]).text}]},
                                  width=24, progress=False)
         threads = [threading.Thread(target=runner, args=(t,)) for t in ("a", "b")]
         [t.start() for t in threads]

@@ -53,13 +53,16 @@ class CallCache:
                     time.sleep(0.05)
         except sqlite3.OperationalError as e:
             raise CrevalError(f"cannot create the call cache {self.path} ({e})",
-                              "make its folder writable, or set CREVAL_CACHE / CREVAL_HOME to a writable place") from None
+                              "make its folder writable, or set CREVAL_CACHE / CREVAL_HOME"
+                              " to a writable place") from None
         except sqlite3.DatabaseError as e:
             raise CrevalError(f"the call cache {self.path} is not a usable SQLite database ({e})",
-                              "move that file away (or point CREVAL_CACHE at a new file); it is rebuilt on the next run") from None
+                              "move that file away (or point CREVAL_CACHE at a new file);"
+                              " it is rebuilt on the next run") from None
         except OSError as e:
             raise CrevalError(f"cannot create the call cache {self.path} ({e})",
-                              "make its folder writable, or set CREVAL_CACHE / CREVAL_HOME to a writable place") from None
+                              "make its folder writable, or set CREVAL_CACHE / CREVAL_HOME"
+                              " to a writable place") from None
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -84,7 +87,8 @@ class CallCache:
         return found
 
     def put(self, key: str, kind: str, value: Any) -> None:
-        self._conn().execute("INSERT OR REPLACE INTO calls VALUES (?,?,?,?)", (key, kind, canonical(value), time.time()))
+        self._conn().execute("INSERT OR REPLACE INTO calls VALUES (?,?,?,?)",
+                             (key, kind, canonical(value), time.time()))
 
     def put_many(self, items: list[tuple[str, str, Any]]) -> None:
         conn = self._conn()
@@ -95,12 +99,14 @@ class CallCache:
 
     def put_new(self, key: str, kind: str, value: Any) -> bool:
         """Store ``value`` unless ``key`` is already cached (never overwrites); True if stored."""
-        cur = self._conn().execute("INSERT OR IGNORE INTO calls VALUES (?,?,?,?)", (key, kind, canonical(value), time.time()))
+        cur = self._conn().execute("INSERT OR IGNORE INTO calls VALUES (?,?,?,?)",
+                                   (key, kind, canonical(value), time.time()))
         return cur.rowcount == 1
 
     def put_pending(self, key: str, kind: str, meta: dict) -> None:
         """Remember how to read back the answer of a request written to a batch file (core/deferral.py)."""
-        self._conn().execute("INSERT OR REPLACE INTO pending VALUES (?,?,?,?)", (key, kind, canonical(meta), time.time()))
+        self._conn().execute("INSERT OR REPLACE INTO pending VALUES (?,?,?,?)",
+                             (key, kind, canonical(meta), time.time()))
 
     def pending(self, key: str) -> tuple[str, dict] | None:
         row = self._conn().execute("SELECT kind, meta FROM pending WHERE key=?", (key,)).fetchone()
@@ -140,7 +146,8 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
     The single cache mechanism behind every expensive call.
     - ``describe(item) -> dict``: what identifies the call besides ``identity`` (the model's output-relevant spec).
     - ``compute(missing_items) -> results``: one batched call for all misses (same order), run while holding
-      ``lock`` (default :data:`LOCAL_COMPUTE`; the sandbox, whose programs run in their own processes, has its own). With ``stream=True`` it is ``compute(missing_items, done)`` instead, calls
+      ``lock`` (default :data:`LOCAL_COMPUTE`; the sandbox, whose programs run in their own processes, has its
+      own). With ``stream=True`` it is ``compute(missing_items, done)`` instead, calls
       ``done(j, result)`` as each result arrives (a server's concurrent requests) and holds no lock: each
       result is stored the moment it arrives, so when one request fails for good (``compute`` raises after
       the others finished) every other result is kept.

@@ -33,7 +33,7 @@ with hand-written rounds, codes, tests and "human" solutions: it lets the pipeli
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -217,7 +217,6 @@ def _load(src_key: str, kind: str) -> tuple[Problem, ...]:
                  for inp, out in zip(t["input"], t["output"])]
         rounds = tuple(Round(r, st, _banned(cl), code or "") for r, (st, cl, code) in
                        enumerate(zip(row["problem_statements"], row["constraints_list"], row["codes"])))
-        flat = [e for c in cases for e in c.expected]
         hs = tuple(humans.get(native) or ())
         flags = Flags(single_test=_single_test(t["problem_statement"]),
                       yes_no=_yes_no(t["problem_statement"], cases),

@@ -76,7 +76,8 @@ class Domain:
         fields = {k: v for k, v in f.items() if k != "id"}
         return Problem(str(f["id"]), self.name, self.text_template.format(**fields), fields)
 
-    def load(self, limit: int | None = None, source: str | Path | None = None, seed: int | None = None) -> list[Problem]:
+    def load(self, limit: int | None = None, source: str | Path | None = None,
+             seed: int | None = None) -> list[Problem]:
         """Problems of this domain, shuffled with ``seed`` (default 42), first ``limit`` of them."""
         problems, _ = self.load_with_source(limit, source, seed)
         return problems

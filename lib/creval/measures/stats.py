@@ -373,7 +373,8 @@ def fmt_number(x, digits: int = 2, scale: float = 1.0) -> str:
         return str(x)
     # the exact binary value, rounded half away from zero once: 0.8448 -> 0.84, 6.25 -> 6.3, 0.845 (stored as
     # 0.84499...) -> 0.84
-    q = Decimal(float(x) * scale if scale != 1 else float(x)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    q = Decimal(float(x) * scale if scale != 1 else float(x)).quantize(Decimal(1).scaleb(-digits),
+                                                                       rounding=ROUND_HALF_UP)
     return f"{q:.{digits}f}".replace("-0.", "0.", 1) if q == 0 else f"{q:.{digits}f}"
 
 

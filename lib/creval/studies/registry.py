@@ -137,7 +137,8 @@ def check_params(params: Mapping, where: str = "the parameters") -> dict:
                           f"use {RETIRED[retired[0]]} instead")
     unknown = sorted(set(params) - declared_keys())
     if unknown:
-        raise CrevalError(f"{where}: unknown parameter {unknown[0]!r}" + (f" (and {unknown[1:]})" if unknown[1:] else ""),
+        raise CrevalError(f"{where}: unknown parameter {unknown[0]!r}"
+                          + (f" (and {unknown[1:]})" if unknown[1:] else ""),
                           f"no study declares it; check the spelling (declared: {', '.join(sorted(declared_keys()))})")
     for s in STUDIES.values():
         s.config.from_params(params, where=where)       # type errors name the key and the file
