@@ -30,6 +30,8 @@ def repo_harness(code, cases, kinds):
     sandbox; an eval that raises counts as the exception it was). The host compares after the run
     (:func:`repo_flags`).
 
+    Long: it is the whole program the sandbox runs, kept in one self-contained piece.
+
     Runs INSIDE the sandbox as the whole program (self-contained: it imports only the standard library).
     The report goes, as JSON, to the program's real stdout, and only the report: what the code prints
     outside the swapped stdout goes to a scratch file in the working folder. (One function of over 80 lines:

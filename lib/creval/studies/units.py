@@ -32,11 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from tqdm.auto import tqdm
+
 from creval.core.deferral import Deferred, active
 from creval.core.errors import CrevalError
 from creval.core.io import read_jsonl
 from creval.core.ledger import LEDGER
 from creval.core.runs import jsonable
+from creval.models.registry import get_spec
 
 
 @dataclass(frozen=True)
@@ -93,105 +96,133 @@ def _plain(tables: dict) -> dict:
     return json.loads(json.dumps(tables, ensure_ascii=False, default=jsonable))
 
 
-def run_units(root: str | Path, name: str, units: Sequence[Unit], work: Callable[[Unit], dict[str, list]], *,
-              width: int = 1, desc: str = "", progress: bool = True) -> dict[str, list[dict]]:
-    """Run ``work`` over ``units`` (see the module doc); ``{table: rows}`` in unit order."""
-    from tqdm.auto import tqdm
+class UnitRun:
+    """The state of one :func:`run_units` call: its files, the finished units' rows, failures and waits."""
 
-    keys = [u.key for u in units]
-    if len(set(keys)) != len(keys):
-        dup = next(k for k in keys if keys.count(k) > 1)
-        raise ValueError(f"units of {name}: key {dup!r} appears twice")
-    folder = Path(root) / "units"
-    folder.mkdir(parents=True, exist_ok=True)
-    done_file, failed_file = folder / f"{name}.jsonl", folder / f"{name}.failed.jsonl"
-    wanted = set(keys)
-    done = {r["unit"]: r for r in read_jsonl(done_file) if r.get("unit") in wanted}
-    todo = [u for u in units if u.key not in done]
-    failed: dict[str, str] = {}
-    waiting: list[str] = []
-    lock = threading.Lock()
+    def __init__(self, root: str | Path, name: str, units: Sequence[Unit]):
+        keys = [u.key for u in units]
+        if len(set(keys)) != len(keys):
+            dup = next(k for k in keys if keys.count(k) > 1)
+            raise ValueError(f"units of {name}: key {dup!r} appears twice")
+        folder = Path(root) / "units"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.name, self.units, self.keys = name, list(units), keys
+        self.done_file, self.failed_file = folder / f"{name}.jsonl", folder / f"{name}.failed.jsonl"
+        wanted = set(keys)
+        self.done = {r["unit"]: r for r in read_jsonl(self.done_file) if r.get("unit") in wanted}
+        self.failed: dict[str, str] = {}
+        self.waiting: list[str] = []
+        self.costs: list[float] = []
+        self.stopped = False
+        self.lock = threading.Lock()
 
-    def one(u: Unit) -> None:
+    def todo(self) -> list[Unit]:
+        return [u for u in self.units if u.key not in self.done]
+
+    def do(self, work: Callable[[Unit], dict[str, list]], u: Unit) -> None:
+        """Run one unit; its rows, own usage and time appended (fsync) to the done file at once."""
         t0 = time.perf_counter()
         with LEDGER.collect(keep=False) as tally:
             tables = _plain(work(u) or {})
         row = {"unit": u.key, "tables": tables, "usage": tally.summary()["total"],
                "seconds": round(time.perf_counter() - t0, 3)}
         line = json.dumps(row, ensure_ascii=False) + "\n"
-        with lock:
-            with open(done_file, "a") as f:
+        with self.lock:
+            with open(self.done_file, "a") as f:
                 f.write(line)
                 f.flush()
                 os.fsync(f.fileno())
-            done[u.key] = row
+            self.done[u.key] = row
         with _SPENT_LOCK:
             _SPENT["usd"] += row["usage"]["cost_usd"]
 
-    if todo:
-        limit = _MAX_COST.get()
-        bar = tqdm(total=len(units), initial=len(units) - len(todo), desc=desc or name, unit="unit",
-                   disable=not progress, leave=False)
-        stopped = False
-        with concurrent.futures.ThreadPoolExecutor(max(1, int(width)), thread_name_prefix=f"unit-{name}") as ex:
+    def settle(self, u: Unit, err: BaseException | None) -> None:
+        """Record how a unit ended: done, waiting for a batch file's answer, or failed (with its reason)."""
+        if isinstance(err, Deferred):          # its next request is in the batch file
+            self.waiting.append(u.key)
+        elif err is not None:
+            self.failed[u.key] = f"{type(err).__name__}: {err}"
+            with self.lock, open(self.failed_file, "a") as fh:
+                fh.write(json.dumps({"unit": u.key, "error": self.failed[u.key], "at": time.time()}) + "\n")
+        else:
+            self.costs.append(self.done[u.key]["usage"]["cost_usd"])
+
+    def over_budget(self, limit: float | None, in_flight: int) -> bool:
+        """Would one more unit (at the dearest unit's cost so far) pass the spending limit?"""
+        if limit is None:
+            return False
+        per_unit = max(self.costs) if self.costs else 0.0
+        return spent() + per_unit * (in_flight + 1) > limit
+
+    def drive(self, work, todo: list[Unit], width: int, limit: float | None, bar) -> None:
+        """Keep ``width`` units in flight until none is left (or the budget stops new ones)."""
+        with concurrent.futures.ThreadPoolExecutor(width, thread_name_prefix=f"unit-{self.name}") as ex:
             pending: dict[concurrent.futures.Future, Unit] = {}
             queue = list(todo)
-            costs: list[float] = []
             try:
                 while queue or pending:
-                    while queue and len(pending) < max(1, int(width)):
-                        if limit is not None:
-                            per_unit = max(costs) if costs else 0.0
-                            if spent() + per_unit * (len(pending) + 1) > limit:
-                                stopped = True
-                                queue = []
-                                break
+                    while queue and len(pending) < width:
+                        if self.over_budget(limit, len(pending)):
+                            self.stopped, queue = True, []
+                            break
                         u = queue.pop(0)
-                        ctx = contextvars.copy_context()
-                        pending[ex.submit(ctx.run, one, u)] = u
+                        pending[ex.submit(contextvars.copy_context().run, self.do, work, u)] = u
                     if not pending:
                         break
                     finished, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
                     for f in finished:
-                        u = pending.pop(f)
-                        err = f.exception()
-                        if isinstance(err, Deferred):          # its next request is in the batch file
-                            waiting.append(u.key)
-                        elif err is not None:
-                            failed[u.key] = f"{type(err).__name__}: {err}"
-                            with lock, open(failed_file, "a") as fh:
-                                fh.write(json.dumps({"unit": u.key, "error": failed[u.key], "at": time.time()}) + "\n")
-                        else:
-                            costs.append(done[u.key]["usage"]["cost_usd"])
+                        self.settle(pending.pop(f), f.exception())
                         bar.update(1)
-                        if failed:
-                            bar.set_postfix(failed=len(failed))
+                        if self.failed:
+                            bar.set_postfix(failed=len(self.failed))
             except BaseException:
                 for f in pending:
                     f.cancel()
                 raise
-            finally:
-                bar.close()
-        if failed:
-            first = next(iter(failed.items()))
-            raise UnitsFailed(f"{len(failed)} of {len(units)} units of {name} failed (first: {first[0]}: {first[1]}); "
-                              f"the other {len(units) - len(failed)} are kept",
-                              f"see {failed_file}; fix the cause and rerun: only the failed units run again")
-        if waiting:
+
+    def raise_outcome(self, limit: float | None) -> None:
+        """Raise :class:`UnitsFailed`, :class:`WaveWritten` or :class:`BudgetReached` when the run is not whole."""
+        n = len(self.units)
+        if self.failed:
+            first = next(iter(self.failed.items()))
+            raise UnitsFailed(f"{len(self.failed)} of {n} units of {self.name} failed (first: {first[0]}: "
+                              f"{first[1]}); the other {n - len(self.failed)} are kept",
+                              f"see {self.failed_file}; fix the cause and rerun: only the failed units run again")
+        if self.waiting:
             batch = active()
-            raise WaveWritten(f"{name}: {len(waiting)} of {len(units)} units wait for the answers of requests written "
-                              f"to {batch.path if batch else 'a batch file'}",
+            raise WaveWritten(f"{self.name}: {len(self.waiting)} of {n} units wait for the answers of requests "
+                              f"written to {batch.path if batch else 'a batch file'}",
                               "answer that file with a batch engine, then rerun with --batch-in <its output file> "
                               "(and --batch-out <a new file> for the next wave)")
-        if stopped:
-            raise BudgetReached(f"{name}: stopped before passing the spending limit of ${limit:.2f} "
-                                f"(${spent():.2f} spent; {len(units) - len(done)} units left)",
+        if self.stopped:
+            raise BudgetReached(f"{self.name}: stopped before passing the spending limit of ${limit:.2f} "
+                                f"(${spent():.2f} spent; {n - len(self.done)} units left)",
                                 "rerun with a higher --max-cost to go on: finished units are kept")
-    out: dict[str, list[dict]] = {}
-    for k in keys:
-        for table, rows in done[k]["tables"].items():
-            out.setdefault(table, []).extend(rows)
-    return out
+
+    def rows(self) -> dict[str, list[dict]]:
+        """``{table: rows}`` of every unit, in the units' order (never the order they finished in)."""
+        out: dict[str, list[dict]] = {}
+        for k in self.keys:
+            for table, rows in self.done[k]["tables"].items():
+                out.setdefault(table, []).extend(rows)
+        return out
+
+
+def run_units(root: str | Path, name: str, units: Sequence[Unit], work: Callable[[Unit], dict[str, list]], *,
+              width: int = 1, desc: str = "", progress: bool = True) -> dict[str, list[dict]]:
+    """Run ``work`` over ``units`` (see the module doc); ``{table: rows}`` in unit order."""
+    run = UnitRun(root, name, units)
+    todo = run.todo()
+    if todo:
+        limit = _MAX_COST.get()
+        bar = tqdm(total=len(units), initial=len(units) - len(todo), desc=desc or name, unit="unit",
+                   disable=not progress, leave=False)
+        try:
+            run.drive(work, todo, max(1, int(width)), limit, bar)
+        finally:
+            bar.close()
+        run.raise_outcome(limit)
+    return run.rows()
 
 
 def unit_usage(root: str | Path, name: str) -> dict[str, dict]:
@@ -202,7 +233,6 @@ def unit_usage(root: str | Path, name: str) -> dict[str, dict]:
 def width(*models: str) -> int:
     """How many units to run at once: the largest in-flight budget among the named models that are servers
     (their requests overlap), else 1 (a local model computes one batch at a time anyway)."""
-    from creval.models.registry import get_spec
     best = 1
     for m in models:
         if not m:
