@@ -8,9 +8,9 @@ pytestmark = pytest.mark.integration
 
 
 def test_retrieval_and_chateval_on_macgyver(tmp_path):
+    from creval.datasets import macgyver as human
     from creval.domains import get_domain
     from creval.judges import run_judge
-    from creval.datasets import macgyver as human
     from creval.models.registry import load_model
     from creval.studies.convergent.run import pair_runner
 

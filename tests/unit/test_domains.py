@@ -4,9 +4,9 @@ import json
 import pytest
 
 from creval.core import paths
-from creval.domains import DOMAINS, Criterion, get_domain, load_criteria
-from creval.core.text import split_sentences
 from creval.core.errors import CrevalError
+from creval.core.text import split_sentences
+from creval.domains import DOMAINS, Criterion, get_domain, load_criteria
 
 
 @pytest.fixture(autouse=True)

@@ -8,12 +8,13 @@ tokens and cost). Records are what chapters display; they are never re-derived i
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 import os
 import platform
 import subprocess
 import sys
+import threading
 import time
+from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
@@ -21,8 +22,6 @@ from typing import Any, Iterable
 from creval import __version__
 from creval.core import paths
 from creval.core.io import read_jsonl
-import threading
-
 from creval.core.ledger import LEDGER, Ledger, Tally
 
 PACKAGES = ("creval", "llama_cpp_python", "transformers", "torch", "sentence-transformers", "chromadb",
