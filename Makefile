@@ -6,7 +6,7 @@ PARAMS ?= params/default.yaml
 # llama.cpp must be built portable: the default -march=native build crashes on these Xeons (AMX).
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
-.PHONY: setup book test test-fast lab qwen bench clean
+.PHONY: setup book test test-fast lint lab qwen bench clean
 
 $(BIN)/.installed: requirements.txt requirements-models.txt pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -23,8 +23,11 @@ setup: $(BIN)/.installed          ## create .venv with everything (compiles llam
 book: setup                       ## execute every chapter on the embedded default model and render the book
 	$(BIN)/creval book --params $(PARAMS)
 
-test: setup                       ## the whole test suite (unit + integration with real local models)
+test: setup lint                  ## the whole test suite (unit + integration with real local models)
 	$(BIN)/python -m pytest -q
+
+lint: setup                       ## ruff (pyproject.toml: line length 120, import order, unused names)
+	$(BIN)/ruff check lib tests benchmarks
 
 test-fast: setup                  ## unit tests only
 	$(BIN)/python -m pytest -q -m "not integration"
