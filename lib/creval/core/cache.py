@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from creval.core import paths
+from creval.core.deferral import Deferred, active
 from creval.core.errors import CrevalError
+from creval.core.ledger import LEDGER, CallRecord
 
 
 def canonical(obj: Any) -> str:
@@ -160,8 +162,6 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
     batch is computed and recorded once, with the tags of its first occurrence; a miss another thread is
     computing at that moment is awaited and recorded as a hit).
     """
-    from creval.core.ledger import LEDGER, CallRecord
-
     cache = cache if cache is not None else default_cache()
     if tags is not None and len(tags) != len(items):
         raise ValueError(f"{kind}: {len(tags)} tag sets for {len(items)} items")
@@ -250,8 +250,6 @@ def _release(cache: CallCache, owned: dict, keys, value_of) -> None:
 def _compute(kind, cache, missing, items, compute, out, *, stream, offline, encode, decode, keep, usage, model, tag,
              lock, owned) -> None:
     """Compute the claimed misses (see :func:`cached_batch`): store, record and hand each result out as it comes."""
-    from creval.core.deferral import Deferred, active
-    from creval.core.ledger import LEDGER, CallRecord
     order = list(missing.items())
     todo = [items[idx[0]] for _, idx in order]
     rec_usage = usage or (lambda r: (0, 0))
