@@ -89,7 +89,12 @@ def test_one_model_says_what_to_run_and_names_the_judge():
     recs = Recs(CompareConfig(model="m1"), values=values_of({"m1": BASE}, "AUT originality (judge score 1-5)", "jm"))
     md = R.reading_markdown(recs)
     assert "creval batch m1 <other model or spec.yaml>" in md and "models=[" in md and "`jm`" in md
-    assert R.table_differences(recs).empty
+    assert R.table_differences(recs).empty and R.table_homogeneity(recs).empty and R.table_costs(recs).empty
+    empty = Recs(CompareConfig())
+    for f in (R.table_models, R.table_differences, R.table_homogeneity, R.table_costs, R.table_cost_per_point,
+              R.table_sources):
+        assert "caption" in f(empty).attrs
+    assert len(R.fig_models(empty).data) == 0 and "One model only" in R.reading_markdown(empty)
 
 
 def test_cost_per_point_splits_the_shared_calls():

@@ -52,7 +52,7 @@ def paired_differences(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) 
     """One row per measure x pair of models (a before b): mean(a - b) over the items both measured, its
     paired bootstrap interval, and the verdict."""
     rows, order = [], models_of(values)
-    for measure, g in values.groupby("measure", sort=False):
+    for measure, g in values.groupby("measure", sort=False) if len(values) else []:
         wide = g.pivot_table(index="item", columns="model", values="value", aggfunc="mean")
         for a, b in combinations([m for m in order if m in wide], 2):
             d = S.paired_mean_diff_ci(wide[a].to_numpy(), wide[b].to_numpy(), n_boot=n_boot, seed=seed)
@@ -134,6 +134,8 @@ def homogeneity_estimates(h: pd.DataFrame, n_boot: int = 1000, seed: int = 0) ->
     prompts with a bootstrap interval over prompts. ``kind``: within a model, between models, model vs
     people, or people among themselves."""
     rows = []
+    if not len(h):
+        return pd.DataFrame(rows)
     for (task, a, b), g in h.groupby(["task", "a", "b"], sort=False):
         kind = ("people - people" if a == b == PEOPLE else "within one model" if a == b
                 else "model vs people" if PEOPLE in (a, b) else "between models")
