@@ -12,8 +12,9 @@ from creval.measures.entropy import distinct_at_k
 
 # what a higher value means, per measure family (the page and docs/compare.md say the same)
 HIGHER = {"semantic entropy": "more diverse meanings per step", "distinct": "more distinct meanings among n samples",
-          "convergent judge score": "the judge says yes to more criteria", "NeoGauge": "more creative correct code",
-          "pass@1": "more correct programs", "perplexity": "the model is more surprised by the texts",
+          "convergent judge score": "the judge says yes to more criteria",
+          "NeoGauge term": "more creative correct code", "pass": "more correct programs (pass@1)",
+          "perplexity": "the model is more surprised by the texts",
           "AUT originality": "the judge rates the uses more original"}
 PEOPLE = "people"
 
