@@ -164,3 +164,16 @@ def test_batch_roots_read_only_finished_runs(tmp_path, monkeypatch):
     (cost,) = cost_rows(got[("runs/m1", "divergent")])
     assert (cost["model"], cost["calls"], cost["input tokens"], cost["cost usd"]) == ("m1", 2, 10, 0.02)
     assert cfg.resolved()["roots"]["runs/m1"]["divergent"] == c.run_id
+
+
+def test_a_run_of_several_models_splits_its_calls_and_the_judge_is_shared(tmp_path):
+    from creval.studies.compare.sources import Source
+    from creval.studies.contract import Records
+    (tmp_path / "calls.jsonl").write_text("\n".join(json.dumps({"kind": k, "model": m, "cached": False,
+                                                                "input_tokens": 1, "output_tokens": 0})
+                                                    for k, m in (("chat", "m1"), ("chat", "m2"), ("chat", "m2"),
+                                                                 ("chat", "jm"), ("embed", "e"), ("sandbox", "x"))))
+    src = Source("r", "aut", ("m1", "m2"), CompareConfig(judge_model="jm"), Records(tmp_path), shared=True)
+    assert {r["model"]: r["calls"] for r in cost_rows(src)} == {"m1": 1, "m2": 2, "shared": 2}
+    src = Source("r", "aut", ("m1", "m2"), CompareConfig(judge_model="m2"), Records(tmp_path), shared=True)
+    assert {r["model"]: r["calls"] for r in cost_rows(src)} == {"m1": 1, "shared": 4}

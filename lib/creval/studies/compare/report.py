@@ -183,7 +183,8 @@ def table_costs(recs) -> pd.DataFrame:
     return captioned(c, "What each study's run cost, per model: every call the measurement needed (made in that run "
                         "or served from the call cache, paid when first made), their tokens and cost in USD (0 for "
                         "local models). 'shared': calls of a run of several models that asked none of them (the "
-                        "judge, embeddings, entailment).")
+                        "judge, embeddings, entailment; a model under test that also judges counts there whole). "
+                        "One run root per model (creval batch) gives each model its own calls exactly.")
 
 
 def cost_per_point(values: pd.DataFrame, costs: pd.DataFrame) -> pd.DataFrame:

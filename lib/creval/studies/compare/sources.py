@@ -142,17 +142,20 @@ def sources(cfg: CompareConfig) -> list[Source]:
 def cost_rows(src: Source) -> list[dict]:
     """Calls, tokens and cost of one read run, per model under test: in a run of one model every call is that
     model's (its judge's too); in a run of several, a call goes to the model it asked, and the others (judge,
-    embeddings, entailment) to ``shared``. Every call the measurement needed counts, whether made in that run
+    embeddings, entailment) to ``shared`` (a model under test that is also ``judge_model``: all its calls,
+    which cannot be told from its judging). Every call the measurement needed counts, whether made in that run
     or served from the call cache (paid when first made): the same records cost the same, however warm the
     cache was. Sandbox runs are local work, not calls: left out (how many launches a batch of programs takes
     depends on what the cache already held)."""
     if src.records is None:
         return []
     rows: dict[str, dict] = {}
+    judge = model_name(src.cfg.judge_model) if getattr(src.cfg, "judge_model", "") else ""
+    own = set(src.models) - {judge}
     for c in read_jsonl(src.records.root / "calls.jsonl"):
         if c.get("kind") == "sandbox":
             continue
-        who = (c.get("model") if c.get("model") in src.models else "shared") if src.shared else src.models[0]
+        who = (c.get("model") if c.get("model") in own else "shared") if src.shared else src.models[0]
         r = rows.setdefault(who, {"root": src.root, "study": src.study, "model": who, "calls": 0,
                                   "input tokens": 0, "output tokens": 0, "cost usd": 0.0})
         r["calls"] += 1
