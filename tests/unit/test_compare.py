@@ -177,3 +177,10 @@ def test_a_run_of_several_models_splits_its_calls_and_the_judge_is_shared(tmp_pa
     assert {r["model"]: r["calls"] for r in cost_rows(src)} == {"m1": 1, "m2": 2, "shared": 2}
     src = Source("r", "aut", ("m1", "m2"), CompareConfig(judge_model="m2"), Records(tmp_path), shared=True)
     assert {r["model"]: r["calls"] for r in cost_rows(src)} == {"m1": 1, "shared": 4}
+
+
+def test_compare_over_other_roots_runs_nothing_upstream_here():
+    from creval.studies.registry import in_order
+    here = [s.name for s in in_order(["compare"], {})]
+    assert here[-1] == "compare" and {"divergent", "convergent", "neocoder", "rethinking", "aut"} <= set(here)
+    assert [s.name for s in in_order(["compare"], {"compare_roots": ["runs/a", "runs/b"]})] == ["compare"]

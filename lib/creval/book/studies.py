@@ -49,7 +49,7 @@ def run_studies(params: dict, names=None, where: str = "the parameters") -> list
     failed is skipped with that reason."""
     rows: list[dict] = []
     failed: set[str] = set()
-    for s in in_order(names):
+    for s in in_order(names, params):
         bad = [u for u in s.reads if u in failed]
         if bad:
             rows.append({"study": s.name, "run_dir": None, "seconds": 0.0, "usage": Ledger.summarize([])["total"],

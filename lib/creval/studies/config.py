@@ -81,6 +81,11 @@ class Config:
     def identity_keys(cls) -> tuple[str, ...]:
         return tuple(f.name for f in dataclasses.fields(cls) if f.metadata.get("identity"))
 
+    def reads_upstream_here(self) -> bool:
+        """Whether the studies this one reads must run in this run root first (``Study.reads``); False for a
+        study that reads finished runs elsewhere (compare over ``compare_roots``)."""
+        return True
+
     def resolved(self) -> dict:
         """Facts of this machine that change the records, added to the identity: override to name e.g.
         the entailment backend that really runs, or whether a dataset is the real one or our sample."""

@@ -99,14 +99,16 @@ def get_study(name: str) -> Study:
     return STUDIES[name]
 
 
-def in_order(names=None) -> list[Study]:
-    """The studies named (default: all) and every study they read, upstream first."""
+def in_order(names=None, params: Mapping | None = None) -> list[Study]:
+    """The studies named (default: all) and every study they read, upstream first. With ``params``, a study
+    whose Config reads finished runs elsewhere (``reads_upstream_here`` false) pulls in nothing upstream."""
     want, out = list(STUDIES) if names is None else list(names), []
 
     def add(n: str) -> None:
         s = get_study(n)
-        for up in s.reads:
-            add(up)
+        if params is None or s.make_config(params).reads_upstream_here():
+            for up in s.reads:
+                add(up)
         if s not in out:
             out.append(s)
     for n in want:

@@ -23,6 +23,10 @@ class CompareConfig(ConvergentConfig, NeoCoderConfig, RethinkingConfig, AutConfi
     compare_embedder: str = identity("all-MiniLM-L6-v2")   # sentence embedder of the homogeneity cosines
     compare_human_max: int = identity(10)   # human responses per prompt in the homogeneity tables
 
+    def reads_upstream_here(self) -> bool:
+        """With ``compare_roots`` the studies compared ran in those roots: nothing runs here first."""
+        return not self.compare_roots
+
     def resolved(self) -> dict:
         """The run id of each study read here (it holds the upstream machine facts), or, with
         ``compare_roots``, which finished run each root holds per study (a root's new run changes what the
