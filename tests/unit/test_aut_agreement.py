@@ -52,7 +52,8 @@ def test_label_blocks_from_cell_means_and_judge_vs_judge_ignores_generators():
     assert A.cell_rho(j1, j2) < 1.0                        # the finer measure sees the swap
     j3 = {**j1, ("b", "hc"): 2.0}                          # b's hc cell drops below both creative cells
     # sequence 3, 2, 2, 3, 1, 1 vs 3, 3, 2, 2, 1, 1: ranks (5.5, 3.5, 3.5, 5.5, 1.5, 1.5)
-    x = np.array([5.5, 3.5, 3.5, 5.5, 1.5, 1.5]); o = np.array([5.5, 5.5, 3.5, 3.5, 1.5, 1.5])
+    x = np.array([5.5, 3.5, 3.5, 5.5, 1.5, 1.5])
+    o = np.array([5.5, 5.5, 3.5, 3.5, 1.5, 1.5])
     want = ((x - x.mean()) * (o - o.mean())).sum() / ((o - o.mean()) ** 2).sum()
     assert A.oracle_src(j3, labels) == pytest.approx(want) == pytest.approx(0.75)
     # a NaN cell (nothing parsed) goes to the end as one tied block
