@@ -10,6 +10,7 @@ from creval.studies.contract import Records
 from creval.studies.registry import STUDIES, in_order
 from creval.studies.reportcard import card, report
 from creval.studies.reportcard.config import ReportCardConfig
+from creval.studies.reportcard.run import under_run_root
 from creval.studies.rethinking.config import RethinkingConfig
 
 
@@ -108,3 +109,12 @@ def test_what_this_shows_sorts_the_rows_by_verdict(tmp_path):
     t = report.what_this_shows(recs).set_index("verdict")
     assert good["verdict"] == "beats baseline" and t.iloc[0]["rows"] == 1 and t.iloc[0]["which"].startswith("good")
     assert t.iloc[3]["rows"] == 1 and t.iloc[3]["which"].startswith("flat")
+
+
+def test_sources_name_folders_under_the_shared_run_root(tmp_path):
+    cfg = ReportCardConfig(run_root=str(tmp_path / "runs"))
+    assert under_run_root(cfg, tmp_path / "runs" / "aut" / "abc") == "aut/abc"       # the same in any run root
+    assert under_run_root(cfg, tmp_path / "elsewhere") == str(tmp_path / "elsewhere")
+    recs = _recs(tmp_path / "card", ReportCardConfig(run_root="runs/default"),
+                 {"card": [], "sources": [{"study": "aut", "run_dir": "aut/abc"}]})
+    assert list(report.table_sources(recs)["run_dir"]) == ["runs/default/aut/abc"]

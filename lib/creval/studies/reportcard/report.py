@@ -45,8 +45,10 @@ def home_relative(path: str) -> str:
 
 def table_sources(recs) -> pd.DataFrame:
     t = recs["sources"].copy()
+    root = getattr(getattr(recs, "cfg", None), "run_root", "")      # the records name folders under the run root
     if "run_dir" in t:
-        t["run_dir"] = t["run_dir"].map(home_relative)
+        t["run_dir"] = [home_relative(d if Path(d).is_absolute() or not root else str(Path(root) / d))
+                        for d in t["run_dir"]]
     return captioned(t, "The run folders the card read (relative to the data home), and whether each study had "
                         "the real data.")
 

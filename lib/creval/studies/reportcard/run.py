@@ -21,13 +21,25 @@ def upstream_records(cfg: ReportCardConfig) -> dict:
     return {name: readers[name](c) for name, c in cfg.upstream().items()}
 
 
+def under_run_root(cfg: ReportCardConfig, folder: Path) -> str:
+    """``folder`` relative to the run root the card shares with its upstream studies (``<study>/<run id>``): the
+    same records wherever the run root is; the absolute path when the folder lies elsewhere."""
+    try:
+        return str(Path(folder).resolve().relative_to(cfg.run_dir.parent.parent.resolve()))
+    except ValueError:
+        return str(folder)
+
+
 def run(cfg: ReportCardConfig) -> Path:
+    """The card of ``cfg``: its upstream studies' records (run first when missing) graded into ``card``, and the
+    folders it read into ``sources``."""
     store = contract.start(cfg)
     up = upstream_records(cfg)
     for name, r in up.items():          # the card makes no call: its models are those its sources measured
         for model, spec in r.manifest.get("models", {}).items():
             store.models.setdefault(model, {**spec, "measured_in": []})["measured_in"].append(name)
-    store.write("sources", [{"study": n, "run_dir": str(r.root), "run_id": r.manifest.get("params", {}).get("run_id"),
+    store.write("sources", [{"study": n, "run_dir": under_run_root(cfg, r.root),
+                             "run_id": r.manifest.get("params", {}).get("run_id"),
                              "data": r.cfg.resolved().get("data")} for n, r in up.items()])
     store.write("card", card_rows(up, n_boot=cfg.n_boot, seed=cfg.seed))
     return contract.finish(store)
