@@ -323,26 +323,31 @@ def test_calls_are_recorded_with_each_finished_pair(tmp_path):
             sum(c["input_tokens"] for c in calls if c["tags"]["pair"] == pid) > 0
 
 
-def test_token_table_and_summary_compare_on_common_pairs():
-    import pandas as pd
-
+def test_token_table_and_summary_compare_on_common_pairs(tmp_path):
+    from creval.core.runs import RunStore
+    from creval.studies.contract import Records
     from creval.studies.convergent import report
     rows = [  # judge, pair, criterion, input, output, early_exit, retries
         ("retrieval", "a", "f", 300, 50, True, 0), ("retrieval", "a", "e", 250, 50, False, 1),
         ("retrieval", "b", "f", 400, 100, True, 0),
         ("chateval", "a", "f", 900, 100, False, 2), ("chateval", "a", "e", 900, 100, False, 0),
         ("chateval", "b", "f", 1500, 100, False, 1), ("chateval", "c", "f", 9999, 9, False, 0)]   # c: chateval only
-    v = pd.DataFrame(rows, columns=["judge", "pair_id", "criterion", "input_tokens", "output_tokens", "early_exit",
-                                    "retries"])
+    cols = ["judge", "pair_id", "criterion", "input_tokens", "output_tokens", "early_exit", "retries"]
+
+    def records(folder, keep=lambda r: True) -> Records:
+        RunStore(tmp_path / folder).write("human_verdicts", [dict(zip(cols, r)) for r in rows if keep(r)])
+        return Records(tmp_path / folder)
+    v = records("both")
     tok = report.token_table(v).set_index("judge")
     assert tok.loc["retrieval", "total mean"] == (650 + 500) / 2
     assert tok.loc["chateval", "total mean"] == (2000 + 1600) / 2
     assert tok.loc["retrieval", "share of chateval"] == 1150 / 3600 and tok.loc["chateval", "pairs"] == 2
-    s = report.token_summary(v, report.token_table(v))
+    s = report.token_summary(v)
     assert "32% of chateval" in s and "2 of 3 retrieval discussions" in s and "retrieval 1, chateval 3" in s
     assert f"{report.PAPER_SHARE:.1%}" == "36.5%"
-    alone = report.token_table(v[v.judge == "retrieval"])            # no baseline judged: an empty table, a sentence
-    assert alone.empty and "judge" in alone and "needed" in report.token_summary(v, alone)
+    alone = records("alone", lambda r: r[0] == "retrieval")        # no baseline judged: an empty table, a sentence
+    assert report.token_table(alone).empty and "judge" in report.token_table(alone)
+    assert "needed" in report.token_summary(alone)
 
 
 def test_registry_rejects_what_a_judge_does_not_declare():

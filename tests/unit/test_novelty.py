@@ -172,21 +172,21 @@ def test_report_tables_on_fake_records(tmp_path, monkeypatch):
     recs = Records(tmp_path / "run")
     div = recs.step_diversity
     assert len(div) == 36 and not div["self_bleu"].isna().any()          # STOP rows dropped
-    t = report.table_entropy_vs_diversity(div, n_boot=50)
+    t = report.table_entropy_vs_diversity(recs, n_boot=50)
     assert set(t["level"]) == {"step", "solution"} and (t["n"] == 18).sum() == 8 and (t["n"] == 6).sum() == 8
     assert t.attrs["caption"].startswith("Tables 8-10")
     nov = recs.solution_novelty
     # the fake judge prefers longer solutions: solution p has length p + 1, so rank 1 is problem 5
     assert nov.loc[nov["problem_id"] == "macgyver5", "novelty_rank"].item() == 1
     assert nov.loc[nov["problem_id"] == "macgyver0", "novelty_score"].item() == 0.0
-    t11 = report.table_novelty_vs_entropy(nov, n_boot=50)
+    t11 = report.table_novelty_vs_entropy(recs, n_boot=50)
     assert t11["domain"].tolist() == ["bookmia", "macgyver", "all (pooled)"] and t11["n"].tolist() == [6, 6, 12]
-    t13 = report.table_naive_vs_semantic(nov)
-    t14 = report.table_aggregation(nov)
+    t13 = report.table_naive_vs_semantic(recs)
+    t14 = report.table_aggregation(recs)
     assert {"naive rho", "semantic rho"} <= set(t13.columns) and {"min rho", "max rho", "mean rho"} <= set(t14.columns)
     # naive entropy is semantic entropy + 0.1 in the fake records: the same ranks, the same rho
     assert t13["naive rho"].tolist() == pytest.approx(t13["semantic rho"].tolist())
-    summary = report.run_summary(div, nov)
+    summary = report.run_summary(recs)
     assert summary["problems"].tolist() == [6, 6] and summary["steps"].tolist() == [18, 18]
 
 

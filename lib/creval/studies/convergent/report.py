@@ -21,12 +21,6 @@ from creval.studies.divergent.report import claims_md, verdict
 from creval.studies.tables import captioned
 
 
-def frame(recs: Records | pd.DataFrame, table: str) -> pd.DataFrame:
-    """``recs[table]``; a DataFrame passed instead of the records is that table itself (the judges' unit tests
-    build the verdicts table by hand)."""
-    return recs if isinstance(recs, pd.DataFrame) else recs[table]
-
-
 # -- benchmark (Tables 3-5, Fig. 7) ---------------------------------------------------------------
 def convergent_table(recs: Records) -> pd.DataFrame:
     """Tables 3-5: per model and domain, mean semantic entropy and the share of YES per criterion.
@@ -102,7 +96,7 @@ def agreement_table(recs: Records) -> pd.DataFrame:
 
 def token_table(recs: Records, ours: str = "retrieval", baseline: str = "chateval") -> pd.DataFrame:
     """Table 15: tokens per pair (all judged criteria summed), mean ± sd, on the pairs both judges judged."""
-    verdicts = frame(recs, "human_verdicts")
+    verdicts = recs.human_verdicts
     per = verdicts.groupby(["judge", "pair_id"])[["input_tokens", "output_tokens"]].sum().reset_index()
     common = set(per[per.judge == ours].pair_id) & set(per[per.judge == baseline].pair_id)
     per = per[per.pair_id.isin(common)]
@@ -129,8 +123,8 @@ PAPER_SHARE = sum(PAPER_TABLE15["retrieval"]) / sum(PAPER_TABLE15["chateval"])
 def token_summary(recs: Records, tokens: pd.DataFrame | None = None, ours: str = "retrieval",
                   baseline: str = "chateval", paper_share: float = PAPER_SHARE) -> str:
     """One sentence on Table 15 from the records: the share, early exits and verdict re-asks."""
-    verdicts = frame(recs, "human_verdicts")
-    tokens = token_table(verdicts, ours, baseline) if tokens is None else tokens
+    verdicts = recs.human_verdicts
+    tokens = token_table(recs, ours, baseline) if tokens is None else tokens
     if "share of chateval" not in tokens:
         return f"Both {ours} and {baseline} are needed for the comparison."
     share = float(tokens.set_index("judge").loc[ours, "share of chateval"])

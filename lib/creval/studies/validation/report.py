@@ -30,12 +30,6 @@ LABELS = {"cosine": "Average cosine similarity", "self_bleu": "Self-BLEU", "dist
 BIN_SIZE = 15                  # solutions per fixed-count bin in the figures
 
 
-def frame(recs: Records | pd.DataFrame, table: str) -> pd.DataFrame:
-    """``recs[table]``; a DataFrame passed instead of the records is that table itself (the novelty judge's
-    unit test reads its tables by hand)."""
-    return recs if isinstance(recs, pd.DataFrame) else recs[table]
-
-
 def boot(recs, n_boot: int | None = None, seed: int | None = None) -> dict:
     """The bootstrap settings: those given, else the run config's ``n_boot`` and ``seed`` (1000 and 0 without
     one)."""
@@ -55,12 +49,10 @@ def data_sources(recs: Records) -> str:
     return "\n".join(sources["line"]) if len(sources) else ""
 
 
-def run_summary(recs: Records, solution_novelty: pd.DataFrame | None = None):
+def run_summary(recs: Records):
     """Table: problems and steps per model and domain, with the mean semantic entropy (one
-    ``solution_novelty`` row per divergent solution, one ``step_diversity`` row per non-STOP step). Given the
-    ``step_diversity`` table instead of the records, ``solution_novelty`` is the other table."""
-    step_diversity = frame(recs, "step_diversity")
-    solution_novelty = recs.solution_novelty if solution_novelty is None else solution_novelty
+    ``solution_novelty`` row per divergent solution, one ``step_diversity`` row per non-STOP step)."""
+    step_diversity, solution_novelty = recs.step_diversity, recs.solution_novelty
     rows = []
     for (m, d), g in (solution_novelty.groupby(["model", "domain"]) if len(solution_novelty) else []):
         st = step_diversity[(step_diversity["model"] == m) & (step_diversity["domain"] == d)] \
@@ -77,7 +69,7 @@ def table_entropy_vs_diversity(recs: Records, n_boot: int | None = None, seed: i
 
     ``step`` level: each step's semantic entropy vs the diversity of its n samples (the paper's unit).
     ``solution`` level: each solution's mean semantic entropy vs the mean of its steps' diversity."""
-    df, b = frame(recs, "step_diversity"), boot(recs, n_boot, seed)
+    df, b = recs.step_diversity, boot(recs, n_boot, seed)
     sol = df.groupby(["model", "domain", "problem_id"])[["semantic_entropy", *DIVERSITY]].mean().reset_index()
     rows = []
     for level, data in (("step", df), ("solution", sol)):
@@ -117,7 +109,7 @@ def _by_model_domain(df: pd.DataFrame):
 
 def table_novelty_vs_entropy(recs: Records, n_boot: int | None = None, seed: int | None = None):
     """Table 11: Spearman rho between judged novelty (score in [0,1], 1 = most novel) and mean semantic entropy."""
-    df, b = frame(recs, "solution_novelty"), boot(recs, n_boot, seed)
+    df, b = recs.solution_novelty, boot(recs, n_boot, seed)
     rows = [{**_corr_row(g["novelty_score"], g["mean_semantic_entropy"], b["n_boot"], b["seed"], model=m, domain=d),
              "comparisons": int(g.drop_duplicates("domain")["comparisons"].sum()),
              "ties": int(g.drop_duplicates("domain")["ties"].sum())} for m, d, g in _by_model_domain(df)]
@@ -141,7 +133,7 @@ def _novelty_rhos(df: pd.DataFrame, columns: list[tuple[str, str]]) -> pd.DataFr
 
 def table_naive_vs_semantic(recs: Records):
     """Table 13: Spearman rho of judged novelty with naive (sequence-level), semantic and discrete entropy."""
-    df = _novelty_rhos(frame(recs, "solution_novelty"), [("mean_naive_entropy", "naive"),
+    df = _novelty_rhos(recs.solution_novelty, [("mean_naive_entropy", "naive"),
                                                          ("mean_semantic_entropy", "semantic"),
                                                          ("mean_discrete_entropy", "discrete")])
     return captioned(df, "Table 13: naive vs semantic entropy against judged novelty "
@@ -151,7 +143,7 @@ def table_naive_vs_semantic(recs: Records):
 
 def table_aggregation(recs: Records):
     """Table 14: min / max / mean aggregation of per-step semantic entropy against judged novelty."""
-    df = _novelty_rhos(frame(recs, "solution_novelty"),
+    df = _novelty_rhos(recs.solution_novelty,
                        [(f"{how}_semantic_entropy", how) for how in ("min", "max", "mean")])
     return captioned(df, "Table 14: aggregation of step entropies vs judged novelty")
 
