@@ -6,12 +6,14 @@ import sys
 from pathlib import Path
 
 from creval.book.build import build_book
-from creval.book.execute import book_structure
+from creval.book.execute import book_structure, execute_chapters
 from creval.book.params import effective_params, load_params
-from creval.book.studies import phases_lines, summary_line
+from creval.book.render import render_offline, render_quarto
+from creval.book.studies import phases_lines, run_study, summary_line
 from creval.core.errors import CrevalError
 from creval.core.paths import REPO
 from creval.models.registry import get_spec
+from creval.studies.registry import get_study
 from creval.studies.units import spending_limit
 
 
@@ -125,10 +127,6 @@ def build_compare(args, ppath: Path, names: list[str]) -> int:
     """After every model's book: the comparison study over all their run roots and its chapter, into
     ``<out>/compare`` (only that study runs: a root's missing run is reported on the page, never run here).
     With ``--chapters`` leaving chapter 09 out, it prints the command instead. Returns 1 when it failed."""
-    from creval.book.execute import execute_chapters
-    from creval.book.render import render_offline, render_quarto
-    from creval.book.studies import run_study, summary_line
-    from creval.studies.registry import get_study
     roots = ",".join(f"runs/{n}" for n in names)
     if args.chapters and not any(c in COMPARE_CHAPTER for c in args.chapters):
         print(f"compare: creval batch {' '.join(args.models)} --chapters 09 (or add 09 to --chapters) builds the "
