@@ -94,7 +94,8 @@ def test_metrics_cli_defaults_are_the_rethinking_config(tmp_path):
     assert (n["model"], n["seed"]) == (c.judge_model, c.seed)
     # a parameter profile moves them; an option given on the line wins
     prof = tmp_path / "p.yaml"
-    prof.write_text("rethink_ci_l_min: 3\nrethink_ci_l_max: 4\njudge_model: qwen2.5-coder-1.5b\nrethink_template_top: 7\n")
+    prof.write_text("rethink_ci_l_min: 3\nrethink_ci_l_max: 4\njudge_model: qwen2.5-coder-1.5b\n"
+                    "rethink_template_top: 7\n")
     assert _filled(["metrics", "ci", "f.txt", "--params", str(prof)])["L"] == [3, 4]
     assert _filled(["metrics", "rubric", "f.txt", "--params", str(prof)])["model"] == "qwen2.5-coder-1.5b"
     assert _filled(["metrics", "templates", "f.txt", "--params", str(prof), "--top", "9"])["top"] == 9
