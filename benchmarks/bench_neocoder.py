@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from creval import sandbox
-from creval.datasets import neocoder as ds
+from creval.datasets import neocoder as neocoder_data
 from creval.judges import neocoder as nc
 from creval.sandbox import batches
 
@@ -130,7 +130,7 @@ def main() -> None:
     ap.add_argument("--baseline-problems", type=int, default=25)
     ap.add_argument("--legacy", type=int, default=1, help="1: also time the pre-issue-25 sandbox (same run)")
     args = ap.parse_args()
-    ps, src = ds.load()
+    ps, src = neocoder_data.load()
     items = [(p, rd.code) for p in ps for rd in p.rounds]
     n_prog = 2 * len(items)
     print(f"data: {src}; {len(ps)} problems, {len(items)} stored codes, {n_prog} judged programs; "

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from creval.studies.compare import report as R
+from creval.studies.compare import report
 from creval.studies.compare.config import CompareConfig
 from creval.studies.compare.sources import batch_sources, cost_rows, root_config, root_path
 from creval.studies.compare.values import aut_values, convergent_values, divergent_values
@@ -35,14 +35,14 @@ def three() -> pd.DataFrame:
 
 
 def test_estimates_and_intervals():
-    est = R.model_estimates(three(), n_boot=300, seed=0).set_index("model")
+    est = report.model_estimates(three(), n_boot=300, seed=0).set_index("model")
     assert est.loc["a", "mean"] == pytest.approx(BASE.mean() + 1) and est.loc["a", "n"] == N
     assert est.loc["c", "lo"] < BASE.mean() < est.loc["c", "hi"]
     assert est.loc["a", "hi"] - est.loc["a", "lo"] == pytest.approx(est.loc["c", "hi"] - est.loc["c", "lo"])
 
 
 def test_paired_verdicts_and_intervals():
-    d = R.paired_differences(three(), n_boot=300, seed=0).set_index(["a", "b"])
+    d = report.paired_differences(three(), n_boot=300, seed=0).set_index(["a", "b"])
     ac = d.loc[("a", "c")]
     assert ac["difference"] == pytest.approx(1.0) and ac["lo"] == pytest.approx(1.0) and ac["hi"] == pytest.approx(1.0)
     assert ac["verdict"] == "different" and ac["n"] == N
@@ -56,11 +56,11 @@ def test_paired_verdicts_and_intervals():
 
 def test_only_shared_items_are_paired_and_too_few_is_not_shown():
     v = values_of({"a": [1.0, 2.0, 3.0], "c": [0.0, 0.0, 0.0]})
-    d = R.paired_differences(v, n_boot=100).iloc[0]
+    d = report.paired_differences(v, n_boot=100).iloc[0]
     assert d["n"] == 3 and d["verdict"] == "not shown" and "< 5" in d["note"] and np.isnan(d["lo"])
     v = three()
     v = v[~((v["model"] == "c") & (v["item"].isin(["p0", "p1"])))]      # c skipped two items
-    assert R.paired_differences(v, n_boot=100).set_index(["a", "b"]).loc[("a", "c"), "n"] == N - 2
+    assert report.paired_differences(v, n_boot=100).set_index(["a", "b"]).loc[("a", "c"), "n"] == N - 2
 
 
 def test_tables_figure_and_reading():
@@ -68,33 +68,34 @@ def test_tables_figure_and_reading():
     cfg = CompareConfig(n_boot=200)
     recs = Recs(cfg, values=three(), sources=pd.DataFrame([{"root": "runs/x", "study": "aut", "status": "missing",
                                                              "run_dir": "", "models": ["a"], "note": "n"}]))
-    t = R.table_models(recs)
+    t = report.table_models(recs)
     assert list(t.columns) == ["measure", "higher means", "a", "b", "c"] and "caption" in t.attrs
     assert t.loc[0, "c"].startswith(f"{BASE.mean():.2f} [") and t.loc[0, "c"].endswith(f"(n={N})")
-    diff = R.table_differences(recs).set_index("a - b")
+    diff = report.table_differences(recs).set_index("a - b")
     assert diff.loc["a - c", "difference [95% CI]"] == "1.000 [1.000, 1.000]"
     assert diff.loc["a - b", "verdict"] == "not shown"
-    fig = R.fig_models(recs)
+    fig = report.fig_models(recs)
     assert [tr.name for tr in fig.data] == ["a", "b", "c"]
     z = {tr.name: tr.x[0] for tr in fig.data}
     sd = three()["value"].std(ddof=1)
     assert z["a"] - z["c"] == pytest.approx(1.0 / sd) and z["a"] + z["b"] + z["c"] == pytest.approx(0.0, abs=1e-12)
-    r = R.reading_values(recs)
+    r = report.reading_values(recs)
     assert r["models"] == ["a", "b", "c"] and r["pairs"] == 3 and r["different"] == 2
     assert r["missing"] == ["aut in runs/x"]
-    assert "2 of 3 paired differences" in R.reading_markdown(recs)
+    assert "2 of 3 paired differences" in report.reading_markdown(recs)
 
 
 def test_one_model_says_what_to_run_and_names_the_judge():
     recs = Recs(CompareConfig(model="m1"), values=values_of({"m1": BASE}, "AUT originality (judge score 1-5)", "jm"))
-    md = R.reading_markdown(recs)
+    md = report.reading_markdown(recs)
     assert "creval batch m1 <other model or spec.yaml>" in md and "models=[" in md and "`jm`" in md
-    assert R.table_differences(recs).empty and R.table_homogeneity(recs).empty and R.table_costs(recs).empty
+    assert report.table_differences(recs).empty and report.table_homogeneity(recs).empty
+    assert report.table_costs(recs).empty
     empty = Recs(CompareConfig())
-    for f in (R.table_models, R.table_differences, R.table_homogeneity, R.table_costs, R.table_cost_per_point,
-              R.table_sources):
+    for f in (report.table_models, report.table_differences, report.table_homogeneity, report.table_costs,
+              report.table_cost_per_point, report.table_sources):
         assert "caption" in f(empty).attrs
-    assert len(R.fig_models(empty).data) == 0 and "One model only" in R.reading_markdown(empty)
+    assert len(report.fig_models(empty).data) == 0 and "One model only" in report.reading_markdown(empty)
 
 
 def test_cost_per_point_splits_the_shared_calls():
@@ -102,7 +103,7 @@ def test_cost_per_point_splits_the_shared_calls():
     cols = ["root", "study", "model", "calls", "input tokens", "output tokens", "cost usd"]
     costs = pd.DataFrame([("r", "divergent", "a", 8, 40, 0, 0.4), ("r", "divergent", "shared", 4, 0, 0, 0.0)],
                          columns=cols)
-    c = R.cost_per_point(values, costs).set_index("model")
+    c = report.cost_per_point(values, costs).set_index("model")
     assert c.loc["a", "calls / point"] == pytest.approx((8 + 2) / 4) and c.loc["a", "USD / point"] == pytest.approx(0.1)
     assert c.loc["b", "calls / point"] == pytest.approx(2 / 4) and c.loc["b", "tokens / point"] == 0
 
@@ -112,7 +113,7 @@ def test_homogeneity_estimates_name_the_kinds():
                        "overlap": o} for i in range(6) for a, b, c, o in
                       (("m1", "m2", 0.5, 0.25), ("m1", "m1", 0.6, 0.5), ("people", "people", 0.2, 0.0),
                        ("m1", "people", 0.3, 0.0))])
-    e = R.homogeneity_estimates(h, n_boot=200).set_index(["a", "b"])
+    e = report.homogeneity_estimates(h, n_boot=200).set_index(["a", "b"])
     assert e.loc[("m1", "m2"), "kind"] == "between models" and e.loc[("people", "people"), "kind"] == "people - people"
     assert e.loc[("m1", "m1"), "kind"] == "within one model" and e.loc[("m1", "people"), "kind"] == "model vs people"
     assert e.loc[("m1", "m2"), "cosine"] == pytest.approx(0.525) and e.loc[("m1", "m2"), "overlap"] == 0.25

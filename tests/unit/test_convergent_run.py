@@ -13,7 +13,7 @@ from creval.core.ledger import LEDGER
 from creval.models.base import ChoiceScores, Completion, ModelSpec
 from creval.models.cached import Model
 from creval.studies.convergent import report
-from creval.studies.convergent import run as R
+from creval.studies.convergent import run as convergent_run
 from creval.studies.convergent.config import ConvergentConfig
 
 
@@ -81,7 +81,7 @@ def world(tmp_path, monkeypatch):
 
 def test_run_writes_every_table_the_report_reads(world):
     cfg = world.cfg
-    recs = R.records(cfg)
+    recs = convergent_run.records(cfg)
     assert world.read == [cfg.divergent()]                   # chapter 02's records, read with their own config
     assert recs.manifest["complete"] and set(recs.manifest["models"]) == {"scripted", "fake-a"}
 
@@ -116,12 +116,12 @@ def test_run_writes_every_table_the_report_reads(world):
 
 def test_an_unfinished_run_resumes_without_new_calls(world):
     cfg = world.cfg
-    R.run(cfg)
+    convergent_run.run(cfg)
     made = world.backend.calls
     m = cfg.run_dir / "manifest.json"
     m.write_text(m.read_text().replace('"complete": true', '"complete": false'))
     (cfg.run_dir / "human_verdicts.jsonl").unlink()           # as if killed before the table was written
     with LEDGER.collect() as t:
-        recs = R.records(cfg)
+        recs = convergent_run.records(cfg)
     assert world.backend.calls == made and [r for r in t.records if r.kind == "chat"] == []
     assert len(recs.human_verdicts) == 12 and recs.manifest["complete"]

@@ -11,7 +11,7 @@ from creval.core import cache as callcache
 from creval.core.cache import CallCache
 from creval.core.errors import CrevalError
 from creval.core.paths import REPO
-from creval.datasets import neocoder as ds
+from creval.datasets import neocoder as neocoder_data
 from creval.judges import neocoder as nc
 from creval.measures.nli.backends import LLMNLI, CosineNLI, CrossEncoderNLI
 from creval.measures.techniques import StaticDetector
@@ -55,7 +55,7 @@ def forbidden(monkeypatch, tmp_path):
 def problem(monkeypatch, tmp_path):
     monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
-    ps, _ = ds.load()
+    ps, _ = neocoder_data.load()
     return next(p for p in ps if not p.flags.single_test)
 
 

@@ -1,7 +1,7 @@
 """Denial prompting (Algorithm 1) with a fake model: keyed draws, the thread, one record per round."""
 import pytest
 
-from creval.datasets import neocoder as ds
+from creval.datasets import neocoder as neocoder_data
 from creval.measures.techniques import StaticDetector
 from creval.models.base import Completion
 from creval.studies.neocoder.config import NeoCoderConfig
@@ -35,7 +35,7 @@ def test_draw_is_keyed_and_order_free():
 
 def test_constraint_block():
     s = constrained_statement("T. Title\nBody", ["while loop", "for loop"])
-    assert s == f"T. Title\n{ds.CONSTRAINT_HEADER}\n- while loop\n- for loop\nBody"
+    assert s == f"T. Title\n{neocoder_data.CONSTRAINT_HEADER}\n- while loop\n- for loop\nBody"
     assert constrained_statement("T\nB", []) == "T\nB"
 
 
@@ -43,7 +43,7 @@ def test_denial_loop(monkeypatch, tmp_path):
     monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "c.sqlite"))
-    ps, _ = ds.load()
+    ps, _ = neocoder_data.load()
     p = next(x for x in ps if x.native == "S1A")
     model = FakeChat([LOOP, WHILE, WHILE])
     cfg = NeoCoderConfig(neocoder_rounds=2, seed=3)
@@ -53,7 +53,7 @@ def test_denial_loop(monkeypatch, tmp_path):
     assert r0.banned == [] and r0.state == 0 and r0.verdict_strict["verdict"] == "OK"
     assert r1.candidates == sorted(set(r0.techniques)) and r1.chosen in r1.candidates
     assert r1.banned == [r1.chosen] and r1.state == 1
-    assert ds.CONSTRAINT_HEADER in r1.prompt
+    assert neocoder_data.CONSTRAINT_HEADER in r1.prompt
     # round 1 is sent in the same thread: system, user0, assistant0, user1
     assert [m["role"] for m in model.threads[1]] == ["system", "user", "assistant", "user"]
     assert model.threads[1][2]["content"] == LOOP
@@ -66,7 +66,7 @@ def test_benchmarking_mode_uses_fresh_conversations(monkeypatch, tmp_path):
     monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "c.sqlite"))
-    ps, _ = ds.load()
+    ps, _ = neocoder_data.load()
     p = next(x for x in ps if x.native == "S1A")
     model = FakeChat([LOOP] * 6)
     rows = benchmark_problem(model, p, NeoCoderConfig(), StaticDetector())

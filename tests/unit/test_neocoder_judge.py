@@ -5,7 +5,7 @@ import pytest
 
 os.environ.setdefault("CREVAL_SANDBOX_FALLBACK", "1")   # where no jail runs, the suite opts in (records say so)
 
-from creval.datasets import neocoder as ds
+from creval.datasets import neocoder as neocoder_data
 from creval.judges import neocoder as nc
 
 
@@ -14,7 +14,7 @@ def problems(monkeypatch, tmp_path):
     monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "calls.sqlite"))
-    ps, _ = ds.load()
+    ps, _ = neocoder_data.load()
     return {p.native: p for p in ps}
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from creval.judges import parsing as P
+from creval.judges import parsing
 from creval.models.base import ChoiceScores, Completion, ModelSpec
 from creval.models.cached import Model
 
@@ -51,7 +51,7 @@ def model_of(tmp_path, monkeypatch):
     ("[[YES]] ... actually [[NO]]", None), ("Answer [[YES]] or [[NO]]. My answer: [[NO]]", False),
 ])
 def test_parse_verdict(text, want):
-    assert P.parse_verdict(text) is want
+    assert parsing.parse_verdict(text) is want
 
 
 @pytest.mark.parametrize("text,want", [
@@ -59,19 +59,20 @@ def test_parse_verdict(text, want):
     ("confidence: 0.9", 0.9), ("about 80% sure", 0.8), ("no number here", None), ("[[1]]", 1.0),
 ])
 def test_parse_confidence(text, want):
-    assert P.parse_confidence(text) == want
+    assert parsing.parse_confidence(text) == want
 
 
 def test_stance_and_pair():
-    assert P.parse_stance("ok [[0.6]] ([NO])") is False
-    assert P.parse_verdict_and_probability("[[NO]] ([0.2])") == (False, 0.2)
-    assert P.parse_verdict_and_probability("[[YES]]") == (True, None)
-    assert P.parse_verdict_and_probability("maybe") is None
+    assert parsing.parse_stance("ok [[0.6]] ([NO])") is False
+    assert parsing.parse_verdict_and_probability("[[NO]] ([0.2])") == (False, 0.2)
+    assert parsing.parse_verdict_and_probability("[[YES]]") == (True, None)
+    assert parsing.parse_verdict_and_probability("maybe") is None
 
 
 def test_retry_succeeds_with_new_seed_and_temperature(model_of):
     m, b = model_of(["I think it is good", "[[YES]] good"])
-    res = P.ask_parsed(m, [{"role": "user", "content": "q"}], P.parse_verdict, fmt="[[YES]]", max_tokens=8, retries=2)
+    res = parsing.ask_parsed(m, [{"role": "user", "content": "q"}], parsing.parse_verdict, fmt="[[YES]]",
+                             max_tokens=8, retries=2)
     assert res.value is True and res.attempts == 2 and res.path == "text-retry"
     assert b.asked[1].temperature > 0 and b.asked[1].seed != b.asked[0].seed
     assert "did not follow the required format" in b.asked[1].messages[-1]["content"]
@@ -79,18 +80,20 @@ def test_retry_succeeds_with_new_seed_and_temperature(model_of):
 
 def test_retries_are_bounded_then_unparsed(model_of):
     m, b = model_of(["blah"] * 10)
-    res = P.ask_parsed(m, [{"role": "user", "content": "q"}], P.parse_verdict, fmt="[[YES]]", max_tokens=8, retries=2)
+    res = parsing.ask_parsed(m, [{"role": "user", "content": "q"}], parsing.parse_verdict, fmt="[[YES]]",
+                             max_tokens=8, retries=2)
     assert res.value is None and res.unparsed and res.attempts == 3 and len(b.asked) == 3
     m, b = model_of(["blah"] * 10)
-    res = P.ask_parsed(m, [{"role": "user", "content": "q"}], P.parse_verdict, fmt="x", max_tokens=8, retries=0)
+    res = parsing.ask_parsed(m, [{"role": "user", "content": "q"}], parsing.parse_verdict, fmt="x",
+                             max_tokens=8, retries=0)
     assert res.unparsed and len(b.asked) == 1
 
 
 def test_logprob_paths(model_of):
     m, b = model_of(["blah"] * 5)
-    res = P.ask_verdict(m, [{"role": "user", "content": "q"}], via="text+logprobs", retries=1)
+    res = parsing.ask_verdict(m, [{"role": "user", "content": "q"}], via="text+logprobs", retries=1)
     assert res.path == "logprobs" and res.value is True and res.attempts == 3
     assert res.p_yes == pytest.approx(1 / (1 + 2.718281828 ** (-1.5)), rel=1e-6)
     m, b = model_of([], lp={"[[YES]]": -3.0, "[[NO]]": -0.1})
-    res = P.ask_verdict(m, [{"role": "user", "content": "q"}], via="logprobs")
+    res = parsing.ask_verdict(m, [{"role": "user", "content": "q"}], via="logprobs")
     assert res.value is False and b.asked == []

@@ -33,11 +33,11 @@ def cache(tmp_path):
 @pytest.fixture
 def problem(tmp_path, monkeypatch):
     """The sample problem S1A (multi-test: the sum of the even numbers) and a correct code for it."""
-    import creval.datasets.neocoder as ds
+    import creval.datasets.neocoder as neocoder_data
     monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "judge-calls.sqlite"))
-    ps, _ = ds.load()
+    ps, _ = neocoder_data.load()
     return {q.native: q for q in ps}["S1A"]
 
 

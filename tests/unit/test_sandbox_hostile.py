@@ -141,11 +141,11 @@ print("\\n".join(hits[:t]) if hits else "nothing")
 
 
 def test_the_answers_cannot_be_read_from_memory_or_disk(tmp_path, monkeypatch):
-    import creval.datasets.neocoder as ds
+    import creval.datasets.neocoder as neocoder_data
     monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "calls.sqlite"))
-    ps, _ = ds.load()
+    ps, _ = neocoder_data.load()
     p = {q.native: q for q in ps}["S1A"]
     got = nc.judge_codes([(p, FRAME_CHEAT), (p, DISK_CHEAT)], judges=("repo", "strict"))
     for v in got:

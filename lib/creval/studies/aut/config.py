@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from creval.datasets import aut as ds
+from creval.datasets import aut as aut_data
 from creval.studies.config import BootstrapConfig, JudgeConfig, identity
 
 
@@ -35,7 +35,7 @@ class AutConfig(JudgeConfig, BootstrapConfig):
     def resolved(self) -> dict:
         """Whether the human-rated AUT responses are the staged data, the bundled sample, or missing."""
         try:
-            return {"data": "sample" if ds.source(allow_download=False).is_sample else "real"}
+            return {"data": "sample" if aut_data.source(allow_download=False).is_sample else "real"}
         except Exception:                   # noqa: BLE001 - no data at all: the human part is skipped
             return {"data": "none"}
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from creval.core.errors import CrevalError
-from creval.datasets import aut as ds
+from creval.datasets import aut as aut_data
 from creval.judges.aut import ListJob, judge_lists, list_budget, pointwise_scores
 from creval.measures.aut_agreement import rank_value
 from creval.measures.diversity import semdis
@@ -129,9 +129,9 @@ def human_items(cfg: AutConfig) -> pd.DataFrame:
     Cambridge, or the bundled illustrative sample; empty when no data can be found)."""
     frames = []
     try:
-        oc = ds.load_ocsai(n=cfg.aut_items, objects=cfg.aut_objects, seed=cfg.data_seed)
+        oc = aut_data.load_ocsai(n=cfg.aut_items, objects=cfg.aut_objects, seed=cfg.data_seed)
         frames.append(oc.assign(dataset=["sample-ocsai1" if s == "sample" else "ocsai1" for s in oc["source"]]))
-        cb = ds.load_cambridge(n=cfg.cambridge_items, seed=cfg.data_seed)
+        cb = aut_data.load_cambridge(n=cfg.cambridge_items, seed=cfg.data_seed)
         frames.append(cb.assign(dataset=["sample-cambridge" if s == "sample" else "cambridge" for s in cb["source"]]))
     except CrevalError:
         pass
@@ -212,7 +212,7 @@ def baselines(items: pd.DataFrame) -> list[HumanRecord]:
 def rater_rows(cfg: AutConfig) -> list[dict]:
     """The Cambridge responses with every rater's score (the human ceiling); empty without the data."""
     try:
-        cb = ds.load_cambridge(n=None, seed=cfg.data_seed, raters=True)
+        cb = aut_data.load_cambridge(n=None, seed=cfg.data_seed, raters=True)
     except CrevalError:
         return []
     cols = [c for c in cb.columns if c.startswith("rater")]
@@ -242,8 +242,8 @@ def full_baselines(cfg: AutConfig) -> list[dict]:
     if not cfg.aut_baselines_full:
         return []
     frames = []
-    for name, load in (("ocsai1", lambda: ds.load_ocsai(n=None, objects=None)),
-                       ("cambridge", lambda: ds.load_cambridge(n=None))):
+    for name, load in (("ocsai1", lambda: aut_data.load_ocsai(n=None, objects=None)),
+                       ("cambridge", lambda: aut_data.load_cambridge(n=None))):
         try:
             df = load()
         except CrevalError:

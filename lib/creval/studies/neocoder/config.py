@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from creval.datasets import neocoder as ds
+from creval.datasets import neocoder as neocoder_data
 from creval.datasets.base import resolve
 from creval.judges.neocoder import JUDGE_VERSION
 from creval.studies.config import BootstrapConfig, JudgeConfig, identity
@@ -35,7 +35,7 @@ class NeoCoderConfig(JudgeConfig, BootstrapConfig):
     def resolved(self) -> dict:
         """Whether the problems are the real release or our sample, the judges' version, and the judge model
         when a detector asks it."""
-        out = {"data": "sample" if resolve(ds.DATASET).is_sample else "real", "judges": JUDGE_VERSION}
+        out = {"data": "sample" if resolve(neocoder_data.DATASET).is_sample else "real", "judges": JUDGE_VERSION}
         if self.neocoder_detector != "static":
             out["judge_model"] = self.judge_model
         return out

@@ -16,8 +16,8 @@ import random
 import time
 from pathlib import Path
 
-from creval.datasets import neocoder as ds
-from creval.judges import neocoder as judges
+from creval.datasets import neocoder as neocoder_data
+from creval.judges import neocoder as nc
 from creval.measures.neocoder_extract import fenced_code, strict_program
 from creval.measures.neogauge import follows, novelty
 from creval.measures.techniques import VOCABULARY, Detection
@@ -27,7 +27,7 @@ from creval.studies.neocoder.records import RoundRecord
 SOLVER_PROMPT = Path(__file__).with_name("solver_prompt.txt")
 
 
-def human_union(p: ds.Problem) -> set[str]:
+def human_union(p: neocoder_data.Problem) -> set[str]:
     """Every technique the stored human solutions of ``p`` use."""
     return set().union(*[set(t) for t in p.human_techniques]) if p.human_techniques else set()
 
@@ -45,7 +45,7 @@ def constrained_statement(statement: str, banned_newest_first: list[str]) -> str
     if not banned_newest_first:
         return statement
     title, _, rest = statement.partition("\n")
-    block = "\n".join([ds.CONSTRAINT_HEADER] + [f"- {b}" for b in banned_newest_first])
+    block = "\n".join([neocoder_data.CONSTRAINT_HEADER] + [f"- {b}" for b in banned_newest_first])
     return f"{title}\n{block}\n{rest}"
 
 
@@ -58,15 +58,15 @@ def draw_ban(candidates: list[str], seed: int, problem_id: str, r: int) -> tuple
     return rng.choice(sorted(candidates)), key
 
 
-def judged_round(cfg: NeoCoderConfig, problem: ds.Problem, detector, code: str, banned):
+def judged_round(cfg: NeoCoderConfig, problem: neocoder_data.Problem, detector, code: str, banned):
     """Both verdicts (``cfg``'s comparator and salvage) and the techniques of one generated code."""
-    v = judges.judge_codes([(problem, code)], pack="program", comparator=cfg.neocoder_comparator,
+    v = nc.judge_codes([(problem, code)], pack="program", comparator=cfg.neocoder_comparator,
                     salvage=cfg.neocoder_salvage)[0]
     d = detect_program(detector, [code])[0]
     return v, d, follows(d.techniques, banned)
 
 
-def denial_prompting(model, problem: ds.Problem, cfg: NeoCoderConfig, detector) -> list[RoundRecord]:
+def denial_prompting(model, problem: neocoder_data.Problem, cfg: NeoCoderConfig, detector) -> list[RoundRecord]:
     """Algorithm 1 for one problem: ``cfg.neocoder_rounds`` denial rounds after the first solution."""
     system = SOLVER_PROMPT.read_text()
     thread = [{"role": "system", "content": system}]
@@ -102,7 +102,7 @@ def denial_prompting(model, problem: ds.Problem, cfg: NeoCoderConfig, detector) 
     return rows
 
 
-def benchmark_problem(model, problem: ds.Problem, cfg: NeoCoderConfig, detector,
+def benchmark_problem(model, problem: neocoder_data.Problem, cfg: NeoCoderConfig, detector,
                       max_state: int | None = None) -> list[RoundRecord]:
     """The paper's benchmarking mode (Eq. 1): each stored statement of the problem's states (up to
     ``max_state``), answered in a fresh conversation (no earlier rounds in context); duplicate rounds are not
@@ -130,7 +130,7 @@ def benchmark_problem(model, problem: ds.Problem, cfg: NeoCoderConfig, detector,
     return rows
 
 
-def live_rounds(cfg: NeoCoderConfig, model, problem: ds.Problem, detector) -> list[RoundRecord]:
+def live_rounds(cfg: NeoCoderConfig, model, problem: neocoder_data.Problem, detector) -> list[RoundRecord]:
     """One live problem under one model: its rounds in order (``neocoder_live_mode``), each round's code run
     in the sandbox and its techniques detected before the next round is asked."""
     if cfg.neocoder_live_mode == "fresh":

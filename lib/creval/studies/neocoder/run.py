@@ -29,9 +29,9 @@ from functools import partial
 from pathlib import Path
 
 from creval.core.errors import CrevalError
-from creval.datasets import neocoder as ds
+from creval.datasets import neocoder as neocoder_data
 from creval.datasets.base import provenance
-from creval.judges import neocoder as judges
+from creval.judges import neocoder as nc
 from creval.judges.registry import make_judge
 from creval.judges.techniques import HybridDetector
 from creval.measures.neocoder_extract import salvaged, strict_program
@@ -95,7 +95,7 @@ def replayed(cfg: NeoCoderConfig, problems):
 # ---------------------------------------------------------------------------------------------------
 # the problems and the replay of the stored rounds
 
-def problem_record(p: ds.Problem, is_replayed: bool) -> ProblemRecord:
+def problem_record(p: neocoder_data.Problem, is_replayed: bool) -> ProblemRecord:
     st = p.states
     f = p.flag_row()
     return ProblemRecord(
@@ -109,7 +109,7 @@ def replay_problems(cfg: NeoCoderConfig, problems, detector, progress: bool = Fa
     """One record per stored (problem, round) of ``problems``: both judges' verdicts, techniques, following,
     novelty."""
     items = [(p, rd.code) for p in problems for rd in p.rounds]
-    verdicts = judges.judge_codes(items, comparator=cfg.neocoder_comparator, progress=progress,
+    verdicts = nc.judge_codes(items, comparator=cfg.neocoder_comparator, progress=progress,
                            workers=cfg.neocoder_workers or None, pack=cfg.neocoder_pack, salvage=cfg.neocoder_salvage)
     dets = detect_program(detector, [c for _, c in items])
     rows, k = [], 0
@@ -159,7 +159,7 @@ def human_detections(problems) -> list[HumanDetectionRecord]:
     return rows
 
 
-def live_problems(cfg: NeoCoderConfig, problems) -> list[ds.Problem]:
+def live_problems(cfg: NeoCoderConfig, problems) -> list[neocoder_data.Problem]:
     """The live run's problems: the ``neocoder_live_problems`` verifiable multi-test problems with human
     solutions and the shortest statements (ties by id)."""
     ok = [p for p in problems if p.flags.verifiable and not p.flags.single_test and p.human_solutions]
@@ -190,9 +190,9 @@ def run(cfg: NeoCoderConfig) -> Path:
     """Every NeoCoder record of ``cfg`` into ``cfg.run_dir`` (see the module doc); resumable unit by unit."""
     check(cfg)
     store = contract.start(cfg)
-    everything, src = ds.load()
+    everything, src = neocoder_data.load()
     ps = replayed(cfg, everything)
-    store.write("data_source", [{"data": provenance(ds.DATASET, src,
+    store.write("data_source", [{"data": provenance(neocoder_data.DATASET, src,
                                                     "NeoCoder problems, stored GPT-4 rounds and tests"),
                                  "problems": len(ps), "rounds": sum(len(p.rounds) for p in ps),
                                  "test cases": sum(len(p.cases) for p in ps), "sample": src.is_sample}])
