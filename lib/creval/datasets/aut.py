@@ -126,7 +126,8 @@ def load_ocsai(n: int | None = None, objects: int | None = 2, split: str = "main
     return out
 
 
-def _num(v) -> float:
+def number_or_nan(v) -> float:
+    """A rating as a float; NaN where the cell holds none (the rater left it blank)."""
     try:
         return float(v)
     except (TypeError, ValueError):
@@ -160,7 +161,7 @@ def load_cambridge(n: int | None = None, objects=OBJECTS, seed: int = 0,
             recs.append({"item_id": f"cambridge-{obj}-{rid}", "source": "sample" if src.is_sample else "cambridge",
                          "prompt": obj, "response": str(resp).strip(), "score": float(avg),
                          "n_raters": sum(v not in (None, "") for v in marks),
-                         **({f"rater{i + 1}": _num(v) for i, v in enumerate(marks)} if raters else {})})
+                         **({f"rater{i + 1}": number_or_nan(v) for i, v in enumerate(marks)} if raters else {})})
         frames.append(pd.DataFrame(recs).drop_duplicates(subset=["response"]))
     out = _spread(pd.concat(frames, ignore_index=True), n, None, seed)
     out.attrs["source"] = str(src)

@@ -216,11 +216,12 @@ def rater_rows(cfg: AutConfig) -> list[dict]:
     except CrevalError:
         return []
     cols = [c for c in cb.columns if c.startswith("rater")]
-    return [{"item_id": r["item_id"], "source": r["source"], **{c: _num(r[c]) for c in cols}}
+    return [{"item_id": r["item_id"], "source": r["source"], **{c: number_or_none(r[c]) for c in cols}}
             for r in cb.to_dict("records")]
 
 
-def _num(x):
+def number_or_none(x):
+    """A value as a float for a JSON record; None (null) for a missing or NaN value."""
     try:
         x = float(x)
     except (TypeError, ValueError):
