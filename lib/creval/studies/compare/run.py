@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from creval.measures.nli import backends as nli_backends
 from creval.models.embeddings import Embedder
 from creval.models.registry import model_name
 from creval.studies import contract
@@ -39,7 +40,6 @@ def gather(srcs) -> tuple[list[dict], list[dict]]:
 
 
 def run(cfg: CompareConfig) -> Path:
-    from creval.measures.nli.backends import load_nli
     srcs = sources(cfg)                 # upstream first: a study run here keeps its calls in its own folder
     store = contract.start(cfg)
     for s in srcs:                      # the models compared are those their sources measured
@@ -52,7 +52,9 @@ def run(cfg: CompareConfig) -> Path:
     people, notes = human_ideas(pd.DataFrame(ideas), cfg.compare_human_max, cfg.data_seed)
     ideas += people
     store.write("ideas", ideas)
-    rows = homogeneity_rows(pd.DataFrame(ideas), Embedder(cfg.compare_embedder), load_nli(cfg.nli)) if ideas else []
+    rows = []
+    if ideas:
+        rows = homogeneity_rows(pd.DataFrame(ideas), Embedder(cfg.compare_embedder), nli_backends.load_nli(cfg.nli))
     store.write("homogeneity", [Homogeneity.from_dict(r).to_dict() for r in rows])
     store.write("notes", [{"note": n} for n in notes])
     store.flush_calls()

@@ -12,6 +12,7 @@ import pandas as pd
 from creval.measures import homogeneity as H
 from creval.measures.clustering import normalise
 from creval.measures.nli.backends import Label
+from creval.studies.compare.values import PEOPLE
 
 COLUMNS = ["task", "prompt", "a", "b", "n_a", "n_b", "cosine", "overlap"]
 
@@ -50,7 +51,6 @@ def prompt_rows(task: str, prompt: str, texts: dict[str, list[str]], vec: dict[s
 def homogeneity_rows(ideas: pd.DataFrame, embedder, nli) -> list[dict]:
     """Every prompt that at least two models answered (people's answers kept beside them): the rows of
     :func:`prompt_rows`."""
-    from creval.studies.compare.values import PEOPLE
     groups = []
     for (task, prompt), g in ideas.groupby(["task", "prompt"], sort=True):
         texts = {s: list(dict.fromkeys(x["text"])) for s, x in g.groupby("source", sort=False)}

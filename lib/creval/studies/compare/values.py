@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from creval.core.errors import CrevalError
+from creval.datasets import aut, macgyver
 from creval.measures.entropy import distinct_at_k
 
 # what a higher value means, per measure family (the page and docs/compare.md say the same)
@@ -123,7 +124,6 @@ def human_ideas(ideas: pd.DataFrame, per_prompt: int, seed: int) -> tuple[list[d
     """People's answers to the same prompts, at most ``per_prompt`` each (drawn with ``seed``): MacGyver crowd
     solutions of the divergent MacGyver problems, Ocsai-1 human AUT responses of the AUT objects. Also a note
     per dataset that has none."""
-    from creval.datasets import aut, macgyver
     rows, notes = [], []
     if not len(ideas):
         return rows, notes
