@@ -66,6 +66,8 @@ def identity(default: Any) -> Any:
 class Config:
     """Parameters every study shares. ``model``/``models`` are the models under test in every study."""
     study: ClassVar[str] = ""                # the registry name of the study this Config belongs to
+    records_version: ClassVar[int] = 2       # the shape of the study's records: raise it when a table's columns
+                                             # change, so a finished run folder of the old shape is not read back
     run_root: str = "runs/default"           # run records: relative to the data home (CREVAL_HOME) or absolute
     model: str = identity("smollm2-135m")    # the model whose creativity is measured
     models: tuple[str, ...] = identity(())   # further models measured beside `model` (tables compare them)
@@ -93,8 +95,8 @@ class Config:
 
     def identity(self) -> dict:
         """What makes two runs of this study the same experiment: the identity fields, resolved."""
-        return {"study": self.study, **{k: _plain(getattr(self, k)) for k in self.identity_keys()},
-                **self.resolved()}
+        return {"study": self.study, "records_version": self.records_version,
+                **{k: _plain(getattr(self, k)) for k in self.identity_keys()}, **self.resolved()}
 
     @property
     def run_id(self) -> str:
