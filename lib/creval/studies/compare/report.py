@@ -153,17 +153,18 @@ def table_homogeneity(recs) -> pd.DataFrame:
     """Homogeneity per task and pair of sources, people beside the models."""
     e = homogeneity_estimates(recs["homogeneity"], *_boot(recs))
     if e.empty:
-        return captioned(pd.DataFrame(), "No prompt was answered by two models: no homogeneity to measure.")
+        return captioned(pd.DataFrame(), "No prompt was answered by a model beside another model or people: "
+                                         "no homogeneity to measure.")
     out = pd.DataFrame({"task": e["task"], "a": e["a"], "b": e["b"], "kind": e["kind"], "prompts": e["prompts"],
                         "mean cosine [95% CI]": [S.fmt_estimate(x, lo, hi, 3) for x, lo, hi in
                                                  zip(e["cosine"], e["cosine lo"], e["cosine hi"])],
                         "share of a's ideas also b's [95% CI]": [S.fmt_estimate(x, lo, hi, 2) for x, lo, hi in
                                                                  zip(e["overlap"], e["overlap lo"], e["overlap hi"])]})
-    return captioned(out, "Homogeneity of ideas on the prompts every model answered: mean embedding cosine between "
-                          "a's and b's answers (a = b: between two answers of one source), and the share of a's "
-                          "ideas that are also one of b's (same idea = each entails the other). Intervals: "
-                          "bootstrap over prompts (none with fewer than 5). 'people': human answers to the same "
-                          "prompts, the human-human spread to read the models against.")
+    return captioned(out, "Homogeneity of ideas on the prompts a model answered beside another source: mean "
+                          "embedding cosine between a's and b's answers (a = b: between two answers of one "
+                          "source), and the share of a's ideas that are also one of b's (same idea = each entails "
+                          "the other). Intervals: bootstrap over prompts (none with fewer than 5). 'people': human "
+                          "answers to the same prompts, the human-human spread to read the models against.")
 
 
 # -- cost -------------------------------------------------------------------------------------------------

@@ -49,12 +49,12 @@ def prompt_rows(task: str, prompt: str, texts: dict[str, list[str]], vec: dict[s
 
 
 def homogeneity_rows(ideas: pd.DataFrame, embedder, nli) -> list[dict]:
-    """Every prompt that at least two models answered (people's answers kept beside them): the rows of
-    :func:`prompt_rows`."""
+    """Every prompt a model answered beside another source (a second model, or people): the rows of
+    :func:`prompt_rows`. With one model under test that is the model against people and each against itself."""
     groups = []
     for (task, prompt), g in ideas.groupby(["task", "prompt"], sort=True):
         texts = {s: list(dict.fromkeys(x["text"])) for s, x in g.groupby("source", sort=False)}
-        if sum(s != PEOPLE for s in texts) >= 2:
+        if len(texts) >= 2 and any(s != PEOPLE for s in texts):
             groups.append((task, prompt, texts))
     if not groups:
         return []
