@@ -11,13 +11,12 @@ from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.validation.config import ValidationConfig
 
-CARD_ROWS = 2   # the card's row shape (2: baselines in their better orientation, the formatting-control row)
-
 
 @dataclass(frozen=True)
 class ReportCardConfig(ConvergentConfig, ValidationConfig, RethinkingConfig, AutConfig):
     """Chapter 08: no parameter of its own."""
     study: ClassVar[str] = "reportcard"
+    records_version: ClassVar[int] = 3     # 3: baselines in their better orientation, the formatting-control row
 
     def upstream(self) -> dict:
         """The Config of every study the card reads, rebuilt from these parameters."""
@@ -25,6 +24,6 @@ class ReportCardConfig(ConvergentConfig, ValidationConfig, RethinkingConfig, Aut
         return {c.study: c.from_params(p) for c in (ConvergentConfig, ValidationConfig, RethinkingConfig, AutConfig)}
 
     def resolved(self) -> dict:
-        """The run id of every study the card reads (each holds its machine facts) and the card's row shape:
-        the card's run id moves whenever an upstream run's does, or the rows change shape."""
-        return {"upstream": {name: c.run_id for name, c in self.upstream().items()}, "card": CARD_ROWS}
+        """The run id of every study the card reads (each holds its machine facts and its records' shape): the
+        card's run id moves whenever an upstream run's does."""
+        return {"upstream": {name: c.run_id for name, c in self.upstream().items()}}

@@ -7,8 +7,6 @@ from typing import ClassVar
 from creval.studies.config import BootstrapConfig, JudgeConfig, identity
 from creval.studies.rethinking.data import data_kinds
 
-RECORDS = 2   # the shape of the records (2: the formatting control's table); a new shape gets a new run id
-
 
 @dataclass(frozen=True)
 class RethinkingConfig(JudgeConfig, BootstrapConfig):
@@ -16,6 +14,7 @@ class RethinkingConfig(JudgeConfig, BootstrapConfig):
     tables show ``model``'s); ``judge_model`` is the rubric judge. Every field but ``run_root`` and ``n_boot``
     changes the records (:mod:`creval.studies.rethinking.run`)."""
     study: ClassVar[str] = "rethinking"
+    records_version: ClassVar[int] = 3     # 3: the formatting control's table
     rethink_ps_per_class: int = identity(0)   # MacGyver unconventional and conventional solutions each, 0 for all (573 and 230; paper: 573 and 573)
     rethink_human_llm_problems: int = identity(0)   # MacGyver problems with a crowd and a GPT-4 solution, 0 for all (310)
     rethink_ci_l_min: int = identity(5)   # shortest n-gram of the creativity index (paper: 5)
@@ -39,6 +38,5 @@ class RethinkingConfig(JudgeConfig, BootstrapConfig):
     rethink_ppl_max_words: int = identity(150)   # words of a long text scored by perplexity (TTCW stories are cut)
 
     def resolved(self) -> dict:
-        """Whether each dataset read here is the real one, our bundled sample, or missing (the records differ),
-        and the records' shape."""
-        return {"data": data_kinds(), "records": RECORDS}
+        """Whether each dataset read here is the real one, our bundled sample, or missing: the records differ."""
+        return {"data": data_kinds()}
