@@ -8,8 +8,6 @@ whether a name exists yet; a function-local import of a creval module hides the 
 import ast
 from pathlib import Path
 
-import pytest
-
 from creval.core.paths import REPO
 
 PKG = REPO / "lib" / "creval"
@@ -125,15 +123,8 @@ def test_the_package_has_no_import_circle():
     assert cycles(graph(module_files())) == []
 
 
-# Functions that still import a creval module inside them, in code other work owns (issue 27): each is a to-do.
-PENDING = {"creval.commands.book.cmd_batch"}        # model_name, spending_limit (the latter is module-level already)
-
-
 def test_no_function_local_import_of_a_creval_module():
-    found = local_imports(module_files())
-    assert [x for x in found if x.split(":")[0] not in PENDING] == []
-    if found:
-        pytest.xfail(f"function-local creval imports left in {sorted({x.split(':')[0] for x in found})}")
+    assert local_imports(module_files()) == []
 
 
 def test_the_checker_sees_a_circle_and_a_local_import(tmp_path):

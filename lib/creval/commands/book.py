@@ -12,7 +12,7 @@ from creval.book.render import render_offline, render_quarto
 from creval.book.studies import phases_lines, run_study, summary_line
 from creval.core.errors import CrevalError
 from creval.core.paths import REPO
-from creval.models.registry import get_spec
+from creval.models.registry import get_spec, model_name
 from creval.studies.registry import get_study
 from creval.studies.units import spending_limit
 
@@ -87,7 +87,6 @@ def cmd_book(args) -> int:
 
 
 def cmd_batch(args) -> int:
-    from creval.models.registry import model_name
     code = 0
     check_chapters(args.chapters)
     check_render(args.render)
@@ -103,7 +102,6 @@ def cmd_batch(args) -> int:
     for name, params in runs:
         out = Path(args.out) / name
         print(f"== {name} -> {out}", file=sys.stderr)
-        from creval.studies.units import spending_limit
         with spending_limit(args.max_cost):
             m = build_book(params, out, args.chapters, args.render)
         print(_summary(m, out))
