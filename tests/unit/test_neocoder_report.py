@@ -6,8 +6,7 @@ import math
 import pytest
 
 from creval.studies.contract import Records
-from creval.studies.neocoder import reading
-from creval.studies.neocoder import report as R
+from creval.studies.neocoder import reading, report
 from creval.studies.neocoder.config import NeoCoderConfig
 from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord, RoundRecord
 
@@ -78,25 +77,25 @@ def test_records_round_trip():
 
 
 def test_data_table1_and_flags(recs):
-    assert R.data_source(recs).to_dict("records") == [{"data": "NeoCoder problems: neocoder from shared:/x",
+    assert report.data_source(recs).to_dict("records") == [{"data": "NeoCoder problems: neocoder from shared:/x",
                                                        "problems": 2, "rounds": 12, "test cases": 4}]
-    t1 = R.table1(recs)
+    t1 = report.table1(recs)
     assert t1["problems (ours)"].tolist() == [3, 2, 1, 0, 0, 0]
     assert t1["problems (paper)"].tolist() == [199, 199, 198, 194, 176, 97] and not t1["equal"].any()
-    f = R.flags(recs).set_index("flag")
+    f = report.flags(recs).set_index("flag")
     assert f.loc["yes_no", "problems"] == 1 and f.loc["input_flattened", "examples"] == "2B"
     assert f.loc["verifiable", "examples"] == "1A, 3C" and f.loc["no_humans", "problems"] == 1
 
 
 def test_table3_and_verdicts(recs):
-    t = R.table3(recs)
+    t = report.table3(recs)
     assert t["problems"].tolist() == [2, 2, 1]
     assert t["repo-compatible"].tolist() == ["1/2", "0/2", "0/1"] and t["strict"].tolist() == ["2/2", "1/2", "0/1"]
     assert t["strict %"].tolist() == [100.0, 50.0, 0.0]
     assert t["paper pass@1"].tolist() == ["32/199", "23/199", "14/198"] and not t["equal to paper"].any()
-    v = R.table3(recs, "verifiable")
+    v = report.table3(recs, "verifiable")
     assert v["strict"].tolist() == ["1/1", "1/1", "0/1"] and set(v["paper pass@1"]) == {""}
-    d = R.verdicts(recs).set_index("judge")
+    d = report.verdicts(recs).set_index("judge")
     assert d.loc["repo", ["OK", "wrong answer", "runtime error", "time limit"]].tolist() == [1, 2, 1, 1]
     assert d.loc["strict", ["OK", "wrong answer", "not parsable"]].tolist() == [3, 1, 1]
     assert d.loc["strict OK, repo not", "OK"] == 2 and d.loc["repo OK, strict not", "OK"] == 0
@@ -104,7 +103,7 @@ def test_table3_and_verdicts(recs):
 
 
 def test_creativity_columns(recs):
-    c = R.creativity(recs)
+    c = report.creativity(recs)
     assert c["following %"].tolist() == [100.0, 50.0, 100.0]
     assert c["convergent %"].tolist() == [100.0, 50.0, 0.0]
     assert c["divergent %"].tolist() == [0.0, 25.0, 100.0]
@@ -114,18 +113,18 @@ def test_creativity_columns(recs):
 
 
 def test_figures(recs):
-    f = R.human_curves(recs)
+    f = report.human_curves(recs)
     hconv, hdiv, gconv, gdiv = (list(t.y) for t in f.data)
     assert hconv[:3] == pytest.approx([100.0, 100 / 3, 50.0]) and all(math.isnan(x) for x in hconv[3:])
     assert hdiv == [100.0] * 6
     assert gconv[:3] == [100.0, 50.0, 0.0] and gdiv[:3] == [0.0, 25.0, 100.0]
-    bars = {t.name: dict(zip(t.x, t.y)) for t in R.techniques(recs).data}
+    bars = {t.name: dict(zip(t.x, t.y)) for t in report.techniques(recs).data}
     assert bars["humans (stored GPT-4 labels)"] == pytest.approx({"while loop": 200 / 3, "for loop": 100 / 3})
     assert bars["GPT-4 state 1"]["while loop"] == 100.0 and bars["GPT-4 state 0"]["for loop"] == 50.0
 
 
 def test_detector_check(recs):
-    d = R.detector_check(recs)
+    d = report.detector_check(recs)
     rows = d.to_dict("records")
     assert rows[0]["technique"] == "ALL" and rows[0]["known positives"] == 3
     assert rows[0][f"recall ({A})"] == 1.0 and rows[0][f"recall ({B})"] == 0.67
@@ -139,11 +138,11 @@ def test_detector_check(recs):
 
 
 def test_example_and_live(recs):
-    e = R.example(recs)
+    e = report.example(recs)
     assert e["round"].tolist() == [0, 1, 2] and e["new ban"].tolist() == ["", "for loop", "if statement"]
     assert e["strict verdict"].tolist() == ["OK", "OK", "wrong answer"] and e["per-case (strict)"][2] == "wr"
     assert e["code (first lines)"][1].startswith("def solve():") and e.attrs["caption"].endswith("neocoder-1A")
-    live = R.live(recs)
+    live = report.live(recs)
     assert "model" not in live and live["round"].tolist() == [0, 1] and live["strict"].tolist() == ["not parsable"] * 2
     assert live.attrs["caption"] == "Live denial prompting with m1: one row per round"
 
@@ -151,12 +150,12 @@ def test_example_and_live(recs):
 def test_live_with_several_models(tmp_path):
     rows = [live_round("m1", 0, 0, None).to_dict(), live_round("m2", 0, 0, None).to_dict()]
     (tmp_path / "rounds.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    live = R.live(Records(tmp_path, NeoCoderConfig(model="m1", models=("m2",))))
+    live = report.live(Records(tmp_path, NeoCoderConfig(model="m1", models=("m2",))))
     assert live["model"].tolist() == ["m1", "m2"] and "m1, m2" in live.attrs["caption"]
 
 
 def test_isolation_of_every_verdict(recs, tmp_path):
-    df = R.isolation(recs)
+    df = report.isolation(recs)
     got = {(r["records"], r["judge"], r["isolation"]): r["verdicts"] for r in df.to_dict("records")}
     assert got == {("replayed codes", "repo", "fallback"): 6, ("replayed codes", "strict", "fallback"): 4,
                    ("replayed codes", "strict", "not run"): 2, ("live rounds", "repo", "fallback"): 2,
@@ -168,7 +167,7 @@ def test_isolation_of_every_verdict(recs, tmp_path):
     row["repo"], row["strict"] = jailed, {**jailed, "verdict": "time limit", "load_dependent": True}
     (d / "codes.jsonl").write_text(json.dumps(row) + "\n")
     (d / "rounds.jsonl").write_text("")
-    df = R.isolation(Records(d, NeoCoderConfig(n_boot=50, neocoder_problems=0)))
+    df = report.isolation(Records(d, NeoCoderConfig(n_boot=50, neocoder_problems=0)))
     assert df.to_dict("records") == [
         {"records": "replayed codes", "judge": "repo", "isolation": "bwrap", "memory limit": "cgroup",
          "network isolated": True, "verdicts": 1, "load-dependent timeouts": 0},

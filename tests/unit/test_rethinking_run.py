@@ -7,8 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from creval.studies.rethinking import report
-from creval.studies.rethinking import run as R
+from creval.studies.rethinking import report, run
 from creval.studies.rethinking.config import RethinkingConfig
 
 
@@ -78,26 +77,26 @@ def test_run_writes_every_table_and_resumes(samples_only, monkeypatch):
     assert cfg.identity()["data"] == {"macgyver": "sample", "ttcw": "sample", "aut": "sample", "msrp": "missing"}
     models = {n: FakeModel(n) for n in ("fake-a", "fake-b", "fake-j")}
     models["fake-a"].fail_after = 4              # dies after the first chunk: two ps texts, plain and given the problem
-    monkeypatch.setattr(R, "load_model", lambda name, cache=None: models[name])
-    monkeypatch.setattr(R, "PPL_CHUNK", 2)
-    monkeypatch.setattr(R.units, "width", lambda *names: 1)
-    with pytest.raises(R.units.UnitsFailed):
-        R.run(cfg)
+    monkeypatch.setattr(run, "load_model", lambda name, cache=None: models[name])
+    monkeypatch.setattr(run, "PPL_CHUNK", 2)
+    monkeypatch.setattr(run.units, "width", lambda *names: 1)
+    with pytest.raises(run.units.UnitsFailed):
+        run.run(cfg)
     kept = unit_rows(cfg.run_dir / "units" / "calls.jsonl")
     first = [r["id"] for r in kept.get("perplexity", []) if r["model"] == "fake-a"]
-    assert len(first) == 2 and not R.contract.is_finished(cfg)      # the units after the first chunk failed alone
+    assert len(first) == 2 and not run.contract.is_finished(cfg)      # the units after the first chunk failed alone
     assert len(kept["judge"]) == 3 and not (cfg.run_dir / "judge.jsonl").exists()
     assert (cfg.run_dir / "units" / "texts.jsonl").exists()
 
     models["fake-a"] = FakeModel("fake-a")       # the machine is back
-    R.run(cfg)
-    assert R.contract.is_finished(cfg)
+    run.run(cfg)
+    assert run.contract.is_finished(cfg)
     again = models["fake-a"].ll_texts
-    recs = R.records(cfg)
+    recs = run.records(cfg)
     ppl = recs["perplexity"]
     done_a = ppl[ppl["model"] == "fake-a"]
     assert not done_a.duplicated(["set", "id"]).any() and first == list(done_a["id"][:2])
-    with_ctx = int(done_a["set"].isin(R.WITH_CONTEXT).sum())
+    with_ctx = int(done_a["set"].isin(run.WITH_CONTEXT).sum())
     assert len(again) == 2 * with_ctx + (len(done_a) - with_ctx) - 4      # the first chunk was not asked again
     assert models["fake-j"].chats == 2           # the judged sets' analyses were asked once, in the first run
     assert set(ppl["model"]) == {"fake-a", "fake-b"}
@@ -122,5 +121,5 @@ def test_run_writes_every_table_and_resumes(samples_only, monkeypatch):
     assert report.table_example(recs)["value"].iloc[-1] != "not judged"
 
     # a finished run is read back without a model
-    monkeypatch.setattr(R, "load_model", lambda *a, **k: pytest.fail("a finished run loaded a model"))
-    assert R.records(cfg).root == cfg.run_dir
+    monkeypatch.setattr(run, "load_model", lambda *a, **k: pytest.fail("a finished run loaded a model"))
+    assert run.records(cfg).root == cfg.run_dir
