@@ -46,4 +46,6 @@ def forbid_expensive_calls(monkeypatch) -> list[str]:
     for name in MODEL_VERBS:
         monkeypatch.setattr(cached.Model, name, boom(f"Model.{name}"))
         done.append(f"Model.{name}")
+    registry = importlib.import_module("creval.models.registry")
+    monkeypatch.setattr(registry, "LOADED", registry.Loaded())   # weights loaded earlier are not at hand either
     return done

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 import warnings
 from dataclasses import dataclass
 
@@ -88,9 +89,15 @@ def _kept_call(node: ast.stmt) -> bool:
     return isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and (fn.value.id, fn.attr) in _KEEP_CALLS
 
 
+PARSE_LOCK = threading.Lock()
+"""One ``ast.parse`` at a time: CPython 3.11 builds the Python AST with an interpreter-wide recursion counter
+(gh-106905: "AST constructor recursion depth mismatch" when units parse in threads at once), and
+``warnings.catch_warnings`` swaps process-wide filters."""
+
+
 def parse(code: str) -> ast.Module:
-    """``ast.parse`` without the SyntaxWarnings that odd literals in foreign code print."""
-    with warnings.catch_warnings():
+    """``ast.parse`` without the SyntaxWarnings that odd literals in foreign code print (thread-safe)."""
+    with PARSE_LOCK, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ast.parse(code)
 

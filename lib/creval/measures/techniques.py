@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from dataclasses import asdict, dataclass
 from typing import Protocol, Sequence
+
+from creval.measures.neocoder_extract import parse
 
 VOCABULARY: tuple[str, ...] = (
     "if statement", "for loop", "while loop", "break statement", "continue statement", "pass statement",
@@ -143,24 +144,18 @@ def _call_name(n: ast.Call) -> str:
     return ""
 
 
-def _parse(code: str):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(code)
-
-
 def _parse_prefix(code: str, cut: bool) -> tuple[ast.AST | None, int]:
     """The syntax tree of ``code``, else (``cut``) of its longest prefix of whole lines that parses (a reply cut
     by the token limit, as GPT-4 saw it); (tree or None, lines dropped)."""
     try:
-        return _parse(code), 0
+        return parse(code), 0
     except (SyntaxError, ValueError):
         if not cut:
             return None, 0
     lines = code.splitlines()
     for k in range(len(lines) - 1, 0, -1):
         try:
-            return _parse("\n".join(lines[:k])), len(lines) - k
+            return parse("\n".join(lines[:k])), len(lines) - k
         except (SyntaxError, ValueError):
             continue
     return None, 0
