@@ -52,5 +52,6 @@ def test_what_this_shows_gives_a_verdict_per_claim(tmp_path):
     assert md[1].startswith("- **not reproduced") and "0.50 at T = 0.3, 1.50 at T = 1, 1.20 at T = 1.5" in md[1]
     assert md[2].startswith("- **reproduced (4 item(s)") and "Spearman 1.00 over 4 steps" in md[2]
     assert md[3].startswith("- **not testable here**") and "1 model(s)" in md[3]
-    assert rd.verdict(True, 40) == "reproduced" and rd.verdict(None, 40) == "not testable here"
-    assert rd.verdict(False, 40, sample=True) == "not reproduced (bundled sample data)"
+    from creval.studies.claims import verdict
+    assert verdict(True, 40) == "reproduced" and verdict(None, 40).word == "not testable here"
+    assert verdict(False, 40, sample=True) == "not reproduced (bundled sample data)"

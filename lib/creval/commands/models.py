@@ -8,7 +8,7 @@ def cmd_models(args) -> int:
     rows, seen = [], {}
     for name, spec in all_specs().items():
         ok, why = check(spec)
-        if ok and spec.backend == "openai":
+        if ok and spec.is_server:
             if args.no_network:
                 why = f"{why} (not checked: --no-network)"
             else:                                   # one TCP connect per endpoint; no request, no key sent
@@ -17,7 +17,7 @@ def cmd_models(args) -> int:
                     ok, why = seen[url]
                     if not ok:
                         break
-        kind = backend_class(spec).LOGPROB_KIND if ok or spec.backend == "openai" else "?"
+        kind = backend_class(spec).LOGPROB_KIND if ok or spec.is_server else "?"
         usable = ("?" if "not checked" in why else "yes") if ok else "no"
         rows.append((name, spec.backend, usable, kind, why if ok else f"missing: {why}"))
     widths = [max(len(r[i]) for r in rows + [("model", "backend", "usable", "logprobs", "")]) for i in range(4)]

@@ -9,7 +9,7 @@ from creval.models.registry import get_spec, model_name
 def cmd_throughput(args) -> int:
     name = model_name(args.model)
     spec = get_spec(args.model)
-    if spec.backend == "openai" and not args.remote:
+    if spec.is_server and not args.remote:
         raise CrevalError(f"{name} is served over an API: measuring it sends about {args.streams + 4} requests",
                           "add --remote to measure it anyway")
     f = throughput.ensure(args.model, force=args.force, local_only=False, streams=args.streams)

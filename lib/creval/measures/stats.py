@@ -17,6 +17,44 @@ from typing import Callable, Sequence
 import numpy as np
 
 MIN_N = 5
+ENOUGH = 30        # items below which a claim is not testable: too few to count as evidence either way
+TESTABLE = "not testable here"
+
+
+class Verdict(str):
+    """A claim's verdict: *reproduced*, *not reproduced* or *not testable here*, with its reason (may be
+    empty). It is a ``str`` ("word (reason)") so that it drops into a sentence; ``.word`` and ``.reason``
+    keep the parts apart for tables."""
+
+    word: str
+    reason: str
+
+    def __new__(cls, word: str, reason: str = "") -> "Verdict":
+        obj = super().__new__(cls, f"{word} ({reason})" if reason else word)
+        obj.word, obj.reason = word, reason
+        return obj
+
+    @property
+    def testable(self) -> bool:
+        return self.word != TESTABLE
+
+
+def decide(ok: bool | None, n: int, *, degenerate: str | None = None, min_n: int = ENOUGH,
+           sample: bool = False) -> Verdict:
+    """The one verdict rule of the book. ``ok`` is whether the number agrees with the paper's claim (its
+    figure, range or sign, read off the value *and* its interval by the caller); ``None`` when it cannot be
+    computed. The claim is *not testable here* when the data is degenerate (``degenerate`` names why: no
+    merge at all, every comparison tied, a judge that copies the order it was shown, a constant score),
+    when fewer than ``min_n`` items carry it, or when ``ok`` is None; only then is it *reproduced* or
+    *not reproduced*. Bundled sample data is named in the reason."""
+    tail = ["bundled sample data"] if sample else []
+    if degenerate:
+        return Verdict(TESTABLE, "; ".join([degenerate] + tail))
+    if ok is None:
+        return Verdict(TESTABLE, "; ".join(["the number could not be computed"] + tail))
+    if n < min_n:
+        return Verdict(TESTABLE, "; ".join([f"{n} item(s), fewer than the {min_n} a verdict needs"] + tail))
+    return Verdict("reproduced" if ok else "not reproduced", "; ".join(tail))
 
 
 def _pairs(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:

@@ -223,6 +223,9 @@ class ChoiceRequest:
         return {"messages": list(self.messages), "choices": list(self.choices)}
 
 
+SERVER_BACKENDS = frozenset({"openai"})     # backends that send requests to a server; the others compute here
+
+
 @dataclass
 class ModelSpec:
     """A registered model: one YAML file in ``params/models/``."""
@@ -252,6 +255,13 @@ class ModelSpec:
         for k in self.NON_OUTPUT:
             d.pop(k, None)
         return d
+
+    @property
+    def is_server(self) -> bool:
+        """Whether the model answers over the network (its requests overlap, it is priced per token and
+        probed with a request) rather than computing on this machine. The one place a backend's kind is
+        asked; nothing outside ``models/`` tests a backend's name."""
+        return self.backend in SERVER_BACKENDS
 
     @property
     def urls(self) -> tuple[str, ...]:

@@ -238,6 +238,6 @@ def width(*models: str) -> int:
         if not m:
             continue
         spec = get_spec(m)
-        if spec.backend == "openai":
+        if spec.is_server:
             best = max(best, int(spec.concurrency))
     return best

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from creval.measures import stats as S
 from creval.studies.contract import Records
-from creval.studies.divergent.report import claims_md, verdict
+from creval.studies.claims import claims_md, verdict
 from creval.studies.tables import captioned
 
 

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from creval.measures import stats as S
 from creval.measures.entropy import distinct_at_k
+from creval.studies.claims import claims_md, verdict
 from creval.studies.contract import Records
 from creval.studies.tables import captioned
 
@@ -189,39 +190,6 @@ def solutions(recs: Records, width: int = 160) -> pd.DataFrame:
 
 
 # -- the chapter's sentences, from the records ------------------------------------------------------------
-ENOUGH = 30        # problems (or items) below which a reproduced claim is flagged as resting on too little data
-
-
-def verdict(ok: bool | None, n: int, sample: bool = False) -> str:
-    """*reproduced* / *not reproduced* / *not testable here* (``ok`` None); a verdict on fewer than
-    :data:`ENOUGH` items, or on the bundled sample data, says so."""
-    if ok is None:
-        return "not testable here"
-    v = "reproduced" if ok else "not reproduced"
-    why = [f"{n} item(s), too few to count as evidence"] if n < ENOUGH else []
-    why += ["bundled sample data"] if sample else []
-    return f"{v} ({'; '.join(why)})" if why else v
-
-
-LOCAL_BACKENDS = ("llamacpp", "hf")
-
-
-def local_models(recs: Records) -> list[str]:
-    """The models of the run's manifest that ran on this machine (llama.cpp or transformers), with their weights."""
-    return [f"`{k}` ({v.get('model', '?')})" for k, v in recs.manifest.get("models", {}).items()
-            if v.get("backend") in LOCAL_BACKENDS]
-
-
-def claims_md(rows: list[tuple[str, str, str]], recs: Records | None = None) -> str:
-    """A "What this shows" list: one bullet per ``(verdict, claim, evidence)``, the verdict in bold
-    (*reproduced*, *not reproduced*, *not testable here*); given the records, a last line names the local
-    models the verdicts rest on."""
-    out = "\n".join(f"- **{v}**: {c} {e}".rstrip() for v, c, e in rows)
-    local = local_models(recs) if recs is not None else []
-    if local:
-        out += (f"\n\nThese verdicts rest on local models ({', '.join(local)}): a small local model tests the "
-                "pipeline more than the paper's claims about large models.")
-    return out
 
 
 def paper_range(domain: str) -> tuple[float, float]:

@@ -28,7 +28,7 @@ def speed(model: str, latency: float | None = None, tokens_per_s: float | None =
     """The endpoint speed of ``model``: the flags, else the spec's ``extra: {latency_s, tokens_per_s}``, else a
     local model's measured speed (``creval throughput``); None when nothing says."""
     spec = get_spec(model)
-    server = spec.backend == "openai"
+    server = spec.is_server
     slots = in_flight or (int(spec.concurrency) if server else 1)
     ex = spec.extra or {}
     if latency is not None or tokens_per_s is not None:
