@@ -39,6 +39,7 @@ def check_value(t: pd.DataFrame, check_prefix: str, measure: str) -> dict | None
     return {"text": S.fmt_estimate(r["value"], r["ci_low"], r["ci_high"]), "value": float(r["value"]),
             "lo": float(r["ci_low"]), "hi": float(r["ci_high"]), "n": int(r["n"]),
             "null": 0.5 if r["statistic"] == "AUROC" else 0.0, "note": str(r.get("note") or ""),
+            "p": float(r["p"]) if "p" in r and pd.notna(r["p"]) else float("nan"),
             "chance_in_ci": r["CI excludes chance"] != "yes", "right": r["right direction"] == "yes"}
 
 
@@ -80,10 +81,11 @@ def ttcw_values(recs, checks: pd.DataFrame) -> dict | None:
     rho = j["rho vs expert passes"] if "rho vs expert passes" in j else pd.Series(dtype=float)
     w = table_ttcw_within(recs)
     within = w[w["model"] == WITHIN] if len(w) else w
+    models = int(t["kind"].nunique())
     return {"stories": len(t), "rho": check_value(checks, "TTCW expert passes", "creativity index"),
-            "models": int(t["kind"].nunique()), "ci_mean": S.fmt_number(t["ci"].mean(), 2),
+            "models": models, "ci_mean": S.fmt_number(t["ci"].mean(), 2),
             "within": (S.fmt_estimate(within.iloc[0]["rho"], within.iloc[0]["ci_low"], within.iloc[0]["ci_high"])
-                       if len(within) and pd.notna(within.iloc[0]["rho"]) else ""),
+                       if models > 1 and len(within) and pd.notna(within.iloc[0]["rho"]) else ""),
             "llm_judges": f"{S.fmt_number(rho.min())} to {S.fmt_number(rho.max())}" if rho.notna().any() else ""}
 
 
@@ -106,7 +108,8 @@ def ppl_values(recs, checks: pd.DataFrame) -> dict:
             "texts": int(p["ppl"].notna().sum()) if len(p) else 0, "checks": len(ppl),
             "right": sum(c["right"] for c in ppl), "chance": sum(c["chance_in_ci"] for c in ppl),
             "paraphrase_auc": (S.fmt_estimate(inv.iloc[0]["AUROC(|diff|: different > paraphrase)"],
-                                              inv.iloc[0]["ci_low"], inv.iloc[0]["ci_high"]) if len(inv) else "")}
+                                              inv.iloc[0]["ci_low"], inv.iloc[0]["ci_high"])
+                               if len(inv) and pd.notna(inv.iloc[0]["AUROC(|diff|: different > paraphrase)"]) else "")}
 
 
 def template_values(recs, checks: pd.DataFrame) -> dict:
@@ -176,9 +179,18 @@ def claim_verdict(c: dict | None, target, why: str = "") -> S.Verdict:
                     degenerate=why or None, unknown=c["note"] or "no interval")
 
 
-def with_chance(c: dict) -> str:
-    """An estimate's text, saying so when its interval holds chance."""
-    return c["text"] + (" (the interval holds chance)" if c["chance_in_ci"] else "")
+def with_chance(c: dict | None) -> str:
+    """An estimate's text and, unless it clears chance (interval and test together), why not: no interval
+    (too many resamples undefined), an interval that holds chance, or a test that does not clear it."""
+    if c is None:
+        return "not computable here (too few texts)"
+    if not c["chance_in_ci"]:
+        return c["text"]
+    if c["lo"] != c["lo"]:
+        return c["text"] + " (no interval: too many resamples leave it undefined)"
+    if c["lo"] <= c["null"] <= c["hi"]:
+        return c["text"] + " (the interval holds chance)"
+    return c["text"] + f" (p = {S.fmt_number(c['p'], 3)}: the test does not clear chance)"
 
 
 def ci_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
