@@ -41,9 +41,11 @@ def test_llamacpp_perplexity_matches_a_hand_computation(tmp_path):
         r = perplexity(m, text)
         ll = m.loglikelihood(text)
         assert r.n_tokens == len(toks) == len(hand)                # every token scored, the first included
-        assert ll.token_logprobs == pytest.approx(hand, abs=0.05)  # quantised kernels, other batch sizes
+        assert ll.token_logprobs == pytest.approx(hand, abs=0.3)   # quantised kernels, other batch sizes
         assert r.ppl == pytest.approx(math.exp(-sum(hand) / len(hand)), rel=0.05)
-        assert r.first_nll == pytest.approx(-hand[0], abs=0.05)
+        assert r.first_nll == pytest.approx(-hand[0], abs=0.3)
+        chat_opener = by_hand(llm, [llm.token_bos()] + toks)            # the old definition: after <|im_start|>
+        assert -chat_opener[0] > -hand[0] + 1                           # the first token cost far more there
         recs.append(r)
     s = perplexity_summary(recs)
     assert s["ppl_token_weighted"] < math.exp(math.log(llm.n_vocab()))    # better than a uniform guess
@@ -52,7 +54,7 @@ def test_llamacpp_perplexity_matches_a_hand_computation(tmp_path):
     toks = llm.tokenize(b"Uses for a box:\nstage", add_bos=False, special=False)
     ctx = llm.tokenize(b"Uses for a box:\n", add_bos=False, special=False)
     hand = by_hand(llm, eot + toks)[len(ctx):]
-    assert cond.n_tokens == len(toks) - len(ctx) and cond.sum_nll == pytest.approx(-sum(hand), abs=0.1)
+    assert cond.n_tokens == len(toks) - len(ctx) and cond.sum_nll == pytest.approx(-sum(hand), abs=0.3)
 
 
 def test_hf_backend_gives_the_same_definition(tmp_path):
