@@ -79,8 +79,13 @@ def perplexity_many(model, texts: Sequence[str], contexts: Sequence[str | None] 
         raise ValueError(f"{len(ctx)} contexts for {len(texts)} texts")
     lls = model.loglikelihood_many([(t, joined_context(c, sep)) for t, c in zip(texts, ctx)], tags=tags)
     return [PPLRecord(-ll.sum_logprob, ll.n_tokens, ll.n_bytes, ll.context_tokens, ll.model or model.name,
-                      ll.quantisation, ll.windows, -ll.token_logprobs[0] if ll.token_logprobs else float("nan"))
-            for ll in lls]
+                      ll.quantisation, ll.windows, _first(ll)) for ll in lls]
+
+
+def _first(ll) -> float:
+    """-log p of a log-likelihood's first scored token (NaN where the backend gave no per-token log-probs)."""
+    lps = getattr(ll, "token_logprobs", None)
+    return -float(lps[0]) if lps else float("nan")
 
 
 def perplexity(model, text: str, context: str | None = None) -> PPLRecord:

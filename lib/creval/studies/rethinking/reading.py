@@ -8,6 +8,7 @@ import pandas as pd
 
 from creval.measures import stats as S
 from creval.measures.perplexity import perplexity_summary
+from creval.studies.rethinking.figures import table_l_ranges
 from creval.studies.rethinking.readers import labelled, measures, unlabelled_reason
 from creval.studies.rethinking.report import (
     PAPER_TABLE2,
@@ -264,7 +265,6 @@ def other_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
 def l_range_sentence(recs) -> str:
     """Whether the creativity index's verdict depends on the n-gram range here: the AUROC across every L range
     and aggregation of Fig. 3's sweep, per contrast, and whether it ever crosses chance."""
-    from creval.studies.rethinking.figures import table_l_ranges
     t = table_l_ranges(recs)
     if t.empty or t["AUROC"].isna().all():
         return "No labelled MacGyver contrast in these records: the L-range sweep has no AUROC to read."
