@@ -49,7 +49,7 @@ def test_an_order_copying_judge_and_a_fallback_setting(tmp_path):
     assert rank["reason"] == ("the judge copies the order it was shown (every one of 60 items averages exactly 0.5 "
                               "under order swapping)")
     fallback = [m for m in rows if m.startswith("LLM judge j (segmented-score")]
-    assert fallback == ["LLM judge j (segmented-score: every value from the log-prob fallback, the pointwise prompt)"]
+    assert fallback == ["LLM judge j (segmented-score = the log-prob fallback)"]
     f = rows[fallback[0]]
     assert f["verdict"] == S.TESTABLE and "counted there" in f["reason"]
     point = rows["LLM judge j (pointwise)"]
@@ -96,6 +96,8 @@ def test_the_compact_card_and_the_full_one(tmp_path):
     assert point["value [95% interval]"] == f"Spearman rho {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, n = 60"
     assert point["reason"].startswith(f"beats {r['baseline']} by ")
     assert len(report.table_card_full(recs).columns) == len(card.COLUMNS)
+    rank = compact[compact["measure"] == "LLM judge j (segmented-rank)"].iloc[0]
+    assert rank["value [95% interval]"] == "Spearman rho: not computable, n = 60"     # a constant 0.5: no bare dash
 
 
 def test_a_card_written_before_the_rule_is_graded_again(tmp_path):

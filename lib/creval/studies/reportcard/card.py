@@ -141,7 +141,7 @@ def aut_degenerate(d: str, s: str, mode: str, x, pointwise: bool) -> tuple[str, 
     name = f"LLM judge {s} ({mode})"
     sample = "bundled sample: our guesses, not ratings" if d.startswith("sample") else None
     if mode != "pointwise" and from_fallback(x):
-        name = f"LLM judge {s} ({mode}: every value from the {FALLBACK}, the pointwise prompt)"
+        name = f"LLM judge {s} ({mode} = the {FALLBACK})"
         twice = ("the same measurement as the pointwise row (every value from the log-prob fallback): counted "
                  "there") if pointwise else None
         return name, S.first_reason(sample, twice)

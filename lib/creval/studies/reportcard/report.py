@@ -44,7 +44,8 @@ def table_card(recs) -> pd.DataFrame:
     if c.empty:
         return captioned(pd.DataFrame(columns=COMPACT), "Nothing to grade: no study found human data.")
     rows = [{"measure": r["measure"], "human data": r["human data"],
-             "value [95% interval]": f"{r['statistic']} {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, n = {r['n']}",
+             "value [95% interval]": (f"{r['statistic']} {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, n = {r['n']}"
+                                      if pd.notna(r["value"]) else f"{r['statistic']}: not computable, n = {r['n']}"),
              "baseline": f"{r['baseline']}: {S.fmt_number(r['baseline value'])}", "verdict": r["verdict"],
              "reason": r["reason"] or against_baseline(r)} for r in c.to_dict("records")]
     return captioned(pd.DataFrame(rows, columns=COMPACT),
@@ -126,7 +127,7 @@ def what_this_shows(recs) -> pd.DataFrame:
     c = c.assign(_name=[f"{m} · {d}" for m, d in zip(c["measure"], c["human data"])])
     testable = c["verdict"] != S.TESTABLE
     groups = (("reproduced: beats its strongest trivial baseline", c["verdict"] == "reproduced", "difference"),
-              ("not reproduced: indistinguishable from its baseline",
+              ("not reproduced: no better than its baseline (or its own interval holds chance)",
                testable & (c["verdict"] == "not reproduced") & (c["vs baseline"] != VERDICTS["worse"]), "difference"),
               ("not reproduced: worse than its baseline",
                testable & (c["verdict"] == "not reproduced") & (c["vs baseline"] == VERDICTS["worse"]), "difference"),
