@@ -61,7 +61,9 @@ def test_aut_rows_keep_the_strongest_baseline_and_the_verdict(tmp_path):
     assert r["difference"] == pytest.approx(r["value"] - r["baseline value"])
     expect = ("beats baseline" if r["diff lo"] > 0 else "indistinguishable" if r["diff hi"] >= 0
               else "worse than baseline")
-    assert r["verdict"] == expect
+    assert r["vs baseline"] == expect
+    assert r["verdict"] == S.TESTABLE and r["reason"] == "30 item(s), fewer than the 30 a verdict needs" or \
+        r["verdict"] == ("reproduced" if expect == "beats baseline" and r["lo"] > 0 else "not reproduced")
 
 
 def test_card_table_and_figure_from_records(tmp_path):
@@ -70,7 +72,8 @@ def test_card_table_and_figure_from_records(tmp_path):
     # the baseline agrees perfectly once flipped: it enters flipped, and the measure only ties it
     assert row["value"] == pytest.approx(1) and row["baseline value"] == pytest.approx(1)
     assert row["baseline orientation"] == card.FLIPPED and row["baseline"] == "length, negated"
-    assert row["difference"] == pytest.approx(0) and row["verdict"] == "indistinguishable"
+    assert row["difference"] == pytest.approx(0) and row["vs baseline"] == "indistinguishable"
+    assert row["verdict"] == S.TESTABLE and row["reason"] == "6 item(s), fewer than the 30 a verdict needs"
     recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": [row], "sources": []})
     assert len(report.table_card(recs)) == 1 and len(report.fig_card(recs).data) == 2
 
@@ -97,18 +100,20 @@ def test_a_baseline_enters_in_its_better_orientation(tmp_path):
     assert r["baseline value"] == pytest.approx(-S.spearman(words, passes)["rho"])
     assert r["difference"] == pytest.approx(r["value"] - r["baseline value"])
     # against raw length (rho < 0) the index would have "beaten" the baseline by about 1.9; flipped it does not
-    assert abs(r["difference"]) < 0.1 and r["verdict"] == "indistinguishable"
+    assert abs(r["difference"]) < 0.1 and r["vs baseline"] == "indistinguishable"
+    assert r["verdict"] == S.TESTABLE and r["reason"].startswith("12 item(s)")     # 12 stories: too few either way
 
 
 def test_what_this_shows_sorts_the_rows_by_verdict(tmp_path):
     good = card.graded("P", "good", "d", list(range(30)), [1.0] * 15 + [0.0] * 15, list(range(30)), "length",
                        "spearman", 200, 0)
     flat = card.graded("P", "flat", "d", [0.0, 1.0] * 15, list(range(30)), list(range(30)), "length", "spearman", 200,
-                       0, note="bundled sample")
+                       0, note="bundled sample", degenerate="bundled sample")
     recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": [good, flat], "sources": []})
     t = report.what_this_shows(recs).set_index("verdict")
-    assert good["verdict"] == "beats baseline" and t.iloc[0]["rows"] == 1 and t.iloc[0]["which"].startswith("good")
-    assert t.iloc[3]["rows"] == 1 and t.iloc[3]["which"].startswith("flat")
+    assert good["vs baseline"] == "beats baseline" and good["verdict"] == "reproduced"
+    assert t.iloc[0]["rows"] == 1 and t.iloc[0]["which"].startswith("good")
+    assert t.iloc[3]["rows"] == 1 and t.iloc[3]["which"] == "flat · d (bundled sample)"
 
 
 def test_sources_name_folders_under_the_shared_run_root(tmp_path):

@@ -87,7 +87,8 @@ def test_what_this_shows_credits_the_gap_to_ideas_only_when_it_survives_strippin
     t = reading.what_this_shows(recs).set_index("the paper's claim")
     human_llm = t[t.index.str.startswith("The creativity index is higher for human")].iloc[0]
     assert human_llm["verdict"] == "reproduced" and "0.75" in human_llm["this build"]   # stripped still above chance
-    assert t[t.index.str.startswith("Creative writing")].iloc[0]["verdict"] == "cannot be tested here"
+    cw = t[t.index.str.startswith("Creative writing")].iloc[0]
+    assert cw["verdict"] == "not testable here" and cw["reason"] == "their texts are not released"
     # stripped to chance: the same claim is not reproduced, the gap was formatting
     f = recs["formatting"].assign(ci_unmarked=0.5)
     write(recs.root, "formatting", f.to_dict("records"))

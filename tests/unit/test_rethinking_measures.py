@@ -27,7 +27,7 @@ def test_perplexity_records():
     a, b = perplexity_many(m, ["a b c d", "xy"], [None, "problem"])
     assert a.ppl == pytest.approx(math.e ** 2) and a.n_tokens == 4 and a.context_tokens == 0
     assert a.bits_per_byte == pytest.approx(8.0 / math.log(2) / 7)
-    assert b.context_tokens == 3 and m.seen == [("a b c d", None), ("xy", "problem")]
+    assert b.context_tokens == 3 and m.seen == [("a b c d", None), ("xy", "problem\n")]    # joined by a new line
     assert PPLRecord.from_dict(a.to_dict()) == a
     with pytest.raises(ValueError):
         perplexity_many(m, ["a"], [None, None])

@@ -1,14 +1,13 @@
-"""The one statistics module: rank correlations with p-values, bootstrap confidence intervals, AUC,
-classification agreement (accuracy, macro-F1, Cohen's kappa, AUARC, and :func:`agreement`, which bundles
-them for yes/no verdicts against gold labels) and a fixed-count binning helper.
+"""The one statistics module: rank correlations with p-values, bootstrap confidence intervals (which count the
+resamples they cannot compute), AUC, classification agreement (accuracy, macro-F1, Cohen's kappa, AUARC, and
+:func:`agreement`, which bundles them for yes/no verdicts against gold labels) and a fixed-count binning helper.
+The verdict rule (:mod:`creval.measures.verdicts`), number formatting and rater reliability are re-exported.
 
 Every function tolerates tiny or degenerate inputs: pairs with a NaN are dropped, and when fewer than
 ``MIN_N`` pairs remain (or one side is constant) the result is NaN with a ``note`` saying why, never an
-exception. A correlation on fewer than 5 points is not meaningful, whatever its p-value.
-
-Label functions take ``(gold, pred)`` in that order (like sklearn's ``(y_true, y_pred)``); a ``None``
-prediction means "no verdict" (unparsed) and each function says how it treats one. Inputs of different
-lengths are an error (never silently truncated). Empty input gives NaN.
+exception. A correlation on fewer than 5 points is not meaningful, whatever its p-value. Label functions take
+``(gold, pred)`` (like sklearn's ``(y_true, y_pred)``); a ``None`` prediction means "no verdict" (unparsed)
+and each function says how it treats one. Inputs of different lengths are an error; empty input gives NaN.
 """
 from __future__ import annotations
 
@@ -16,45 +15,30 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from creval.measures.numbers import fmt_estimate, fmt_interval, fmt_number
+from creval.measures.raters import noise_ceiling, one_vs_mean, spearman_brown
+from creval.measures.verdicts import (
+    ENOUGH,
+    TESTABLE,
+    Verdict,
+    agrees,
+    all_tied,
+    constant,
+    copies_order,
+    decide,
+    excludes_chance,
+    first_reason,
+    no_merge,
+    too_few,
+    wilson,
+)
+
+__all__ = ["ENOUGH", "TESTABLE", "Verdict", "agrees", "all_tied", "constant", "copies_order", "decide",
+           "excludes_chance", "first_reason", "fmt_estimate", "fmt_interval", "fmt_number", "no_merge", "noise_ceiling",
+           "one_vs_mean", "spearman_brown", "too_few", "wilson"]
+
 MIN_N = 5
-ENOUGH = 30        # items below which a claim is not testable: too few to count as evidence either way
-TESTABLE = "not testable here"
-
-
-class Verdict(str):
-    """A claim's verdict: *reproduced*, *not reproduced* or *not testable here*, with its reason (may be
-    empty). It is a ``str`` ("word (reason)") so that it drops into a sentence; ``.word`` and ``.reason``
-    keep the parts apart for tables."""
-
-    word: str
-    reason: str
-
-    def __new__(cls, word: str, reason: str = "") -> "Verdict":
-        obj = super().__new__(cls, f"{word} ({reason})" if reason else word)
-        obj.word, obj.reason = word, reason
-        return obj
-
-    @property
-    def testable(self) -> bool:
-        return self.word != TESTABLE
-
-
-def decide(ok: bool | None, n: int, *, degenerate: str | None = None, min_n: int = ENOUGH,
-           sample: bool = False) -> Verdict:
-    """The one verdict rule of the book. ``ok`` is whether the number agrees with the paper's claim (its
-    figure, range or sign, read off the value *and* its interval by the caller); ``None`` when it cannot be
-    computed. The claim is *not testable here* when the data is degenerate (``degenerate`` names why: no
-    merge at all, every comparison tied, a judge that copies the order it was shown, a constant score),
-    when fewer than ``min_n`` items carry it, or when ``ok`` is None; only then is it *reproduced* or
-    *not reproduced*. Bundled sample data is named in the reason."""
-    tail = ["bundled sample data"] if sample else []
-    if degenerate:
-        return Verdict(TESTABLE, "; ".join([degenerate] + tail))
-    if ok is None:
-        return Verdict(TESTABLE, "; ".join(["the number could not be computed"] + tail))
-    if n < min_n:
-        return Verdict(TESTABLE, "; ".join([f"{n} item(s), fewer than the {min_n} a verdict needs"] + tail))
-    return Verdict("reproduced" if ok else "not reproduced", "; ".join(tail))
+MAX_UNDEFINED = 0.05   # share of bootstrap resamples whose statistic may be undefined before no interval is given
 
 
 def _pairs(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -98,18 +82,37 @@ def kendall(x, y, min_n: int = MIN_N) -> dict:
     return _corr("kendall", x, y, min_n)
 
 
+class Interval(tuple):
+    """A bootstrap interval ``(lo, hi)`` that also says how many resamples had no statistic
+    (``undefined`` of ``n_boot``) and, where no interval is given, why (``note``). Unpacks as a pair."""
+
+    undefined: int
+    n_boot: int
+    note: str
+
+    def __new__(cls, lo: float, hi: float, undefined: int = 0, n_boot: int = 0, note: str = "") -> "Interval":
+        obj = super().__new__(cls, (float(lo), float(hi)))
+        obj.undefined, obj.n_boot, obj.note = undefined, n_boot, note
+        return obj
+
+
 def bootstrap_ci(stat: Callable[..., float], *arrays, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0,
-                 min_n: int = MIN_N) -> tuple[float, float]:
+                 min_n: int = MIN_N, max_undefined: float = MAX_UNDEFINED) -> Interval:
     """Percentile bootstrap CI of ``stat(*arrays)``: resample the rows (the same indices in every array)
-    ``n_boot`` times with a seeded generator, keep the finite statistics, and return their
-    ``alpha/2`` and ``1 - alpha/2`` quantiles. (NaN, NaN) when fewer than ``min_n`` rows or < 10 finite
-    replicates (e.g. every resample constant)."""
+    ``n_boot`` times with a seeded generator and return the ``alpha/2`` and ``1 - alpha/2`` quantiles of the
+    statistics, as an :class:`Interval` that counts the resamples whose statistic is undefined (NaN, or an
+    error: e.g. a resample that misses the one differing item of a rank correlation).
+
+    Undefined resamples are never silently dropped: when more than ``max_undefined`` (5%) of them are
+    undefined, the interval is not given (NaN, NaN) and ``note`` says how many; below that share the
+    quantiles are taken over the defined ones and the count is still reported. (NaN, NaN) too when fewer
+    than ``min_n`` rows."""
     arrs = [np.asarray(a) for a in arrays]
     n = len(arrs[0])
     if any(len(a) != n for a in arrs):
         raise ValueError("bootstrap arrays must have the same length")
     if n < min_n:
-        return float("nan"), float("nan")
+        return Interval(float("nan"), float("nan"), 0, 0, f"n={n} < {min_n}: no interval")
     rng = np.random.default_rng(seed)
     vals = []
     for _ in range(n_boot):
@@ -118,13 +121,25 @@ def bootstrap_ci(stat: Callable[..., float], *arrays, n_boot: int = 1000, alpha:
             try:
                 v = float(stat(*[a[idx] for a in arrs]))
             except (ValueError, ZeroDivisionError):
-                continue
+                v = float("nan")
         if np.isfinite(v):
             vals.append(v)
-    if len(vals) < 10:
-        return float("nan"), float("nan")
+    bad = n_boot - len(vals)
+    if bad > max_undefined * n_boot or len(vals) < 10:
+        share = f"{100 * bad / n_boot:.0f}%" if n_boot else "all"
+        return Interval(float("nan"), float("nan"), bad, n_boot,
+                        f"no interval: the statistic is undefined on {bad} of {n_boot} resamples ({share})")
     lo, hi = np.quantile(vals, [alpha / 2, 1 - alpha / 2])
-    return float(lo), float(hi)
+    note = f"{bad} of {n_boot} resamples undefined" if bad else ""
+    return Interval(float(lo), float(hi), bad, n_boot, note)
+
+
+def _with_ci(r: dict, ci: Interval | None) -> dict:
+    """A statistic's dict with its interval, the undefined-resample count and the interval's note."""
+    if ci is None:
+        return {**r, "lo": float("nan"), "hi": float("nan"), "undefined": 0}
+    note = "; ".join(t for t in (r.get("note", ""), ci.note) if t)
+    return {**r, "lo": ci[0], "hi": ci[1], "undefined": ci.undefined, "note": note}
 
 
 def _rho(x, y) -> float:
@@ -135,12 +150,12 @@ def _rho(x, y) -> float:
 
 
 def spearman_ci(x, y, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0, min_n: int = MIN_N) -> dict:
-    """:func:`spearman` plus a percentile bootstrap CI of rho: ``{rho, p, n, note, lo, hi}``."""
+    """:func:`spearman` plus a percentile bootstrap CI of rho (:func:`bootstrap_ci`):
+    ``{rho, p, n, note, lo, hi, undefined}``."""
     r = spearman(x, y, min_n)
     xs, ys = _pairs(x, y)
-    lo, hi = (float("nan"), float("nan")) if r["note"] else bootstrap_ci(_rho, xs, ys, n_boot=n_boot, alpha=alpha,
-                                                                         seed=seed, min_n=min_n)
-    return {**r, "lo": lo, "hi": hi}
+    ci = None if r["note"] else bootstrap_ci(_rho, xs, ys, n_boot=n_boot, alpha=alpha, seed=seed, min_n=min_n)
+    return _with_ci(r, ci)
 
 
 def auc(labels, scores, min_n: int = 2) -> dict:
@@ -162,13 +177,13 @@ def auc(labels, scores, min_n: int = 2) -> dict:
 
 def auc_ci(labels, scores, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0, min_n: int = MIN_N) -> dict:
     """:func:`auc` plus a percentile bootstrap CI of the AUC (pairs with a NaN dropped first, then rows
-    resampled as in :func:`bootstrap_ci`): ``{auc, p, n, n_pos, note, lo, hi}``. The CI is (NaN, NaN)
-    when the AUC itself is undefined (``note`` set)."""
+    resampled as in :func:`bootstrap_ci`; a resample with fewer than 2 of either class is undefined):
+    ``{auc, p, n, n_pos, note, lo, hi, undefined}``. No interval when the AUC itself is undefined."""
     a = auc(labels, scores)
     y, s = _pairs(np.asarray(labels, dtype=float), scores)
-    lo, hi = (float("nan"), float("nan")) if a["note"] else bootstrap_ci(
-        lambda yy, ss: auc(yy, ss)["auc"], y, s, n_boot=n_boot, alpha=alpha, seed=seed, min_n=min_n)
-    return {**a, "lo": lo, "hi": hi}
+    ci = None if a["note"] else bootstrap_ci(lambda yy, ss: auc(yy, ss)["auc"], y, s, n_boot=n_boot, alpha=alpha,
+                                             seed=seed, min_n=min_n)
+    return _with_ci(a, ci)
 
 
 def _same_length(gold, pred) -> tuple[list, list]:
@@ -316,16 +331,17 @@ def paired_diff_ci(a, b, y, n_boot: int = 1000, alpha: float = 0.05, seed: int =
     ra, rb = f(a, y), f(b, y)
     if not (np.isfinite(ra) and np.isfinite(rb)):
         return {**out, "note": "a constant column"}
-    lo, hi = bootstrap_ci(lambda p, q, r: f(p, r) - f(q, r), a, b, y, n_boot=n_boot, alpha=alpha, seed=seed,
-                          min_n=min_n)
-    verdict = "better" if lo > 0 else "worse" if hi < 0 else "indistinguishable"
-    return {**out, "diff": ra - rb, "lo": lo, "hi": hi, "verdict": verdict if np.isfinite(lo) else "n/a"}
+    ci = bootstrap_ci(lambda p, q, r: f(p, r) - f(q, r), a, b, y, n_boot=n_boot, alpha=alpha, seed=seed, min_n=min_n)
+    return _paired(out, ra - rb, ci)
 
 
-def spearman_brown(r: float, k: float) -> float:
-    """Reliability of the mean of ``k`` raters when one rater's reliability (correlation with another) is
-    ``r``: k r / (1 + (k - 1) r) (Spearman 1910; Brown 1910)."""
-    return float(k * r / (1 + (k - 1) * r)) if np.isfinite(r) and 1 + (k - 1) * r != 0 else float("nan")
+def _paired(out: dict, diff: float, ci: Interval) -> dict:
+    """A paired difference's dict: ``better`` / ``worse`` when its interval excludes 0, ``indistinguishable``
+    when it holds 0, ``n/a`` when no interval is given (the interval's note says why)."""
+    lo, hi = ci
+    verdict = "n/a" if not np.isfinite(lo) else "better" if lo > 0 else "worse" if hi < 0 else "indistinguishable"
+    return {**out, "diff": float(diff), "lo": lo, "hi": hi, "verdict": verdict, "undefined": ci.undefined,
+            "note": "; ".join(t for t in (out["note"], ci.note) if t)}
 
 
 def rater_pairs(matrix, names: Sequence[str] | None = None, n_boot: int = 1000, seed: int = 0,
@@ -342,21 +358,6 @@ def rater_pairs(matrix, names: Sequence[str] | None = None, n_boot: int = 1000, 
     return rows
 
 
-def one_vs_mean(r: float, k: float) -> float:
-    """Expected correlation of one more rater with the mean of ``k`` other raters, all of equal variance
-    and pairwise correlation ``r``: r * sqrt(k / (1 + (k - 1) r)). What a judge as good as one person scores
-    against a k-rater mean."""
-    d = 1 + (k - 1) * r
-    return float(r * np.sqrt(k / d)) if np.isfinite(r) and d > 0 else float("nan")
-
-
-def noise_ceiling(r: float, k: float) -> float:
-    """The highest correlation any scorer can reach against a k-rater mean: the square root of that mean's
-    reliability, sqrt(spearman_brown(r, k)) (classical test theory)."""
-    rel = spearman_brown(r, k)
-    return float(np.sqrt(rel)) if np.isfinite(rel) and rel >= 0 else float("nan")
-
-
 def paired_mean_diff_ci(a, b, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0, min_n: int = MIN_N) -> dict:
     """mean(a) - mean(b) over the same items (e.g. a judge's and a baseline's correctness, 0/1), with a
     paired percentile bootstrap CI and the same ``verdict`` as :func:`paired_diff_ci`."""
@@ -367,11 +368,9 @@ def paired_mean_diff_ci(a, b, n_boot: int = 1000, alpha: float = 0.05, seed: int
     out = {"n": n, "diff": float("nan"), "lo": float("nan"), "hi": float("nan"), "verdict": "n/a", "note": ""}
     if n < min_n:
         return {**out, "note": f"{n} paired items (< {min_n})"}
-    lo, hi = bootstrap_ci(lambda p, q: float(np.mean(p) - np.mean(q)), a, b, n_boot=n_boot, alpha=alpha, seed=seed,
-                          min_n=min_n)
-    verdict = "better" if lo > 0 else "worse" if hi < 0 else "indistinguishable"
-    return {**out, "diff": float(np.mean(a) - np.mean(b)), "lo": lo, "hi": hi,
-            "verdict": verdict if np.isfinite(lo) else "n/a"}
+    ci = bootstrap_ci(lambda p, q: float(np.mean(p) - np.mean(q)), a, b, n_boot=n_boot, alpha=alpha, seed=seed,
+                      min_n=min_n)
+    return _paired(out, float(np.mean(a) - np.mean(b)), ci)
 
 
 def stratified_draws(strata: Sequence, counts: dict, draws: int, seed: int = 0) -> list[np.ndarray]:
@@ -399,32 +398,3 @@ def draw_spread(stat: Callable[[np.ndarray], float], draws: Sequence[np.ndarray]
     lo, hi = np.quantile(vals, [alpha / 2, 1 - alpha / 2])
     pct = float(np.mean(vals < observed) + 0.5 * np.mean(vals == observed)) if np.isfinite(observed) else float("nan")
     return {"lo": float(lo), "hi": float(hi), "percentile": pct, "draws": int(len(vals))}
-
-
-def fmt_number(x, digits: int = 2, scale: float = 1.0) -> str:
-    """``x * scale`` rounded once, from the full-precision value, to ``digits`` decimals; "–" for NaN/None.
-    Every printed statistic goes through here (or :func:`fmt_interval`): a value is never rounded twice."""
-    from decimal import ROUND_HALF_UP, Decimal
-    if x is None or x != x:
-        return "–"
-    if x in (float("inf"), float("-inf")):
-        return str(x)
-    # the exact binary value, rounded half away from zero once: 0.8448 -> 0.84, 6.25 -> 6.3, 0.845 (stored as
-    # 0.84499...) -> 0.84
-    q = Decimal(float(x) * scale if scale != 1 else float(x)).quantize(Decimal(1).scaleb(-digits),
-                                                                       rounding=ROUND_HALF_UP)
-    return f"{q:.{digits}f}".replace("-0.", "0.", 1) if q == 0 else f"{q:.{digits}f}"
-
-
-def fmt_interval(lo, hi, digits: int = 2, scale: float = 1.0) -> str:
-    """``[lo, hi]`` with each bound rounded once from its full-precision value (0.8448 -> 0.84, never
-    0.845 -> 0.85); "" when the interval is undefined (NaN)."""
-    if lo is None or hi is None or lo != lo or hi != hi:
-        return ""
-    return f"[{fmt_number(lo, digits, scale)}, {fmt_number(hi, digits, scale)}]"
-
-
-def fmt_estimate(value, lo, hi, digits: int = 2, scale: float = 1.0) -> str:
-    """``value [lo, hi]``, each rounded once (the interval left out where it is undefined)."""
-    ci = fmt_interval(lo, hi, digits, scale)
-    return f"{fmt_number(value, digits, scale)} {ci}".strip()

@@ -10,9 +10,10 @@ The verbs: ``sample`` (n seeded continuations with their token log-probs), ``cha
 ``choice_logprobs`` (the log-prob of each given answer as the reply's start, :class:`ChoiceScores`) and
 ``loglikelihood`` (teacher-forced log-likelihood of a text, optionally given a context,
 :class:`LogLikelihood`). Log-likelihoods are natural logs of the raw distribution; the scored sequence
-is ``[BOS] + context + text`` (the begin-of-text token, or end-of-text where a model has none), and only
-the text's tokens count. A text longer than the model's window is scored in rolling windows
-(:func:`rolling_windows`), each token seeing at least half a window of what precedes it.
+is ``[document start] + context + text`` (:func:`document_start`: the tokenizer's BOS where it opens a
+document, else ``<|endoftext|>`` or the EOS; never a chat-turn opener), and only the text's tokens count.
+A text longer than the model's window is scored in rolling windows (:func:`rolling_windows`), each token
+seeing at least half a window of what precedes it.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Protocol, Sequence, runtime_checkable
 
+from creval.core.errors import CrevalError
 from creval.models import heavy
 
 Message = dict  # {"role": "system"|"user"|"assistant", "content": str}
@@ -150,7 +152,7 @@ class LoglikelihoodRequest:
     context: str | None = None
 
     def describe(self) -> dict:
-        return {"text": self.text, "context": self.context}
+        return {"text": self.text, "context": self.context, "start": SCORED_AFTER}
 
 
 def rolling_windows(first: int, total: int, window: int) -> list[tuple[int, int, int]]:
@@ -171,6 +173,27 @@ def rolling_windows(first: int, total: int, window: int) -> list[tuple[int, int,
         out.append((lo, i, hi))
         i = hi
     return out
+
+
+SCORED_AFTER = "document start"      # what a scored text follows (in the cache key: an older definition is not reused)
+CHAT_OPENERS = ("im_start", "start_of_turn", "start_header_id", "<|user|>", "<|system|>", "<|assistant|>")
+DOCUMENT_SEPARATOR = "<|endoftext|>"
+
+
+def document_start(bos: str | None, eos: str | None, vocab_has, model: str = "") -> str:
+    """The token a text is scored after on every backend: the model's *document start*. The tokenizer's
+    BOS when it opens a document (``<s>``, ``<|begin_of_text|>``, ``<bos>``); when the BOS is a chat-turn
+    opener (SmolLM2-Instruct's GGUF names ``<|im_start|>``, after which the model expects a role name) or
+    there is none, the document separator ``<|endoftext|>`` where the vocabulary has it (SmolLM2, Qwen,
+    GPT-2 style pretraining), else the EOS. ``vocab_has(text) -> bool`` says whether a special token exists."""
+    if bos and not any(m in bos for m in CHAT_OPENERS):
+        return bos
+    if vocab_has(DOCUMENT_SEPARATOR):
+        return DOCUMENT_SEPARATOR
+    if eos:
+        return eos
+    raise CrevalError(f"model {model}: its tokenizer names no begin- or end-of-text token, so a text has nothing "
+                      "to be scored after", "use a model whose tokenizer names its BOS or EOS")
 
 
 def scored_tokens(tokenize, begin: int, text: str, context: str | None) -> tuple[list[int], list[int]]:

@@ -6,7 +6,8 @@ logits), not of ``output_scores`` (which are after temperature and top-p). Sampl
 individually seeded here: the batch is seeded from ``(seed, first index, count)``, and the cache
 keeps every drawn sample stable afterwards. Offline, a GGUF file loads through ``gguf_file=``
 (dequantised: ``quantisation`` then names the file's type and the dtype it runs in).
-``loglikelihood`` scores ``[BOS] + context + text`` with one forward pass per rolling window.
+``loglikelihood`` scores ``[document start] + context + text`` (:func:`~creval.models.base.document_start`)
+with one forward pass per rolling window.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from creval.models.base import (
     Sample,
     SampleRequest,
     derive_seed,
+    document_start,
     quiet_transformers,
     rolling_windows,
     scored_tokens,
@@ -70,8 +72,9 @@ class HFBackend:
         self.quantisation = str(dtype).replace("torch.", "")
         if kw.get("gguf_file"):
             self.quantisation = f"{Path(kw['gguf_file']).stem.split('.')[-1]} dequantised to {self.quantisation}"
-        begin = self.tok.bos_token_id if self.tok.bos_token_id is not None else self.tok.eos_token_id
-        self.begin = int(begin)
+        vocab = self.tok.get_vocab()
+        start = document_start(self.tok.bos_token, self.tok.eos_token, lambda t: t in vocab, spec.name)
+        self.begin = int(vocab[start]) if start in vocab else int(self.tok.convert_tokens_to_ids(start))
         limit = getattr(self.lm.config, "max_position_embeddings", None) or spec.context
         self.window = min(spec.context, int(limit))     # tokens per forward pass of ``loglikelihood``
 

@@ -8,8 +8,8 @@ seeded generator (sample ``i`` uses ``derive_seed(seed, i)``) and we read the lo
 
 Log-probs (``LOGPROB_KIND = "raw"``): log-softmax of the model's unscaled logits, i.e. the model's
 own probability of each chosen token, independent of the sampling temperature and top-p.
-``loglikelihood`` scores ``[BOS] + context + text`` teacher-forced on sequence 0 (a context shared by
-consecutive requests is decoded once), in rolling windows of ``context - 1`` tokens when the text is longer.
+``loglikelihood`` scores ``[document start] + context + text`` (``<|endoftext|>`` for SmolLM2) on sequence 0
+(a shared context decoded once), in rolling windows of ``context - 1`` tokens when the text is longer.
 """
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ from creval.models.base import (
     Sample,
     SampleRequest,
     derive_seed,
+    document_start,
     rolling_windows,
     scored_tokens,
     split_thinking,
@@ -72,8 +73,7 @@ class LlamaCppBackend:
         desc = ctypes.create_string_buffer(256)
         self.lc.llama_model_desc(self.llm.model, desc, len(desc))
         self.quantisation = desc.value.decode(errors="ignore").split(" ")[-1]   # "llama 256M Q4_1" -> "Q4_1"
-        bos = int(llama_cpp.llama_vocab_bos(self.vocab))
-        self.begin = bos if bos >= 0 else int(llama_cpp.llama_vocab_eos(self.vocab))
+        self.begin = self._document_start()
         self.n_ctx = spec.context
         self.window = self.n_ctx - 1      # tokens per forward pass of ``loglikelihood``
         params = llama_cpp.llama_context_default_params()
@@ -96,6 +96,17 @@ class LlamaCppBackend:
         self.reused_tokens = 0            # prompt tokens served from the KV cache (prefix reuse)
 
     # -- text <-> tokens ----------------------------------------------------------------------
+    def _special(self, text: str) -> int | None:      # the id of the single special token spelled ``text``
+        ids = self.llm.tokenize(text.encode(), add_bos=False, special=True)
+        return ids[0] if len(ids) == 1 and self.llm.detokenize(ids, special=True).decode() == text else None
+
+    def _document_start(self) -> int:
+        """The token every scored text follows (:func:`~creval.models.base.document_start`)."""
+        bos, eos = (int(f(self.vocab)) for f in (self.lc.llama_vocab_bos, self.lc.llama_vocab_eos))
+        name = {i: self.llm.detokenize([i], special=True).decode() for i in (bos, eos) if i >= 0}
+        text = document_start(name.get(bos), name.get(eos), lambda t: self._special(t) is not None, self.spec.name)
+        return [i for i, t in name.items() if t == text][0] if text in name.values() else self._special(text)
+
     def render(self, messages: Sequence[dict]) -> str:
         return self.formatter(messages=list(messages)).prompt
 

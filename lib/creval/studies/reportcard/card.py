@@ -20,10 +20,11 @@ from creval.studies.aut.report import human_values
 from creval.studies.rethinking.readers import labelled, measures, unlabelled_reason
 
 COLUMNS = ["paper", "measure", "human data", "statistic", "n", "value", "lo", "hi", "baseline",
-           "baseline orientation", "baseline value", "difference", "diff lo", "diff hi", "verdict", "paper figure",
-           "note"]
+           "baseline orientation", "baseline value", "difference", "diff lo", "diff hi", "vs baseline", "verdict",
+           "reason", "paper figure", "note"]
 VERDICTS = {"better": "beats baseline", "indistinguishable": "indistinguishable", "worse": "worse than baseline",
-            "n/a": "not enough data"}
+            "n/a": "no interval"}
+CHANCE = {"AUROC": 0.5, "Spearman rho": 0.0}      # the statistic's chance level (accuracy: the majority baseline)
 TAN, LU_R, RAB = "Tan et al. 2026", "Lu et al. 2025 (rethinking)", "Rabeyah et al. 2024"
 AS_IS, FLIPPED = "as is", "flipped (the other sign agrees better)"
 
@@ -45,11 +46,33 @@ def oriented(base, y, stat: str) -> tuple[int, float]:
     return 1, float(plus)
 
 
+def card_verdict(row: dict, degenerate: str | None = None) -> S.Verdict:
+    """The row's verdict by the one rule (:func:`creval.measures.stats.decide`) on the claim "this measure
+    captures something people call creative": ``ok`` when it beats its strongest trivial baseline on the same
+    items (the paired difference's interval above 0) *and* its own interval lies above chance (AUROC 0.5, rho 0);
+    not testable when the data is degenerate (``degenerate``: bundled sample data, a constant score, a judge
+    that copies the order, a measurement counted on another row), when no interval could be given, or on fewer
+    than :data:`~creval.measures.stats.ENOUGH` items."""
+    vs = row["vs baseline"]
+    ok = None if vs == VERDICTS["n/a"] else vs == VERDICTS["better"]
+    chance = CHANCE.get(row["statistic"])
+    if ok and chance is not None:
+        ok = S.agrees(row["value"], row["lo"], row["hi"], "+", null=chance)
+    return S.decide(ok, int(row["n"]), degenerate=degenerate,
+                    unknown=row.get("note") or "the difference from the baseline has no interval")
+
+
+def with_verdict(row: dict, degenerate: str | None = None) -> dict:
+    """``row`` with its ``verdict`` (the word) and ``reason`` (:func:`card_verdict`)."""
+    v = card_verdict(row, degenerate)
+    return {**row, "verdict": v.word, "reason": v.reason}
+
+
 def graded(paper: str, measure: str, data: str, x, base, y, baseline: str, stat: str, n_boot: int, seed: int,
-           paper_figure: str = "", note: str = "") -> dict:
+           paper_figure: str = "", note: str = "", degenerate: str | None = None) -> dict:
     """One card row: ``stat`` (``spearman`` or ``auc``) of ``x`` against ``y`` with its CI, the same for the
-    baseline ``base`` on the same items in its better orientation (:func:`oriented`), and the paired
-    difference."""
+    baseline ``base`` on the same items in its better orientation (:func:`oriented`), the paired
+    difference, and the verdict (:func:`card_verdict`; a constant ``x`` is degenerate on its own)."""
     x, base, y = (np.asarray(v, float) for v in (x, base, y))
     keep = np.isfinite(x) & np.isfinite(y)
     if stat == "auc":
@@ -60,11 +83,13 @@ def graded(paper: str, measure: str, data: str, x, base, y, baseline: str, stat:
         val, name = r["rho"], "Spearman rho"
     sign, b = oriented(base[keep], y[keep], stat)
     d = S.paired_diff_ci(x, sign * base, y, n_boot=n_boot, seed=seed, stat=stat)
-    return {"paper": paper, "measure": measure, "human data": data, "statistic": name, "n": int(keep.sum()),
-            "value": val, "lo": r["lo"], "hi": r["hi"], "baseline": baseline if sign > 0 else f"{baseline}, negated",
-            "baseline orientation": AS_IS if sign > 0 else FLIPPED, "baseline value": b,
-            "difference": d["diff"], "diff lo": d["lo"], "diff hi": d["hi"], "verdict": VERDICTS[d["verdict"]],
-            "paper figure": paper_figure, "note": "; ".join(t for t in (note, r.get("note", ""), d["note"]) if t)}
+    row = {"paper": paper, "measure": measure, "human data": data, "statistic": name, "n": int(keep.sum()),
+           "value": val, "lo": r["lo"], "hi": r["hi"], "baseline": baseline if sign > 0 else f"{baseline}, negated",
+           "baseline orientation": AS_IS if sign > 0 else FLIPPED, "baseline value": b,
+           "difference": d["diff"], "diff lo": d["lo"], "diff hi": d["hi"], "vs baseline": VERDICTS[d["verdict"]],
+           "paper figure": paper_figure,
+           "note": "; ".join(dict.fromkeys(t for t in (note, r.get("note", ""), d["note"]) if t))}
+    return with_verdict(row, S.first_reason(degenerate, S.constant(x[keep], "score")))
 
 
 # -- the studies graded -----------------------------------------------------------------------------------
@@ -94,8 +119,34 @@ def rethinking_rows(recs, n_boot: int, seed: int) -> list[dict]:
                 continue
             if col in m and m[col].notna().sum() >= 2:
                 rows.append(graded(LU_R, name, data, sign * m[col].astype(float), m["n_words"].astype(float), y,
-                                   "length (words)", stat, n_boot, seed, PAPER_FIGURES.get((ts, col), ""), sample))
+                                   "length (words)", stat, n_boot, seed, PAPER_FIGURES.get((ts, col), ""), sample,
+                                   degenerate=sample or None))
     return rows
+
+
+FALLBACK = "log-prob fallback"
+
+
+def from_fallback(x) -> bool:
+    """Whether every value of a list setting (segmented score or rank) came from the log-prob fallback: the
+    one-response prompt of the pointwise setting, read from ``human_values``' ``logprobs`` share."""
+    return "logprobs" in x and len(x) > 0 and bool((x["logprobs"].astype(float) == 1.0).all())
+
+
+def aut_degenerate(d: str, s: str, mode: str, x, pointwise: bool) -> tuple[str, str | None]:
+    """The measure's name on the card and why the row cannot test its judge: bundled sample ratings, a judge
+    that copies the order it was shown (a ranking shown forward and reversed averages exactly 0.5 per item),
+    or a list setting measured entirely by the log-prob fallback (shown as the fallback; counted once, on the
+    pointwise row, where there is one)."""
+    name = f"LLM judge {s} ({mode})"
+    sample = "bundled sample: our guesses, not ratings" if d.startswith("sample") else None
+    if mode != "pointwise" and from_fallback(x):
+        name = f"LLM judge {s} ({mode} = the {FALLBACK})"
+        twice = ("the same measurement as the pointwise row (every value from the log-prob fallback): counted "
+                 "there") if pointwise else None
+        return name, S.first_reason(sample, twice)
+    order = S.copies_order(means=x["value"]) if mode.endswith("rank") else None
+    return name, S.first_reason(sample, order)
 
 
 def aut_rows(recs, n_boot: int, seed: int) -> list[dict]:
@@ -105,13 +156,17 @@ def aut_rows(recs, n_boot: int, seed: int) -> list[dict]:
         return []
     rows = []
     base = h[h["mode"] == "baseline"]
-    for (d, s, mode), x in h[h["mode"] != "baseline"].groupby(["dataset", "scorer", "mode"]):
+    judged = h[h["mode"] != "baseline"]
+    pointwise = set(zip(judged.loc[judged["mode"] == "pointwise", "dataset"],
+                        judged.loc[judged["mode"] == "pointwise", "scorer"]))
+    for (d, s, mode), x in judged.groupby(["dataset", "scorer", "mode"]):
+        name, why = aut_degenerate(d, s, mode, x, (d, s) in pointwise)
         best = None
         for b, bx in base[base["dataset"] == d].groupby("scorer"):
             j = x.merge(bx[["item_id", "value"]], on="item_id", suffixes=("", "_b"))
-            row = graded(RAB, f"LLM judge {s} ({mode})", f"{d}: AUT originality", j["value"], j["value_b"], j["human"],
+            row = graded(RAB, name, f"{d}: AUT originality", j["value"], j["value_b"], j["human"],
                          b, "spearman", n_boot, seed, "no human data in the paper",
-                         "bundled sample: our guesses, not ratings" if d.startswith("sample") else "")
+                         "bundled sample: our guesses, not ratings" if d.startswith("sample") else "", degenerate=why)
             if best is None or (np.nan_to_num(row["baseline value"], nan=-9) >
                                 np.nan_to_num(best["baseline value"], nan=-9)):
                 best = row
@@ -134,32 +189,35 @@ def convergent_rows(recs, n_boot: int, seed: int) -> list[dict]:
         pred = np.where(parsed, g["verdict"].fillna(False).astype(bool).to_numpy(), ~label)   # unparsed counts as wrong
         correct = (pred == label).astype(float)
         majority = (label == (label.mean() >= 0.5)).astype(float)
-        acc = S.bootstrap_ci(np.mean, correct, n_boot=n_boot, seed=seed)
+        acc = S.wilson(int(correct.sum()), len(correct))          # a proportion: Wilson, honest at 0 and 1
         d = S.paired_mean_diff_ci(correct, majority, n_boot=n_boot, seed=seed)
-        rows.append({"paper": TAN, "measure": f"convergent judge {j}",
-                     "human data": "human yes/no labels per criterion",
-                     "statistic": "accuracy (unparsed = wrong)", "n": len(correct), "value": float(correct.mean()),
-                     "lo": acc[0], "hi": acc[1], "baseline": "majority label", "baseline orientation": AS_IS,
-                     "baseline value": float(majority.mean()), "difference": d["diff"], "diff lo": d["lo"],
-                     "diff hi": d["hi"], "verdict": VERDICTS[d["verdict"]],
-                     "paper figure": "0.847 (GPT-4o, Table 2)" if j == "retrieval" else "",
-                     "note": line if "sample" in line.lower() else ""})
+        sample = line if "sample" in line.lower() else ""
+        rows.append(with_verdict({
+            "paper": TAN, "measure": f"convergent judge {j}", "human data": "human yes/no labels per criterion",
+            "statistic": "accuracy (unparsed = wrong)", "n": len(correct), "value": float(correct.mean()),
+            "lo": acc[0], "hi": acc[1], "baseline": "majority label", "baseline orientation": AS_IS,
+            "baseline value": float(majority.mean()), "difference": d["diff"], "diff lo": d["lo"],
+            "diff hi": d["hi"], "vs baseline": VERDICTS[d["verdict"]],
+            "paper figure": "0.847 (GPT-4o, Table 2)" if j == "retrieval" else "",
+            "note": "; ".join(t for t in (sample, d["note"]) if t)}, sample or None))
     return rows
 
 
 def validation_rows(recs, n_boot: int, seed: int) -> list[dict]:
-    """The pairwise novelty judge against AUT ratings and MacGyver labels, semantic distance as the baseline."""
+    """The pairwise novelty judge against AUT ratings and MacGyver labels, semantic distance as the baseline; a
+    judge whose every item averages exactly 0.5 under order swapping copies the order (not testable)."""
     rows = []
     a = recs["aut_items"]
     if len(a) and "novelty_score" in a:
         sample = "bundled sample" if "source" in a and (a["source"] == "sample").all() else ""
         rows.append(graded(TAN, "pairwise novelty judge", "Ocsai-1: AUT originality ratings", a["novelty_score"],
-                           a["semdis"], a["score"], "semantic distance", "spearman", n_boot, seed, "", sample))
+                           a["semdis"], a["score"], "semantic distance", "spearman", n_boot, seed, "", sample,
+                           degenerate=S.first_reason(sample, S.copies_order(means=a["novelty_score"]))))
     m = recs["macgyver_items"]
     if len(m) and "novelty_score" in m:
         rows.append(graded(TAN, "pairwise novelty judge", "MacGyver: unconventional vs conventional solutions",
                            m["novelty_score"], m["semdis"], m["unconventional"].astype(float), "semantic distance",
-                           "auc", n_boot, seed))
+                           "auc", n_boot, seed, degenerate=S.copies_order(means=m["novelty_score"])))
     return rows
 
 

@@ -10,24 +10,65 @@ import plotly.graph_objects as go
 
 from creval.core.paths import home
 from creval.measures import stats as S
-from creval.studies.reportcard.card import COLUMNS, FLIPPED, VERDICTS
+from creval.studies.reportcard.card import COLUMNS, FLIPPED, VERDICTS, card_verdict
 from creval.studies.tables import captioned
+
+COMPACT = ["measure", "human data", "value [95% interval]", "baseline", "verdict", "reason"]
+ENOUGH = S.ENOUGH
 
 
 # -- what the chapter shows -------------------------------------------------------------------------------
-def table_card(recs) -> pd.DataFrame:
+def card_frame(recs) -> pd.DataFrame:
+    """The card's rows, each with ``vs baseline``, ``verdict`` and ``reason`` (a card written before the one
+    verdict rule carried only the paired verdict: it is graded again here from its own columns)."""
     c = recs["card"]
+    if c.empty or "vs baseline" in c:
+        return c
+    c = c.rename(columns={"verdict": "vs baseline"}).replace({"vs baseline": {"not enough data": VERDICTS["n/a"]}})
+    graded = [card_verdict(r) for r in c.to_dict("records")]
+    return c.assign(verdict=[v.word for v in graded], reason=[v.reason for v in graded])
+
+
+def against_baseline(r: dict) -> str:
+    """The reason column of a testable row: how it stands against its baseline, with the interval."""
+    d = S.fmt_estimate(r["difference"], r["diff lo"], r["diff hi"])
+    return {VERDICTS["better"]: f"beats {r['baseline']} by {d}",
+            VERDICTS["worse"]: f"worse than {r['baseline']} by {d}"}.get(
+        r["vs baseline"], f"indistinguishable from {r['baseline']}: difference {d}")
+
+
+def table_card(recs) -> pd.DataFrame:
+    """The compact card, the one a reader reads: measure, human data, the value with its interval and n, the
+    baseline on the same items, the verdict and its reason (the full table: :func:`table_card_full`)."""
+    c = card_frame(recs)
     if c.empty:
-        return captioned(pd.DataFrame(columns=COLUMNS), "Nothing to grade: no study found human data.")
-    return captioned(c, "The report card. value: the statistic against people (higher = agrees), 95% bootstrap "
-                        "interval [lo, hi]; baseline value: the strongest trivial baseline on the same items, in its "
-                        "better orientation (baseline orientation: flipped where the negated baseline agrees better); "
-                        "difference: value minus baseline with a 95% paired bootstrap interval; the verdict is read "
-                        "off that interval (indistinguishable when it holds 0).")
+        return captioned(pd.DataFrame(columns=COMPACT), "Nothing to grade: no study found human data.")
+    rows = [{"measure": r["measure"], "human data": r["human data"],
+             "value [95% interval]": (f"{r['statistic']} {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, n = {r['n']}"
+                                      if pd.notna(r["value"]) else f"{r['statistic']}: not computable, n = {r['n']}"),
+             "baseline": f"{r['baseline']}: {S.fmt_number(r['baseline value'])}", "verdict": r["verdict"],
+             "reason": r["reason"] or against_baseline(r)} for r in c.to_dict("records")]
+    return captioned(pd.DataFrame(rows, columns=COMPACT),
+                     "The report card. Value: the statistic against people (higher = agrees) with its 95% interval "
+                     "(none where too many resamples are undefined); baseline: the strongest trivial baseline on the "
+                     f"same items. Verdict (docs/verdicts.md): reproduced when the measure beats its baseline (paired "
+                     f"interval above 0) and its own interval clears chance; not testable here on fewer than {ENOUGH} "
+                     "items, bundled sample data, a constant score, a judge that copies the order it was shown, or a "
+                     "measurement counted on another row.")
+
+
+def table_card_full(recs) -> pd.DataFrame:
+    """Every column of the card (for the folded block below the compact one)."""
+    c = card_frame(recs)
+    if c.empty:
+        return captioned(pd.DataFrame(columns=COLUMNS), "No rows.")
+    return captioned(c[[k for k in COLUMNS if k in c]], "The full card: baseline orientation flipped where the "
+                     "negated baseline agrees better; difference = value minus baseline with a 95% paired bootstrap "
+                     "interval (vs baseline: indistinguishable when it holds 0).")
 
 
 def table_verdicts(recs) -> pd.DataFrame:
-    c = recs["card"]
+    c = card_frame(recs)
     if c.empty:
         return captioned(pd.DataFrame(), "No rows.")
     t = c.groupby(["paper", "verdict"]).size().unstack(fill_value=0).reset_index()
@@ -55,7 +96,7 @@ def table_sources(recs) -> pd.DataFrame:
 
 def fig_card(recs) -> go.Figure:
     """Forest plot: each row's statistic with its interval, and the baseline on the same items."""
-    c = recs["card"]
+    c = card_frame(recs)
     fig = go.Figure()
     if c.empty:
         return fig.update_layout(title="No rows")
@@ -63,9 +104,9 @@ def fig_card(recs) -> go.Figure:
     err = dict(type="data", symmetric=False, array=(c["hi"] - c["value"]).fillna(0),
                arrayminus=(c["value"] - c["lo"]).fillna(0))
     cols = zip(labels, c["statistic"], c["value"], c["lo"], c["hi"], c["n"], c["baseline"], c["baseline value"],
-               c["verdict"])
+               c["verdict"], c["reason"])
     hover = [f"{lab}<br>{s} {S.fmt_estimate(v, lo, hi, 3)}, n={n}<br>baseline {b}: {S.fmt_number(bv, 3)}<br>{verdict}"
-             for lab, s, v, lo, hi, n, b, bv, verdict in cols]
+             + (f" ({why})" if why else "") for lab, s, v, lo, hi, n, b, bv, verdict, why in cols]
     fig.add_trace(go.Scatter(x=c["value"], y=labels, mode="markers", error_x=err, name="measure or judge",
                              hovertext=hover, hoverinfo="text", marker=dict(size=9)))
     fig.add_trace(go.Scatter(x=c["baseline value"], y=labels, mode="markers", name="baseline, same items",
@@ -76,34 +117,26 @@ def fig_card(recs) -> go.Figure:
     return fig
 
 
-UNTESTABLE_NOTES = ("sample", "not real labels", "too few")
-
-
-def untestable(row) -> bool:
-    """Whether a card row says nothing about the measure: bundled sample data, or too few items to compare."""
-    return row["verdict"] == VERDICTS["n/a"] or any(t in str(row["note"] or "").lower() for t in UNTESTABLE_NOTES)
-
-
 def what_this_shows(recs) -> pd.DataFrame:
-    """The closing "What this shows", from the card: which measures beat their strongest trivial baseline on the
-    same items (the claim that they measure something people call creative, reproduced), which do not (not
-    reproduced), and which rows cannot test it here (sample data, too few items); then the baselines that only
-    hold up flipped."""
-    c = recs["card"]
+    """The closing "What this shows", from the card's verdicts (the one rule): which measures beat their
+    strongest trivial baseline on the same items (reproduced), which do not (not reproduced: indistinguishable
+    or worse), which rows cannot test it here and why; then the baselines that only hold up flipped."""
+    c = card_frame(recs)
     if c.empty:
         return captioned(pd.DataFrame(columns=["verdict", "rows", "which"]), "What this shows: no rows to read.")
-    c = c.assign(_u=[untestable(r) for _, r in c.iterrows()], _name=[f"{m} · {d}" for m, d in
-                                                                      zip(c["measure"], c["human data"])])
-    groups = (("reproduced: beats its strongest trivial baseline", ~c["_u"] & (c["verdict"] == VERDICTS["better"])),
-              ("not reproduced: indistinguishable from its baseline",
-               ~c["_u"] & (c["verdict"] == VERDICTS["indistinguishable"])),
-              ("not reproduced: worse than its baseline", ~c["_u"] & (c["verdict"] == VERDICTS["worse"])),
-              ("cannot be tested here (sample data or too few items)", c["_u"]),
+    c = c.assign(_name=[f"{m} · {d}" for m, d in zip(c["measure"], c["human data"])])
+    testable = c["verdict"] != S.TESTABLE
+    groups = (("reproduced: beats its strongest trivial baseline", c["verdict"] == "reproduced", "difference"),
+              ("not reproduced: no better than its baseline (or its own interval holds chance)",
+               testable & (c["verdict"] == "not reproduced") & (c["vs baseline"] != VERDICTS["worse"]), "difference"),
+              ("not reproduced: worse than its baseline",
+               testable & (c["verdict"] == "not reproduced") & (c["vs baseline"] == VERDICTS["worse"]), "difference"),
+              ("not testable here", ~testable, "reason"),
               ("the baseline is stronger flipped (for example, shorter texts rated higher)",
-               c["baseline orientation"] == FLIPPED))
+               c["baseline orientation"] == FLIPPED, "difference"))
     rows = [{"verdict": name, "rows": int(mask.sum()),
-             "which": "; ".join(f"{n} ({S.fmt_number(d, 2)})" for n, d in zip(c.loc[mask, "_name"],
-                                                                              c.loc[mask, "difference"]))}
-            for name, mask in groups]
+             "which": "; ".join(f"{n} ({S.fmt_number(x, 2) if col == 'difference' else x})"
+                                for n, x in zip(c.loc[mask, "_name"], c.loc[mask, col]))}
+            for name, mask, col in groups]
     return captioned(pd.DataFrame(rows), "What this shows: each card row by its verdict (in brackets: the "
-                                          "difference from the baseline)")
+                                          "difference from the baseline, or why the row cannot test its measure)")

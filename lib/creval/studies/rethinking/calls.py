@@ -24,7 +24,8 @@ def ppl_scored(cfg: RethinkingConfig, text_set: str, texts: pd.DataFrame) -> np.
 
 
 def perplexity_rows(cfg: RethinkingConfig, model, text_set: str, texts: pd.DataFrame) -> list[dict]:
-    """``set, id, model, ppl, bpb, n_tokens`` (+ ``ppl_cond``) of ``texts`` (already the scored ones)."""
+    """``set, id, model, ppl, bpb, n_tokens, nll, first_nll, n_bytes`` (+ ``ppl_cond``) of ``texts`` (already the
+    scored ones): :func:`creval.measures.perplexity.perplexity_summary` reads them."""
     cut = [cut_words(x, cfg.rethink_ppl_max_words) for x in texts["text"]]
     ctx = list(texts["context"]) if text_set in WITH_CONTEXT else []
     scored = perplexity_many(model, cut + cut[:len(ctx)], [None] * len(cut) + ctx)     # one batch
@@ -32,7 +33,7 @@ def perplexity_rows(cfg: RethinkingConfig, model, text_set: str, texts: pd.DataF
     rows = []
     for i, p, c in zip(texts["id"], pp, pc):
         r = {"set": text_set, "id": i, "model": model.name, "ppl": p.ppl, "bpb": p.bits_per_byte,
-             "n_tokens": p.n_tokens}
+             "n_tokens": p.n_tokens, "nll": p.sum_nll, "first_nll": p.first_nll, "n_bytes": p.n_bytes}
         if c is not None:
             r["ppl_cond"] = c.ppl
         rows.append(r)

@@ -89,7 +89,8 @@ def group_templates(recs, text_set: str, n: int, mode: str = "sequence") -> pd.D
 def check_rows(check: str, m: pd.DataFrame, label_col: str, kind: str, cols=None, n_boot: int = 1000,
                seed: int = 0, names: dict | None = None) -> list[dict]:
     """One row per measure: AUROC (``kind="auc"``, two labelled groups) or Spearman rho (``"rho"``) of the
-    measure against ``m[label_col]``, percentile bootstrap 95% CI, n, and whether it goes the creative way."""
+    measure against ``m[label_col]``, percentile bootstrap 95% CI, n, p, whether it goes the creative way, and
+    whether it excludes chance (:func:`~creval.measures.stats.excludes_chance`: interval and test together)."""
     names = {**MEASURES, **(names or {})}
     rows = []
     for c in cols or [c for c in MEASURES if c in m.columns]:
@@ -101,9 +102,9 @@ def check_rows(check: str, m: pd.DataFrame, label_col: str, kind: str, cols=None
             r = S.spearman_ci(x, m[label_col].astype(float).to_numpy(), n_boot=n_boot, seed=seed)
             val, chance = r["rho"], 0.0
         agrees = "" if np.isnan(val) else ("yes" if (val - chance) * DIRECTION[c] > 0 else "no")
-        sig = (not np.isnan(r["lo"])) and (r["lo"] > chance or r["hi"] < chance)
+        sig = S.excludes_chance(r["lo"], r["hi"], r["p"], chance)      # the interval and the test together
         rows.append({"check": check, "measure": names[c], "statistic": "AUROC" if kind == "auc" else "Spearman rho",
-                     "value": val, "ci_low": r["lo"], "ci_high": r["hi"], "n": r["n"],
+                     "value": val, "ci_low": r["lo"], "ci_high": r["hi"], "n": r["n"], "p": r["p"],
                      "right direction": agrees, "CI excludes chance": "yes" if sig else "no", "note": r["note"]})
     return rows
 

@@ -7,12 +7,22 @@ from __future__ import annotations
 import pandas as pd
 
 from creval.measures import stats as S
+from creval.measures.perplexity import perplexity_summary
+from creval.studies.rethinking.figures import table_l_ranges
 from creval.studies.rethinking.readers import labelled, measures, unlabelled_reason
-from creval.studies.rethinking.report import table_checks, table_formatting, table_invariance, table_ttcw_judges
+from creval.studies.rethinking.report import (
+    PAPER_TABLE2,
+    WITHIN,
+    table_checks,
+    table_formatting,
+    table_invariance,
+    table_ttcw_judges,
+    table_ttcw_within,
+)
 from creval.studies.tables import captioned
 
 WEAK_RHO = 0.1          # |rho| under this on a rating scale: "does not track the ratings"
-REPRODUCED, NOT_REPRODUCED, UNTESTABLE = "reproduced", "not reproduced", "cannot be tested here"
+REPRODUCED, NOT_REPRODUCED, UNTESTABLE = "reproduced", "not reproduced", S.TESTABLE
 
 
 def value_range(lo, hi, digits: int = 2, scale: float = 1.0, unit: str = "") -> str:
@@ -29,6 +39,8 @@ def check_value(t: pd.DataFrame, check_prefix: str, measure: str) -> dict | None
     r = r.iloc[0]
     return {"text": S.fmt_estimate(r["value"], r["ci_low"], r["ci_high"]), "value": float(r["value"]),
             "lo": float(r["ci_low"]), "hi": float(r["ci_high"]), "n": int(r["n"]),
+            "null": 0.5 if r["statistic"] == "AUROC" else 0.0, "note": str(r.get("note") or ""),
+            "p": float(r["p"]) if "p" in r and pd.notna(r["p"]) else float("nan"),
             "chance_in_ci": r["CI excludes chance"] != "yes", "right": r["right direction"] == "yes"}
 
 
@@ -68,8 +80,13 @@ def ttcw_values(recs, checks: pd.DataFrame) -> dict | None:
     t = measures(recs, "ttcw")
     j = table_ttcw_judges(recs)
     rho = j["rho vs expert passes"] if "rho vs expert passes" in j else pd.Series(dtype=float)
+    w = table_ttcw_within(recs)
+    within = w[w["model"] == WITHIN] if len(w) else w
+    models = int(t["kind"].nunique())
     return {"stories": len(t), "rho": check_value(checks, "TTCW expert passes", "creativity index"),
-            "ci_mean": S.fmt_number(t["ci"].mean(), 2),
+            "models": models, "ci_mean": S.fmt_number(t["ci"].mean(), 2),
+            "within": (S.fmt_estimate(within.iloc[0]["rho"], within.iloc[0]["ci_low"], within.iloc[0]["ci_high"])
+                       if models > 1 and len(within) and pd.notna(within.iloc[0]["rho"]) else ""),
             "llm_judges": f"{S.fmt_number(rho.min())} to {S.fmt_number(rho.max())}" if rho.notna().any() else ""}
 
 
@@ -83,12 +100,17 @@ def ppl_values(recs, checks: pd.DataFrame) -> dict:
     p = p[p["model"] == cfg.model] if len(p) else p
     inv = table_invariance(recs)
     inv = inv[inv["measure"] == "perplexity"] if "measure" in inv else inv
+    s = perplexity_summary(p.to_dict("records")) if len(p) else perplexity_summary([])
     return {"range": value_range(p["ppl"].min(), p["ppl"].max(), 1) if len(p) else "",
             "median": S.fmt_number(p["ppl"].median(), 1) if len(p) else "",
+            "weighted": S.fmt_number(s["ppl_token_weighted"], 1), "tokens": s["tokens"],
+            "first_share": (S.fmt_number(s["first_token_share"], 0, 100) + "%"
+                            if s["first_token_share"] == s["first_token_share"] else ""),
             "texts": int(p["ppl"].notna().sum()) if len(p) else 0, "checks": len(ppl),
             "right": sum(c["right"] for c in ppl), "chance": sum(c["chance_in_ci"] for c in ppl),
             "paraphrase_auc": (S.fmt_estimate(inv.iloc[0]["AUROC(|diff|: different > paraphrase)"],
-                                              inv.iloc[0]["ci_low"], inv.iloc[0]["ci_high"]) if len(inv) else "")}
+                                              inv.iloc[0]["ci_low"], inv.iloc[0]["ci_high"])
+                               if len(inv) and pd.notna(inv.iloc[0]["AUROC(|diff|: different > paraphrase)"]) else "")}
 
 
 def template_values(recs, checks: pd.DataFrame) -> dict:
@@ -116,16 +138,21 @@ def judge_values(recs, checks: pd.DataFrame) -> dict:
             "mean_score": S.fmt_number(js["judge"].mean()) if len(js) else "",
             "contradiction_rate": float(tw["contradiction"].mean()) if len(tw) else float("nan"),
             "contradictions": S.fmt_number(tw["contradiction"].mean(), 0, 100) + "%" if len(tw) else "",
+            "contradictions_ci": (S.fmt_interval(*S.wilson(int(tw["contradiction"].astype(bool).sum()), len(tw)), 0,
+                                                 100) if len(tw) else ""),
             "twist_pairs": len(tw)}
 
 
 def aut_values(checks: pd.DataFrame) -> dict | None:
-    """AUT: n, the largest |rho| of the measures, and whether every |rho| is under :data:`WEAK_RHO`."""
+    """AUT: each measure's n (the creativity index runs on every rated response, perplexity on a subsample),
+    the largest |rho| of the measures, and whether every |rho| is under :data:`WEAK_RHO`."""
     a = checks[checks["check"].str.startswith("AUT") & checks["value"].notna()] if len(checks) else checks
     if not len(a):
         return None
     best = a.loc[a["value"].abs().idxmax()]
-    return {"n": int(a["n"].max()), "max_abs": S.fmt_number(a["value"].abs().max()), "weak": S.fmt_number(WEAK_RHO, 1),
+    ns = a.groupby("n", sort=False)["measure"].apply(list)
+    return {"n": int(best["n"]), "ns": "; ".join(f"n = {n} for {', '.join(m)}" for n, m in ns.items()),
+            "max_abs": S.fmt_number(a["value"].abs().max()), "weak": S.fmt_number(WEAK_RHO, 1),
             "strongest": f"{best['measure']} {S.fmt_estimate(best['value'], best['ci_low'], best['ci_high'])}",
             "all_weak": bool((a["value"].abs() < WEAK_RHO).all())}
 
@@ -144,47 +171,78 @@ def reading_values(recs) -> dict:
             "judge": judge_values(recs, checks), "aut": aut_values(checks)}
 
 
-def direction_status(same_way: bool, chance_in_ci: bool) -> str:
-    """A claim about a direction is reproduced when the interval excludes chance on the paper's side."""
-    return REPRODUCED if same_way and not chance_in_ci else NOT_REPRODUCED
+def claim_verdict(c: dict | None, target, why: str = "") -> S.Verdict:
+    """A claim read off one estimate by the one rule: :func:`~creval.measures.stats.agrees` on its value and
+    interval against the paper's ``target`` (a sign, or a range), its n against the rule's minimum."""
+    if c is None:
+        return S.decide(None, 0, degenerate=why or "not computed in these records")
+    return S.decide(S.agrees(c["value"], c["lo"], c["hi"], target, null=c["null"]), c["n"],
+                    degenerate=why or None, unknown=c["note"] or "no interval")
 
 
-def with_chance(c: dict) -> str:
-    """An estimate's text, saying so when its interval holds chance."""
-    return c["text"] + (" (the interval holds chance)" if c["chance_in_ci"] else "")
+def with_chance(c: dict | None) -> str:
+    """An estimate's text and, unless it clears chance (interval and test together), why not: no interval
+    (too many resamples undefined), an interval that holds chance, or a test that does not clear it."""
+    if c is None:
+        return "not computable here (too few texts)"
+    if not c["chance_in_ci"]:
+        return c["text"]
+    if c["lo"] != c["lo"]:
+        return c["text"] + " (no interval: too many resamples leave it undefined)"
+    if c["lo"] <= c["null"] <= c["hi"]:
+        return c["text"] + " (the interval holds chance)"
+    return c["text"] + f" (p = {S.fmt_number(c['p'], 3)}: the test does not clear chance)"
 
 
-def ci_claims(recs, v: dict) -> list[tuple[str, str, str]]:
+def ci_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
     """The creativity index's two claims: it separates human from LLM texts, not unconventional from
     conventional solutions."""
     out = []
     claim = "The creativity index is higher for human than for LLM texts (paper: 0.72 vs 0.53 on movie plots, Table 2)."
     s, f = v["solver"], v["formatting"]
     if s is None or s["auc"] is None:
-        out.append((claim, f"no crowd and GPT-4 solutions here ({unlabelled_reason(recs, 'solver')})", UNTESTABLE))
+        out.append((claim, "no crowd and GPT-4 solutions here",
+                    claim_verdict(None, "+", unlabelled_reason(recs, "solver") or "no crowd and GPT-4 solutions")))
     else:
         a = s["auc"]
         here = f"crowd vs GPT-4 MacGyver solutions, AUROC {with_chance(a)} as written"
-        status = direction_status(a["value"] > 0.5, a["chance_in_ci"])
+        status = claim_verdict(a, "+")
         if f:
             here += (f", {f['stripped']['text']} with step markers stripped (markers in {f['marked_gpt4']} of GPT-4's "
                      f"texts, {f['marked_crowd']} of the crowd's)")
-            if status == REPRODUCED and not f["still_separates"]:
-                status, here = NOT_REPRODUCED, here + ": the gap is formatting"
+            if status.word == REPRODUCED and not f["still_separates"]:
+                status, here = S.decide(False, a["n"]), here + ": the gap is formatting"
         out.append((claim, here, status))
     claim = ("The creativity index barely differs between unconventional and conventional solutions (paper: 0.76 vs "
              "0.75, Table 2).")
     p = v["ps"]
     if p is None or p["auc"] is None:
-        out.append((claim, f"no labelled MacGyver solutions here ({unlabelled_reason(recs, 'ps')})", UNTESTABLE))
+        out.append((claim, "no labelled MacGyver solutions here",
+                    claim_verdict(None, "+", unlabelled_reason(recs, "ps") or "no labelled MacGyver solutions")))
     else:
         a = p["auc"]
+        ok = None if a["lo"] != a["lo"] else bool(a["lo"] <= 0.5 <= a["hi"])      # "barely differs": holds chance
         out.append((claim, f"{p['ci_pos']} vs {p['ci_neg']} ({p['n_pos']} and {p['n_neg']} solutions), AUROC "
-                           f"{with_chance(a)}", REPRODUCED if a["chance_in_ci"] else NOT_REPRODUCED))
+                           f"{with_chance(a)}", S.decide(ok, a["n"], unknown=a["note"] or "no interval")))
     return out
 
 
-def other_claims(recs, v: dict) -> list[tuple[str, str, str]]:
+def twist_claim(recs, v: dict) -> tuple[str, str, S.Verdict]:
+    """The prompt twist: the share of solutions the judge contradicts itself on, with its Wilson interval."""
+    j, tw = v["judge"], recs["twist"]
+    claim = "The rubric judge contradicts itself under a prompt twist on about 20% of solutions (the paper, App. F)."
+    if not len(tw):
+        return claim, "no prompt twist in these records", S.decide(None, 0, degenerate="no prompt twist run")
+    k, n = int(tw["contradiction"].astype(bool).sum()), len(tw)
+    lo, hi = S.wilson(k, n)
+    here = (f"{j['contradictions']} {S.fmt_interval(lo, hi, 0, 100)} (Wilson interval) of {n} solutions with "
+            f"{recs.cfg.judge_model}")
+    weak = "this judge does not separate the MacGyver labels, so it cannot stand in for the paper's" \
+        if j["all_chance"] is not False else None
+    return claim, here, S.decide(bool(lo <= 0.2 <= hi), n, degenerate=weak)
+
+
+def other_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
     """Perplexity, templates and the rubric judge's prompt twist, each against the paper's figure."""
     checks = table_checks(recs)
     out = []
@@ -192,37 +250,55 @@ def other_claims(recs, v: dict) -> list[tuple[str, str, str]]:
     claim = ("Perplexity is lower for the more creative side of MacGyver (paper: 13.98 vs 14.11, Table 2; its "
              "scoring model is not named).")
     out.append((claim, "no perplexity of labelled MacGyver solutions in these records" if ppl is None else
-                f"AUROC {with_chance(ppl)} under {recs.cfg.model} on {ppl['n']} solutions",
-                UNTESTABLE if ppl is None else direction_status(ppl["value"] < 0.5, ppl["chance_in_ci"])))
+                f"AUROC {with_chance(ppl)} under {recs.cfg.model} on {ppl['n']} solutions", claim_verdict(ppl, "-")))
     tpt = v["templates"]["ps_tpt"]
     claim = "Unconventional solutions carry more templates than conventional ones (paper: 38.7% vs 31.9%, Table 2)."
     out.append((claim, "no labelled MacGyver solutions here" if tpt is None else
                 f"templates per token, AUROC {with_chance(tpt)}; template rates {v['templates']['rates']} in every "
-                "group", UNTESTABLE if tpt is None else direction_status(tpt["value"] > 0.5, tpt["chance_in_ci"])))
-    j, tw = v["judge"], recs["twist"]
-    claim = "The rubric judge contradicts itself under a prompt twist on about 20% of solutions (the paper, App. F)."
-    if not len(tw):
-        out.append((claim, "no prompt twist in these records", UNTESTABLE))
-    else:
-        lo, hi = S.bootstrap_ci(lambda x: float(x.mean()), tw["contradiction"].astype(float).to_numpy(),
-                                n_boot=recs.cfg.n_boot, seed=recs.cfg.seed)
-        here = (f"{j['contradictions']} {S.fmt_interval(lo, hi, 0, 100)} of {j['twist_pairs']} solutions with "
-                f"{recs.cfg.judge_model}")
-        weak = j["all_chance"] is not False
-        status = UNTESTABLE if weak else REPRODUCED if lo <= 0.2 <= hi else NOT_REPRODUCED
-        out.append((claim, here + ("; this judge does not separate the MacGyver labels, so it cannot stand in for "
-                                   "the paper's" if weak else ""), status))
+                "group", claim_verdict(tpt, "+")))
+    out.append(twist_claim(recs, v))
     out.append(("Creative writing and research ideation (the paper's other domains, Table 2).",
-                "their texts are not released", UNTESTABLE))
+                "their texts are not released", S.decide(None, 0, degenerate="their texts are not released")))
     return out
+
+
+def l_range_sentence(recs) -> str:
+    """Whether the creativity index's verdict depends on the n-gram range here: the AUROC across every L range
+    and aggregation of Fig. 3's sweep, per contrast, and whether it ever crosses chance."""
+    t = table_l_ranges(recs)
+    if t.empty or t["AUROC"].isna().all():
+        return "No labelled MacGyver contrast in these records: the L-range sweep has no AUROC to read."
+    names = {"ps": "unconventional vs conventional", "solver": "crowd vs GPT-4"}
+    parts, crosses = [], []
+    for contrast, g in t.groupby("contrast", sort=False):
+        a = g["AUROC"].dropna()
+        parts.append(f"{names.get(contrast, contrast)} AUROC {value_range(a.min(), a.max(), 3)} over L ranges "
+                     f"{g['L range'].iloc[0]} to {g['L range'].iloc[-1]}")
+        crosses.append(bool((a > 0.5).any() and (a < 0.5).any()))
+    return ("; ".join(parts) + (": the side of chance changes with the L range, so the verdict depends on it."
+                                if any(crosses) else ": the AUROC stays on one side of chance, so here the verdict "
+                                "does not depend on the L range, whatever the gap in uniq_L does."))
+
+
+def paper_template_reading() -> str:
+    """The paper's template rates (Table 2) read by domain: where the more creative side has fewer templates."""
+    rate = {(d, g): float(r.split("%")[0]) for d, g, *_, r, _ in PAPER_TABLE2}
+    creative = {"CW": ("human (creative)", "LLM"), "PS": ("unconventional", "conventional"),
+                 "RI": ("accepted", "rejected")}
+    names = {"CW": "creative writing", "PS": "problem solving", "RI": "research ideation"}
+    fewer = [names[d] for d, (c, o) in creative.items() if rate[(d, c)] < rate[(d, o)]]
+    more = [names[d] for d, (c, o) in creative.items() if rate[(d, c)] >= rate[(d, o)]]
+    return (f"templates are rarer on the more creative side in {' and '.join(fewer)}"
+            + (f", not in {' and '.join(more)}" if more else ""))
 
 
 def what_this_shows(recs) -> pd.DataFrame:
     """The closing "What this shows": each claim of the paper (with its figure and source) beside what this
-    build's records give, and whether it is reproduced, not reproduced, or cannot be tested here (sample
-    data, a judge that separates nothing, an interval too wide to tell, unreleased data)."""
+    build's records give, and its verdict by the one rule (:func:`creval.measures.stats.decide`) with its reason
+    (sample data, too few items, an interval that could not be computed, a judge that separates nothing,
+    unreleased data)."""
     v = reading_values(recs)
-    rows = [{"the paper's claim": c, "this build": h, "verdict": s} for c, h, s in ci_claims(recs, v) +
-            other_claims(recs, v)]
+    rows = [{"the paper's claim": c, "this build": h, "verdict": s.word, "reason": s.reason}
+            for c, h, s in ci_claims(recs, v) + other_claims(recs, v)]
     return captioned(pd.DataFrame(rows), "What this shows: the paper's claims (Lu et al. 2025) against this build's "
-                                          "records")
+                                          "records, each verdict by the one rule (docs/verdicts.md)")

@@ -17,6 +17,8 @@ run scores every model in ``cfg.tested``).
 from __future__ import annotations
 
 import html
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -46,10 +48,25 @@ PAPER_TABLE2 = [
 ]
 
 
+SOURCE_KINDS = {"local": "a copy in the data home", "shared": "the staged copy", "download": "downloaded",
+                "sample": "the bundled sample"}
+
+
+def where_from(text: str) -> str:
+    """A data source without the build machine's paths: ``shared:/abs/path/macgyver`` -> ``the staged copy
+    (macgyver)``; the other words kept."""
+    return re.sub(r"\b(local|shared|download|sample):(\S+)",
+                  lambda m: f"{SOURCE_KINDS[m.group(1)]} ({Path(m.group(2).rstrip('/.,;')).name or m.group(2)})", text)
+
+
 def data_sources(recs) -> pd.DataFrame:
-    """Where each text set comes from, and whether it carries the human labels its check needs."""
-    return captioned(recs["data_sources"].copy(), "Data read by this chapter (labels: 'no' means the checks that "
-                                                  "need them say so and are skipped)")
+    """Where each text set comes from (which copy, never a machine's path), and whether it carries the human
+    labels its check needs."""
+    d = recs["data_sources"].copy()
+    if "where" in d:
+        d["where"] = [where_from(str(w)) for w in d["where"]]
+    return captioned(d, "Data read by this chapter (labels: 'no' means the checks that need them say so and are "
+                        "skipped)")
 
 
 # -- tables ------------------------------------------------------------------------------------------------
@@ -143,6 +160,34 @@ def table_ttcw_judges(recs) -> pd.DataFrame:
                      "expert mean (of 42)": float(m["passes"].mean())})
     return captioned(pd.DataFrame(rows), "Staged TTCW LLM-judge replies (Yes counts over the 14 tests) vs the "
                                           "experts' pass counts, on the LLM-written stories")
+
+
+WITHIN = "within each model (ranks taken within the model, pooled)"
+
+
+def table_ttcw_within(recs, measure: str = "ci") -> pd.DataFrame:
+    """TTCW's stories come from a few LLMs whose mean creativity index and mean expert passes both differ, so
+    a pooled rho can be a between-model effect. Spearman of ``measure`` against the experts' passes on all the
+    stories, within each model's stories, and pooled within models (each model's stories ranked among
+    themselves, those ranks correlated): the effect left once the model is held fixed."""
+    cfg = recs.cfg
+    if not labelled(recs, "ttcw"):
+        return captioned(pd.DataFrame(skipped("TTCW within-model", unlabelled_reason(recs, "ttcw"))), "TTCW")
+    t = recs["measures_ttcw"]
+    boot = dict(n_boot=cfg.n_boot, seed=cfg.seed)
+    parts = [("all stories (pooled)", t[measure], t["passes"])]
+    parts += [(f"{k} only", g[measure], g["passes"]) for k, g in t.groupby("kind", sort=True)]
+    ranks = t.groupby("kind")[[measure, "passes"]].rank(pct=True)
+    parts.append((WITHIN, ranks[measure], ranks["passes"]))
+    rows = []
+    for name, x, y in parts:
+        r = S.spearman_ci(x.astype(float), y.astype(float), **boot)
+        rows.append({"model": name, "rho": r["rho"], "ci_low": r["lo"], "ci_high": r["hi"], "n": r["n"],
+                     "mean CI": float(x.mean()) if name != WITHIN else np.nan,
+                     "mean passes": float(y.mean()) if name != WITHIN else np.nan, "note": r["note"]})
+    return captioned(pd.DataFrame(rows), f"TTCW: {MEASURES[measure]} against the experts' passes, pooled and within "
+                                          "each model; a pooled rho the within-model rows do not show is a "
+                                          "difference between the models, not between stories")
 
 
 def table_invariance(recs, model: str | None = None) -> pd.DataFrame:
@@ -248,6 +293,17 @@ def mark_spans(tokens, spans, mark: tuple[str, str] = ("<mark>", "</mark>")) -> 
     return html.escape(joined).replace("\x01", mark[0]).replace("\x02", mark[1])
 
 
+def example_ppl(row, cfg) -> str:
+    """The example's perplexity cell: the three numbers, or why there are none (perplexity scores only the
+    first ``rethink_ppl_items`` texts of each group)."""
+    if pd.isna(row.get("ppl")):
+        return (f"not scored: perplexity covers the first {cfg.rethink_ppl_items} texts of each group, and this "
+                "solution is not among them")
+    cond = row.get("ppl_cond")
+    return (f"{S.fmt_number(row['ppl'])} / {'–' if pd.isna(cond) else S.fmt_number(cond)} / "
+            f"{S.fmt_number(row['bpb'], 3)}")
+
+
 def table_example(recs, model: str | None = None) -> pd.DataFrame:
     """Every measure on one unconventional MacGyver solution, its reused spans highlighted."""
     cfg = recs.cfg
@@ -265,8 +321,7 @@ def table_example(recs, model: str | None = None) -> pd.DataFrame:
             ("uniq_L for L = 2..8",
              ", ".join(f"{L}: {S.fmt_number(row[f'uniq_{L}'])}" for L in range(2, 9) if f"uniq_{L}" in row)),
             ("reference", ", ".join(f"{k}: {v}" for k, v in ex["reference"].items())),
-            ("perplexity / PPL given the problem / bits per byte",
-             f"{row['ppl']:.2f} / {row.get('ppl_cond', float('nan')):.2f} / {row['bpb']:.3f}"),
+            ("perplexity / PPL given the problem / bits per byte", example_ppl(row, cfg)),
             ("template occurrences / tokens (first shown)", f"{len(hits)} / {ex['pos_tokens']}: {shown}"),
             ("rubric judge Unconventionality (expected value, 1-5)",
              "not judged" if pd.isna(row.get("judge")) else f"{row['judge']:.2f}")]
