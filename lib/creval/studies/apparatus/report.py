@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from creval.measures import stats as S
 from creval.studies.contract import Records
 from creval.studies.claims import claims_md
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, guard_module
 
 
 def problem_text(recs: Records) -> str:
@@ -92,3 +92,6 @@ def what_this_shows(recs: Records) -> str:
              f"This build samples `{v['model']}`; the manifest above says which calls were made "
              f"({v['made']}) and which were served from the cache ({v['cached']}).")]
     return claims_md(rows, recs)
+
+
+guard_module(globals())

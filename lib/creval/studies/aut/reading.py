@@ -10,6 +10,7 @@ from creval.studies.aut.human import OCSAI_REFERENCE, table_human, table_human_r
 from creval.studies.aut.report import human_values, level_check, table_agreement, table_bias, table_self_preference
 from creval.studies.contract import Records
 from creval.studies.claims import claims_md, verdict
+from creval.studies.tables import guard_module
 
 Z90 = 1.6449            # two-sided 90% normal quantile
 
@@ -182,3 +183,6 @@ def what_this_shows(recs: Records) -> str:
         rows.append(("not testable here", claim, "The test needs at least two models that both generate and judge; "
                      f"this build's generators are {', '.join(cfg.generators)}."))
     return claims_md(rows, recs)
+
+
+guard_module(globals())

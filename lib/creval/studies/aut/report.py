@@ -21,7 +21,7 @@ from plotly.subplots import make_subplots
 from creval.measures import aut_agreement as A
 from creval.measures import stats
 from creval.studies.contract import Records
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, guard_module
 
 ORACLE = "oracle"
 SETTINGS = ("comprehensive score", "comprehensive rank", "segmented score", "segmented rank")
@@ -244,6 +244,16 @@ def table_self_preference(recs: Records) -> pd.DataFrame:
                     "judge leniency. 95% bootstrap CI over objects. Needs >= 2 judges that are also generators.")
 
 
+def forward_reverse_rho(x: pd.DataFrame) -> float:
+    """Spearman between the values the same uses got in the forward and in the reversed list; NaN when either
+    order has no parsed value (a ranking never answered, or every reversed ranking unparsed: ``pivot_table``
+    then has no column for that order)."""
+    w = x.dropna(subset=["value"]).pivot_table(index=["object", "au_id"], columns="order", values="value")
+    if "forward" not in w or "reverse" not in w:
+        return float("nan")
+    return A.position_bias(w["forward"], w["reverse"])
+
+
 def table_bias(recs: Records) -> pd.DataFrame:
     """Position bias and parse health per judge and setting."""
     j = recs["judgments"]
@@ -258,11 +268,7 @@ def table_bias(recs: Records) -> pd.DataFrame:
                "identity order": float(lists["identity_order"].first().mean())}
         for p in ("text", "text-retry", "logprobs", "imputed", "unparsed"):
             row[p] = float((x["parse_path"] == p).mean())
-        if (x["order"] == "reverse").any():
-            w = x.pivot_table(index=["object", "au_id"], columns="order", values="value")
-            row["rho(forward, reverse)"] = A.position_bias(w["forward"], w["reverse"]) if "forward" in w else np.nan
-        else:
-            row["rho(forward, reverse)"] = np.nan
+        row["rho(forward, reverse)"] = forward_reverse_rho(x)
         rows.append(row)
     return captioned(pd.DataFrame(rows), "Position bias and parse health. rho(position, value): Spearman between the "
                                     "place a use was shown (0 = first) and its value (0 = no position effect; "
@@ -280,3 +286,6 @@ def human_values(recs: Records) -> pd.DataFrame:
     return h.groupby(["dataset", "object", "item_id", "human", "scorer", "mode"], as_index=False).agg(
         value=("value", "mean"), unparsed=("parse_path", lambda p: float((p == "unparsed").mean())),
         logprobs=("parse_path", lambda p: float((p == "logprobs").mean())))
+
+
+guard_module(globals())

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from creval.measures import stats as S
 from creval.studies.contract import Records
 from creval.studies.claims import claims_md, verdict
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, guard_module
 
 
 # -- benchmark (Tables 3-5, Fig. 7) ---------------------------------------------------------------
@@ -306,3 +306,6 @@ def what_this_shows(recs: Records) -> str:
                  f"`limit` = {cfg.limit} problem(s) per domain; both need strong models, a strong judge and hundreds "
                  "of solutions."))
     return claims_md(rows, recs)
+
+
+guard_module(globals())

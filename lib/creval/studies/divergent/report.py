@@ -15,7 +15,7 @@ from creval.measures import stats as S
 from creval.measures.entropy import distinct_at_k
 from creval.studies.claims import claims_md, verdict
 from creval.studies.contract import Records
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, guard_module
 
 # Divergent column (semantic entropy, nats, n = 10 samples per step) of the paper's Tables 3-5.
 PAPER_SE = {
@@ -289,3 +289,6 @@ def what_this_shows(recs: Records) -> str:
                  f"This build measured {len(models)} model(s), on {max((x['problems'] for x in lv), default=0)} "
                  "problem(s) per domain: a ranking needs strong models and hundreds of problems (`limit`)."))
     return claims_md(rows, recs)
+
+
+guard_module(globals())

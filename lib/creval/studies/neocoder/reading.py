@@ -21,7 +21,7 @@ from creval.studies.neocoder.report import (
     state_rows,
     table1,
 )
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, guard_module
 
 REPRODUCED, NOT_REPRODUCED, UNTESTABLE = "reproduced", "not reproduced", "cannot be tested here"
 
@@ -214,3 +214,6 @@ def what_this_shows(recs) -> pd.DataFrame:
             for c, h, s in harness_claims(recs) + creativity_claims(recs)]
     return captioned(pd.DataFrame(rows), "What this shows: the paper's claims (Lu et al., NAACL 2025) against this "
                                           "build's records")
+
+
+guard_module(globals())

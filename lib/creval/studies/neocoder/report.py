@@ -15,7 +15,7 @@ from creval.measures import neogauge as ng
 from creval.measures import stats as S
 from creval.measures.techniques import STATIC_NAMES
 from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord, RoundRecord
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, guard_module
 
 UNDECIDABLE = ("matrix operation", "hashmap", "misc")     # names syntax alone cannot decide
 PAPER_TABLE1 = {0: 199, 1: 199, 2: 198, 3: 194, 4: 176, 5: 97}
@@ -305,3 +305,6 @@ def live(recs) -> pd.DataFrame:
             for r in rounds]
     mode = "denial prompting" if all(r.mode == "thread" for r in rounds) else "benchmarking (fresh conversations)"
     return _frame(rows, f"Live {mode} with {', '.join(models)}: one row per round")
+
+
+guard_module(globals())

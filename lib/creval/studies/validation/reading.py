@@ -12,6 +12,7 @@ from creval.studies.validation.report import (
     table_naive_vs_semantic,
     table_novelty_vs_entropy,
 )
+from creval.studies.tables import guard_module
 
 SAME_SHAPE = 0.1   # H.2: mean classes per step as a share of n differing by less than this = the same shape
 EXPECTED_SIGN = {"Average cosine similarity": -1, "Self-BLEU": -1, "Distinct-1": 1, "Distinct-2": 1}
@@ -84,3 +85,6 @@ def what_this_shows(recs: Records) -> str:
                  "when the samples per step grow.",
                  f"Here {len(ss)} step(s) over `h2_limit` = {cfg.h2_limit} problem(s): {sizes}."))
     return claims_md(rows, recs)
+
+
+guard_module(globals())

@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from creval.measures import stats as S
 from creval.studies.contract import Records
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, guard_module
 
 DIVERSITY = ["cosine", "self_bleu", "distinct_1", "distinct_2"]
 LABELS = {"cosine": "Average cosine similarity", "self_bleu": "Self-BLEU", "distinct_1": "Distinct-1",
@@ -319,3 +319,5 @@ def table_human_reference(recs: Records):
     out.insert(1, "problems", df.groupby("solver")["problem_id"].nunique().values)
     return captioned(out, "Whole-solution diversity: crowd-written vs model-sampled solutions")
 
+
+guard_module(globals())
