@@ -301,3 +301,23 @@ def test_table_bias_with_every_reversed_ranking_unparsed(tmp_path):
     assert "missing" not in t.attrs and len(t) == 2
     rank = t[t["setting"] == "comprehensive rank"].iloc[0]
     assert math.isnan(rank["rho(forward, reverse)"]) and rank["unparsed"] == pytest.approx(0.5)
+
+
+def test_a_chapter_that_raised_stops_the_render_naming_its_cell(tmp_path):
+    """`creval book` publishes nothing when a chapter raised: the render names the chapter, cell and error."""
+    from creval.book import execute, render
+    from creval.core.errors import CrevalError
+    chapter = next(f for _, f in execute.book_structure() if f.endswith(".ipynb"))
+    (tmp_path / chapter).parent.mkdir(parents=True)
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# T"]},
+             {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": ["# a comment\n", "table(x)"],
+              "outputs": [{"output_type": "error", "ename": "KeyError", "evalue": "'reverse'", "traceback": []}]}]
+    (tmp_path / chapter).write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    assert execute.failing_cell(json.loads((tmp_path / chapter).read_text())) == (2, "table(x)", "KeyError: 'reverse'")
+    assert render.failed_chapters(tmp_path) == [f"{chapter}: cell 2 (`table(x)`) raised KeyError: 'reverse'"]
+    with pytest.raises(CrevalError, match="cell 2"):
+        render.render_offline(tmp_path)
+    assert not (tmp_path / "site").exists()
+    cells[1]["outputs"] = []
+    (tmp_path / chapter).write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    assert render.failed_chapters(tmp_path) == []
