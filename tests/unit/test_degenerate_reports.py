@@ -81,7 +81,8 @@ def _verdict(judge: str, ok: bool) -> dict:
 ONE_ITEM: dict[str, dict[str, list[dict]]] = {
     "divergent": {
         "steps": [{"problem_id": "p0", "domain": "macgyver", "model": "m", "step_index": 0, "n": 3, "is_stop": False,
-                   "samples": [{"text": "a", "clean": "a", "mean_logprob": -1.0, "n_tokens": 1, "stop_vote": False}] * 3,
+                   "samples": [{"text": "a", "clean": "a", "mean_logprob": -1.0, "n_tokens": 1,
+                                "stop_vote": False}] * 3,
                    "cluster_ids": [0, 1, 2], "semantic_entropy": 1.0, "naive_entropy": 1.0, "discrete_entropy": 1.0,
                    "n_clusters": 3, "chosen_index": 0, "temperature": 1.0}],
         "problems": [{"problem_id": "p0", "domain": "macgyver", "model": "m", "problem_text": "fix it",
@@ -286,7 +287,8 @@ def test_report_functions_never_raise_on_degenerate_records(study, tmp_path):
                 extra = (RECS_EXTRA[short(module, fn)](recs, mod) if short(module, fn) in RECS_EXTRA
                          else (importlib.import_module(f"creval.studies.{study}.report").table_checks(recs),))
                 args = (recs, *extra)
-            where = f"{short(module, fn)}{'' if not args or not isinstance(args[0], Records) else ' on ' + args[0].root.name}"
+            on = args[0].root.name if args and isinstance(args[0], Records) else "its arguments"
+            where = f"{short(module, fn)} on {on}"
             try:
                 out = getattr(mod, fn)(*args)
             except ImportError:           # a display helper whose front end is not installed here

@@ -7,9 +7,17 @@ import pandas as pd
 
 from creval.measures import stats
 from creval.studies.aut.human import OCSAI_REFERENCE, table_human, table_human_reference, table_vs_baselines
-from creval.studies.aut.report import human_values, level_check, table_agreement, table_bias, table_self_preference
-from creval.studies.contract import Records
+from creval.studies.aut.report import (
+    fallback_settings,
+    generation_health,
+    human_values,
+    level_check,
+    table_agreement,
+    table_bias,
+    table_self_preference,
+)
 from creval.studies.claims import claims_md, verdict
+from creval.studies.contract import Records
 from creval.studies.tables import guard_module
 
 Z90 = 1.6449            # two-sided 90% normal quantile
@@ -86,6 +94,11 @@ def reading_values(recs: Records) -> dict:
                          "responses": f"{int(alpha['n'].iloc[0]):,}" if len(alpha) else "–"}
     else:
         out["raters"] = None
+    gh = generation_health(recs)
+    high = gh[gh["level"] == "highly_creative"] if len(gh) and "echo the prompt" in gh else gh.iloc[0:0]
+    out["echo"] = ({"echo": int(high["echo the prompt"].sum()), "kept": int(high["uses kept"].sum())}
+                   if len(high) else None)
+    out["fallback"] = fallback_settings(recs)
     out["ocsai"] = {r["scorer"]: stats.fmt_number(r["rho pooled"]) for r in OCSAI_REFERENCE.to_dict("records")}
     return out
 
@@ -107,6 +120,15 @@ def reading_md(recs: Records) -> str:
                    f"rho(forward, reverse) {b['fwd_rev_seg_rank']} (both are -1 when a judge copies the presented "
                    "order). Asking every ranking in both orders is what exposes a copied order; a single shuffled "
                    "order, as in the paper, would hide it inside the agreement numbers.")
+    if v["fallback"]:
+        out.append(f"**One measurement under {len(v['fallback'])} name(s).** Every value of {', '.join(v['fallback'])} "
+                   "came from the log-probability fallback, the one-use prompt: the judge never returned a usable list "
+                   "there, so those settings measure the same thing and the agreement table shows them once.")
+    if v["echo"] and v["echo"]["echo"]:
+        e = v["echo"]
+        out.append(f"**Uses that hand the prompt back.** {e['echo']} of the {e['kept']} highly creative uses kept "
+                   "repeat the prompt's own words (its heuristics: shape, size, material, another domain): they are "
+                   "the instructions echoed, not uses, and a judge that rates them creative rates the prompt.")
     if v["human"]:
         hu, vs = v["human"], v["human"]["vs_baseline"]
         spread = (f"between unrelated scores a per-object Spearman spreads over a 90% interval of {hu['halfwidths']}. "

@@ -12,6 +12,7 @@ tie-breaking).
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pandas as pd
@@ -61,19 +62,45 @@ def use_examples(recs: Records) -> pd.DataFrame:
                                            "(Table 1 analogue).")
 
 
+ECHO_WORDS = 4       # a use that repeats this many consecutive words of its prompt echoes the prompt
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", str(text).lower())
+
+
+def echoes_prompt(text: str, obj: str, level: str = "highly_creative") -> bool:
+    """Whether a generated use repeats :data:`ECHO_WORDS` consecutive words of the prompts of its level (for
+    the highly creative level: the five heuristics and the follow-ups), i.e. hands the prompt back instead
+    of a use ("Shape: think of things with a similar shape ...")."""
+    from creval.studies.aut.generate import COMMON, CREATIVE, FOLLOWUPS, HIGHLY
+    prompts = {"common": (COMMON,), "creative": (CREATIVE,)}.get(level, (HIGHLY, *FOLLOWUPS))
+    said = set()
+    for p in prompts:
+        w = _words(p.replace("{object}", obj).replace("{n}", " "))
+        said |= {tuple(w[i:i + ECHO_WORDS]) for i in range(len(w) - ECHO_WORDS + 1)}
+    u = _words(text)
+    return any(tuple(u[i:i + ECHO_WORDS]) in said for i in range(len(u) - ECHO_WORDS + 1))
+
+
 def generation_health(recs: Records) -> pd.DataFrame:
     r, cfg = recs, recs.cfg
     u, t = r["uses"], r["turns"]
     rows = []
     for (g, lvl), tt in t.groupby(["generator", "level"]):
         uu = u[(u["generator"] == g) & (u["level"] == lvl)] if len(u) else u
+        echo = sum(echoes_prompt(x, o, lvl) for x, o in zip(uu["text"], uu["object"])) if len(uu) else 0
         rows.append({"generator": g, "level": lvl, "replies": len(tt), "re-asks": int((tt["attempt"] > 0).sum()),
                      "refusals": int(tt["refusal"].sum()),
                      "uses kept": len(uu), "asked": cfg.aut_per_level * len(cfg.aut_things),
+                     "echo the prompt": int(echo),
                      "turn kept (mean)": float(uu["turn"].mean()) if len(uu) else float("nan")})
     return captioned(pd.DataFrame(rows), "Generation health: replies (turns and re-asks for short lists), refusals "
                                     "and uses kept per level. The highly creative set is the last non-refused "
-                                    f"turn of the forceful chain ({cfg.aut_forceful_turns} follow-ups).")
+                                    f"turn of the forceful chain ({cfg.aut_forceful_turns} follow-ups). 'echo the "
+                                    f"prompt': kept uses that repeat {ECHO_WORDS} or more consecutive words of their "
+                                    "prompt (the heuristics handed back, not a use): a judge that rates them "
+                                    "creative rates the prompt.")
 
 
 def level_check(recs: Records) -> pd.DataFrame:
@@ -110,6 +137,22 @@ def use_values(recs: Records) -> pd.DataFrame:
     j = j.assign(setting=j["setting"] + " " + j["method"], value=pd.to_numeric(j["value"], errors="coerce"))
     return j.groupby(["judge", "setting", "object", "au_id", "generator", "level", "level_code"],
                      as_index=False)["value"].mean()
+
+
+FALLBACK = "log-prob fallback (one use per prompt)"
+
+
+def fallback_settings(recs: Records) -> list[str]:
+    """The settings (``"<setting> <method>"``) whose every parsed value came from the log-probability
+    fallback: the one-use prompt, the same measurement whatever the setting's name. The card reads this
+    list to count such settings once."""
+    j = recs["judgments"]
+    if j.empty or "parse_path" not in j:
+        return []
+    j = j.assign(setting=j["setting"] + " " + j["method"])
+    parsed = j[j["parse_path"] != "unparsed"]
+    return [s for s in SETTINGS if s in set(parsed["setting"])
+            and (parsed.loc[parsed["setting"] == s, "parse_path"] == "logprobs").all()]
 
 
 def _cells(v: pd.DataFrame) -> tuple[dict, dict]:
@@ -152,7 +195,16 @@ def table_agreement(recs: Records) -> pd.DataFrame:
         **{"cells without a value": ("no_value", "sum")})
     t["setting"] = pd.Categorical(t["setting"], [s for s in SETTINGS if s in set(t["setting"])])
     t = t.sort_values(["setting", "pair"]).reset_index(drop=True)
-    return captioned(t, "Agreement per setting, mean over objects. src = the paper's SRC (Spearman between the "
+    fb = fallback_settings(recs)
+    t["setting"] = t["setting"].astype(str)
+    t.insert(1, "from fallback", t["setting"].isin(fb))
+    once = ""
+    if fb:      # every value of these settings is the one-use log-prob score: one measurement, shown once
+        t.loc[t["from fallback"], "setting"] = FALLBACK
+        t = t.drop_duplicates(["setting", "pair"]).reset_index(drop=True)
+        once = (f"Every value of {', '.join(fb)} came from the log-probability fallback (one use per prompt, the "
+                f"same prompt whatever the setting): that one measurement is shown once, as '{FALLBACK}'. ")
+    return captioned(t, once + "Agreement per setting, mean over objects. src = the paper's SRC (Spearman between the "
                    "sequences of level labels of the sorted cells; multiples of 1/8 with 12 cells, of "
                    f"{_step(len(recs.cfg.generators))} here); cell_rho = Spearman of the cell means (counts which "
                    "generator is where); "

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from creval.measures import stats as S
-from creval.studies.contract import Records
 from creval.studies.claims import ENOUGH, claims_md, verdict
+from creval.studies.contract import Records
+from creval.studies.tables import guard_module
 from creval.studies.validation.report import (
     table_entropy_vs_diversity,
     table_naive_vs_semantic,
     table_novelty_vs_entropy,
 )
-from creval.studies.tables import guard_module
 
 SAME_SHAPE = 0.1   # H.2: mean classes per step as a share of n differing by less than this = the same shape
 EXPECTED_SIGN = {"Average cosine similarity": -1, "Self-BLEU": -1, "Distinct-1": 1, "Distinct-2": 1}
