@@ -188,6 +188,7 @@ OTHER_ARGS: dict[str, list[tuple]] = {
     "divergent.report.mean_sd": [(EMPTY,), (NANS,)],
     "divergent.report.paper_range": [("nowhere",)],
     "aut.reading.null_halfwidth": [(0,), (1,)],
+    "aut.report.echoes_prompt": [("", "fork"), ("x", "", "common")],
     "aut.report.forward_reverse_rho": [(pd.DataFrame({"object": ["f"], "au_id": ["u"], "order": ["forward"],
                                                       "value": [1.0]}),)],
     "neocoder.report.ci_text": [((math.nan, math.nan),)],
