@@ -70,6 +70,9 @@ def table_entropy_vs_diversity(recs: Records, n_boot: int | None = None, seed: i
     ``step`` level: each step's semantic entropy vs the diversity of its n samples (the paper's unit).
     ``solution`` level: each solution's mean semantic entropy vs the mean of its steps' diversity."""
     df, b = recs.step_diversity, boot(recs, n_boot, seed)
+    if df.empty:
+        return captioned(pd.DataFrame(columns=["domain", "level", "metric", "model", "rho", "p", "ci_low", "ci_high",
+                                               "n", "note"]), "Tables 8-10: no step was measured in this build")
     sol = df.groupby(["model", "domain", "problem_id"])[["semantic_entropy", *DIVERSITY]].mean().reset_index()
     rows = []
     for level, data in (("step", df), ("solution", sol)):
