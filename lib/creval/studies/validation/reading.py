@@ -63,7 +63,8 @@ def all_ties(recs: Records) -> str | None:
     per = sn.drop_duplicates(["model", "domain"])
     comparisons, ties = int(per["comparisons"].sum()), int(per["ties"].sum())
     if comparisons and ties == comparisons:
-        return f"all ties: all {comparisons} comparisons of the judge tied, so the novelty ranking is the seeded shuffle"
+        return (f"all ties: all {comparisons} comparisons of the judge tied, so the novelty ranking is the seeded "
+                "shuffle")
     return None
 
 
