@@ -9,6 +9,7 @@ from collections import Counter
 import pandas as pd
 
 from creval.measures import stats as S
+from creval.studies.claims import TESTABLE, verdict
 from creval.studies.neocoder.records import RoundRecord
 from creval.studies.neocoder.report import (
     PAPER_PASS,
@@ -23,7 +24,7 @@ from creval.studies.neocoder.report import (
 )
 from creval.studies.tables import captioned, guard_module
 
-REPRODUCED, NOT_REPRODUCED, UNTESTABLE = "reproduced", "not reproduced", "cannot be tested here"
+REPRODUCED, NOT_REPRODUCED, UNTESTABLE = "reproduced", "not reproduced", TESTABLE    # the one rule's words
 
 
 def pct(k: int, n: int) -> str:
@@ -114,6 +115,33 @@ def fig2_values(recs) -> dict:
                             else f"{S.fmt_number(lo, 1, 100)}-{S.fmt_number(hi, 1, 100)}%"),
                   "max": S.fmt_number(t[n].max(), 1, 100) + "%", "rises": bool(later[n].mean() > first[n])}
     return out
+
+
+def repo_only(recs) -> dict:
+    """The codes the repo-compatible judge passes and the strict judge does not, read from their records: how
+    many, the strict verdicts they got, how many of them were truncated replies (salvaged, or not parsable), and
+    for the wrong answers how many of the cases they passed."""
+    codes = [r for r in codes_of(recs) if r.state is not None and r.correct_repo and not r.correct_strict]
+    verdicts = Counter(r.strict["verdict"] for r in codes)
+    truncated = sum(r.salvaged or r.strict["verdict"] == "not parsable" for r in codes)
+    cases = [(sum(c.get("verdict") == "OK" for c in r.strict.get("cases", [])), len(r.strict.get("cases", [])))
+             for r in codes if r.strict["verdict"] == "wrong answer"]
+    return {"codes": len(codes), "verdicts": dict(verdicts), "truncated": truncated, "cases": cases}
+
+
+def repo_only_md(recs) -> str:
+    """The sentence under the verdicts table: why the codes that only the repo-compatible judge passes fail the
+    strict one, from their records (no explanation is assumed)."""
+    v = repo_only(recs)
+    if not v["codes"]:
+        return "No code passes the repo-compatible judge and fails the strict one in these records."
+    why = ", ".join(f"{n} {k}" for k, n in sorted(v["verdicts"].items(), key=lambda kv: -kv[1]))
+    cases = "; ".join(f"{k} of {n} cases" for k, n in v["cases"])
+    trunc = (f"{v['truncated']} of them are replies cut by the token limit" if v["truncated"] else
+             "none of them is a reply cut by the token limit")
+    return (f"{v['codes']} code(s) pass the repo-compatible judge and fail the strict one: under the strict judge "
+            f"{why}" + (f" (the wrong answers pass {cases})" if cases else "") + f"; {trunc}. The repo harness "
+            "compares outputs pairwise with `zip`, so an output that is a prefix of the expected one passes it.")
 
 
 def live_values(recs) -> dict:
@@ -210,7 +238,9 @@ def creativity_claims(recs) -> list[tuple[str, str, str]]:
 def what_this_shows(recs) -> pd.DataFrame:
     """The closing "What this shows": each claim of the paper (with its figure and source) beside what this
     build's records give, and whether it is reproduced, not reproduced, or cannot be tested here."""
-    rows = [{"the paper's claim": c, "this build": h, "verdict": s}
+    n, sample = unverifiable(recs)["problems"], is_sample(recs)
+    rows = [{"the paper's claim": c, "this build": h,
+             "verdict": s if s == UNTESTABLE else verdict(s == REPRODUCED, n, sample=sample, min_n=1)}
             for c, h, s in harness_claims(recs) + creativity_claims(recs)]
     return captioned(pd.DataFrame(rows), "What this shows: the paper's claims (Lu et al., NAACL 2025) against this "
                                           "build's records")
