@@ -216,6 +216,11 @@ OTHER_ARGS: dict[str, list[tuple]] = {
                                    pd.DataFrame(columns=["measure", "model", "item", "value", "judge"]))],
     "compare.report.paired_differences": [(pd.DataFrame(),)],
     "tables.captioned": [(pd.DataFrame(), "")],
+    "tables.public_text": [("",), (None,)],
+    "tables.short_path": [("/",)],
+    "convergent.report.auarc_caveat": [(pd.DataFrame(),)],
+    "convergent.report.no_confidence": [([], [])],
+    "validation.reading.novelty_agrees": [({"rho": math.nan},)],
     "tables.missing_table": [("x", "y")],
     "tables.missing_figure": [("x", "y")],
     "tables.why_missing": [(KeyError("x"),), (IndexError(),)],
@@ -268,6 +273,11 @@ def _check(out, where: str, returns_none: bool = False) -> None:
         assert "not computed" in out.layout.title.text, where
     if isinstance(out, str):
         assert not re.search(r"\bnan\b", out), f"{where} writes a bare nan: {out[:200]}"
+        assert not re.search(r"(?<![\w.:/])/(work|root|home|tmp)/", out), f"{where} prints a machine path: {out}"
+    if isinstance(out, pd.DataFrame):
+        texts = [str(v) for c in out.columns if out[c].dtype == object for v in out[c] if isinstance(v, str)]
+        bare = [t for t in texts if re.search(r"\bnan\b", t)]
+        assert not bare, f"{where} shows a bare nan in a text cell: {bare[:3]}"
 
 
 @pytest.mark.parametrize("study", [s for s in study_names() if s != "estimate"])
@@ -324,3 +334,14 @@ def test_a_chapter_that_raised_stops_the_render_naming_its_cell(tmp_path):
     cells[1]["outputs"] = []
     (tmp_path / chapter).write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     assert render.failed_chapters(tmp_path) == []
+
+
+def test_pages_name_data_sources_not_the_build_machines_folders():
+    from creval.core import paths
+    from creval.studies.tables import public_text
+    home = paths.home()
+    line = f"Human labels: MacGyver from shared:{paths.REPO.parent}/shared/data/macgyver"
+    assert "/shared/data" not in public_text(line).replace("(shared/data", "")
+    assert public_text(f"from download:{home}/datasets/neocoder") == "from a download (datasets/neocoder)"
+    assert public_text(f"runs in {home}/runs/default/aut/abc") == "runs in runs/default/aut/abc"
+    assert public_text("1/8 of https://example.org/a/b") == "1/8 of https://example.org/a/b"

@@ -14,7 +14,9 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import re
 import typing
+from pathlib import Path
 
 import pandas as pd
 
@@ -29,6 +31,37 @@ def captioned(df: pd.DataFrame, caption: str) -> pd.DataFrame:
     """``df`` with a caption the book shows above it."""
     df.attrs["caption"] = caption
     return df
+
+
+SOURCE_KINDS = {"shared": "the staged copy", "download": "a download", "local": "a local copy",
+                "sample": "the bundled sample"}
+_SOURCE = re.compile(r"\b(local|shared|download|sample):(/[^\s,;()'\"]*)")
+_ABSOLUTE = re.compile(r"(?<![\w.:/])(/(?:[^\s/,;()'\"]+/)+[^\s/,;()'\"]*)")
+
+
+def short_path(path: str) -> str:
+    """An absolute path of the build machine as a page may print it: relative to the data home, the checkout or
+    the staged data's folder, else its last two parts."""
+    from creval.core import paths
+    p = Path(path)
+    shared = paths.shared_data_dir()
+    for root, prefix in ((shared, "shared/data"), (paths.home(), ""), (paths.REPO, "")):
+        if root is not None:
+            try:
+                rel = p.relative_to(root)
+            except ValueError:
+                continue
+            return str(Path(prefix) / rel) if prefix else str(rel)
+    return str(Path(*p.parts[-2:])) if len(p.parts) > 2 else p.name
+
+
+def public_text(text) -> str:
+    """``text`` with every data source (``shared:/abs/folder``) named by kind and short path, and every other
+    absolute path shortened (:func:`short_path`): no page shows the build machine's folders."""
+    if not isinstance(text, str):
+        return text
+    text = _SOURCE.sub(lambda m: f"{SOURCE_KINDS[m.group(1)]} ({short_path(m.group(2))})", text)
+    return _ABSOLUTE.sub(lambda m: short_path(m.group(1)), text)
 
 
 def missing_table(what: str, why: str) -> pd.DataFrame:

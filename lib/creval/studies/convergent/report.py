@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from creval.measures import stats as S
 from creval.studies.claims import claims_md, verdict
 from creval.studies.contract import Records
-from creval.studies.tables import captioned, guard_module
+from creval.studies.tables import captioned, guard_module, public_text
 
 
 # -- benchmark (Tables 3-5, Fig. 7) ---------------------------------------------------------------
@@ -76,7 +76,7 @@ def fig_entropy_vs_criteria(recs: Records, bin_size: int = BIN_SIZE) -> go.Figur
 def labels_source(recs: Records) -> str:
     """The one line of the ``labels_source`` table: where the human labels of the judged pairs came from."""
     lines = recs.labels_source
-    return str(lines["line"].iloc[0]) if len(lines) else "Human labels: none in this run"
+    return public_text(str(lines["line"].iloc[0])) if len(lines) else "Human labels: none in this run"
 
 
 def agreement_table(recs: Records) -> pd.DataFrame:
@@ -148,7 +148,8 @@ def token_summary(recs: Records, tokens: pd.DataFrame | None = None, ours: str =
     g = verdicts[verdicts.judge == ours]
     early = int(g.early_exit.fillna(False).astype(bool).sum())
     asks = {j: int(verdicts[verdicts.judge == j].retries.fillna(0).sum()) for j in (ours, baseline)}
-    return (f"{ours} spent {share:.0%} of {baseline}'s tokens (paper: {paper_share:.1%}); {early} of {len(g)} "
+    return (f"{ours} spent {S.fmt_number(share, 0, 100)}% of {baseline}'s tokens (paper: "
+            f"{S.fmt_number(paper_share, 1, 100)}%); {early} of {len(g)} "
             f"{ours} discussions exited after round 1; format re-asks: {ours} {asks[ours]}, {baseline} "
             f"{asks[baseline]}.")
 

@@ -15,7 +15,7 @@ from creval.measures import stats as S
 from creval.measures.entropy import distinct_at_k
 from creval.studies.claims import claims_md, verdict
 from creval.studies.contract import Records
-from creval.studies.tables import captioned, guard_module
+from creval.studies.tables import captioned, guard_module, public_text
 
 # Divergent column (semantic entropy, nats, n = 10 samples per step) of the paper's Tables 3-5.
 PAPER_SE = {
@@ -53,7 +53,7 @@ def records_summary(recs: Records) -> pd.DataFrame:
                                                 stop_rows=("is_stop", "sum")).reset_index()
     out = out.merge(st, on=["model", "domain"])
     if "data_source" in problems:      # which step of the dataset's fallback chain the problems came from
-        out["data"] = out["domain"].map(problems.groupby("domain")["data_source"].first())
+        out["data"] = out["domain"].map(problems.groupby("domain")["data_source"].first()).map(public_text)
     return captioned(out, "What was measured")
 
 
@@ -62,7 +62,8 @@ def mean_sd(x: pd.Series) -> str:
     x = x.dropna()
     if not len(x):
         return "–"
-    return f"{x.mean():.3f} ± {x.std(ddof=1):.3f}" if len(x) > 1 else f"{x.mean():.3f}"
+    return (f"{S.fmt_number(x.mean(), 3)} ± {S.fmt_number(x.std(ddof=1), 3)}" if len(x) > 1
+            else S.fmt_number(x.mean(), 3))
 
 
 def entropy_table(recs: Records) -> pd.DataFrame:
@@ -224,7 +225,7 @@ def entropy_levels(recs: Records) -> list[dict]:
         out.append({"model": m, "domain": d, "problems": len(g), "kept": len(kept), "se": se, "ceiling": ceiling,
                     "share": se / ceiling if ceiling > 0 else math.nan, "paper_lo": lo, "paper_hi": hi,
                     "classes": float(g["mean_n_clusters"].mean()), "n": int(g["n"].iloc[0]),
-                    "data": ", ".join(sorted(set(g["data_source"]))) if "data_source" in g else "?"})
+                    "data": public_text(", ".join(sorted(set(g["data_source"])))) if "data_source" in g else "?"})
     return out
 
 

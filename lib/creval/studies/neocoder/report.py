@@ -15,7 +15,7 @@ from creval.measures import neogauge as ng
 from creval.measures import stats as S
 from creval.measures.techniques import STATIC_NAMES
 from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord, RoundRecord
-from creval.studies.tables import captioned, guard_module
+from creval.studies.tables import captioned, guard_module, public_text
 
 UNDECIDABLE = ("matrix operation", "hashmap", "misc")     # names syntax alone cannot decide
 PAPER_TABLE1 = {0: 199, 1: 199, 2: 198, 3: 194, 4: 176, 5: 97}
@@ -44,7 +44,8 @@ def is_sample(recs) -> bool:
 
 
 def data_source(recs) -> pd.DataFrame:
-    rows = [{k: r[k] for k in ("data", "problems", "rounds", "test cases")} for r in recs.rows("data_source")]
+    rows = [{k: public_text(r[k]) for k in ("data", "problems", "rounds", "test cases")}
+            for r in recs.rows("data_source")]
     return _frame(rows, "Where the problems come from")
 
 

@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from creval.measures import stats as S
 from creval.studies.contract import Records
-from creval.studies.tables import captioned, guard_module
+from creval.studies.tables import captioned, guard_module, public_text
 
 DIVERSITY = ["cosine", "self_bleu", "distinct_1", "distinct_2"]
 LABELS = {"cosine": "Average cosine similarity", "self_bleu": "Self-BLEU", "distinct_1": "Distinct-1",
@@ -46,7 +46,7 @@ def _corr_row(x, y, n_boot: int, seed: int, **keys) -> dict:
 def data_sources(recs: Records) -> str:
     """One line per human ground truth this chapter uses: its source, or what is missing and how to add it."""
     sources = recs.data_sources
-    return "\n".join(sources["line"]) if len(sources) else ""
+    return "\n".join(public_text(x) for x in sources["line"]) if len(sources) else ""
 
 
 def run_summary(recs: Records):
