@@ -162,3 +162,26 @@ def test_the_papers_table2_prints_means_over_five_objects_not_multiples_of_an_ei
     text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     assert "Every correlation the paper prints is a multiple of 1/8" not in text
     assert "means over the five\nobjects, so multiples of 1/40" in text
+
+
+def test_degenerate_settings_are_left_out_of_the_agreement_verdicts(tmp_path):
+    """A ranking that copies the order shown, a constant score: agreement with them is no evidence."""
+    uses = [{"object": "fork", "generator": "g", "level": lvl, "level_code": code, "semdis": 0.2 * code,
+             "words": 3, "idx": 0, "text": "x", "au_id": f"g-{lvl}"}
+            for lvl, code in (("common", 1), ("creative", 2), ("highly_creative", 3))]
+    levels = (("common", 1), ("creative", 2), ("highly_creative", 3))
+    const = [_judgment("g", "g", lvl, code, 3.0) for lvl, code in levels]
+    copied = [{**_judgment("g", "g", lvl, code, 1 - (code - 1) / 2), "method": "rank", "identity_order": True}
+              for lvl, code in levels]
+    recs = _records(tmp_path, {"uses": uses, "judgments": const + copied})
+    assert report.degenerate_settings(recs) == {"comprehensive rank": "a judge that copies the presented order",
+                                                "comprehensive score": "a constant score"}
+    md = reading.what_this_shows(recs).split("\n")
+    assert md[1].startswith("- **not testable here (comprehensive rank: a judge that copies the presented order; "
+                            "comprehensive score: a constant score)**")
+    good = [_judgment("g", "g", lvl, code, float(code)) for lvl, code in levels]
+    recs = _records(tmp_path, {"uses": uses, "judgments": good + copied})
+    assert list(report.degenerate_settings(recs)) == ["comprehensive rank"]
+    md = reading.what_this_shows(recs).split("\n")
+    assert "the mean SRC against the oracle is 1.00" in md[1]
+    assert "Left out, as degenerate: comprehensive rank: a judge that copies the presented order." in md[1]

@@ -8,6 +8,8 @@ import pandas as pd
 from creval.measures import stats
 from creval.studies.aut.human import OCSAI_REFERENCE, table_human, table_human_reference, table_vs_baselines
 from creval.studies.aut.report import (
+    FALLBACK,
+    degenerate_settings,
     fallback_settings,
     generation_health,
     human_values,
@@ -164,6 +166,12 @@ def what_this_shows(recs: Records) -> str:
     test (one judge, tiny local models, few uses)."""
     cfg, rows = recs.cfg, []
     t, uses = table_agreement(recs), len(recs["uses"])
+    bad, fb = degenerate_settings(recs), fallback_settings(recs)
+    why = {s: bad.get(s) or (bad.get(fb[0]) if s == FALLBACK and fb else None) for s in set(t.get("setting", []))}
+    left_out = "; ".join(f"{s}: {w}" for s, w in sorted(why.items()) if w)
+    t = t[[not why.get(s) for s in t["setting"]]] if len(t) else t      # settings that can carry agreement
+    degenerate = left_out if left_out and t.empty else None
+    note = f" Left out, as degenerate: {left_out}." if left_out and not t.empty else ""
     oracle = t[t["pair"].str.startswith("O – ")] if len(t) else t
     judges = t[~t["pair"].str.startswith("O – ")] if len(t) else t
     claim = (f"Rabeyah et al. report the judges agreeing with each other above {PAPER_JUDGES} (Spearman of the level "
@@ -171,7 +179,9 @@ def what_this_shows(recs: Records) -> str:
     if len(judges) and judges["src"].notna().any():
         m = float(judges["src"].mean())
         rows.append((verdict(m > PAPER_JUDGES, uses), claim, f"Here the mean over settings and judge pairs is "
-                     f"{stats.fmt_number(m)} ({len(judges)} setting x pair rows)."))
+                     f"{stats.fmt_number(m)} ({len(judges)} setting x pair rows).{note}"))
+    elif degenerate:
+        rows.append((verdict(None, uses, degenerate=degenerate), claim, "No setting is left to compare."))
     else:
         seen = sorted(set(recs["judgments"]["judge"])) if len(recs["judgments"]) else []
         rows.append(("not testable here", claim, f"This build's judgments come from {len(seen)} judge(s) "
@@ -182,7 +192,9 @@ def what_this_shows(recs: Records) -> str:
         who = ", ".join(sorted(set(recs["judgments"]["judge"])))
         rows.append((verdict(m > PAPER_ORACLE, uses), claim, f"Here (judged by {who}) the mean SRC against the "
                      f"oracle is {stats.fmt_number(m)}, pair_acc {stats.fmt_number(float(oracle['pair_acc'].mean()))} "
-                     f"($0.5$ = chance), on {uses} generated uses."))
+                     f"($0.5$ = chance), on {uses} generated uses.{note}"))
+    elif degenerate:
+        rows.append((verdict(None, uses, degenerate=degenerate), claim, "No setting is left to compare."))
     else:
         rows.append(("not testable here", claim, "This build has no judgment to compare with the oracle."))
     lc = level_check(recs)

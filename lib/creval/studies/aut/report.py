@@ -155,6 +155,27 @@ def fallback_settings(recs: Records) -> list[str]:
             and (parsed.loc[parsed["setting"] == s, "parse_path"] == "logprobs").all()]
 
 
+def degenerate_settings(recs: Records) -> dict[str, str]:
+    """Settings whose values cannot carry agreement, with why: no parsed value at all (a judge that parsed
+    nothing), every parsed ranking identical to the order shown (a judge that copies the presented order), or
+    one value for every use (a constant score). The verdicts leave these settings out."""
+    j = recs["judgments"]
+    if j.empty:
+        return {}
+    j = j.assign(setting=j["setting"] + " " + j["method"], value=pd.to_numeric(j["value"], errors="coerce"))
+    out = {}
+    for s, x in j.groupby("setting"):
+        v = x["value"].dropna()
+        lists = x[x["value"].notna()].groupby(["judge", "object", "group", "order"])
+        if v.empty:
+            out[s] = "a judge that parsed nothing"
+        elif s.endswith("rank") and lists.ngroups and bool(lists["identity_order"].first().astype(bool).all()):
+            out[s] = "a judge that copies the presented order"
+        elif v.nunique() == 1:
+            out[s] = "a constant score"
+    return out
+
+
 def _cells(v: pd.DataFrame) -> tuple[dict, dict]:
     m = v.groupby(["generator", "level"])["value"].mean()
     lab = v.groupby(["generator", "level"])["level_code"].first()
