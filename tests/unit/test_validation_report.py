@@ -188,7 +188,8 @@ def test_what_this_shows_checks_the_papers_signs(tmp_path):
     # the fixture's naive entropy is its semantic entropy: Table 13's tie is the missing clustering, not a finding
     assert md[2].startswith("- **not testable here (no merge: semantic entropy equals naive entropy")
     assert "semantic beats naive in 0 of 1" in md[2]
-    assert md[3].startswith("- **not testable here**") and "5.00 classes per step at n = 10" in md[3]
+    assert md[3].startswith("- **not testable here (2 item(s), fewer than the 60")
+    assert "5.00 classes per step at n = 10" in md[3]
     assert "on 5 solution(s) with 6 step(s)" in reading.build_caveats(recs)
 
 

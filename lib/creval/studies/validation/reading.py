@@ -121,7 +121,7 @@ def what_this_shows(recs: Records) -> str:
                       for n, g in ss.groupby("n")) if len(ss) else "no steps"
     share = {n: float((g["n_clusters"] / n).mean()) for n, g in ss.groupby("n")} if len(ss) else {}
     same = abs(max(share.values()) - min(share.values())) < SAME_SHAPE if len(share) == 2 else None
-    rows.append((verdict(same, len(ss)) if len(ss) >= 2 * ENOUGH else "not testable here",
+    rows.append((verdict(same, len(ss), min_n=2 * ENOUGH),       # two sample sizes: enough steps at each
                  "The paper's appendix H.2 finds the distribution of steps over semantic classes keeping its shape "
                  "when the samples per step grow.",
                  f"Here {len(ss)} step(s) over `h2_limit` = {cfg.h2_limit} problem(s): {sizes}."))
