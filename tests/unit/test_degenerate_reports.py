@@ -217,6 +217,7 @@ OTHER_ARGS: dict[str, list[tuple]] = {
     "compare.report.paired_differences": [(pd.DataFrame(),)],
     "tables.captioned": [(pd.DataFrame(), "")],
     "tables.public_text": [("",), (None,)],
+    "tables.echoes": [("", "", 4), ("a b", "a b", 0)],
     "tables.short_path": [("/",)],
     "convergent.report.auarc_caveat": [(pd.DataFrame(),)],
     "convergent.report.no_confidence": [([], [])],
@@ -229,6 +230,7 @@ OTHER_ARGS: dict[str, list[tuple]] = {
 }
 # extra arguments of functions that take the records first and something the chapter computes from them
 RECS_EXTRA = {
+    "divergent.report.echoing_steps": lambda recs, mod: ("m", "macgyver"),
     "rethinking.report.formatting_frame": lambda recs, mod: ("ps",),
     "rethinking.reading.ci_claims": lambda recs, mod: (mod.reading_values(recs),),
     "rethinking.reading.other_claims": lambda recs, mod: (mod.reading_values(recs),),

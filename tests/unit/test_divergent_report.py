@@ -82,3 +82,17 @@ def test_the_sweep_leaves_out_duplicate_filtered_solutions_as_the_tables_do(tmp_
     assert "1 duplicate-filtered solution(s) left out" in rd.fig_temperature(recs).layout.title.text
     md = rd.what_this_shows(recs)
     assert "1 duplicate-filtered solution(s) left out, as in the tables): 0.90 at T = 0.3, 1.30 at T = 1" in md
+
+
+def test_steps_that_echo_the_problem_are_counted_in_what_was_measured(tmp_path):
+    text = "You have a broken ladder, some rope and a plank. How do you reach the roof of the shed?"
+    def step(pid, i, chosen):
+        return {"problem_id": pid, "domain": "macgyver", "model": "m", "step_index": i, "n": 2, "is_stop": False,
+                "samples": [{"text": chosen, "clean": chosen}, {"text": "other", "clean": "other"}],
+                "cluster_ids": [0, 1], "n_clusters": 2, "chosen_index": 0, "semantic_entropy": 0.5}
+    steps = [step("a", 0, "You have a broken ladder, some rope and a plank."),     # the statement handed back
+             step("a", 1, "Tie the plank to the ladder with the rope."),
+             step("b", 0, "then you reach the roof")]                             # four words: not an echo
+    problems = [{**_problem(p, 1.0), "problem_text": text, "n_steps": 2, "stopped_by": "budget"} for p in "ab"]
+    t = rd.records_summary(_records(tmp_path, {"steps": steps, "problems": problems}))
+    assert t["steps echoing the problem"].tolist() == [1] and "6 or more consecutive words" in t.attrs["caption"]

@@ -64,6 +64,16 @@ def public_text(text) -> str:
     return _ABSOLUTE.sub(lambda m: short_path(m.group(1)), text)
 
 
+def echoes(text: str, prompt: str, words: int) -> bool:
+    """Whether ``text`` repeats ``words`` or more consecutive words of ``prompt`` (case and punctuation
+    ignored): a generation that hands its prompt back instead of answering it."""
+    def tokens(t):
+        return re.findall(r"[a-z0-9']+", str(t).lower())
+    p, t = tokens(prompt), tokens(text)
+    said = {tuple(p[i:i + words]) for i in range(len(p) - words + 1)}
+    return any(tuple(t[i:i + words]) in said for i in range(len(t) - words + 1))
+
+
 def missing_table(what: str, why: str) -> pd.DataFrame:
     """An empty table whose caption says that ``what`` is not computed here, and why."""
     df = captioned(pd.DataFrame({"not computed": [why]}), f"{what}: not computed from these records ({why}).")

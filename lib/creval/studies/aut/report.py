@@ -12,7 +12,6 @@ tie-breaking).
 from __future__ import annotations
 
 import itertools
-import re
 
 import numpy as np
 import pandas as pd
@@ -22,7 +21,7 @@ from plotly.subplots import make_subplots
 from creval.measures import aut_agreement as A
 from creval.measures import stats
 from creval.studies.contract import Records
-from creval.studies.tables import captioned, guard_module
+from creval.studies.tables import captioned, echoes, guard_module
 
 ORACLE = "oracle"
 SETTINGS = ("comprehensive score", "comprehensive rank", "segmented score", "segmented rank")
@@ -65,22 +64,13 @@ def use_examples(recs: Records) -> pd.DataFrame:
 ECHO_WORDS = 4       # a use that repeats this many consecutive words of its prompt echoes the prompt
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9']+", str(text).lower())
-
-
 def echoes_prompt(text: str, obj: str, level: str = "highly_creative") -> bool:
     """Whether a generated use repeats :data:`ECHO_WORDS` consecutive words of the prompts of its level (for
     the highly creative level: the five heuristics and the follow-ups), i.e. hands the prompt back instead
     of a use ("Shape: think of things with a similar shape ...")."""
     from creval.studies.aut.generate import COMMON, CREATIVE, FOLLOWUPS, HIGHLY
     prompts = {"common": (COMMON,), "creative": (CREATIVE,)}.get(level, (HIGHLY, *FOLLOWUPS))
-    said = set()
-    for p in prompts:
-        w = _words(p.replace("{object}", obj).replace("{n}", " "))
-        said |= {tuple(w[i:i + ECHO_WORDS]) for i in range(len(w) - ECHO_WORDS + 1)}
-    u = _words(text)
-    return any(tuple(u[i:i + ECHO_WORDS]) in said for i in range(len(u) - ECHO_WORDS + 1))
+    return any(echoes(text, p.replace("{object}", obj).replace("{n}", " "), ECHO_WORDS) for p in prompts)
 
 
 def generation_health(recs: Records) -> pd.DataFrame:

@@ -15,7 +15,7 @@ from creval.measures import stats as S
 from creval.measures.entropy import distinct_at_k
 from creval.studies.claims import claims_md, verdict
 from creval.studies.contract import Records
-from creval.studies.tables import captioned, guard_module, public_text
+from creval.studies.tables import captioned, echoes, guard_module, public_text
 
 # Divergent column (semantic entropy, nats, n = 10 samples per step) of the paper's Tables 3-5.
 PAPER_SE = {
@@ -52,9 +52,31 @@ def records_summary(recs: Records) -> pd.DataFrame:
     st = steps.groupby(["model", "domain"]).agg(step_rows=("step_index", "size"), n=("n", "first"),
                                                 stop_rows=("is_stop", "sum")).reset_index()
     out = out.merge(st, on=["model", "domain"])
+    out["steps echoing the problem"] = out.apply(lambda r: echoing_steps(recs, r["model"], r["domain"]), axis=1)
     if "data_source" in problems:      # which step of the dataset's fallback chain the problems came from
         out["data"] = out["domain"].map(problems.groupby("domain")["data_source"].first()).map(public_text)
-    return captioned(out, "What was measured")
+    return captioned(out, "What was measured. 'steps echoing the problem': chosen steps that repeat "
+                          f"{ECHO_WORDS} or more consecutive words of the problem statement (the prompt handed "
+                          "back, not a step); their entropy measures the copying, not the ideas")
+
+
+ECHO_WORDS = 6      # a chosen step repeating this many consecutive words of its problem echoes the prompt
+
+
+def echoing_steps(recs: Records, model: str, domain: str) -> int:
+    """Chosen steps of ``model`` on ``domain`` that repeat :data:`ECHO_WORDS` consecutive words of their
+    problem statement (:func:`creval.studies.tables.echoes`)."""
+    s, p = live(recs.steps), recs.problems
+    if s.empty or p.empty or "samples" not in s or "problem_text" not in p:
+        return 0
+    s = s[(s["model"] == model) & (s["domain"] == domain)]
+    text = p.drop_duplicates("problem_id").set_index("problem_id")["problem_text"]
+    n = 0
+    for pid, samples, k in zip(s["problem_id"], s["samples"], s["chosen_index"]):
+        if pid in text and isinstance(samples, list) and k == k and k is not None and int(k) < len(samples):
+            chosen = samples[int(k)]
+            n += echoes(chosen.get("clean") or chosen.get("text", ""), text[pid], ECHO_WORDS)
+    return n
 
 
 def mean_sd(x: pd.Series) -> str:
