@@ -213,6 +213,13 @@ def test_the_sentences_values_come_from_the_records(recs):
     # state 0: 1A for loop, 2B while loop; states 1-2: 1A (while, recursion), 2B (while), 1A (recursion)
     assert f["for loop"] == {"state0": "50.0%", "later": "0.0%", "max": "50.0%", "rises": False}
     assert f["while loop"]["later"] == "0.0-100.0%" and f["recursion"]["max"] == "100.0%" and f["recursion"]["rises"]
+    md = reading.pass_md(recs)        # the chapter's sentences, from those values
+    assert "repo-compatible judge does not give the paper's counts" in md and "2 more programs" in md
+    assert "goes from 100.0% at state 0 to 0.0% at state 2, against 50.0% to 0.0%" in md
+    assert md.endswith("does not flatten the decline on these records.")
+    assert reading.fig2_md(recs).startswith("For loops go from 50.0% of GPT-4's solutions at state 0 to 0.0%")
+    assert reading.live_md(recs) == ("`m1` answered 2 rounds on 1 problem(s): 0 passed the strict judge and 2 "
+                                     "followed the constraints.")
 
 
 def test_what_this_shows_reads_each_claim_off_the_records(recs):

@@ -76,6 +76,48 @@ def pass_values(recs, subset: str = "all") -> dict:
             "ratio_later": per_state(ratio) if ratio else "", "flatter": flatter, "sample": is_sample(recs)}
 
 
+DECLINE = {True: "The strict judge's decline is the flatter one: much of the paper's steep drop is the harness "
+                 "rejecting correct programs (a blank line inside `solve()`, a read-all input, a count line fed to a "
+                 "single-test problem), not GPT-4 losing the ability to solve the problem under constraints.",
+           False: "The strict judge does not flatten the decline on these records.",
+           None: "Too few programs pass to compare the two declines."}
+
+
+def pass_md(recs) -> str:
+    """The sentence under Table 3: both judges' pass@1 per state and their declines, from :func:`pass_values`."""
+    v = pass_values(recs)
+    if not v["states"]:
+        return "No scored code in these records: Table 3 has no state to read."
+    row = "Lu et al. 2025, Table 3: " + ", ".join(PAPER_PASS.values())
+    same = ("gives exactly the paper's counts" if v["equal_to_paper"] else "does not give the paper's counts"
+            if v["paper"] else "is not comparable with the paper's counts, which cover all problems")
+    return (f"On these records the repo-compatible judge {same} ({row}). It passes {per_state(v['repo'])}; the strict "
+            f"judge passes {per_state(v['strict'])}, {abs(v['more'])} {'more' if v['more'] >= 0 else 'fewer'} "
+            f"programs over all states; its pass@1 goes from {v['strict_first']} at state {v['first']} to "
+            f"{v['strict_last']} at state {v['last']}, against {v['repo_first']} to {v['repo_last']} under the "
+            f"repo-compatible judge. {DECLINE[v['flatter']]}")
+
+
+def fig2_md(recs) -> str:
+    """The sentence under Fig. 2: how the shares of loops, recursion and tuples move after state 0."""
+    f = fig2_values(recs)
+    if not f:
+        return "Too few states for a comparison."
+    swap = f["while loop"]["rises"] and not f["for loop"]["rises"]
+    return (f"For loops go from {f['for loop']['state0']} of GPT-4's solutions at state 0 to {f['for loop']['later']} "
+            f"at later states, while loops from {f['while loop']['state0']} to {f['while loop']['later']}; recursion "
+            f"reaches {f['recursion']['max']} and tuples go from {f['tuple']['state0']} to {f['tuple']['later']}"
+            + (": GPT-4 mostly swaps one loop for another rather than changing its approach." if swap else "."))
+
+
+def live_md(recs) -> str:
+    """The sentence under the live rounds: per model, rounds, strict passes, constraint following, truncation."""
+    return " ".join(f"`{m}` answered {x['rounds']} rounds on {x['problems']} problem(s): {x['strict_ok']} passed the "
+                    f"strict judge and {x['follows']} followed the constraints"
+                    + (f"; {x['truncated']} were cut by the token limit." if x["truncated"] else ".")
+                    for m, x in live_values(recs).items()) or "No live rounds in these records."
+
+
 def unverifiable(recs) -> dict:
     """How many problems' released tests cannot verify a correct program (``flags``' verifiable column)."""
     df = recs["problems"]
