@@ -333,6 +333,8 @@ def test_a_chapter_that_raised_stops_the_render_naming_its_cell(tmp_path):
     with pytest.raises(CrevalError, match="cell 2"):
         render.render_offline(tmp_path)
     assert not (tmp_path / "site").exists()
+    assert re.fullmatch(r"the aut study's records in runs/smoke/aut/\w+",
+                        execute.chapter_records("chapters/07-aut-agreement.ipynb", {"run_root": "runs/smoke"}))
     cells[1]["outputs"] = []
     (tmp_path / chapter).write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     assert render.failed_chapters(tmp_path) == []
