@@ -132,7 +132,7 @@ def guarded(fn):
             return fn(*args, **kwargs)
         except MISSING_DATA as e:
             why = why_missing(e)
-            log.warning("%s.%s: %s", fn.__module__, fn.__name__, why)
+            log.info("%s.%s: %s", fn.__module__, fn.__name__, why)     # the page says it; no stderr noise
             return _fallback(fn, what, why)
     wrapper.__guarded__ = True
     return wrapper
