@@ -37,4 +37,4 @@ def test_a_stored_mean_that_is_not_the_token_mean_is_reported(tmp_path):
     recs = _records(tmp_path, [_sample(0, "a", [-1.0, -2.0], mean=-1.0)], {"calls_made": 1, "cache_hits": 0})
     md = report.what_this_shows(recs).split("\n")
     assert md[0].startswith("- **not reproduced**") and "5.0e-01" in md[0]
-    assert md[1].startswith("- **not reproduced**")
+    assert md[1].startswith("- **not testable here (1 item(s), fewer than the 2")     # one sample cannot differ

@@ -1,5 +1,6 @@
 """Chapter 07's human tables from fixture records: rater pairs, the ceilings, judge vs baseline."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -101,7 +102,86 @@ def test_what_this_shows_with_one_judge_and_ordered_levels(tmp_path):
         (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in t))
     md = reading.what_this_shows(recs).split("\n")
     assert md[0].startswith("- **not testable here**") and "1 judge(s) (g)" in md[0]
-    assert md[1].startswith("- **reproduced (3 item(s)")
+    assert md[1].startswith("- **not testable here (3 item(s), fewer than the 30 a verdict needs)**")
     assert "(judged by g) the mean SRC against the oracle is 1.00" in md[1]
-    assert md[2].startswith("- **reproduced (3 item(s)") and "for 1 of 1 generator(s)" in md[2]
+    assert md[2].startswith("- **not testable here (3 item(s)") and "for 1 of 1 generator(s)" in md[2]
     assert md[3].startswith("- **not testable here**")
+
+
+def _uses(texts, level="highly_creative", obj="fork"):
+    return [{"object": obj, "generator": "g", "level": level, "level_code": 3, "semdis": 0.5, "words": 3, "idx": i,
+             "text": t, "au_id": f"u{i}", "turn": 1} for i, t in enumerate(texts)]
+
+
+def test_uses_that_echo_the_prompt_are_flagged_in_generation_health(tmp_path):
+    texts = ["Shape: think of things with a similar shape", "a comb for a doll", "stir paint",
+             "take something from a field where a fork is never used"]
+    assert [report.echoes_prompt(t, "fork") for t in texts] == [True, False, False, True]
+    assert not report.echoes_prompt("think of things", "fork")        # three words are not an echo
+    turns = [{"generator": "g", "level": "highly_creative", "attempt": 0, "refusal": False}]
+    recs = _records(tmp_path, {"uses": _uses(texts), "turns": turns})
+    row = report.generation_health(recs).iloc[0]
+    assert row["echo the prompt"] == 2 and row["uses kept"] == 4
+    assert "2 of the 4 highly creative uses kept repeat the prompt's own words" in reading.reading_md(recs)
+
+
+def _scored(judge, path_of, setting):
+    rows = []
+    for lvl, code in (("common", 1), ("creative", 2), ("highly_creative", 3)):
+        r = _judgment(judge, "g", lvl, code, float(code))
+        rows.append({**r, "setting": setting, "parse_path": path_of(lvl)})
+    return rows
+
+
+def test_settings_that_all_came_from_the_fallback_are_one_measurement_shown_once(tmp_path):
+    rows = (_scored("g", lambda lvl: "logprobs", "comprehensive") + _scored("g", lambda lvl: "logprobs", "segmented"))
+    recs = _records(tmp_path, {"judgments": rows})
+    assert report.fallback_settings(recs) == ["comprehensive score", "segmented score"]
+    t = report.table_agreement(recs)
+    assert t["setting"].tolist() == [report.FALLBACK] and t["from fallback"].tolist() == [True]
+    assert "shown once" in t.attrs["caption"]
+    assert "One measurement under 2 name(s)" in reading.reading_md(recs)
+    # one value read from the text: the comprehensive setting is its own measurement again
+    mixed = (_scored("g", lambda lvl: "text" if lvl == "common" else "logprobs", "comprehensive")
+             + _scored("g", lambda lvl: "logprobs", "segmented"))
+    recs = _records(tmp_path, {"judgments": mixed})
+    assert report.fallback_settings(recs) == ["segmented score"]
+    t = report.table_agreement(recs)
+    assert t["setting"].tolist() == ["comprehensive score", report.FALLBACK]
+    assert t["from fallback"].tolist() == [False, True]
+
+
+def test_the_papers_table2_prints_means_over_five_objects_not_multiples_of_an_eighth():
+    """The chapter's sentence: per-object SRCs are multiples of 1/8 (12 cells), Table 2 means over five objects
+    are multiples of 1/40 rounded to two decimals, so some printed values are no multiple of 1/8."""
+    v = report.PAPER_TABLE2.to_numpy().ravel()
+    assert all(min(abs(x - k / 40) for k in range(-40, 41)) <= 0.0051 for x in v)
+    assert any(min(abs(x - k / 8) for k in range(-8, 9)) > 0.0051 for x in v)
+    assert report.paper_table2().shape[0] == 5
+    nb = json.loads((Path(__file__).resolve().parents[2] / "chapters" / "07-aut-agreement.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert "Every correlation the paper prints is a multiple of 1/8" not in text
+    assert "means over the five\nobjects, so multiples of 1/40" in text
+
+
+def test_degenerate_settings_are_left_out_of_the_agreement_verdicts(tmp_path):
+    """A ranking that copies the order shown, a constant score: agreement with them is no evidence."""
+    uses = [{"object": "fork", "generator": "g", "level": lvl, "level_code": code, "semdis": 0.2 * code,
+             "words": 3, "idx": 0, "text": "x", "au_id": f"g-{lvl}"}
+            for lvl, code in (("common", 1), ("creative", 2), ("highly_creative", 3))]
+    levels = (("common", 1), ("creative", 2), ("highly_creative", 3))
+    const = [_judgment("g", "g", lvl, code, 3.0) for lvl, code in levels]
+    copied = [{**_judgment("g", "g", lvl, code, 1 - (code - 1) / 2), "method": "rank", "identity_order": True}
+              for lvl, code in levels]
+    recs = _records(tmp_path, {"uses": uses, "judgments": const + copied})
+    assert report.degenerate_settings(recs) == {"comprehensive rank": "a judge that copies the presented order",
+                                                "comprehensive score": "a constant score"}
+    md = reading.what_this_shows(recs).split("\n")
+    assert md[1].startswith("- **not testable here (comprehensive rank: a judge that copies the presented order; "
+                            "comprehensive score: a constant score)**")
+    good = [_judgment("g", "g", lvl, code, float(code)) for lvl, code in levels]
+    recs = _records(tmp_path, {"uses": uses, "judgments": good + copied})
+    assert list(report.degenerate_settings(recs)) == ["comprehensive rank"]
+    md = reading.what_this_shows(recs).split("\n")
+    assert "the mean SRC against the oracle is 1.00" in md[1]
+    assert "Left out, as degenerate: comprehensive rank: a judge that copies the presented order." in md[1]

@@ -121,9 +121,10 @@ def test_what_this_shows_reads_accuracy_and_tokens_from_the_records(tmp_path):
     bench = [verdict("retrieval", "p::m", "feasibility", True, model="m", domain="macgyver",
                      mean_semantic_entropy=1.0)]
     md = report.what_this_shows(recs_of(tmp_path, human_verdicts=human, bench_verdicts=bench)).split("\n")
-    assert md[0].startswith("- **reproduced (2 item(s)") and "retrieval 1.000 on 2 parsed verdicts" in md[0]
+    assert md[0].startswith("- **not testable here (2 item(s), fewer than the 30")
+    assert "retrieval 1.000 on 2 parsed verdicts" in md[0]
     assert "chateval 0.500 on 2 parsed verdicts" in md[0] and "(retrieval 0.847, chateval 0.767" in md[0]
-    assert md[1].startswith("- **reproduced (2 item(s)") and "36.5%" in md[1] and "spends 33%" in md[1]
+    assert md[1].startswith("- **not testable here (2 item(s)") and "36.5%" in md[1] and "spends 33%" in md[1]
     assert md[2].startswith("- **not testable here**") and "1 model(s)" in md[2]
     note = report.fig7_note(recs_of(tmp_path, bench_verdicts=bench))
     assert note == ("Solutions per model in this build: m 1; with fewer than one bin of 15, each such line is a "
@@ -133,4 +134,22 @@ def test_what_this_shows_reads_accuracy_and_tokens_from_the_records(tmp_path):
 def test_a_tie_in_accuracy_does_not_reproduce_the_ranking(tmp_path):
     human = [_labelled(j, p, "feasibility", True, True, 100, 10) for j in ("retrieval", "chateval") for p in "ab"]
     md = report.what_this_shows(recs_of(tmp_path, human_verdicts=human)).split("\n")
-    assert md[0].startswith("- **not reproduced (2 item(s)") and "retrieval 1.000 on 2 parsed" in md[0]
+    assert md[0].startswith("- **not testable here (2 item(s)") and "retrieval 1.000 on 2 parsed" in md[0]
+    many = [_labelled(j, f"p{i}", "feasibility", True, True, 100, 10) for j in ("retrieval", "chateval")
+            for i in range(30)]
+    md = report.what_this_shows(recs_of(tmp_path / "many", human_verdicts=many)).split("\n")
+    assert md[0].startswith("- **not reproduced**: ") and "retrieval 1.000 on 30 parsed" in md[0]
+
+
+def test_auarc_says_when_it_ranks_verdicts_without_a_confidence_lowest(tmp_path):
+    rows = [verdict("cot", "a", "feasibility", True, True, conf=None),        # right, no confidence
+            verdict("cot", "b", "feasibility", False, True, conf=0.6),        # wrong, the only confidence
+            verdict("cot", "c", "feasibility", True, True, conf=None)]
+    t = report.agreement_table(recs_of(tmp_path, human_verdicts=rows))
+    row = t.set_index("criterion").loc["feasibility"]
+    # the wrong verdict is kept first (it alone has a confidence): accuracies 0, 1/2, 2/3 -> AUARC 7/18
+    assert row["no confidence"] == 2 and row["auarc"] == pytest.approx(7 / 18)
+    assert "AUARC ranks them below every confidence" in t.attrs["caption"] and "In 2 row(s)" in t.attrs["caption"]
+    sure = report.agreement_table(recs_of(tmp_path / "b", human_verdicts=[verdict("cot", "a", "feasibility", True,
+                                                                                  True, conf=0.9)]))
+    assert sure["no confidence"].tolist() == [0, 0] and "AUARC ranks" not in sure.attrs["caption"]

@@ -48,10 +48,51 @@ def test_what_this_shows_gives_a_verdict_per_claim(tmp_path):
     sweep = [_problem("a", 0.5, t=0.3), _problem("a", 1.5, t=1.0), _problem("a", 1.2, t=1.5)]
     recs = _records(tmp_path, {"problems": [_problem("a", 2.1)], "steps": steps, "sweep": sweep})
     md = rd.what_this_shows(recs).split("\n")
-    assert md[0].startswith("- **reproduced (1 item(s), too few") and "(91%)" in md[0]
-    assert md[1].startswith("- **not reproduced") and "0.50 at T = 0.3, 1.50 at T = 1, 1.20 at T = 1.5" in md[1]
-    assert md[2].startswith("- **reproduced (4 item(s)") and "Spearman 1.00 over 4 steps" in md[2]
+    assert md[0].startswith("- **not testable here (1 item(s), fewer than the 30") and "(91%)" in md[0]
+    assert md[1].startswith("- **not testable here (1 item(s)")
+    assert "0.50 at T = 0.3, 1.50 at T = 1, 1.20 at T = 1.5" in md[1]
+    assert md[2].startswith("- **not testable here (4 item(s)") and "Spearman 1.00 over 4 steps" in md[2]
     assert md[3].startswith("- **not testable here**") and "1 model(s)" in md[3]
     from creval.studies.claims import verdict
     assert verdict(True, 40) == "reproduced" and verdict(None, 40).word == "not testable here"
     assert verdict(False, 40, sample=True) == "not reproduced (bundled sample data)"
+
+
+def test_no_merge_makes_the_entropy_claims_not_testable(tmp_path):
+    """Every sample its own class on every step: semantic entropy is naive entropy, whatever its level."""
+    steps = [{"model": "m", "domain": "macgyver", "is_stop": False, "n_clusters": 10, "semantic_entropy": 2.2,
+              "step_index": i, "n": 10, "problem_id": f"p{i}"} for i in range(40)]
+    problems = [_problem(f"p{i}", 2.1, clusters=10.0) for i in range(40)]
+    recs = _records(tmp_path, {"problems": problems, "steps": steps})
+    assert rd.no_merge(recs).startswith("no merge: the entailment model put every sample in its own class on all 40")
+    md = rd.what_this_shows(recs).split("\n")
+    assert md[0].startswith("- **not testable here (no merge:") and "40 inside that share" not in md[0]
+    assert md[1].startswith("- **not testable here (no merge:")
+    merged = [dict(s, n_clusters=9) if s["step_index"] == 0 else s for s in steps]
+    recs = _records(tmp_path, {"problems": problems, "steps": merged})
+    assert rd.no_merge(recs) is None
+    assert rd.what_this_shows(recs).startswith("- **reproduced**: The paper's semantic entropies")
+
+
+def test_the_sweep_leaves_out_duplicate_filtered_solutions_as_the_tables_do(tmp_path):
+    sweep = [_problem("a", 0.2, t=0.3, dup=True), _problem("b", 0.9, t=0.3), _problem("a", 1.5, t=1.0),
+             _problem("b", 1.1, t=1.0)]
+    recs = _records(tmp_path, {"sweep": sweep})
+    assert rd.sweep_means(recs) == {"m": [(0.3, 0.9), (1.0, pytest.approx(1.3))]}
+    assert "1 duplicate-filtered solution(s) left out" in rd.fig_temperature(recs).layout.title.text
+    md = rd.what_this_shows(recs)
+    assert "1 duplicate-filtered solution(s) left out, as in the tables): 0.90 at T = 0.3, 1.30 at T = 1" in md
+
+
+def test_steps_that_echo_the_problem_are_counted_in_what_was_measured(tmp_path):
+    text = "You have a broken ladder, some rope and a plank. How do you reach the roof of the shed?"
+    def step(pid, i, chosen):
+        return {"problem_id": pid, "domain": "macgyver", "model": "m", "step_index": i, "n": 2, "is_stop": False,
+                "samples": [{"text": chosen, "clean": chosen}, {"text": "other", "clean": "other"}],
+                "cluster_ids": [0, 1], "n_clusters": 2, "chosen_index": 0, "semantic_entropy": 0.5}
+    steps = [step("a", 0, "You have a broken ladder, some rope and a plank."),     # the statement handed back
+             step("a", 1, "Tie the plank to the ladder with the rope."),
+             step("b", 0, "then you reach the roof")]                             # four words: not an echo
+    problems = [{**_problem(p, 1.0), "problem_text": text, "n_steps": 2, "stopped_by": "budget"} for p in "ab"]
+    t = rd.records_summary(_records(tmp_path, {"steps": steps, "problems": problems}))
+    assert t["steps echoing the problem"].tolist() == [1] and "6 or more consecutive words" in t.attrs["caption"]

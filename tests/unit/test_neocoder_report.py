@@ -77,8 +77,10 @@ def test_records_round_trip():
 
 
 def test_data_table1_and_flags(recs):
-    assert report.data_source(recs).to_dict("records") == [{"data": "NeoCoder problems: neocoder from shared:/x",
-                                                       "problems": 2, "rounds": 12, "test cases": 4}]
+    # the data source by kind, never the build machine's folder
+    assert report.data_source(recs).to_dict("records") == [{"data": "NeoCoder problems: neocoder from the staged "
+                                                                    "copy (x)", "problems": 2, "rounds": 12,
+                                                            "test cases": 4}]
     t1 = report.table1(recs)
     assert t1["problems (ours)"].tolist() == [3, 2, 1, 0, 0, 0]
     assert t1["problems (paper)"].tolist() == [199, 199, 198, 194, 176, 97] and not t1["equal"].any()
@@ -99,11 +101,34 @@ def test_table3_and_verdicts(recs):
     assert d.loc["repo", ["OK", "wrong answer", "runtime error", "time limit"]].tolist() == [1, 2, 1, 1]
     assert d.loc["strict", ["OK", "wrong answer", "not parsable"]].tolist() == [3, 1, 1]
     assert d.loc["strict OK, repo not", "OK"] == 2 and d.loc["repo OK, strict not", "OK"] == 0
-    assert d.loc["salvaged truncated codes (strict)", "OK"] == 1
+    # the one salvaged code got a wrong answer: it is counted there, not under OK
+    assert d.loc["salvaged truncated codes (strict)", ["OK", "wrong answer"]].tolist() == [0, 1]
+
+
+def test_repo_only_codes_are_explained_by_their_records(tmp_path):
+    def wa(pid, passed, n):
+        c = code(pid, 0, 0, [], "OK", "wrong answer", [], True, 0.0)
+        return CodeRecord(**{**c.__dict__, "strict": {"verdict": "wrong answer", "cases": [
+            {"verdict": "OK" if i < passed else "wrong answer"} for i in range(n)]}})
+    codes = [wa("neocoder-1A", 1, 3), wa("neocoder-2B", 1, 3),
+             code("neocoder-3C", 0, 0, [], "OK", "runtime error", [], True, 0.0)]
+    for name, rows in {**TABLES, "codes": codes}.items():
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r if isinstance(r, dict) else r.to_dict()) + "\n"
+                                                        for r in rows))
+    recs = Records(tmp_path, NeoCoderConfig(n_boot=50))
+    v = reading.repo_only(recs)
+    assert v == {"codes": 3, "verdicts": {"wrong answer": 2, "runtime error": 1}, "truncated": 0,
+                 "cases": [(1, 3), (1, 3)]}
+    md = reading.repo_only_md(recs)
+    assert md.startswith("3 code(s) pass the repo-compatible judge and fail the strict one: under the strict judge "
+                         "2 wrong answer, 1 runtime error (the wrong answers pass 1 of 3 cases; 1 of 3 cases)")
+    assert "none of them is a reply cut by the token limit" in md
 
 
 def test_creativity_columns(recs):
     c = report.creativity(recs)
+    assert "different denominators" in c.attrs["caption"]
+    assert c["problems"].tolist() == [2, 2, 1] and c["with human solutions"].tolist() == [2, 2, 1]
     assert c["following %"].tolist() == [100.0, 50.0, 100.0]
     assert c["convergent %"].tolist() == [100.0, 50.0, 0.0]
     assert c["divergent %"].tolist() == [0.0, 25.0, 100.0]
@@ -188,6 +213,13 @@ def test_the_sentences_values_come_from_the_records(recs):
     # state 0: 1A for loop, 2B while loop; states 1-2: 1A (while, recursion), 2B (while), 1A (recursion)
     assert f["for loop"] == {"state0": "50.0%", "later": "0.0%", "max": "50.0%", "rises": False}
     assert f["while loop"]["later"] == "0.0-100.0%" and f["recursion"]["max"] == "100.0%" and f["recursion"]["rises"]
+    md = reading.pass_md(recs)        # the chapter's sentences, from those values
+    assert "repo-compatible judge does not give the paper's counts" in md and "2 more programs" in md
+    assert "goes from 100.0% at state 0 to 0.0% at state 2, against 50.0% to 0.0%" in md
+    assert md.endswith("does not flatten the decline on these records.")
+    assert reading.fig2_md(recs).startswith("For loops go from 50.0% of GPT-4's solutions at state 0 to 0.0%")
+    assert reading.live_md(recs) == ("`m1` answered 2 rounds on 1 problem(s): 0 passed the strict judge and 2 "
+                                     "followed the constraints.")
 
 
 def test_what_this_shows_reads_each_claim_off_the_records(recs):
@@ -205,6 +237,6 @@ def test_what_this_shows_reads_each_claim_off_the_records(recs):
     decline = row("pass@1 falls")
     assert decline["verdict"] == "reproduced" and "goes from 100.0% to 0.0%" in decline["this build"]
     live = row("Live")
-    assert live["verdict"] == "cannot be tested here"
+    assert live["verdict"] == "not testable here"
     assert "m1: 0 of 2 rounds pass the strict judge" in live["this build"]
-    assert set(t["verdict"]) <= {"reproduced", "not reproduced", "cannot be tested here"}
+    assert {v.split(" (")[0] for v in t["verdict"]} <= {"reproduced", "not reproduced", "not testable here"}

@@ -181,9 +181,42 @@ def test_what_this_shows_checks_the_papers_signs(tmp_path):
                            for i, (n, c) in enumerate([(10, 5), (20, 10)])])
     recs = recs_of(tmp_path, step_diversity=steps, solution_novelty=_novelty(), sample_size=sample)
     md = reading.what_this_shows(recs).split("\n")
-    assert md[0].startswith("- **reproduced (6 item(s)") and "4 of 4 step-level correlations" in md[0]
-    assert "Average cosine similarity -1.00" in md[0]
-    assert md[1].startswith("- **reproduced (5 item(s)") and "m on macgyver 1.00 (n = 5; 2/7 comparisons tied)" in md[1]
-    assert md[2].startswith("- **not reproduced (5 item(s)") and "semantic beats naive in 0 of 1" in md[2]
-    assert md[3].startswith("- **not testable here**") and "5.00 classes per step at n = 10" in md[3]
+    assert md[0].startswith("- **not testable here (6 item(s), fewer than the 30")
+    assert "4 of 4 step-level correlations" in md[0] and "Average cosine similarity -1.00" in md[0]
+    assert md[1].startswith("- **not testable here (5 item(s)")
+    assert "m on macgyver 1.00 (n = 5; 2/7 comparisons tied)" in md[1]
+    # the fixture's naive entropy is its semantic entropy: Table 13's tie is the missing clustering, not a finding
+    assert md[2].startswith("- **not testable here (no merge: semantic entropy equals naive entropy")
+    assert "semantic beats naive in 0 of 1" in md[2]
+    assert md[3].startswith("- **not testable here (2 item(s), fewer than the 60")
+    assert "5.00 classes per step at n = 10" in md[3]
     assert "on 5 solution(s) with 6 step(s)" in reading.build_caveats(recs)
+
+
+def test_novelty_is_read_against_the_papers_range_not_its_sign():
+    row = {"rho": 0.10, "ci_low": 0.02, "ci_high": 0.18}
+    assert not reading.novelty_agrees(row)                                  # above zero, below 0.3-0.47
+    assert reading.novelty_agrees({"rho": 0.35, "ci_low": 0.12, "ci_high": 0.55})
+    assert not reading.novelty_agrees({"rho": 0.35, "ci_low": -0.1, "ci_high": 0.6})      # holds zero
+    assert reading.novelty_agrees({"rho": 0.40, "ci_low": float("nan"), "ci_high": float("nan")})
+    assert not reading.novelty_agrees({"rho": 0.10, "ci_low": float("nan"), "ci_high": float("nan")})
+
+
+def test_all_comparisons_tied_makes_the_novelty_claims_not_testable(tmp_path):
+    """rho 0.10 over a ranking that is the seeded shuffle (every comparison tied) is no evidence either way."""
+    n = 40
+    se = [0.05 * i for i in range(n)]
+    novelty = pd.DataFrame([{"model": "m", "domain": "macgyver", "problem_id": f"p{i}", "novelty_rank": i + 1,
+                             "novelty_score": ((i * 7) % n) / (n - 1), "comparisons": 3, "ties": 3,
+                             "mean_semantic_entropy": se[i], "min_semantic_entropy": se[i],
+                             "max_semantic_entropy": se[i], "mean_naive_entropy": se[i] + 0.1 * (i % 3),
+                             "mean_discrete_entropy": 1.0, "duplicate_filtered": False} for i in range(n)])
+    recs = recs_of(tmp_path, solution_novelty=novelty)
+    assert reading.all_ties(recs).startswith("all ties: all 3 comparisons of the judge tied")
+    assert reading.no_merge(recs) is None
+    md = reading.what_this_shows(recs).split("\n")
+    assert md[1].startswith("- **not testable here (all ties: all 3 comparisons") and "reach the paper's range" in md[1]
+    assert md[2].startswith("- **not testable here (all ties")
+    untied = recs_of(tmp_path / "b", solution_novelty=novelty.assign(ties=0))
+    assert reading.all_ties(untied) is None
+    assert reading.what_this_shows(untied).split("\n")[1].startswith("- **not reproduced**")

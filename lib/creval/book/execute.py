@@ -93,6 +93,50 @@ def fold_parameters(nb) -> bool:
     return True
 
 
+def failing_cell(nb) -> tuple[int, str, str] | None:
+    """(cell number counted from 1, its first source line, the error) of the first cell of an executed notebook
+    that raised; None when none did."""
+    for i, c in enumerate(nb["cells"], start=1):
+        for o in c.get("outputs", []) if c["cell_type"] == "code" else []:
+            if o.get("output_type") == "error":
+                first = next((ln for ln in cell_source(c).splitlines() if ln.strip() and not ln.startswith("#")), "")
+                return i, first.strip(), f"{o.get('ename')}: {o.get('evalue')}"
+    return None
+
+
+def chapter_records(chapter: str, params: dict) -> str:
+    """The run folder of the study behind ``chapter`` (relative to the data home), or why it is not known."""
+    from creval.studies.registry import STUDIES
+    study = next((s for s in STUDIES.values() if Path(s.chapter).name == Path(chapter).name), None)
+    if study is None:
+        return "no study's records"
+    try:
+        run_dir = Path(study.make_config(params).run_dir)
+    except Exception as e:        # noqa: BLE001 - the note must not hide the chapter's own error
+        return f"the {study.name} study's records (run folder unknown: {type(e).__name__})"
+    try:
+        return f"the {study.name} study's records in {run_dir.relative_to(paths.home())}"
+    except ValueError:
+        return f"the {study.name} study's records in {run_dir.name}"
+
+
+def failure_note(executed: Path, chapter: str, params: dict, e) -> str:
+    """What broke a chapter: its cell, the error, and the records the cell read; also written into the executed
+    notebook's metadata (``creval.failure``) so that rendering refuses to publish it."""
+    import nbformat
+    note = f"{e.ename}: {e.evalue}"
+    try:
+        nb = nbformat.read(str(executed), as_version=4)
+        cell = failing_cell(nb)
+        where = f"cell {cell[0]} (`{cell[1][:80]}`)" if cell else f"cell [{e.exec_count}]"
+        note = f"{where} raised {note}, reading {chapter_records(chapter, params)}"
+        nb.metadata.setdefault("creval", {})["failure"] = note
+        nbformat.write(nb, str(executed))
+    except (OSError, ValueError, KeyError):
+        pass
+    return note
+
+
 def execute_chapters(params: dict, out: Path, only: list[str] | None = None, progress: bool = True,
                      skip: dict[str, str] | None = None, source: Path | None = None) -> list[dict]:
     """Run each chapter notebook with papermill (cwd = repo root). Returns one status row per chapter.
@@ -128,7 +172,7 @@ def execute_chapters(params: dict, out: Path, only: list[str] | None = None, pro
                                 progress_bar=progress, request_save_on_cell_execute=True,
                                 ledger_file=str(ledger_file), kernel_env=KERNEL_ENV)
         except pm.PapermillExecutionError as e:
-            error = f"{e.ename}: {e.evalue}"
+            error = failure_note(dst, ch, params, e)
         status.append({"chapter": ch, "seconds": round(time.time() - t0, 2), "error": error,
                        "usage": Ledger.summarize([CallRecord(**r) for r in read_jsonl(ledger_file)])["total"]})
     return status

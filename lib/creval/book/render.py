@@ -4,6 +4,7 @@ shipped once beside the pages, MathJax from PyPI, no CDN) or, when the ``quarto`
 from __future__ import annotations
 
 import html
+import json
 import re
 import shutil
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from creval.book.execute import book_structure, notebook_title
+from creval.book.execute import book_structure, failing_cell, notebook_title
 from creval.core import paths
 from creval.core.errors import CrevalError
 from creval.models.registry import package_dir
@@ -111,8 +112,38 @@ def preface_html(text: str) -> str:
     return mistune.html(ATTRIBUTES.sub(r"\1", text))
 
 
+def failed_chapters(out: Path) -> list[str]:
+    """One line per executed chapter of ``out`` that raised: the chapter, the cell, the error and the records
+    (the note :func:`creval.book.execute.failure_note` wrote, else the first error output found)."""
+    lines = []
+    for part, f in book_structure():
+        path = out / f
+        if not f.endswith(".ipynb") or not path.exists():
+            continue
+        nb = json.loads(path.read_text())
+        note = nb.get("metadata", {}).get("creval", {}).get("failure")
+        if not note:
+            cell = failing_cell(nb)
+            note = f"cell {cell[0]} (`{cell[1][:80]}`) raised {cell[2]}" if cell else None
+        if note:
+            lines.append(f"{f}: {note}")
+    return lines
+
+
+def refuse_failed(out: Path) -> None:
+    """Stop before anything is published when a chapter raised: a page that opens with "An Exception was
+    encountered" is never rendered."""
+    bad = failed_chapters(out)
+    if bad:
+        raise CrevalError("a chapter failed, so the book is not rendered:\n  " + "\n  ".join(bad),
+                          "fix the report function named in the traceback (see the executed notebook in "
+                          f"{out.name}/chapters/), or rebuild only the other chapters with --chapters")
+
+
 def render_offline(out: Path) -> Path:
-    """Write ``out/site/index.html`` and one page per executed chapter, with a table of contents."""
+    """Write ``out/site/index.html`` and one page per executed chapter, with a table of contents; refuses when
+    a chapter raised (:func:`refuse_failed`)."""
+    refuse_failed(out)
     import nbformat
     from nbconvert import HTMLExporter
 
@@ -174,7 +205,9 @@ def stage_quarto(out: Path) -> Path:
 
 
 def render_quarto(out: Path) -> Path:
-    """Stage the executed chapters beside ``_quarto.yml`` and run ``quarto render`` (no execution)."""
+    """Stage the executed chapters beside ``_quarto.yml`` and run ``quarto render`` (no execution); refuses
+    when a chapter raised (:func:`refuse_failed`)."""
+    refuse_failed(out)
     stage = stage_quarto(out)
     r = subprocess.run(["quarto", "render", str(stage)], capture_output=True, text=True)
     if r.returncode != 0:

@@ -1,10 +1,148 @@
-"""What every study's report shares: table captions."""
+"""What every study's report shares: table captions, and the guard that keeps a chapter from failing on
+degenerate records.
+
+A report function meets records of every shape at a real user's sizes: a table the run never wrote (an empty
+frame without columns), one item, a column entirely NaN, a judge that parsed nothing, an order never
+answered. The functions handle the cases they know; :func:`guard_module` wraps every public function of a
+report module so that any case they do not know gives a result that says what is missing (a captioned empty
+table, an empty figure with that title, a sentence) instead of an exception that would stop the chapter.
+The result carries the reason (``df.attrs["missing"]``, ``fig.layout.meta["missing"]``) so tests can tell
+a guarded result from a computed one.
+"""
 from __future__ import annotations
 
+import functools
+import inspect
+import logging
+import re
+import typing
+from pathlib import Path
+
 import pandas as pd
+
+log = logging.getLogger(__name__)
+
+# What records that lack something raise inside pandas and numpy code (a missing column, an empty
+# selection, an empty mean, a None where a number was expected); anything else is a bug and propagates.
+MISSING_DATA = (KeyError, IndexError, ValueError, ZeroDivisionError, AttributeError, TypeError)
 
 
 def captioned(df: pd.DataFrame, caption: str) -> pd.DataFrame:
     """``df`` with a caption the book shows above it."""
     df.attrs["caption"] = caption
     return df
+
+
+SOURCE_KINDS = {"shared": "the staged copy", "download": "a download", "local": "a local copy",
+                "sample": "the bundled sample"}
+_SOURCE = re.compile(r"\b(local|shared|download|sample):(/[^\s,;()'\"]*)")
+_ABSOLUTE = re.compile(r"(?<![\w.:/])(/(?:[^\s/,;()'\"]+/)+[^\s/,;()'\"]*)")
+
+
+def short_path(path: str) -> str:
+    """An absolute path of the build machine as a page may print it: relative to the data home, the checkout or
+    the staged data's folder, else its last two parts."""
+    from creval.core import paths
+    p = Path(path)
+    shared = paths.shared_data_dir()
+    for root, prefix in ((shared, "shared/data"), (paths.home(), ""), (paths.REPO, "")):
+        if root is not None:
+            try:
+                rel = p.relative_to(root)
+            except ValueError:
+                continue
+            return str(Path(prefix) / rel) if prefix else str(rel)
+    return str(Path(*p.parts[-2:])) if len(p.parts) > 2 else p.name
+
+
+def public_text(text) -> str:
+    """``text`` with every data source (``shared:/abs/folder``) named by kind and short path, and every other
+    absolute path shortened (:func:`short_path`): no page shows the build machine's folders."""
+    if not isinstance(text, str):
+        return text
+    text = _SOURCE.sub(lambda m: f"{SOURCE_KINDS[m.group(1)]} ({short_path(m.group(2))})", text)
+    return _ABSOLUTE.sub(lambda m: short_path(m.group(1)), text)
+
+
+def echoes(text: str, prompt: str, words: int) -> bool:
+    """Whether ``text`` repeats ``words`` or more consecutive words of ``prompt`` (case and punctuation
+    ignored): a generation that hands its prompt back instead of answering it."""
+    def tokens(t):
+        return re.findall(r"[a-z0-9']+", str(t).lower())
+    p, t = tokens(prompt), tokens(text)
+    said = {tuple(p[i:i + words]) for i in range(len(p) - words + 1)}
+    return any(tuple(t[i:i + words]) in said for i in range(len(t) - words + 1))
+
+
+def missing_table(what: str, why: str) -> pd.DataFrame:
+    """An empty table whose caption says that ``what`` is not computed here, and why."""
+    df = captioned(pd.DataFrame({"not computed": [why]}), f"{what}: not computed from these records ({why}).")
+    df.attrs["missing"] = why
+    return df
+
+
+def missing_figure(what: str, why: str):
+    """An empty figure whose title says that ``what`` is not computed here, and why."""
+    import plotly.graph_objects as go
+    fig = go.Figure()
+    fig.update_layout(title=f"{what}: not computed from these records ({why})", meta={"missing": why})
+    return fig
+
+
+def why_missing(e: BaseException) -> str:
+    """A short reason from the exception that degenerate records raised (a missing column, an empty table)."""
+    if isinstance(e, KeyError):
+        return (f"the records have no {e.args[0]!r}: a table the run did not write, or wrote empty" if e.args
+                else "a value is missing")
+    if isinstance(e, IndexError):
+        return "the records have no row to show"
+    text = str(e).splitlines()[0][:160] if str(e) else type(e).__name__
+    return f"{type(e).__name__}: {text}"
+
+
+def _fallback(fn, what: str, why: str):
+    """The result of the kind ``fn`` declares (table, figure, sentence, dict, list, number), saying ``why``."""
+    try:
+        kind = typing.get_type_hints(fn).get("return")
+    except Exception:        # a forward reference the module does not import at run time
+        kind = inspect.signature(fn).return_annotation
+    name = getattr(kind, "__name__", str(kind))
+    if kind is str or name == "str":
+        return f"*{what}: not computed from these records ({why}).*"
+    if "Figure" in name:
+        return missing_figure(what, why)
+    if kind is dict or name.startswith("dict") or "dict" in str(kind):
+        return {"missing": why}
+    if kind is list or name.startswith("list"):
+        return []
+    if kind is float or name == "float":
+        return float("nan")
+    if kind is bool or name == "bool":
+        return False
+    return missing_table(what, why)
+
+
+def guarded(fn):
+    """``fn``, except that degenerate records (:data:`MISSING_DATA`) give a result saying what is missing."""
+    what = (fn.__doc__ or fn.__name__).strip().split("\n")[0].rstrip(".")[:80] or fn.__name__
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except MISSING_DATA as e:
+            why = why_missing(e)
+            log.info("%s.%s: %s", fn.__module__, fn.__name__, why)     # the page says it; no stderr noise
+            return _fallback(fn, what, why)
+    wrapper.__guarded__ = True
+    return wrapper
+
+
+def guard_module(namespace: dict) -> None:
+    """Wrap every public function defined in the module whose ``globals()`` is ``namespace`` with
+    :func:`guarded` (call it at the end of a report module)."""
+    module = namespace["__name__"]
+    for name, obj in list(namespace.items()):
+        if (inspect.isfunction(obj) and not name.startswith("_") and obj.__module__ == module
+                and not getattr(obj, "__guarded__", False)):
+            namespace[name] = guarded(obj)

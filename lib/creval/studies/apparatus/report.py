@@ -7,9 +7,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
-from creval.studies.claims import claims_md
+from creval.studies.claims import claims_md, verdict
 from creval.studies.contract import Records
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, guard_module, public_text
 
 
 def problem_text(recs: Records) -> str:
@@ -50,7 +50,7 @@ def manifest_facts(recs: Records) -> pd.DataFrame:
     facts = {"git commit": m["git_commit"], "creval": m["creval_version"], "seeds": m["seeds"],
              "models": {k: {kk: v[kk] for kk in ("backend", "model", "logprob_kind")} for k, v in m["models"].items()},
              "data source": m["params"].get("data_source"), **{f"package {k}": v for k, v in m["packages"].items()}}
-    return captioned(pd.DataFrame({"field": list(facts), "value": [str(v) for v in facts.values()]}),
+    return captioned(pd.DataFrame({"field": list(facts), "value": [public_text(str(v)) for v in facts.values()]}),
                      "The run's manifest: what it was made with")
 
 
@@ -80,15 +80,21 @@ def samples_sentence(recs: Records) -> str:
 def what_this_shows(recs: Records) -> str:
     """The closing list: what the apparatus was checked to do on this build, and what it cannot show."""
     v = sample_values(recs)
-    exact = v["max_gap"] <= 1e-9
-    rows = [("reproduced" if exact else "not reproduced",      # an identity: no sample size to qualify
+    known = bool(v["with_tokens"]) and bool(np.isfinite(v["max_gap"]))
+    gap = (f"largest difference {v['max_gap']:.1e}" if known else
+           "no sample has finite token log-probs and a stored mean to compare")
+    # an identity and a count: one sample with its token log-probs, two samples, are enough to check them
+    rows = [(verdict(v["max_gap"] <= 1e-9 if known else None, v["with_tokens"], min_n=1),
              "The paper's length-normalised log-likelihood (its appendix C) is the mean of the token log-probs.",
              f"Here every sample's stored `mean_logprob` equals the mean of its {v['with_tokens']} token lists "
-             f"(largest difference {v['max_gap']:.1e})."),
-            ("reproduced" if v["distinct"] > 1 else "not reproduced",
+             f"({gap})."),
+            (verdict(v["distinct"] > 1, v["samples"], min_n=2),
              "Sampling at the paper's temperature and nucleus gives different next steps to cluster.",
              f"Here {v['distinct']} distinct texts among {v['samples']} samples."),
             ("not testable here", "Whether these log-probs behave like those of the paper's models (GPT-4o, Llama).",
              f"This build samples `{v['model']}`; the manifest above says which calls were made "
              f"({v['made']}) and which were served from the cache ({v['cached']}).")]
     return claims_md(rows, recs)
+
+
+guard_module(globals())

@@ -11,7 +11,7 @@ from creval.measures import aut_agreement as A
 from creval.measures import stats
 from creval.studies.aut.report import human_values
 from creval.studies.contract import Records
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, guard_module
 
 # Ocsai on the full main2_test (n = 3,030): Spearman from the published per-response results (spec §3.4).
 OCSAI_REFERENCE = pd.DataFrame([
@@ -125,3 +125,6 @@ def table_baselines_full(recs: Records) -> pd.DataFrame:
     return captioned(pd.DataFrame(rows), "Trivial baselines on every rated response (all of Ocsai-1 main2_test and "
                                     "the whole Cambridge set, or the bundled samples): the yardstick a judge's "
                                     "subsampled correlation should be read against.")
+
+
+guard_module(globals())

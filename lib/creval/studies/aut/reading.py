@@ -7,9 +7,20 @@ import pandas as pd
 
 from creval.measures import stats
 from creval.studies.aut.human import OCSAI_REFERENCE, table_human, table_human_reference, table_vs_baselines
-from creval.studies.aut.report import human_values, level_check, table_agreement, table_bias, table_self_preference
+from creval.studies.aut.report import (
+    FALLBACK,
+    degenerate_settings,
+    fallback_settings,
+    generation_health,
+    human_values,
+    level_check,
+    table_agreement,
+    table_bias,
+    table_self_preference,
+)
 from creval.studies.claims import claims_md, verdict
 from creval.studies.contract import Records
+from creval.studies.tables import guard_module
 
 Z90 = 1.6449            # two-sided 90% normal quantile
 
@@ -85,6 +96,11 @@ def reading_values(recs: Records) -> dict:
                          "responses": f"{int(alpha['n'].iloc[0]):,}" if len(alpha) else "–"}
     else:
         out["raters"] = None
+    gh = generation_health(recs)
+    high = gh[gh["level"] == "highly_creative"] if len(gh) and "echo the prompt" in gh else gh.iloc[0:0]
+    out["echo"] = ({"echo": int(high["echo the prompt"].sum()), "kept": int(high["uses kept"].sum())}
+                   if len(high) else None)
+    out["fallback"] = fallback_settings(recs)
     out["ocsai"] = {r["scorer"]: stats.fmt_number(r["rho pooled"]) for r in OCSAI_REFERENCE.to_dict("records")}
     return out
 
@@ -106,6 +122,15 @@ def reading_md(recs: Records) -> str:
                    f"rho(forward, reverse) {b['fwd_rev_seg_rank']} (both are -1 when a judge copies the presented "
                    "order). Asking every ranking in both orders is what exposes a copied order; a single shuffled "
                    "order, as in the paper, would hide it inside the agreement numbers.")
+    if v["fallback"]:
+        out.append(f"**One measurement under {len(v['fallback'])} name(s).** Every value of {', '.join(v['fallback'])} "
+                   "came from the log-probability fallback, the one-use prompt: the judge never returned a usable list "
+                   "there, so those settings measure the same thing and the agreement table shows them once.")
+    if v["echo"] and v["echo"]["echo"]:
+        e = v["echo"]
+        out.append(f"**Uses that hand the prompt back.** {e['echo']} of the {e['kept']} highly creative uses kept "
+                   "repeat the prompt's own words (its heuristics: shape, size, material, another domain): they are "
+                   "the instructions echoed, not uses, and a judge that rates them creative rates the prompt.")
     if v["human"]:
         hu, vs = v["human"], v["human"]["vs_baseline"]
         spread = (f"between unrelated scores a per-object Spearman spreads over a 90% interval of {hu['halfwidths']}. "
@@ -141,6 +166,12 @@ def what_this_shows(recs: Records) -> str:
     test (one judge, tiny local models, few uses)."""
     cfg, rows = recs.cfg, []
     t, uses = table_agreement(recs), len(recs["uses"])
+    bad, fb = degenerate_settings(recs), fallback_settings(recs)
+    why = {s: bad.get(s) or (bad.get(fb[0]) if s == FALLBACK and fb else None) for s in set(t.get("setting", []))}
+    left_out = "; ".join(f"{s}: {w}" for s, w in sorted(why.items()) if w)
+    t = t[[not why.get(s) for s in t["setting"]]] if len(t) else t      # settings that can carry agreement
+    degenerate = left_out if left_out and t.empty else None
+    note = f" Left out, as degenerate: {left_out}." if left_out and not t.empty else ""
     oracle = t[t["pair"].str.startswith("O – ")] if len(t) else t
     judges = t[~t["pair"].str.startswith("O – ")] if len(t) else t
     claim = (f"Rabeyah et al. report the judges agreeing with each other above {PAPER_JUDGES} (Spearman of the level "
@@ -148,7 +179,9 @@ def what_this_shows(recs: Records) -> str:
     if len(judges) and judges["src"].notna().any():
         m = float(judges["src"].mean())
         rows.append((verdict(m > PAPER_JUDGES, uses), claim, f"Here the mean over settings and judge pairs is "
-                     f"{stats.fmt_number(m)} ({len(judges)} setting x pair rows)."))
+                     f"{stats.fmt_number(m)} ({len(judges)} setting x pair rows).{note}"))
+    elif degenerate:
+        rows.append((verdict(None, uses, degenerate=degenerate), claim, "No setting is left to compare."))
     else:
         seen = sorted(set(recs["judgments"]["judge"])) if len(recs["judgments"]) else []
         rows.append(("not testable here", claim, f"This build's judgments come from {len(seen)} judge(s) "
@@ -159,7 +192,9 @@ def what_this_shows(recs: Records) -> str:
         who = ", ".join(sorted(set(recs["judgments"]["judge"])))
         rows.append((verdict(m > PAPER_ORACLE, uses), claim, f"Here (judged by {who}) the mean SRC against the "
                      f"oracle is {stats.fmt_number(m)}, pair_acc {stats.fmt_number(float(oracle['pair_acc'].mean()))} "
-                     f"($0.5$ = chance), on {uses} generated uses."))
+                     f"($0.5$ = chance), on {uses} generated uses.{note}"))
+    elif degenerate:
+        rows.append((verdict(None, uses, degenerate=degenerate), claim, "No setting is left to compare."))
     else:
         rows.append(("not testable here", claim, "This build has no judgment to compare with the oracle."))
     lc = level_check(recs)
@@ -182,3 +217,6 @@ def what_this_shows(recs: Records) -> str:
         rows.append(("not testable here", claim, "The test needs at least two models that both generate and judge; "
                      f"this build's generators are {', '.join(cfg.generators)}."))
     return claims_md(rows, recs)
+
+
+guard_module(globals())

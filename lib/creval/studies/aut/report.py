@@ -21,7 +21,7 @@ from plotly.subplots import make_subplots
 from creval.measures import aut_agreement as A
 from creval.measures import stats
 from creval.studies.contract import Records
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, echoes, guard_module
 
 ORACLE = "oracle"
 SETTINGS = ("comprehensive score", "comprehensive rank", "segmented score", "segmented rank")
@@ -61,19 +61,36 @@ def use_examples(recs: Records) -> pd.DataFrame:
                                            "(Table 1 analogue).")
 
 
+ECHO_WORDS = 4       # a use that repeats this many consecutive words of its prompt echoes the prompt
+
+
+def echoes_prompt(text: str, obj: str, level: str = "highly_creative") -> bool:
+    """Whether a generated use repeats :data:`ECHO_WORDS` consecutive words of the prompts of its level (for
+    the highly creative level: the five heuristics and the follow-ups), i.e. hands the prompt back instead
+    of a use ("Shape: think of things with a similar shape ...")."""
+    from creval.studies.aut.generate import COMMON, CREATIVE, FOLLOWUPS, HIGHLY
+    prompts = {"common": (COMMON,), "creative": (CREATIVE,)}.get(level, (HIGHLY, *FOLLOWUPS))
+    return any(echoes(text, p.replace("{object}", obj).replace("{n}", " "), ECHO_WORDS) for p in prompts)
+
+
 def generation_health(recs: Records) -> pd.DataFrame:
     r, cfg = recs, recs.cfg
     u, t = r["uses"], r["turns"]
     rows = []
     for (g, lvl), tt in t.groupby(["generator", "level"]):
         uu = u[(u["generator"] == g) & (u["level"] == lvl)] if len(u) else u
+        echo = sum(echoes_prompt(x, o, lvl) for x, o in zip(uu["text"], uu["object"])) if len(uu) else 0
         rows.append({"generator": g, "level": lvl, "replies": len(tt), "re-asks": int((tt["attempt"] > 0).sum()),
                      "refusals": int(tt["refusal"].sum()),
                      "uses kept": len(uu), "asked": cfg.aut_per_level * len(cfg.aut_things),
+                     "echo the prompt": int(echo),
                      "turn kept (mean)": float(uu["turn"].mean()) if len(uu) else float("nan")})
     return captioned(pd.DataFrame(rows), "Generation health: replies (turns and re-asks for short lists), refusals "
                                     "and uses kept per level. The highly creative set is the last non-refused "
-                                    f"turn of the forceful chain ({cfg.aut_forceful_turns} follow-ups).")
+                                    f"turn of the forceful chain ({cfg.aut_forceful_turns} follow-ups). 'echo the "
+                                    f"prompt': kept uses that repeat {ECHO_WORDS} or more consecutive words of their "
+                                    "prompt (the heuristics handed back, not a use): a judge that rates them "
+                                    "creative rates the prompt.")
 
 
 def level_check(recs: Records) -> pd.DataFrame:
@@ -110,6 +127,43 @@ def use_values(recs: Records) -> pd.DataFrame:
     j = j.assign(setting=j["setting"] + " " + j["method"], value=pd.to_numeric(j["value"], errors="coerce"))
     return j.groupby(["judge", "setting", "object", "au_id", "generator", "level", "level_code"],
                      as_index=False)["value"].mean()
+
+
+FALLBACK = "log-prob fallback (one use per prompt)"
+
+
+def fallback_settings(recs: Records) -> list[str]:
+    """The settings (``"<setting> <method>"``) whose every parsed value came from the log-probability
+    fallback: the one-use prompt, the same measurement whatever the setting's name. The card reads this
+    list to count such settings once."""
+    j = recs["judgments"]
+    if j.empty or "parse_path" not in j:
+        return []
+    j = j.assign(setting=j["setting"] + " " + j["method"])
+    parsed = j[j["parse_path"] != "unparsed"]
+    return [s for s in SETTINGS if s in set(parsed["setting"])
+            and (parsed.loc[parsed["setting"] == s, "parse_path"] == "logprobs").all()]
+
+
+def degenerate_settings(recs: Records) -> dict[str, str]:
+    """Settings whose values cannot carry agreement, with why: no parsed value at all (a judge that parsed
+    nothing), every parsed ranking identical to the order shown (a judge that copies the presented order), or
+    one value for every use (a constant score). The verdicts leave these settings out."""
+    j = recs["judgments"]
+    if j.empty:
+        return {}
+    j = j.assign(setting=j["setting"] + " " + j["method"], value=pd.to_numeric(j["value"], errors="coerce"))
+    out = {}
+    for s, x in j.groupby("setting"):
+        v = x["value"].dropna()
+        lists = x[x["value"].notna()].groupby(["judge", "object", "group", "order"])
+        if v.empty:
+            out[s] = "a judge that parsed nothing"
+        elif s.endswith("rank") and lists.ngroups and bool(lists["identity_order"].first().astype(bool).all()):
+            out[s] = "a judge that copies the presented order"
+        elif v.nunique() == 1:
+            out[s] = "a constant score"
+    return out
 
 
 def _cells(v: pd.DataFrame) -> tuple[dict, dict]:
@@ -152,7 +206,16 @@ def table_agreement(recs: Records) -> pd.DataFrame:
         **{"cells without a value": ("no_value", "sum")})
     t["setting"] = pd.Categorical(t["setting"], [s for s in SETTINGS if s in set(t["setting"])])
     t = t.sort_values(["setting", "pair"]).reset_index(drop=True)
-    return captioned(t, "Agreement per setting, mean over objects. src = the paper's SRC (Spearman between the "
+    fb = fallback_settings(recs)
+    t["setting"] = t["setting"].astype(str)
+    t.insert(1, "from fallback", t["setting"].isin(fb))
+    once = ""
+    if fb:      # every value of these settings is the one-use log-prob score: one measurement, shown once
+        t.loc[t["from fallback"], "setting"] = FALLBACK
+        t = t.drop_duplicates(["setting", "pair"]).reset_index(drop=True)
+        once = (f"Every value of {', '.join(fb)} came from the log-probability fallback (one use per prompt, the "
+                f"same prompt whatever the setting): that one measurement is shown once, as '{FALLBACK}'. ")
+    return captioned(t, once + "Agreement per setting, mean over objects. src = the paper's SRC (Spearman between the "
                    "sequences of level labels of the sorted cells; multiples of 1/8 with 12 cells, of "
                    f"{_step(len(recs.cfg.generators))} here); cell_rho = Spearman of the cell means (counts which "
                    "generator is where); "
@@ -244,6 +307,16 @@ def table_self_preference(recs: Records) -> pd.DataFrame:
                     "judge leniency. 95% bootstrap CI over objects. Needs >= 2 judges that are also generators.")
 
 
+def forward_reverse_rho(x: pd.DataFrame) -> float:
+    """Spearman between the values the same uses got in the forward and in the reversed list; NaN when either
+    order has no parsed value (a ranking never answered, or every reversed ranking unparsed: ``pivot_table``
+    then has no column for that order)."""
+    w = x.dropna(subset=["value"]).pivot_table(index=["object", "au_id"], columns="order", values="value")
+    if "forward" not in w or "reverse" not in w:
+        return float("nan")
+    return A.position_bias(w["forward"], w["reverse"])
+
+
 def table_bias(recs: Records) -> pd.DataFrame:
     """Position bias and parse health per judge and setting."""
     j = recs["judgments"]
@@ -258,11 +331,7 @@ def table_bias(recs: Records) -> pd.DataFrame:
                "identity order": float(lists["identity_order"].first().mean())}
         for p in ("text", "text-retry", "logprobs", "imputed", "unparsed"):
             row[p] = float((x["parse_path"] == p).mean())
-        if (x["order"] == "reverse").any():
-            w = x.pivot_table(index=["object", "au_id"], columns="order", values="value")
-            row["rho(forward, reverse)"] = A.position_bias(w["forward"], w["reverse"]) if "forward" in w else np.nan
-        else:
-            row["rho(forward, reverse)"] = np.nan
+        row["rho(forward, reverse)"] = forward_reverse_rho(x)
         rows.append(row)
     return captioned(pd.DataFrame(rows), "Position bias and parse health. rho(position, value): Spearman between the "
                                     "place a use was shown (0 = first) and its value (0 = no position effect; "
@@ -280,3 +349,6 @@ def human_values(recs: Records) -> pd.DataFrame:
     return h.groupby(["dataset", "object", "item_id", "human", "scorer", "mode"], as_index=False).agg(
         value=("value", "mean"), unparsed=("parse_path", lambda p: float((p == "unparsed").mean())),
         logprobs=("parse_path", lambda p: float((p == "logprobs").mean())))
+
+
+guard_module(globals())

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from creval.measures import stats as S
 from creval.studies.claims import claims_md, verdict
 from creval.studies.contract import Records
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, guard_module, public_text
 
 
 # -- benchmark (Tables 3-5, Fig. 7) ---------------------------------------------------------------
@@ -76,7 +76,7 @@ def fig_entropy_vs_criteria(recs: Records, bin_size: int = BIN_SIZE) -> go.Figur
 def labels_source(recs: Records) -> str:
     """The one line of the ``labels_source`` table: where the human labels of the judged pairs came from."""
     lines = recs.labels_source
-    return str(lines["line"].iloc[0]) if len(lines) else "Human labels: none in this run"
+    return public_text(str(lines["line"].iloc[0])) if len(lines) else "Human labels: none in this run"
 
 
 def agreement_table(recs: Records) -> pd.DataFrame:
@@ -86,12 +86,29 @@ def agreement_table(recs: Records) -> pd.DataFrame:
         for c, g in list(gj.groupby("criterion", sort=False)) + [("all", gj)]:
             pred = [None if r.unparsed or pd.isna(r.verdict) else bool(r.verdict) for r in g.itertuples()]
             conf = [None if pd.isna(r.confidence) else float(r.confidence) for r in g.itertuples()]
-            rows.append({"judge": j, "criterion": c, **S.agreement([bool(x) for x in g.label], pred, conf)})
-    cols = ["judge", "criterion", "n", "coverage", "unparsed", "accuracy", "accuracy_all", "auarc", "kappa",
-            "label_yes_rate"]
+            rows.append({"judge": j, "criterion": c, **S.agreement([bool(x) for x in g.label], pred, conf),
+                         "no confidence": no_confidence(pred, conf)})
+    cols = ["judge", "criterion", "n", "coverage", "unparsed", "accuracy", "accuracy_all", "auarc", "no confidence",
+            "kappa", "label_yes_rate"]
     pairs = verdicts["pair_id"].nunique() if len(verdicts) else 0
     judge = f", judge {recs.cfg.judge_model}" if recs.cfg else ""
-    return captioned(pd.DataFrame(rows, columns=cols), f"Judges vs human labels ({pairs} pairs{judge})")
+    t = pd.DataFrame(rows, columns=cols)
+    return captioned(t, f"Judges vs human labels ({pairs} pairs{judge})" + auarc_caveat(t))
+
+
+def no_confidence(pred: list, conf: list) -> int:
+    """Parsed verdicts that came without a confidence: AUARC (:func:`creval.measures.stats.auarc`) ranks them
+    below every confidence, as the least sure."""
+    return sum(p is not None and c is None for p, c in zip(pred, conf))
+
+
+def auarc_caveat(t: pd.DataFrame) -> str:
+    """The caption's note when some AUARC rests on verdicts without a confidence (ranked lowest), else ""."""
+    if t.empty or "no confidence" not in t or not (t["no confidence"] > 0).any():
+        return ""
+    k = int((t["no confidence"] > 0).sum())
+    return (f". In {k} row(s) some parsed verdicts carry no confidence ('no confidence'): AUARC ranks them below "
+            "every confidence, as the least sure, so those AUARC values depend on that choice")
 
 
 def token_table(recs: Records, ours: str = "retrieval", baseline: str = "chateval") -> pd.DataFrame:
@@ -131,7 +148,8 @@ def token_summary(recs: Records, tokens: pd.DataFrame | None = None, ours: str =
     g = verdicts[verdicts.judge == ours]
     early = int(g.early_exit.fillna(False).astype(bool).sum())
     asks = {j: int(verdicts[verdicts.judge == j].retries.fillna(0).sum()) for j in (ours, baseline)}
-    return (f"{ours} spent {share:.0%} of {baseline}'s tokens (paper: {paper_share:.1%}); {early} of {len(g)} "
+    return (f"{ours} spent {S.fmt_number(share, 0, 100)}% of {baseline}'s tokens (paper: "
+            f"{S.fmt_number(paper_share, 1, 100)}%); {early} of {len(g)} "
             f"{ours} discussions exited after round 1; format re-asks: {ours} {asks[ours]}, {baseline} "
             f"{asks[baseline]}.")
 
@@ -151,7 +169,8 @@ def token_breakdown(recs: Records, judge: str = "retrieval") -> pd.DataFrame:
 
 
 # -- threshold sweep (Fig. 12) --------------------------------------------------------------------
-SWEEP_COLUMNS = ["T", "accuracy", "auarc", "coverage", "mean rounds", "tokens per pair", "calls made", "calls cached"]
+SWEEP_COLUMNS = ["T", "accuracy", "auarc", "no confidence", "coverage", "mean rounds", "tokens per pair", "calls made",
+                 "calls cached"]
 
 
 def threshold_table(recs: Records) -> pd.DataFrame:
@@ -166,12 +185,14 @@ def threshold_table(recs: Records) -> pd.DataFrame:
         conf = [None if pd.isna(r.confidence) else float(r.confidence) for r in v.itertuples()]
         a = S.agreement([bool(x) for x in v.label], pred, conf) if len(v) else {}
         rows.append({"T": float(c["T"]), "accuracy": a.get("accuracy", np.nan), "auarc": a.get("auarc", np.nan),
+                     "no confidence": no_confidence(pred, conf),
                      "coverage": a.get("coverage", np.nan),
                      "mean rounds": np.mean([float(x) for x in v.rounds]) if len(v) else np.nan,
                      "tokens per pair": (sum(int(i) + int(o) for i, o in zip(v.input_tokens, v.output_tokens))
                                          if len(v) else 0) / max(int(c["pairs"]), 1),
                      "calls made": int(c["calls_made"]), "calls cached": int(c["calls_cached"])})
-    return captioned(pd.DataFrame(rows, columns=SWEEP_COLUMNS), "Threshold sweep")
+    t = pd.DataFrame(rows, columns=SWEEP_COLUMNS)
+    return captioned(t, "Threshold sweep" + auarc_caveat(t))
 
 
 def fig_threshold(recs: Records) -> go.Figure:
@@ -306,3 +327,6 @@ def what_this_shows(recs: Records) -> str:
                  f"`limit` = {cfg.limit} problem(s) per domain; both need strong models, a strong judge and hundreds "
                  "of solutions."))
     return claims_md(rows, recs)
+
+
+guard_module(globals())

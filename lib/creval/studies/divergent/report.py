@@ -15,7 +15,7 @@ from creval.measures import stats as S
 from creval.measures.entropy import distinct_at_k
 from creval.studies.claims import claims_md, verdict
 from creval.studies.contract import Records
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, echoes, guard_module, public_text
 
 # Divergent column (semantic entropy, nats, n = 10 samples per step) of the paper's Tables 3-5.
 PAPER_SE = {
@@ -52,9 +52,31 @@ def records_summary(recs: Records) -> pd.DataFrame:
     st = steps.groupby(["model", "domain"]).agg(step_rows=("step_index", "size"), n=("n", "first"),
                                                 stop_rows=("is_stop", "sum")).reset_index()
     out = out.merge(st, on=["model", "domain"])
+    out["steps echoing the problem"] = out.apply(lambda r: echoing_steps(recs, r["model"], r["domain"]), axis=1)
     if "data_source" in problems:      # which step of the dataset's fallback chain the problems came from
-        out["data"] = out["domain"].map(problems.groupby("domain")["data_source"].first())
-    return captioned(out, "What was measured")
+        out["data"] = out["domain"].map(problems.groupby("domain")["data_source"].first()).map(public_text)
+    return captioned(out, "What was measured. 'steps echoing the problem': chosen steps that repeat "
+                          f"{ECHO_WORDS} or more consecutive words of the problem statement (the prompt handed "
+                          "back, not a step); their entropy measures the copying, not the ideas")
+
+
+ECHO_WORDS = 6      # a chosen step repeating this many consecutive words of its problem echoes the prompt
+
+
+def echoing_steps(recs: Records, model: str, domain: str) -> int:
+    """Chosen steps of ``model`` on ``domain`` that repeat :data:`ECHO_WORDS` consecutive words of their
+    problem statement (:func:`creval.studies.tables.echoes`)."""
+    s, p = live(recs.steps), recs.problems
+    if s.empty or p.empty or "samples" not in s or "problem_text" not in p:
+        return 0
+    s = s[(s["model"] == model) & (s["domain"] == domain)]
+    text = p.drop_duplicates("problem_id").set_index("problem_id")["problem_text"]
+    n = 0
+    for pid, samples, k in zip(s["problem_id"], s["samples"], s["chosen_index"]):
+        if pid in text and isinstance(samples, list) and k == k and k is not None and int(k) < len(samples):
+            chosen = samples[int(k)]
+            n += echoes(chosen.get("clean") or chosen.get("text", ""), text[pid], ECHO_WORDS)
+    return n
 
 
 def mean_sd(x: pd.Series) -> str:
@@ -62,7 +84,8 @@ def mean_sd(x: pd.Series) -> str:
     x = x.dropna()
     if not len(x):
         return "–"
-    return f"{x.mean():.3f} ± {x.std(ddof=1):.3f}" if len(x) > 1 else f"{x.mean():.3f}"
+    return (f"{S.fmt_number(x.mean(), 3)} ± {S.fmt_number(x.std(ddof=1), 3)}" if len(x) > 1
+            else S.fmt_number(x.mean(), 3))
 
 
 def entropy_table(recs: Records) -> pd.DataFrame:
@@ -105,17 +128,31 @@ def paper_reference(recs: Records) -> pd.DataFrame:
     return captioned(pd.DataFrame(rows), "Paper, Tables 3-5 (and 18): semantic entropy")
 
 
+def kept_sweep(recs: Records) -> pd.DataFrame:
+    """The temperature sweep's solutions the tables keep: those flagged ``duplicate_filtered`` left out."""
+    s = recs.sweep
+    if s.empty or "duplicate_filtered" not in s:
+        return s
+    return s[~s["duplicate_filtered"].fillna(False).astype(bool)]
+
+
 def fig_temperature(recs: Records) -> go.Figure:
-    """Fig. 5b: mean semantic entropy (± SD over problems) against sampling temperature."""
-    g = recs.sweep.groupby(["model", "temperature"])["mean_semantic_entropy"].agg(["mean", "std", "size"])
+    """Fig. 5b: mean semantic entropy (± SD over problems) against sampling temperature, on the solutions the
+    tables keep (duplicate-filtered ones left out, as in the entropy table)."""
+    s = kept_sweep(recs)
+    g = s.groupby(["model", "temperature"])["mean_semantic_entropy"].agg(["mean", "std", "size"])
+    dropped = len(recs.sweep) - len(s)
     return px.line(g.reset_index(), x="temperature", y="mean", error_y="std", color="model", markers=True,
                    hover_data={"size": True}, labels={"mean": "semantic entropy (nats)"},
-                   title="Semantic entropy vs temperature (cf. paper Fig. 5b)")
+                   title="Semantic entropy vs temperature (cf. paper Fig. 5b)"
+                         + (f"; {dropped} duplicate-filtered solution(s) left out" if dropped else ""))
 
 
 def classes_rho(recs: Records) -> dict:
     """Spearman rho of each solution step's semantic entropy with its number of semantic classes (Fig. 5a)."""
     s = live(recs.steps)
+    if s.empty or "n_clusters" not in s:
+        return {"rho": math.nan, "p": math.nan, "n": 0, "note": "no step recorded"}
     return S.spearman(s["n_clusters"], s["semantic_entropy"], min_n=3)
 
 
@@ -202,7 +239,7 @@ def entropy_levels(recs: Records) -> list[dict]:
     """Per model x domain: problems, the mean filtered semantic entropy, the ceiling ln n, its share of the
     ceiling and the paper's range for the domain (Tables 3-5)."""
     out = []
-    for (m, d), g in recs.problems.groupby(["model", "domain"]):
+    for (m, d), g in (recs.problems.groupby(["model", "domain"]) if len(recs.problems) else []):
         kept = g[~g["duplicate_filtered"].astype(bool)]["mean_semantic_entropy"].dropna()
         ceiling = math.log(int(g["n"].iloc[0]))
         se = float(kept.mean()) if len(kept) else math.nan
@@ -210,13 +247,27 @@ def entropy_levels(recs: Records) -> list[dict]:
         out.append({"model": m, "domain": d, "problems": len(g), "kept": len(kept), "se": se, "ceiling": ceiling,
                     "share": se / ceiling if ceiling > 0 else math.nan, "paper_lo": lo, "paper_hi": hi,
                     "classes": float(g["mean_n_clusters"].mean()), "n": int(g["n"].iloc[0]),
-                    "data": ", ".join(sorted(set(g["data_source"]))) if "data_source" in g else "?"})
+                    "data": public_text(", ".join(sorted(set(g["data_source"])))) if "data_source" in g else "?"})
     return out
 
 
+def no_merge(recs: Records) -> str | None:
+    """Why the semantic-entropy claims are empty here, or None: when the entailment model merged no two samples
+    on any step (every sample its own class), semantic entropy is naive entropy and says nothing about
+    meaning."""
+    s = live(recs.steps)
+    if s.empty or "n_clusters" not in s or "n" not in s:
+        return None
+    if (s["n_clusters"] < s["n"]).any():
+        return None
+    return (f"no merge: the entailment model put every sample in its own class on all {len(s)} steps, so semantic "
+            "entropy equals naive entropy")
+
+
 def sweep_means(recs: Records) -> dict[str, list[tuple[float, float]]]:
-    """Per model, ``(temperature, mean solution semantic entropy)`` of the sweep, by temperature (Fig. 5b)."""
-    s = recs.sweep
+    """Per model, ``(temperature, mean solution semantic entropy)`` of the sweep, by temperature (Fig. 5b), over
+    the solutions the tables keep (:func:`kept_sweep`)."""
+    s = kept_sweep(recs)
     if s.empty:
         return {}
     g = s.groupby(["model", "temperature"])["mean_semantic_entropy"].mean()
@@ -267,21 +318,24 @@ def what_this_shows(recs: Records) -> str:
         ours = "; ".join(f"{r['model']} on {r['domain']} {S.fmt_number(r['se'])} of a ceiling ln {r['n']} = "
                          f"{S.fmt_number(r['ceiling'])} ({S.fmt_number(r['share'], 0, 100)}%)" for r in near)
         rows.append((verdict(len(within) == len(near), sum(r["kept"] for r in near),
-                             any(r["data"] == "sample" for r in near)),
+                             any(r["data"] == "sample" for r in near), degenerate=no_merge(recs)),
                      f"The paper's semantic entropies on these domains lie close to the ceiling (Tables 3-5: "
                      f"{S.fmt_number(lo)} to {S.fmt_number(hi)} nats of ln 10 = {S.fmt_number(ln10)}, "
                      f"{S.fmt_number(lo / ln10, 0, 100)}% to {S.fmt_number(hi / ln10, 0, 100)}%).",
                      f"Here: {ours}; {len(within)} of {len(near)} inside that share of the ceiling."))
+    kept = kept_sweep(recs)
+    dropped = len(recs.sweep) - len(kept)
     for m, pts in sweep_means(recs).items():
         if len(pts) >= 2:
             rises = all(b[1] >= a[1] for a, b in zip(pts, pts[1:]))
-            rows.append((verdict(rises, recs.sweep["problem_id"].nunique()),
+            rows.append((verdict(rises, kept["problem_id"].nunique(), degenerate=no_merge(recs)),
                          "The paper's Fig. 5b has entropy rising with temperature, then levelling off.",
-                         f"Here ({m}, {recs.sweep['problem_id'].nunique()} problem(s) per temperature): "
-                         f"{fmt_temperature_row(pts)}; levelling off needs more temperatures and problems."))
+                         f"Here ({m}, {kept['problem_id'].nunique()} problem(s) per temperature"
+                         + (f"; {dropped} duplicate-filtered solution(s) left out, as in the tables" if dropped else "")
+                         + f"): {fmt_temperature_row(pts)}; levelling off needs more temperatures and problems."))
     r = classes_rho(recs)
     ok = r["rho"] == r["rho"]
-    rows.append((verdict(r["rho"] > 0 if ok else None, r["n"]),
+    rows.append((verdict(r["rho"] > 0 if ok else None, r["n"], degenerate=no_merge(recs)),
                  "In the paper's Fig. 5a entropy grows with the number of semantic classes of a step.",
                  f"Here: Spearman {S.fmt_number(r['rho'])} over {r['n']} steps" + ("." if ok else f" ({r['note']}).")))
     models = {x["model"] for x in lv}
@@ -289,3 +343,6 @@ def what_this_shows(recs: Records) -> str:
                  f"This build measured {len(models)} model(s), on {max((x['problems'] for x in lv), default=0)} "
                  "problem(s) per domain: a ranking needs strong models and hundreds of problems (`limit`)."))
     return claims_md(rows, recs)
+
+
+guard_module(globals())

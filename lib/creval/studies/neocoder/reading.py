@@ -9,6 +9,7 @@ from collections import Counter
 import pandas as pd
 
 from creval.measures import stats as S
+from creval.studies.claims import TESTABLE, verdict
 from creval.studies.neocoder.records import RoundRecord
 from creval.studies.neocoder.report import (
     PAPER_PASS,
@@ -21,9 +22,9 @@ from creval.studies.neocoder.report import (
     state_rows,
     table1,
 )
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, guard_module
 
-REPRODUCED, NOT_REPRODUCED, UNTESTABLE = "reproduced", "not reproduced", "cannot be tested here"
+REPRODUCED, NOT_REPRODUCED, UNTESTABLE = "reproduced", "not reproduced", TESTABLE    # the one rule's words
 
 
 def pct(k: int, n: int) -> str:
@@ -75,6 +76,48 @@ def pass_values(recs, subset: str = "all") -> dict:
             "ratio_later": per_state(ratio) if ratio else "", "flatter": flatter, "sample": is_sample(recs)}
 
 
+DECLINE = {True: "The strict judge's decline is the flatter one: much of the paper's steep drop is the harness "
+                 "rejecting correct programs (a blank line inside `solve()`, a read-all input, a count line fed to a "
+                 "single-test problem), not GPT-4 losing the ability to solve the problem under constraints.",
+           False: "The strict judge does not flatten the decline on these records.",
+           None: "Too few programs pass to compare the two declines."}
+
+
+def pass_md(recs) -> str:
+    """The sentence under Table 3: both judges' pass@1 per state and their declines, from :func:`pass_values`."""
+    v = pass_values(recs)
+    if not v["states"]:
+        return "No scored code in these records: Table 3 has no state to read."
+    row = "Lu et al. 2025, Table 3: " + ", ".join(PAPER_PASS.values())
+    same = ("gives exactly the paper's counts" if v["equal_to_paper"] else "does not give the paper's counts"
+            if v["paper"] else "is not comparable with the paper's counts, which cover all problems")
+    return (f"On these records the repo-compatible judge {same} ({row}). It passes {per_state(v['repo'])}; the strict "
+            f"judge passes {per_state(v['strict'])}, {abs(v['more'])} {'more' if v['more'] >= 0 else 'fewer'} "
+            f"programs over all states; its pass@1 goes from {v['strict_first']} at state {v['first']} to "
+            f"{v['strict_last']} at state {v['last']}, against {v['repo_first']} to {v['repo_last']} under the "
+            f"repo-compatible judge. {DECLINE[v['flatter']]}")
+
+
+def fig2_md(recs) -> str:
+    """The sentence under Fig. 2: how the shares of loops, recursion and tuples move after state 0."""
+    f = fig2_values(recs)
+    if not f:
+        return "Too few states for a comparison."
+    swap = f["while loop"]["rises"] and not f["for loop"]["rises"]
+    return (f"For loops go from {f['for loop']['state0']} of GPT-4's solutions at state 0 to {f['for loop']['later']} "
+            f"at later states, while loops from {f['while loop']['state0']} to {f['while loop']['later']}; recursion "
+            f"reaches {f['recursion']['max']} and tuples go from {f['tuple']['state0']} to {f['tuple']['later']}"
+            + (": GPT-4 mostly swaps one loop for another rather than changing its approach." if swap else "."))
+
+
+def live_md(recs) -> str:
+    """The sentence under the live rounds: per model, rounds, strict passes, constraint following, truncation."""
+    return " ".join(f"`{m}` answered {x['rounds']} rounds on {x['problems']} problem(s): {x['strict_ok']} passed the "
+                    f"strict judge and {x['follows']} followed the constraints"
+                    + (f"; {x['truncated']} were cut by the token limit." if x["truncated"] else ".")
+                    for m, x in live_values(recs).items()) or "No live rounds in these records."
+
+
 def unverifiable(recs) -> dict:
     """How many problems' released tests cannot verify a correct program (``flags``' verifiable column)."""
     df = recs["problems"]
@@ -114,6 +157,33 @@ def fig2_values(recs) -> dict:
                             else f"{S.fmt_number(lo, 1, 100)}-{S.fmt_number(hi, 1, 100)}%"),
                   "max": S.fmt_number(t[n].max(), 1, 100) + "%", "rises": bool(later[n].mean() > first[n])}
     return out
+
+
+def repo_only(recs) -> dict:
+    """The codes the repo-compatible judge passes and the strict judge does not, read from their records: how
+    many, the strict verdicts they got, how many of them were truncated replies (salvaged, or not parsable), and
+    for the wrong answers how many of the cases they passed."""
+    codes = [r for r in codes_of(recs) if r.state is not None and r.correct_repo and not r.correct_strict]
+    verdicts = Counter(r.strict["verdict"] for r in codes)
+    truncated = sum(r.salvaged or r.strict["verdict"] == "not parsable" for r in codes)
+    cases = [(sum(c.get("verdict") == "OK" for c in r.strict.get("cases", [])), len(r.strict.get("cases", [])))
+             for r in codes if r.strict["verdict"] == "wrong answer"]
+    return {"codes": len(codes), "verdicts": dict(verdicts), "truncated": truncated, "cases": cases}
+
+
+def repo_only_md(recs) -> str:
+    """The sentence under the verdicts table: why the codes that only the repo-compatible judge passes fail the
+    strict one, from their records (no explanation is assumed)."""
+    v = repo_only(recs)
+    if not v["codes"]:
+        return "No code passes the repo-compatible judge and fails the strict one in these records."
+    why = ", ".join(f"{n} {k}" for k, n in sorted(v["verdicts"].items(), key=lambda kv: -kv[1]))
+    cases = "; ".join(f"{k} of {n} cases" for k, n in v["cases"])
+    trunc = (f"{v['truncated']} of them are replies cut by the token limit" if v["truncated"] else
+             "none of them is a reply cut by the token limit")
+    return (f"{v['codes']} code(s) pass the repo-compatible judge and fail the strict one: under the strict judge "
+            f"{why}" + (f" (the wrong answers pass {cases})" if cases else "") + f"; {trunc}. The repo harness "
+            "compares outputs pairwise with `zip`, so an output that is a prefix of the expected one passes it.")
 
 
 def live_values(recs) -> dict:
@@ -210,7 +280,12 @@ def creativity_claims(recs) -> list[tuple[str, str, str]]:
 def what_this_shows(recs) -> pd.DataFrame:
     """The closing "What this shows": each claim of the paper (with its figure and source) beside what this
     build's records give, and whether it is reproduced, not reproduced, or cannot be tested here."""
-    rows = [{"the paper's claim": c, "this build": h, "verdict": s}
+    n, sample = unverifiable(recs)["problems"], is_sample(recs)
+    rows = [{"the paper's claim": c, "this build": h,
+             "verdict": s if s == UNTESTABLE else verdict(s == REPRODUCED, n, sample=sample, min_n=1)}
             for c, h, s in harness_claims(recs) + creativity_claims(recs)]
     return captioned(pd.DataFrame(rows), "What this shows: the paper's claims (Lu et al., NAACL 2025) against this "
                                           "build's records")
+
+
+guard_module(globals())

@@ -15,7 +15,7 @@ from creval.measures import neogauge as ng
 from creval.measures import stats as S
 from creval.measures.techniques import STATIC_NAMES
 from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord, RoundRecord
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, guard_module, public_text
 
 UNDECIDABLE = ("matrix operation", "hashmap", "misc")     # names syntax alone cannot decide
 PAPER_TABLE1 = {0: 199, 1: 199, 2: 198, 3: 194, 4: 176, 5: 97}
@@ -44,7 +44,8 @@ def is_sample(recs) -> bool:
 
 
 def data_source(recs) -> pd.DataFrame:
-    rows = [{k: r[k] for k in ("data", "problems", "rounds", "test cases")} for r in recs.rows("data_source")]
+    rows = [{k: public_text(r[k]) for k in ("data", "problems", "rounds", "test cases")}
+            for r in recs.rows("data_source")]
     return _frame(rows, "Where the problems come from")
 
 
@@ -138,8 +139,11 @@ def verdicts(recs) -> pd.DataFrame:
     both = Counter((r.correct_repo, r.correct_strict) for r in codes)
     rows.append({"judge": "repo OK, strict not", "OK": both.get((True, False), 0)})
     rows.append({"judge": "strict OK, repo not", "OK": both.get((False, True), 0)})
-    rows.append({"judge": "salvaged truncated codes (strict)", "OK": sum(r.salvaged for r in codes)})
-    out = _frame(rows, "Verdicts of the scored codes (one per problem and state) under each judge")
+    salvaged = Counter(r.strict["verdict"] for r in codes if r.salvaged)
+    rows.append({"judge": "salvaged truncated codes (strict)", **{k: salvaged.get(k, 0) for k in VERDICTS}})
+    out = _frame(rows, "Verdicts of the scored codes (one per problem and state) under each judge; the last row "
+                       "splits the truncated replies the strict judge salvaged (ran their parsable prefix) by the "
+                       "verdict they got")
     num = out.columns.drop("judge")
     out[num] = out[num].fillna(0).astype(int)
     return out
@@ -160,7 +164,8 @@ def creativity(recs, judge: str = "strict", subset: str = "all") -> pd.DataFrame
                              seed=cfg.seed)
         ngs.append(m["NeoGauge"])
         p = PAPER_T3[t]
-        rows.append({"state t": t, "following %": round(100 * m["constraint following"], 1), "paper following": p[0],
+        rows.append({"state t": t, "problems": m["n"], "with human solutions": m["n_creative"],
+                     "following %": round(100 * m["constraint following"], 1), "paper following": p[0],
                      "convergent %": round(100 * m["convergent"], 1), "paper convergent": p[1],
                      "divergent %": round(100 * m["divergent"], 1), "divergent 95% CI": ci_text(m["divergent CI"]),
                      "paper divergent": p[2], "NeoGauge %": round(100 * m["NeoGauge"], 2),
@@ -170,7 +175,10 @@ def creativity(recs, judge: str = "strict", subset: str = "all") -> pd.DataFrame
         row["cumulative NeoGauge % (running sum: our definition)"] = round(100 * c, 2)
     detector = codes[0].detector if codes else cfg.neocoder_detector
     return _frame(rows, f"Creativity of the stored GPT-4 codes ({judge} judge, {detector} technique detector, "
-                        f"{subset} problems)")
+                        f"{subset} problems). Following is over all the state's problems, like pass@1; convergent, "
+                        "divergent and NeoGauge only over those with human solutions (the paper's rule), so a "
+                        "state's convergent and pass@1 have different denominators ('problems' and 'with human "
+                        "solutions')")
 
 
 def curve_values(recs) -> pd.DataFrame:
@@ -305,3 +313,6 @@ def live(recs) -> pd.DataFrame:
             for r in rounds]
     mode = "denial prompting" if all(r.mode == "thread" for r in rounds) else "benchmarking (fresh conversations)"
     return _frame(rows, f"Live {mode} with {', '.join(models)}: one row per round")
+
+
+guard_module(globals())

@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from creval.measures import stats as S
 from creval.studies.contract import Records
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, guard_module, public_text
 
 DIVERSITY = ["cosine", "self_bleu", "distinct_1", "distinct_2"]
 LABELS = {"cosine": "Average cosine similarity", "self_bleu": "Self-BLEU", "distinct_1": "Distinct-1",
@@ -46,7 +46,7 @@ def _corr_row(x, y, n_boot: int, seed: int, **keys) -> dict:
 def data_sources(recs: Records) -> str:
     """One line per human ground truth this chapter uses: its source, or what is missing and how to add it."""
     sources = recs.data_sources
-    return "\n".join(sources["line"]) if len(sources) else ""
+    return "\n".join(public_text(x) for x in sources["line"]) if len(sources) else ""
 
 
 def run_summary(recs: Records):
@@ -70,6 +70,9 @@ def table_entropy_vs_diversity(recs: Records, n_boot: int | None = None, seed: i
     ``step`` level: each step's semantic entropy vs the diversity of its n samples (the paper's unit).
     ``solution`` level: each solution's mean semantic entropy vs the mean of its steps' diversity."""
     df, b = recs.step_diversity, boot(recs, n_boot, seed)
+    if df.empty:
+        return captioned(pd.DataFrame(columns=["domain", "level", "metric", "model", "rho", "p", "ci_low", "ci_high",
+                                               "n", "note"]), "Tables 8-10: no step was measured in this build")
     sol = df.groupby(["model", "domain", "problem_id"])[["semantic_entropy", *DIVERSITY]].mean().reset_index()
     rows = []
     for level, data in (("step", df), ("solution", sol)):
@@ -319,3 +322,5 @@ def table_human_reference(recs: Records):
     out.insert(1, "problems", df.groupby("solver")["problem_id"].nunique().values)
     return captioned(out, "Whole-solution diversity: crowd-written vs model-sampled solutions")
 
+
+guard_module(globals())
