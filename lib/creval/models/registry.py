@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import yaml
 
@@ -20,9 +22,56 @@ from creval.models.cached import Model
 from creval.models.heavy import Loaded
 from creval.models.openai_compat import OPENAI_URL, api_key_for
 
-BACKENDS = {"llamacpp": "creval.models.llamacpp:LlamaCppBackend",
-            "hf": "creval.models.hf:HFBackend",
-            "openai": "creval.models.openai_compat:OpenAIBackend"}
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """What a backend declares about itself: where its class lives, whether it is a server (its requests go over
+    the network, overlap and are priced per token; the others compute on this machine), the package it needs
+    installed here (``None``: nothing beyond creval's own), and how it checks that a spec is usable
+    (``check(spec) -> (usable, source or what is missing)``)."""
+    target: str
+    server: bool
+    needs: str | None
+    check: Callable[[ModelSpec], tuple[bool, str]]
+
+
+def check_server(spec: ModelSpec) -> tuple[bool, str]:
+    """A server spec is usable when the key it names is set and may go to its host (no request is sent)."""
+    if spec.api_key_env and not os.environ.get(spec.api_key_env):
+        return False, f"set {spec.api_key_env}"
+    api_key_for(spec)                               # the key's variable is set and may go to this host
+    return True, ", ".join(spec.urls) or OPENAI_URL
+
+
+def check_local(spec: ModelSpec) -> tuple[bool, str]:
+    """A local spec is usable when its backend's package is installed and its weights are here."""
+    needed = backend_info(spec.backend).needs
+    if needed and importlib.util.find_spec(needed) is None:
+        return False, spec.install or f"pip install {needed}"
+    if not spec.source and spec.backend == "hf":
+        return True, f"Hugging Face Hub id {spec.model} ({hub_cache_state(spec.model)})"
+    src = spec.source or {}
+    if "parts" in src and not (paths.artifacts_dir() / src["file"]).exists():
+        missing = [p for p in src["parts"] if package_dir(p) is None]
+        if missing:
+            return False, spec.install
+        return True, f"parts installed; joined on first use into {paths.artifacts_dir() / src['file']}"
+    return True, str(locate_weights(spec))
+
+
+BACKENDS: dict[str, BackendInfo] = {
+    "llamacpp": BackendInfo("creval.models.llamacpp:LlamaCppBackend", False, "llama_cpp", check_local),
+    "hf": BackendInfo("creval.models.hf:HFBackend", False, "transformers", check_local),
+    "openai": BackendInfo("creval.models.openai_compat:OpenAIBackend", True, None, check_server),
+}
+"""Every backend's own declaration; a new backend is one entry here (and its module)."""
+
+
+def backend_info(backend: str) -> BackendInfo:
+    """The declaration of ``backend``; an unknown name is a clear error, never a ``KeyError``."""
+    if backend not in BACKENDS:
+        raise CrevalError(f"unknown backend {backend!r}", f"use one of {sorted(BACKENDS)}")
+    return BACKENDS[backend]
 
 
 def models_dir() -> Path:
@@ -128,23 +177,7 @@ def locate_weights(spec: ModelSpec) -> Path:
 def check(spec: ModelSpec) -> tuple[bool, str]:
     """Is this model usable here? Returns (usable, what is missing or where it comes from)."""
     try:
-        if spec.backend == "openai":
-            if spec.api_key_env and not os.environ.get(spec.api_key_env):
-                return False, f"set {spec.api_key_env}"
-            api_key_for(spec)                       # the key's variable is set and may go to this host
-            return True, ", ".join(spec.urls) or OPENAI_URL
-        needed = {"llamacpp": "llama_cpp", "hf": "transformers"}[spec.backend]
-        if importlib.util.find_spec(needed) is None:
-            return False, spec.install or f"pip install {needed}"
-        if spec.backend == "hf" and not spec.source:
-            return True, f"Hugging Face Hub id {spec.model} ({hub_cache_state(spec.model)})"
-        src = spec.source or {}
-        if "parts" in src and not (paths.artifacts_dir() / src["file"]).exists():
-            missing = [p for p in src["parts"] if package_dir(p) is None]
-            if missing:
-                return False, spec.install
-            return True, f"parts installed; joined on first use into {paths.artifacts_dir() / src['file']}"
-        return True, str(locate_weights(spec))
+        return backend_info(spec.backend).check(spec)
     except CrevalError as e:
         return False, e.fix or e.problem
 
@@ -179,8 +212,14 @@ def reachable(url: str, timeout: float = 1.5) -> tuple[bool, str]:
 
 
 def backend_class(spec: ModelSpec):
-    mod, cls = BACKENDS[spec.backend].split(":")
+    mod, cls = backend_info(spec.backend).target.split(":")
     return getattr(importlib.import_module(mod), cls)
+
+
+def logprob_kind_of(cls, spec: ModelSpec) -> str:
+    """The log-prob kind a backend class reports for ``spec`` (a server's depends on what its spec says)."""
+    of = getattr(cls, "logprob_kind_for", None)
+    return of(spec) if of is not None else cls.LOGPROB_KIND
 
 
 def load_backend(spec: ModelSpec):
@@ -196,7 +235,7 @@ class LazyBackend:
     def __init__(self, spec: ModelSpec):
         self.spec = spec
         cls = backend_class(spec)
-        self.LOGPROB_KIND = cls.LOGPROB_KIND
+        self.LOGPROB_KIND = logprob_kind_of(cls, spec)
         self.CONCURRENT = getattr(cls, "CONCURRENT", False)
         self._backend = None
 

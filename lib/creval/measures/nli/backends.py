@@ -266,6 +266,13 @@ class LLMNLI(_CachedNLI):
 
     def _compute(self, pairs: list[tuple[str, str]]) -> list[Label]:
         scores = self.model.choice_logprobs_many([(llm_messages(p, h), list(LLM_CHOICES)) for p, h in pairs])
+        bad = sum(1 for s in scores if s.unparsed)
+        if bad:     # no label word has a log-prob: the pair is unparsed, never a label (issue 32)
+            raise CrevalError(f"NLI model {self.name} gave none of {'/'.join(LLM_CHOICES)} a log-prob for {bad} of "
+                              f"{len(pairs)} pairs (the server returned no log-probs, or its replies start "
+                              "elsewhere), so entailment cannot be read from it",
+                              "use a model whose server returns log-probs (`creval check MODEL`), or another NLI "
+                              "backend (minilm-sick, deberta)")
         out = []
         for s in scores:
             best = max(LLM_CHOICES, key=lambda c: float(s.logprobs.get(c, float("-inf"))))
