@@ -143,3 +143,29 @@ def test_the_manifest_names_the_server_and_its_log_probs():
         store.note_model(m)
     assert store.models["named"]["server"] == {"name": "creval-standin", "version": "standin-0", "logprobs": "raw"}
     assert store.models["named"]["logprob_kind"] == "raw"
+
+
+def test_echoes_align_by_token_ids_where_token_strings_do_not_give_the_text_back():
+    req = LoglikelihoodRequest("sat on the mat", "The cat ")
+    with StandIn(latency=0) as s:
+        want, = backend(s, "by-strings", document_start="<s>").loglikelihood([req])
+    with StandIn(latency=0, behaviour="vllm-spaces") as s:
+        with pytest.raises(CrevalError, match="does not echo the prompt's tokens"):
+            backend(s, "spaces", document_start="<s>").loglikelihood([req])
+        ids = backend(s, "spaces-ids", document_start="<s>", can={"echo_ids": True})
+        got, = ids.loglikelihood([req])
+        from creval.models.probe import probe
+        assert probe(ids.spec)["can"]["echo_ids"] is True
+    assert got.token_logprobs == want.token_logprobs and len(got.token_logprobs) == 4
+    assert got.context_tokens == want.context_tokens == 2 and got.skipped_tokens == 0
+
+
+def test_the_document_start_is_sent_only_where_the_server_adds_none():
+    req = LoglikelihoodRequest("sat", "The cat ")
+    spec = dict(name="d", backend="openai", model="d", base_url="http://127.0.0.1:9/v1", document_start="<s>")
+    (_, body), = OpenAIBackend(ModelSpec(**spec)).loglikelihood_requests([req])
+    assert body["prompt"] == "<s>The cat sat"
+    (_, body), = OpenAIBackend(ModelSpec(**spec, can={"adds_document_start": True})).loglikelihood_requests([req])
+    assert body["prompt"] == "The cat sat"
+    (_, body), = OpenAIBackend(ModelSpec(**spec, can={"echo_ids": True})).loglikelihood_requests([req])
+    assert body["prompt"] == ["<s>The cat ", "<s>The cat sat"] and body["return_tokens_as_token_ids"] is True

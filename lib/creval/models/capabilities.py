@@ -2,12 +2,13 @@
 
 ```yaml
 can:
-  logprobs: raw          # raw | processed | none: the server's token log-probs (see below)
+  logprobs: raw          # raw | processed | server | none: the server's token log-probs (see below)
   completions: true      # it answers /v1/completions (OpenAI's chat models do not: 404)
   echo: true             # /v1/completions echoes the prompt's log-probs (needed for log-likelihoods)
   reasoning: false       # it reasons before answering, hidden or not (OpenAI o-series, gpt-5.x)
   thinking_off: true     # a thinking model's thinking can be switched off per request (vLLM, SGLang)
   adds_document_start: false   # the server puts its own begin-of-text token before a prompt
+  echo_ids: true         # it takes a list of prompts and returns token ids (vLLM): echoes align by ids
   top_logprobs: 5        # the most alternatives it lists per token (OpenAI's legacy completions: 5)
   truncates: true        # it drops what does not fit `context` silently (Ollama): longer prompts are refused here
 ```
@@ -15,8 +16,9 @@ can:
 Anything the spec does not say is unknown (``None``): the verb is tried, and fails with the server's reason if it
 must. A local backend can do everything (log-probs ``raw``). Log-prob kinds (servers.md): ``raw`` is log-softmax of
 the unscaled logits (vLLM V1 >= 0.8 by default, llama.cpp's servers, Ollama >= 0.12.11); ``processed`` is after
-temperature or penalties (SGLang by default, vLLM < 0.8 or ``--logprobs-mode processed_logprobs``); ``none``: no
-log-probs at all (OpenAI's reasoning models, Ollama < 0.12.11, which ignores the field silently).
+temperature or penalties (SGLang by default, vLLM < 0.8 or ``--logprobs-mode processed_logprobs``); ``server``:
+returned, but what they are is not documented (OpenAI's chat models: servers.md 2.1); ``none``: no log-probs at all
+(OpenAI's reasoning models, Ollama < 0.12.11, which ignores the field silently).
 
 :func:`able` answers "can this model do this verb?" with a reason, :func:`refusal` turns a known "no" into one
 sentence, and :data:`PHASES` says which verbs each study phase needs, for ``creval check`` and the runners.
@@ -28,9 +30,9 @@ from dataclasses import dataclass
 from creval.core.errors import CrevalError
 from creval.models.base import ModelSpec
 
-KINDS = ("raw", "processed", "none")
-FIELDS = ("logprobs", "completions", "echo", "reasoning", "thinking_off", "adds_document_start", "top_logprobs",
-          "truncates")
+KINDS = ("raw", "processed", "server", "none")
+FIELDS = ("logprobs", "completions", "echo", "reasoning", "thinking_off", "adds_document_start", "echo_ids",
+          "top_logprobs", "truncates")
 
 
 @dataclass(frozen=True)
@@ -41,11 +43,12 @@ class Capabilities:
     reasoning: bool | None = None
     thinking_off: bool | None = None
     adds_document_start: bool | None = None
+    echo_ids: bool | None = None
     top_logprobs: int | None = None
     truncates: bool | None = None
 
 
-LOCAL = Capabilities("raw", True, True, False, True, False, None, False)
+LOCAL = Capabilities("raw", True, True, False, True, False, True, None, False)
 
 
 def of(spec: ModelSpec, probed: dict | None = None) -> Capabilities:
@@ -59,7 +62,8 @@ def of(spec: ModelSpec, probed: dict | None = None) -> Capabilities:
         raise CrevalError(f"model {spec.name}: unknown can fields {sorted(unknown)}", f"use {', '.join(FIELDS)}")
     if can.get("logprobs") not in (None, *KINDS):
         raise CrevalError(f"model {spec.name}: can.logprobs must be one of {KINDS}, not {can['logprobs']!r}",
-                          "raw: the model's own distribution; processed: after temperature; none: no log-probs")
+                          "raw: the model's own distribution; processed: after temperature; server: returned, "
+                          "not documented; none: no log-probs")
     return Capabilities(**{k: can.get(k) for k in FIELDS})
 
 
@@ -105,6 +109,16 @@ def refusal(spec: ModelSpec, verb: str, caps: Capabilities | None = None) -> str
     """One sentence saying why ``spec`` cannot do ``verb``, or None when it can (or might)."""
     ok, why = able(spec, verb, caps)
     return None if ok is not False else f"model {spec.name} cannot do {VERB_WORDS[verb]}: {why}"
+
+
+def refusal_of(name: str, verb: str) -> str | None:
+    """:func:`refusal` for a registered model name (None where the name is not a known spec: the caller's own
+    error says so)."""
+    from creval.models.registry import get_spec
+    try:
+        return refusal(get_spec(name), verb)
+    except CrevalError:
+        return None
 
 
 def require(spec: ModelSpec, verb: str) -> None:

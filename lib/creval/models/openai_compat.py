@@ -18,8 +18,8 @@ not OpenAI's chat models, not llama.cpp's C++ ``llama-server``). The prompt is `
 text``: ``document_start`` (the spec's; the old ``extra: {bos_text: ...}`` still read) is sent only where the server
 adds no start of its own (``can: {adds_document_start: false}`` or not known). Without one, a text with no context
 has its first token unscored (servers report no log-prob for a prompt's first token), counted in
-``skipped_tokens``. The text's tokens are found by their position in the echo: those after the last echoed token
-that ends inside the prefix.
+``skipped_tokens``. The text's tokens are found by token ids where the server allows (``can: {echo_ids: true}``,
+vLLM), else by the echoed token strings (models/echo.py).
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from typing import Sequence
 import httpx
 
 from creval.core.errors import CrevalError
-from creval.models import capabilities, endpoint, retry, shaping
+from creval.models import capabilities, echo, endpoint, retry, shaping
 from creval.models.base import (
     ChatRequest,
     ChoiceRequest,
@@ -265,9 +265,9 @@ class OpenAIBackend:
     def loglikelihood_requests(self, reqs: Sequence[LoglikelihoodRequest]) -> list[tuple[str, dict]]:
         capabilities.require(self.spec, "loglikelihood")
         start = self.document_start()
-        return [("/completions", shaping.shape(self.spec, "loglikelihood", "/completions", {
-            "model": self.spec.model, "prompt": start + (r.context or "") + r.text, "echo": True, "logprobs": 1,
-            "max_tokens": 1, "temperature": 0})) for r in reqs]
+        ids = bool((self.spec.can or {}).get("echo_ids"))
+        return [("/completions", shaping.shape(self.spec, "loglikelihood", "/completions", echo.request(
+            self.spec.model, start + (r.context or ""), r.text, ids))) for r in reqs]
 
     def parse_reply(self, kind: str, item, resp: dict):
         """The result of one request of ``kind`` for ``item`` (a ChatRequest, ChoiceRequest or
@@ -353,28 +353,17 @@ class OpenAIBackend:
             raise self._unsupported(e.problem) from None
         return out
 
-    def _echoed(self, r: LoglikelihoodRequest, resp: dict, bos: str) -> LogLikelihood:
-        """The text's tokens and log-probs from an echoed completion (the generated token dropped)."""
-        choice = (resp.get("choices") or [{}])[0]
-        lp = choice.get("logprobs") or {}
-        tokens, lps = lp.get("tokens"), lp.get("token_logprobs")
-        if not tokens or not lps or len(tokens) != len(lps):
+    def _echoed(self, r: LoglikelihoodRequest, resp: dict, start: str) -> LogLikelihood:
+        """The text's tokens and log-probs from an echoed completion (models/echo.py)."""
+        lp = ((resp.get("choices") or [{}])[0]).get("logprobs") or {}
+        if not lp.get("tokens") or not lp.get("token_logprobs"):
             raise self._unsupported("the reply has no token log-probs")
-        n_gen = int((resp.get("usage") or {}).get("completion_tokens", 1))     # we asked for max_tokens=1
-        tokens, lps = tokens[:len(tokens) - n_gen], lps[:len(lps) - n_gen]
-        starts, pos = [], 0
-        for t in tokens:
-            starts.append(pos)
-            pos += len(t)
-        echoed = "".join(tokens)
-        if r.text and not echoed.endswith(r.text):
-            raise self._unsupported("the reply does not echo the prompt's tokens")
-        boundary = len(echoed) - len(r.text)
-        mine = [x for s, x in zip(starts, lps) if s >= boundary]
-        scored = tuple(float(x) for x in mine if x is not None)
-        context_tokens = sum(1 for s, t in zip(starts, tokens) if s < boundary and t != bos)
-        return LogLikelihood(float(sum(scored)), scored, len(r.text.encode()), context_tokens if r.context else 0, 1,
-                             len(mine) - len(scored), self.spec.name, self.quantisation, self.LOGPROB_KIND)
+        try:
+            scored, context_tokens, skipped = echo.text_logprobs(r, resp, start)
+        except ValueError as e:
+            raise self._unsupported(str(e)) from None
+        return LogLikelihood(float(sum(scored)), scored, len(r.text.encode()), context_tokens, 1, skipped,
+                             self.spec.name, self.quantisation, self.LOGPROB_KIND)
 
     def count_tokens(self, text: str) -> int:
         """No tokenizer client-side: about 4 characters a token (servers' ``usage`` is used for accounting)."""

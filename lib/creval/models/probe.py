@@ -181,8 +181,15 @@ def probe_echo(client, spec: ModelSpec) -> tuple[dict, list[str]]:
     if len(toks) < 2 or not any(x is not None and math.isfinite(x) for x in lps):
         return {"completions": True, "echo": False}, ["/completions did not echo the prompt's log-probs"]
     adds = not prompt.startswith(str(toks[0]).lstrip("Ġ▁ ")[:1] or "\0")
-    return {"completions": True, "echo": True, "adds_document_start": adds}, [
-        f"echo: {len(toks)} tokens back, the first {toks[0]!r}"]
+    found = {"completions": True, "echo": True, "adds_document_start": adds}
+    st, data, _ = _post(client, spec, "loglikelihood", "/completions",
+                        {"prompt": [prompt, prompt + " again"], "max_tokens": 1, "temperature": 0, "echo": True,
+                         "logprobs": 1, "return_tokens_as_token_ids": True})
+    choices = data.get("choices") or [] if st == 200 else []
+    found["echo_ids"] = len(choices) == 2 and all(
+        str(t).startswith("token_id:") for c in choices for t in (c.get("logprobs") or {}).get("tokens") or ["?"])
+    return found, [f"echo: {len(toks)} tokens back, the first {toks[0]!r}; aligned by token ids: "
+                   f"{'yes' if found['echo_ids'] else 'no (by token strings)'}"]
 
 
 def probe_thinking(client, spec: ModelSpec) -> tuple[dict, list[str]]:

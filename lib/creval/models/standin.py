@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import hashlib
 import json
+import re
 import threading
 import time
 from pathlib import Path
@@ -52,11 +53,21 @@ def reply_text(messages: list[dict] | str, index: int = 0, seed: int | None = No
     return "\n".join(lines)
 
 
+SPECIAL = re.compile(r"<\|?[a-z_]{1,20}\|?>")     # "<s>", "<|endoftext|>": one token each, as in a tokenizer
+
+
 def _tokens(text: str) -> list[str]:
-    out, cur = [], ""
-    for ch in text:
-        cur += ch
-        if ch in " \n" or len(cur) >= 4:
+    """The stand-in's tokens: up to 4 characters, ending at a space or newline; special tokens whole."""
+    out, cur, i = [], "", 0
+    while i < len(text):
+        m = SPECIAL.match(text, i)
+        if m:
+            out += [cur, m.group()] if cur else [m.group()]
+            cur, i = "", m.end()
+            continue
+        cur += text[i]
+        i += 1
+        if cur[-1] in " \n" or len(cur) >= 4:
             out.append(cur)
             cur = ""
     return out + ([cur] if cur else [])
@@ -129,8 +140,8 @@ def reply_choice(kind: str, body: dict, prompt, i: int, sampled: bool, seed, beh
             allt = ptk + toks
             c["text"] = str(prompt) + text
             lps = [_lp(str(prompt)[:9], j, t) for j, t in enumerate(allt)]
-            c["logprobs"] = {"tokens": allt, "token_logprobs": [None] + lps[1:],
-                             "top_logprobs": None}
+            c["logprobs"] = {"tokens": providers.shown_tokens(behaviour, allt, body), "top_logprobs": None,
+                             "token_logprobs": [None] + lps[1:]}
         else:
             c["text"] = text
             c["logprobs"] = {"tokens": toks, "token_logprobs": [lp(text, j, t) for j, t in enumerate(toks)]}
@@ -140,6 +151,22 @@ def reply_choice(kind: str, body: dict, prompt, i: int, sampled: bool, seed, beh
                     {t: lp(text, j, t), **{a: lp(text, j, a, shift=1.0) for a in ALTERNATIVES[:k - 1] if a != t}}
                     for j, t in enumerate(toks)]
     return c, len(toks)
+
+
+def answer(kind: str, body: dict, prompt, behaviour: str = "") -> dict:
+    """The stand-in's reply body to a request (``n`` choices; a list of prompts on /completions: one each)."""
+    n, seed = int(body.get("n") or 1), body.get("seed")
+    sampled = float(body.get("temperature") or 0) > 0
+    choices, ptoks, ctoks = [], len(_tokens(json.dumps(prompt))), 0
+    prompts = prompt if kind == "text" and isinstance(prompt, list) else [prompt] * n
+    for i, p in enumerate(prompts):
+        c, k = reply_choice(kind, body, p, i, sampled, seed, behaviour)
+        ctoks += k
+        choices.append(c)
+    more = providers.reasoning_usage(behaviour, ctoks)
+    ctoks += sum(more.get("completion_tokens_details", {}).values())
+    return {"id": "standin", "object": kind, "model": body.get("model", "standin"), "choices": choices,
+            "usage": {"prompt_tokens": ptoks, "completion_tokens": ctoks, "total_tokens": ptoks + ctoks, **more}}
 
 
 def make_app(latency: float = 0.5, capacity: int = 64, fail: str = "", behaviour: str = "", rate_first: int = 2):
@@ -182,18 +209,7 @@ def make_app(latency: float = 0.5, capacity: int = 64, fail: str = "", behaviour
         if fail and fail in json.dumps(prompt):
             stats.failed += 1
             return JSONResponse({"error": "stand-in: this request always fails"}, status_code=500)
-        n, seed = int(body.get("n") or 1), body.get("seed")
-        sampled = float(body.get("temperature") or 0) > 0
-        choices, ptoks, ctoks = [], len(_tokens(json.dumps(prompt))), 0
-        for i in range(n):
-            c, k = reply_choice(kind, body, prompt, i, sampled, seed, behaviour)
-            ctoks += k
-            choices.append(c)
-        more = providers.reasoning_usage(behaviour, ctoks)
-        ctoks += sum(more.get("completion_tokens_details", {}).values())
-        return JSONResponse({"id": "standin", "object": kind, "model": body.get("model", "standin"), "choices": choices,
-                             "usage": {"prompt_tokens": ptoks, "completion_tokens": ctoks,
-                                       "total_tokens": ptoks + ctoks, **more}}, headers=heads)
+        return JSONResponse(answer(kind, body, prompt, behaviour), headers=heads)
 
     async def chat(req: Request):
         return await serve(await req.json(), "chat")

@@ -22,6 +22,9 @@ own where a source quotes them, paraphrased where it does not, and say so).
   (``server/prompt.go::chatPrompt``; the reported ``prompt_tokens`` shrink).
 - ``sglang``: log-probs scaled by the request's temperature (SGLang's sampler, PRs #2664/#8375): here each listed
   log-prob is divided by the temperature (greedy requests get the raw ones, as on SGLang).
+- ``vllm-spaces``: vLLM between PRs #19209 and #48674: echoed token strings lose a SentencePiece leading space
+  (``▁true`` comes back as ``true``; issue vllm-project/vllm#44319), so they no longer give the prompt back; token
+  ids (``return_tokens_as_token_ids``, which every stand-in honours) still do.
 - ``llama-server``: llama.cpp's C++ server: ``echo`` answers HTTP 500 "Only no echo is supported"
   (``oaicompat_completion_params_parse`` and ``ex_wrapper``, servers.md 2.5).
 """
@@ -31,7 +34,7 @@ import email.utils
 import time
 
 BEHAVIOURS = ("openai-reasoning", "openai-chat", "openai-instruct", "quota", "rate-ms", "rate-seconds", "rate-date",
-              "ollama-old", "ollama-truncate", "sglang", "llama-server")
+              "ollama-old", "ollama-truncate", "sglang", "vllm-spaces", "llama-server")
 OLLAMA_CONTEXT = 4096
 
 
@@ -65,8 +68,8 @@ def version_of(behaviour: str) -> dict | None:
     """The reply to ``GET /version`` (vLLM's route) or ``/api/version`` (Ollama's); None: no such route."""
     if behaviour.startswith("ollama"):
         return {"version": "0.12.3" if behaviour == "ollama-old" else "0.13.0", "name": "ollama"}
-    if behaviour in ("", "sglang"):
-        return {"version": "standin-0", "name": "creval-standin" if not behaviour else "sglang"}
+    if behaviour in ("", "sglang", "vllm-spaces"):
+        return {"version": "standin-0", "name": {"": "creval-standin", "sglang": "sglang"}.get(behaviour, "vllm")}
     return None
 
 
@@ -135,6 +138,16 @@ def fit(messages: list[dict], context: int) -> list[dict]:
             break
         msgs.pop(drop)
     return msgs
+
+
+def shown_tokens(behaviour: str, tokens: list[str], body: dict) -> list[str]:
+    """Echoed tokens as the server writes them: ``token_id:<id>`` when asked (vLLM's
+    ``return_tokens_as_token_ids``; the stand-in's id of a token is a hash of its text), else their strings (without
+    the space they carry on ``vllm-spaces``: the stand-in's tokens carry it at their end)."""
+    if body.get("return_tokens_as_token_ids"):
+        import hashlib
+        return [f"token_id:{int(hashlib.sha256(t.encode()).hexdigest()[:6], 16)}" for t in tokens]
+    return [t.strip(" ") for t in tokens] if behaviour == "vllm-spaces" else list(tokens)   # the space a token carries
 
 
 def tempered(behaviour: str, lp: float, temperature: float) -> float:
