@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from creval.core.errors import CrevalError
+from creval.models.base import no_evidence
 
 SYSTEM = ("You rate how novel answers are. You are shown two answers, labelled A and B, each with the task it "
           "responds to. Decide which answer is more novel under the definition you are given. Reply with a "
@@ -86,7 +87,7 @@ class NoveltyJudge:
         asks = [(judge_messages(a, b, self.definition), ["A", "B"]) for x, y in pairs for a, b in ((x, y), (y, x))]
         scores = self.model.choice_logprobs_many(asks) if asks else []
         self.calls += len(asks)
-        bad = sum(1 for s in scores if s.unparsed)
+        bad = sum(1 for s in scores if no_evidence(s.logprobs))
         if bad:     # neither A nor B has a log-prob: no comparison, never a tie (issue 32)
             raise CrevalError(f"novelty judge {getattr(self.model, 'name', '?')} gave neither A nor B a log-prob in "
                               f"{bad} of {len(scores)} comparisons (the server returned no log-probs, or its replies "

@@ -27,6 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from creval.judges.base import render, template
+from creval.models.base import no_evidence
 
 ASPECTS: dict[str, list[tuple[str, tuple, str]]] = {
     "cw": [
@@ -124,7 +125,7 @@ def expected_scores(model, items: Sequence[tuple[list[dict], str, tuple]]) -> li
     res = model.choice_logprobs_many([(m, [answer(a, v) for v in vals]) for m, a, vals in items])
     out = []
     for (m, a, vals), r in zip(items, res):
-        if r.unparsed:
+        if no_evidence(r.logprobs):
             out.append((None, None))
             continue
         lp = np.array([r.logprobs[answer(a, v)] for v in vals], dtype=float)
@@ -219,7 +220,7 @@ def twist_test(model, items: Sequence[dict]) -> list[dict]:
         py = []
         for r in res[2 * j:2 * j + 2]:
             a, b = r.logprobs["Yes"], r.logprobs["No"]
-            py.append(float("nan") if r.unparsed else float(1 / (1 + np.exp(min(700.0, b - a)))))
+            py.append(float("nan") if no_evidence(r.logprobs) else float(1 / (1 + np.exp(min(700.0, b - a)))))
         bad = any(np.isnan(py))
         out.append({"id": it["id"], "p_yes_conventional": py[0], "p_yes_unconventional": py[1],
                     "says_unconventional": float("nan") if bad else float(py[1] > 0.5),

@@ -88,7 +88,12 @@ class ChoiceScores:
 
     @property
     def unparsed(self) -> bool:
-        return not any(math.isfinite(v) for v in self.logprobs.values())
+        return no_evidence(self.logprobs)
+
+
+def no_evidence(logprobs: dict) -> bool:
+    """True when no choice of a ``{choice: log-prob}`` map has a finite log-prob (see ``ChoiceScores.unparsed``)."""
+    return not any(v is not None and math.isfinite(v) for v in logprobs.values())
 
     def to_dict(self) -> dict:
         return {"logprobs": dict(self.logprobs), "input_tokens": self.input_tokens}

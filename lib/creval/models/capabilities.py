@@ -106,7 +106,10 @@ VERB_WORDS = {"sample": "sampling with token log-probs", "choice": "choice scori
 
 
 def refusal(spec: ModelSpec, verb: str, caps: Capabilities | None = None) -> str | None:
-    """One sentence saying why ``spec`` cannot do ``verb``, or None when it can (or might)."""
+    """One sentence saying why ``spec`` cannot do ``verb``, or None when it can (or might; or ``spec`` is not a
+    model spec: a test's fake model says nothing)."""
+    if not isinstance(spec, ModelSpec):
+        return None
     ok, why = able(spec, verb, caps)
     return None if ok is not False else f"model {spec.name} cannot do {VERB_WORDS[verb]}: {why}"
 
