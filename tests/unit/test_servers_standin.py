@@ -21,8 +21,8 @@ REASONING = {"token_limit": "max_completion_tokens", "drop": ["temperature", "to
 
 def backend(server, name, **kw):
     extra = {"max_retries": 3, "retry_backoff": 0.05, **kw.pop("extra", {})}
-    return OpenAIBackend(ModelSpec(name=name, backend="openai", model=name, base_url=server.url, concurrency=4,
-                                   extra=extra, **kw))
+    return OpenAIBackend(ModelSpec(**{"name": name, "backend": "openai", "model": name, "base_url": server.url,
+                                      "concurrency": 4, "extra": extra, **kw}))
 
 
 def test_openai_reasoning_model_refuses_max_tokens_until_the_spec_shapes_requests():
@@ -169,3 +169,28 @@ def test_the_document_start_is_sent_only_where_the_server_adds_none():
     assert body["prompt"] == "The cat sat"
     (_, body), = OpenAIBackend(ModelSpec(**spec, can={"echo_ids": True})).loglikelihood_requests([req])
     assert body["prompt"] == ["<s>The cat ", "<s>The cat sat"] and body["return_tokens_as_token_ids"] is True
+
+
+def test_a_queue_is_waited_for_and_keeps_the_budget_and_a_timeout_names_the_queue():
+    with StandIn(latency=0.2, capacity=1) as s:       # one slot: seven of eight requests wait in the server's queue
+        be = backend(s, "queued", concurrency=8, request={"timeout": 30})
+        out = be.chat([ChatRequest(HI, seed=k) for k in range(8)])
+        assert len(out) == 8 and s.stats["peak_in_flight"] == 1
+        assert be._endpoint().budget.limit == 8                   # a queue is not a 429: the budget stays
+        short = backend(s, "impatient", request={"timeout": 0.05}, extra={"max_retries": 0})
+        with pytest.raises(CrevalError, match="no reply within 0.05 s .a queueing server such as vLLM may need a "
+                                              "longer `request: .timeout"):
+            short.chat([ChatRequest(HI)])
+
+
+def test_check_runs_from_the_command_line(tmp_path, capsys):
+    from creval.cli import main
+    with StandIn(latency=0, behaviour="openai-chat") as s:
+        spec = tmp_path / "chatonly.yaml"
+        spec.write_text(f"backend: openai\nmodel: gpt-4o\nbase_url: {s.url}\n")
+        assert main(["check", str(spec)]) == 0
+        probed = capsys.readouterr().out
+        assert main(["check", str(spec), "--no-probe"]) == 0
+        said = capsys.readouterr().out
+    assert "completions: False (probe)" in probed and "add to the spec" in probed
+    assert "completions: ? (unknown)" in said and "server:" not in said

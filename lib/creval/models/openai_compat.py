@@ -130,7 +130,7 @@ class OpenAIBackend:
             try:
                 r = await ep.post(path, body)
             except httpx.TimeoutException:
-                err, wait = (f"no reply within {self.timeout:.0f} s (a queueing server such as vLLM may need a longer "
+                err, wait = (f"no reply within {self.timeout:g} s (a queueing server such as vLLM may need a longer "
                              "`request: {timeout: ...}` in the spec)"), None
             except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
                 err, wait = f"{type(e).__name__}", None
