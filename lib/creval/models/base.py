@@ -90,11 +90,6 @@ class ChoiceScores:
     def unparsed(self) -> bool:
         return no_evidence(self.logprobs)
 
-
-def no_evidence(logprobs: dict) -> bool:
-    """True when no choice of a ``{choice: log-prob}`` map has a finite log-prob (see ``ChoiceScores.unparsed``)."""
-    return not any(v is not None and math.isfinite(v) for v in logprobs.values())
-
     def to_dict(self) -> dict:
         return {"logprobs": dict(self.logprobs), "input_tokens": self.input_tokens}
 
@@ -106,6 +101,11 @@ def no_evidence(logprobs: dict) -> bool:
         return cls({k: float(v) for k, v in d.items() if k != "_input_tokens"}, int(d.get("_input_tokens", 0)))
 
 
+def no_evidence(logprobs: dict) -> bool:
+    """True when no choice of a ``{choice: log-prob}`` map has a finite log-prob (see ``ChoiceScores.unparsed``)."""
+    return not any(v is not None and math.isfinite(v) for v in logprobs.values())
+
+
 @dataclass(frozen=True)
 class LogLikelihood:
     """Teacher-forced log-likelihood of a text (natural log), optionally given a context.
@@ -114,7 +114,7 @@ class LogLikelihood:
     ``context_tokens``: tokens of the context it was conditioned on (not counted; the BOS token neither);
     ``n_bytes``: UTF-8 bytes of the text (for bits per byte); ``windows``: rolling windows used (1 when the
     text fits the model's window); ``skipped_tokens``: text tokens the backend could not score (a server's
-    first token when no context and no ``bos_text`` is known); ``quantisation``: of the weights that scored it.
+    first token when no context and no document start is sent); ``quantisation``: of the weights that scored it.
     """
     sum_logprob: float
     token_logprobs: tuple[float, ...]
