@@ -194,3 +194,10 @@ def test_check_runs_from_the_command_line(tmp_path, capsys):
         said = capsys.readouterr().out
     assert "completions: False (probe)" in probed and "add to the spec" in probed
     assert "completions: ? (unknown)" in said and "server:" not in said
+
+
+def test_a_rate_limit_that_holds_says_so():
+    with StandIn(latency=0, behaviour="rate-ms", rate_first=100) as s:
+        with pytest.raises(CrevalError, match="failed 2 times .* 429: Rate limit reached") as e:
+            backend(s, "held", extra={"max_retries": 1}).chat([ChatRequest(HI)])
+        assert "lower `concurrency`" in e.value.fix and s.stats["refused"] == 2

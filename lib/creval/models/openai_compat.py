@@ -146,6 +146,8 @@ class OpenAIBackend:
             if attempt == self.max_retries or waited + delay > self.window:
                 raise CrevalError(f"model {self.spec.name}: {self.base_url}{path} failed {attempt + 1} times over "
                                   f"{waited:.0f} s of waiting (last: {err})",
+                                  "the provider's rate limit held: lower `concurrency` in the spec or rerun later "
+                                  "(finished calls are cached)" if err.startswith("HTTP 429") else
                                   "the server is overloaded or down; rerun later (finished calls are cached)")
             waited += delay
             await asyncio.sleep(delay)
