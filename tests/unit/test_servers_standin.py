@@ -201,3 +201,12 @@ def test_a_rate_limit_that_holds_says_so():
         with pytest.raises(CrevalError, match="failed 2 times .* 429: Rate limit reached") as e:
             backend(s, "held", extra={"max_retries": 1}).chat([ChatRequest(HI)])
         assert "lower `concurrency`" in e.value.fix and s.stats["refused"] == 2
+
+
+def test_a_text_alone_is_read_by_ids_and_a_start_the_server_adds_is_not_text():
+    with StandIn(latency=0, behaviour="vllm-spaces") as s:
+        plain, = backend(s, "ids-alone", can={"echo_ids": True}).loglikelihood([LoglikelihoodRequest("The cat sat")])
+        own, = backend(s, "ids-own-start", can={"echo_ids": True, "adds_document_start": True}).loglikelihood(
+            [LoglikelihoodRequest("The cat sat")])
+    assert plain.skipped_tokens == 1 and len(plain.token_logprobs) == 2       # the first token has no log-prob
+    assert own.token_logprobs == plain.token_logprobs and own.skipped_tokens == 0   # the server's start is not text

@@ -26,8 +26,9 @@ from creval.models.base import LoglikelihoodRequest
 def request(model: str, head: str, text: str, by_ids: bool) -> dict:
     """The ``/completions`` body that echoes ``head + text`` (two prompts when aligning by ids and there is a head)."""
     body = {"model": model, "echo": True, "logprobs": 1, "max_tokens": 1, "temperature": 0}
-    if by_ids and head:
-        return {**body, "prompt": [head, head + text], "return_tokens_as_token_ids": True}
+    if by_ids:      # no head: one prompt, its tokens all the text's (after the server's own start, if it adds one)
+        ids = {"prompt": [head, head + text]} if head else {"prompt": text}
+        return {**body, **ids, "return_tokens_as_token_ids": True}
     return {**body, "prompt": head + text}
 
 
@@ -76,10 +77,25 @@ def by_strings(resp: dict, text: str, start: str) -> tuple[list, int] | None:
     return mine, sum(1 for s, t in zip(starts, tokens) if s < boundary and t != start)
 
 
-def text_logprobs(r: LoglikelihoodRequest, resp: dict, start: str) -> tuple[tuple[float, ...], int, int]:
+def whole_prompt(resp: dict, server_start: bool) -> tuple[list, int] | None:
+    """``(text log-probs, 0)`` from a one-prompt echo of the text alone in token ids: every echoed token is the
+    text's, after the server's own start token where it adds one (``server_start``); None if not token ids."""
+    choice = (resp.get("choices") or [{}])[0]
+    tokens, lps = _prompt_part(choice, int((resp.get("usage") or {}).get("completion_tokens", 1)))
+    if not tokens or not all(str(t).startswith("token_id:") for t in tokens):
+        return None
+    return lps[1 if server_start else 0:], 0
+
+
+def text_logprobs(r: LoglikelihoodRequest, resp: dict, start: str,
+                  server_start: bool = False) -> tuple[tuple[float, ...], int, int]:
     """``(scored log-probs, context tokens, skipped tokens)`` of ``r``'s text from an echo reply; raises
-    ValueError with the reason when the reply cannot be read. ``start``: the document-start text sent."""
-    got = by_ids(resp, start) if len(resp.get("choices") or []) == 2 else by_strings(resp, r.text, start)
+    ValueError with the reason when the reply cannot be read. ``start``: the document-start text sent;
+    ``server_start``: the server puts its own start token first."""
+    n = len(resp.get("choices") or [])
+    got = by_ids(resp, start) if n == 2 else whole_prompt(resp, server_start) if not (start or r.context) else None
+    if got is None:
+        got = by_strings(resp, r.text, start)
     if got is None:
         raise ValueError("the reply does not echo the prompt's tokens")
     mine, context_tokens = got

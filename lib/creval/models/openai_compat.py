@@ -361,7 +361,8 @@ class OpenAIBackend:
         if not lp.get("tokens") or not lp.get("token_logprobs"):
             raise self._unsupported("the reply has no token log-probs")
         try:
-            scored, context_tokens, skipped = echo.text_logprobs(r, resp, start)
+            scored, context_tokens, skipped = echo.text_logprobs(
+                r, resp, start, bool((self.spec.can or {}).get("adds_document_start")))
         except ValueError as e:
             raise self._unsupported(str(e)) from None
         return LogLikelihood(float(sum(scored)), scored, len(r.text.encode()), context_tokens, 1, skipped,
