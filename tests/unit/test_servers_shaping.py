@@ -91,3 +91,10 @@ def test_every_shipped_server_spec_is_well_formed():
         if s.is_server:
             shaping.settings(s)
             capabilities.of(s)
+
+
+def test_a_run_says_first_which_phases_cannot_run_on_its_models():
+    notes = capabilities.run_notes("rethinking", {"model": "gpt-5-mini", "judge_model": "gpt-4o"})
+    assert notes == ["rethinking: perplexity cannot run on gpt-5-mini: model gpt-5-mini cannot do log-likelihoods "
+                     "(perplexity): it has no /completions endpoint (a chat-only model)"]
+    assert capabilities.run_notes("divergent", {"model": "smollm2-135m", "judge_model": "smollm2-135m"}) == []

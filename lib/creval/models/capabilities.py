@@ -149,6 +149,19 @@ PHASES: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
 }
 
 
+def run_notes(study: str, params: dict) -> list[str]:
+    """Before a run: one line per phase of ``study`` that a model of ``params`` (``model``/``models`` under test,
+    ``judge_model`` as judge) cannot do, as its spec says (``creval check`` fills in what a spec does not say)."""
+    roles = {"model": [params.get("model"), *(params.get("models") or [])], "judge": [params.get("judge_model")]}
+    out = []
+    for phase, role, verbs in PHASES.get(study, []):
+        for name in dict.fromkeys(n for n in roles[role] if isinstance(n, str) and n):
+            whys = [refusal_of(name, v) for v in verbs]
+            if all(whys):
+                out.append(f"{study}: {phase} cannot run on {name}: {whys[0]}")
+    return out
+
+
 def phase_table(spec: ModelSpec, caps: Capabilities) -> list[tuple[str, str, str, str]]:
     """``(study, phase, runs: yes/no/?, why)`` for every study phase this model could take part in."""
     rows = []
