@@ -62,6 +62,8 @@ def by_strings(resp: dict, text: str, start: str) -> tuple[list, int] | None:
     None (a token whose string is the document start is not context)."""
     choice = (resp.get("choices") or [{}])[0]
     n_gen = int((resp.get("usage") or {}).get("completion_tokens", 1))
+    # the generated tokens are cut by count: llama-cpp-python 0.3.36 lists none in an echo whose log-probs are
+    # misaligned (a prompt without a leading special token), and that mismatch is what refuses such an echo
     tokens, lps = _prompt_part(choice, n_gen)
     if not tokens:
         return None

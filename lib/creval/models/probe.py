@@ -33,13 +33,17 @@ def _client(spec: ModelSpec, key: str):
     return httpx.Client(timeout=min(60.0, timeout(spec)), headers=headers, follow_redirects=False)
 
 
-def server_name(headers, version: dict) -> str:
-    """A server's name from its headers and version reply (best effort; "" when it does not say)."""
-    if any(h.lower().startswith("openai-") for h in headers):
+OWNERS = {"vllm": "vllm", "me": "llama-cpp-python", "library": "ollama"}   # /v1/models' owned_by, as each fills it
+
+
+def server_name(headers, version: dict, owner: str = "") -> str:
+    """A server's name from its headers, version reply and the ``owned_by`` of its models (best effort; "" when
+    nothing says). ``openai-version`` is OpenAI's own header (llama-cpp-python also sends openai-processing-ms)."""
+    if "openai-version" in {h.lower() for h in headers}:
         return "openai"
     if version.get("name"):
         return str(version["name"])
-    return str(headers.get("server") or "")
+    return OWNERS.get(owner) or str(headers.get("server") or "")
 
 
 def identify(client, base: str) -> dict:
@@ -47,19 +51,19 @@ def identify(client, base: str) -> dict:
     and its headers; what it does not say is left empty."""
     root = base[:-3] if base.endswith("/v1") else base
     found: dict = {}
-    headers = {}
+    headers, owner = {}, ""
     for url in (f"{root}/version", f"{root}/api/version", f"{base}/models"):
         try:
             r = client.get(url)
-        except Exception:   # noqa: BLE001 - a server without the route, or a refused connection: not known
+            body = r.json() if r.status_code == 200 else {}
+        except Exception:   # noqa: BLE001 - a server without the route, a refused connection, not JSON: not known
             continue
         headers = {**r.headers, **headers}
-        if r.status_code == 200 and "version" in url:
-            try:
-                found = {**r.json(), **found}
-            except ValueError:
-                pass
-    return {"name": server_name(headers, found), "version": str(found.get("version", ""))}
+        if "version" in url and isinstance(body, dict):
+            found = {**body, **found}
+        elif isinstance(body, dict) and body.get("data"):
+            owner = str((body["data"][0] or {}).get("owned_by", ""))
+    return {"name": server_name(headers, found, owner), "version": str(found.get("version", ""))}
 
 
 KNOWN: dict[str, dict] = {}        # base URL -> {name, version}, asked once per process

@@ -58,7 +58,7 @@ REASONING_REFUSES = {
 def headers_of(behaviour: str) -> dict:
     """The headers a provider's replies carry (OpenAI's name the API version; the others a server name)."""
     if behaviour.startswith("openai") or behaviour in ("quota",) or behaviour.startswith("rate"):
-        return {"openai-version": "2020-10-01", "openai-processing-ms": "12"}
+        return {"openai-version": "2020-10-01", "openai-processing-ms": "12", "openai-organization": "user-x"}
     names = {"ollama-old": "ollama/0.12.3", "ollama-truncate": "ollama/0.13.0", "sglang": "sglang",
              "llama-server": "llama.cpp"}
     return {"server": names.get(behaviour, "creval-standin")}
