@@ -79,9 +79,9 @@ def test_each_backend_declares_itself_and_a_fourth_does_not_keyerror(monkeypatch
     assert spec().is_server and not ModelSpec(name="l", backend="llamacpp").is_server
     assert registry.backend_info("hf").needs == "transformers"
     monkeypatch.setitem(registry.BACKENDS, "remote2", registry.BackendInfo(
-        "creval.models.openai_compat:OpenAIBackend", True, None, lambda s: (True, "declared")))
+        "creval.models.openai_compat:OpenAIBackend", True, None, "creval.models.registry:check_server"))
     s = spec(backend="remote2")
-    assert s.is_server and registry.check(s) == (True, "declared")
+    assert s.is_server and registry.check(s) == (True, "http://127.0.0.1:9/v1")
     with pytest.raises(CrevalError, match="unknown backend 'nope'"):
         ModelSpec(name="x", backend="nope").is_server
 
@@ -94,7 +94,7 @@ def test_every_shipped_server_spec_is_well_formed():
 
 
 def test_a_run_says_first_which_phases_cannot_run_on_its_models():
-    notes = capabilities.run_notes("rethinking", {"model": "gpt-5-mini", "judge_model": "gpt-4o"})
+    notes = registry.run_notes("rethinking", {"model": "gpt-5-mini", "judge_model": "gpt-4o"})
     assert notes == ["rethinking: perplexity cannot run on gpt-5-mini: model gpt-5-mini cannot do log-likelihoods "
                      "(perplexity): it has no /completions endpoint (a chat-only model)"]
-    assert capabilities.run_notes("divergent", {"model": "smollm2-135m", "judge_model": "smollm2-135m"}) == []
+    assert registry.run_notes("divergent", {"model": "smollm2-135m", "judge_model": "smollm2-135m"}) == []

@@ -9,6 +9,8 @@ from __future__ import annotations
 import yaml
 
 from creval.models import capabilities
+from creval.models.openai_compat import api_key_for
+from creval.models.probe import probe
 from creval.models.registry import check, get_spec
 
 
@@ -59,8 +61,6 @@ def cmd_check(args) -> int:
         return 1
     probed = None
     if spec.is_server and not args.no_probe:
-        from creval.models.openai_compat import api_key_for
-        from creval.models.probe import probe
         probed = probe(spec, api_key_for(spec))
     print(report(spec, probed))
     return 0

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Protocol, Sequence, runtime_checkable
 
 from creval.models import heavy
+from creval.models.backends import backend_info
 
 Message = dict  # {"role": "system"|"user"|"assistant", "content": str}
 
@@ -284,8 +285,7 @@ class ModelSpec:
     def is_server(self) -> bool:
         """Whether the model answers over the network (its requests overlap, it is priced per token and
         probed with a request) rather than computing on this machine. Each backend declares it
-        (``models/registry.py``: ``BACKENDS``); nothing outside ``models/`` tests a backend's name."""
-        from creval.models.registry import backend_info  # registry imports this module
+        (``models/backends.py``: ``BACKENDS``); nothing outside ``models/`` tests a backend's name."""
         return backend_info(self.backend).server
 
     @property

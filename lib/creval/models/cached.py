@@ -24,6 +24,7 @@ from creval.models.base import (
     Sample,
     SampleRequest,
 )
+from creval.models.probe import identify_once
 
 
 class _Usage:
@@ -67,7 +68,6 @@ class Model:
         its log-probs are, for the run manifest; None for a model computed here."""
         if not self.spec.is_server:
             return None
-        from creval.models.probe import identify_once
         return {**identify_once(self.spec), "logprobs": self.logprob_kind}
 
     def __repr__(self) -> str:

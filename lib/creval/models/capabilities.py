@@ -114,16 +114,6 @@ def refusal(spec: ModelSpec, verb: str, caps: Capabilities | None = None) -> str
     return None if ok is not False else f"model {spec.name} cannot do {VERB_WORDS[verb]}: {why}"
 
 
-def refusal_of(name: str, verb: str) -> str | None:
-    """:func:`refusal` for a registered model name (None where the name is not a known spec: the caller's own
-    error says so)."""
-    from creval.models.registry import get_spec
-    try:
-        return refusal(get_spec(name), verb)
-    except CrevalError:
-        return None
-
-
 def require(spec: ModelSpec, verb: str) -> None:
     """Raise one clear error before any call when the spec says the model cannot do ``verb``."""
     why = refusal(spec, verb)
@@ -147,19 +137,6 @@ PHASES: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
     "apparatus": [("samples", "model", ("sample",))],
     "compare": [("samples", "model", ("sample",))],
 }
-
-
-def run_notes(study: str, params: dict) -> list[str]:
-    """Before a run: one line per phase of ``study`` that a model of ``params`` (``model``/``models`` under test,
-    ``judge_model`` as judge) cannot do, as its spec says (``creval check`` fills in what a spec does not say)."""
-    roles = {"model": [params.get("model"), *(params.get("models") or [])], "judge": [params.get("judge_model")]}
-    out = []
-    for phase, role, verbs in PHASES.get(study, []):
-        for name in dict.fromkeys(n for n in roles[role] if isinstance(n, str) and n):
-            whys = [refusal_of(name, v) for v in verbs]
-            if all(whys):
-                out.append(f"{study}: {phase} cannot run on {name}: {whys[0]}")
-    return out
 
 
 def phase_table(spec: ModelSpec, caps: Capabilities) -> list[tuple[str, str, str, str]]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 from creval.models.base import ModelSpec
+from creval.models.openai_compat import api_key_for
 from creval.models.retry import error_message
 from creval.models.shaping import shape, timeout
 
@@ -76,7 +77,6 @@ def identify_once(spec: ModelSpec) -> dict:
     if base not in KNOWN:
         import httpx
         try:
-            from creval.models.openai_compat import api_key_for
             key = api_key_for(spec)
         except Exception:   # noqa: BLE001 - no key: the server may still say who it is
             key = ""

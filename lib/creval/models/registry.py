@@ -9,30 +9,18 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import yaml
 
 from creval.core import paths
 from creval.core.errors import CrevalError
+from creval.models import capabilities
+from creval.models.backends import BACKENDS, BackendInfo, backend_info
 from creval.models.base import ModelSpec
 from creval.models.cached import Model
 from creval.models.heavy import Loaded
 from creval.models.openai_compat import OPENAI_URL, api_key_for
-
-
-@dataclass(frozen=True)
-class BackendInfo:
-    """What a backend declares about itself: where its class lives, whether it is a server (its requests go over
-    the network, overlap and are priced per token; the others compute on this machine), the package it needs
-    installed here (``None``: nothing beyond creval's own), and how it checks that a spec is usable
-    (``check(spec) -> (usable, source or what is missing)``)."""
-    target: str
-    server: bool
-    needs: str | None
-    check: Callable[[ModelSpec], tuple[bool, str]]
 
 
 def check_server(spec: ModelSpec) -> tuple[bool, str]:
@@ -57,21 +45,6 @@ def check_local(spec: ModelSpec) -> tuple[bool, str]:
             return False, spec.install
         return True, f"parts installed; joined on first use into {paths.artifacts_dir() / src['file']}"
     return True, str(locate_weights(spec))
-
-
-BACKENDS: dict[str, BackendInfo] = {
-    "llamacpp": BackendInfo("creval.models.llamacpp:LlamaCppBackend", False, "llama_cpp", check_local),
-    "hf": BackendInfo("creval.models.hf:HFBackend", False, "transformers", check_local),
-    "openai": BackendInfo("creval.models.openai_compat:OpenAIBackend", True, None, check_server),
-}
-"""Every backend's own declaration; a new backend is one entry here (and its module)."""
-
-
-def backend_info(backend: str) -> BackendInfo:
-    """The declaration of ``backend``; an unknown name is a clear error, never a ``KeyError``."""
-    if backend not in BACKENDS:
-        raise CrevalError(f"unknown backend {backend!r}", f"use one of {sorted(BACKENDS)}")
-    return BACKENDS[backend]
 
 
 def models_dir() -> Path:
@@ -177,7 +150,8 @@ def locate_weights(spec: ModelSpec) -> Path:
 def check(spec: ModelSpec) -> tuple[bool, str]:
     """Is this model usable here? Returns (usable, what is missing or where it comes from)."""
     try:
-        return backend_info(spec.backend).check(spec)
+        mod, fn = backend_info(spec.backend).check.split(":")
+        return getattr(importlib.import_module(mod), fn)(spec)
     except CrevalError as e:
         return False, e.fix or e.problem
 
@@ -214,6 +188,31 @@ def reachable(url: str, timeout: float = 1.5) -> tuple[bool, str]:
 def backend_class(spec: ModelSpec):
     mod, cls = backend_info(spec.backend).target.split(":")
     return getattr(importlib.import_module(mod), cls)
+
+
+__all__ = ["BACKENDS", "BackendInfo", "backend_info", "check", "get_spec", "load_model", "refusal_of", "run_notes"]
+
+
+def refusal_of(name: str, verb: str) -> str | None:
+    """:func:`creval.models.capabilities.refusal` for a registered model name (None where the name is not a known
+    spec: the caller's own error says so)."""
+    try:
+        return capabilities.refusal(get_spec(name), verb)
+    except CrevalError:
+        return None
+
+
+def run_notes(study: str, params: dict) -> list[str]:
+    """Before a run: one line per phase of ``study`` that a model of ``params`` (``model``/``models`` under test,
+    ``judge_model`` as judge) cannot do, as its spec says (``creval check`` fills in what a spec does not say)."""
+    roles = {"model": [params.get("model"), *(params.get("models") or [])], "judge": [params.get("judge_model")]}
+    out = []
+    for phase, role, verbs in capabilities.PHASES.get(study, []):
+        for name in dict.fromkeys(n for n in roles[role] if isinstance(n, str) and n):
+            whys = [refusal_of(name, v) for v in verbs]
+            if all(whys):
+                out.append(f"{study}: {phase} cannot run on {name}: {whys[0]}")
+    return out
 
 
 def logprob_kind_of(cls, spec: ModelSpec) -> str:
