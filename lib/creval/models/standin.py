@@ -73,7 +73,10 @@ def _tokens(text: str) -> list[str]:
     return out + ([cur] if cur else [])
 
 
-ALTERNATIVES = ("[[", "YES", "NO", "]]", " ", "1")     # the tokens listed beside each generated one
+# the tokens listed beside each generated one: the answers the judges score (verdicts, A/B, Yes/No, 1-5, the NLI
+# labels), so a choice set is scored (each choice at a prompt-dependent log-prob) rather than unparsed
+ALTERNATIVES = ("[[", "YES", "NO", "]]", " ", "1", "A", "B", "Yes", "No", "entailment", "neutral", "contradiction",
+                "2", "3", "4", "5")
 
 
 def _lp(*parts) -> float:
