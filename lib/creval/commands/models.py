@@ -1,7 +1,7 @@
 """``creval models``: every registered model and whether it is usable here (or what is missing)."""
 from __future__ import annotations
 
-from creval.models.registry import all_specs, backend_class, check, reachable
+from creval.models.registry import all_specs, backend_class, check, logprob_kind_of, reachable
 
 
 def cmd_models(args) -> int:
@@ -17,7 +17,7 @@ def cmd_models(args) -> int:
                     ok, why = seen[url]
                     if not ok:
                         break
-        kind = backend_class(spec).LOGPROB_KIND if ok or spec.is_server else "?"
+        kind = logprob_kind_of(backend_class(spec), spec) if ok or spec.is_server else "?"
         usable = ("?" if "not checked" in why else "yes") if ok else "no"
         rows.append((name, spec.backend, usable, kind, why if ok else f"missing: {why}"))
     widths = [max(len(r[i]) for r in rows + [("model", "backend", "usable", "logprobs", "")]) for i in range(4)]
@@ -31,6 +31,7 @@ def register(sub) -> None:
     p = sub.add_parser("models", help="list registered models and whether each is usable on this machine",
                        description="List every model spec (params/models/ and the folders in CREVAL_MODELS) and "
                                    "whether it is usable here: weights installed, API key set, server answering. "
-                                   "A server is only checked for a TCP connection; no request and no key is sent.")
+                                   "A server is only checked for a TCP connection; no request and no key is sent "
+                                   "(`creval check MODEL` probes what a server can do).")
     p.add_argument("--no-network", action="store_true", help="do not try to connect to API servers")
     p.set_defaults(func=cmd_models)

@@ -9,6 +9,7 @@ from creval.book.studies import measure_slow_models, phases_lines, run_studies, 
 from creval.book.sync import field_comments, yaml_value
 from creval.commands.book import params_path
 from creval.core.deferral import batch_out
+from creval.models import registry
 from creval.models.batchfile import read_in
 from creval.models.endpoint import peak_in_flight
 from creval.studies.registry import STUDIES
@@ -26,6 +27,8 @@ def parameters_help(cls) -> str:
 def cmd_run(args) -> int:
     ppath = params_path(args.params)
     params = effective_params(load_params(ppath, args.p))
+    for line in registry.run_notes(args.study, params):     # what the specs say cannot run, before any call
+        print(line)
     if args.batch_in:
         print(f"{args.batch_in}: {read_in(args.batch_in).line()}")
     with spending_limit(args.max_cost), (batch_out(args.batch_out) if args.batch_out else nullcontext()) as wave:

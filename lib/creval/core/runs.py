@@ -97,6 +97,9 @@ class RunStore:
     def note_model(self, model) -> None:
         """Record a model's spec and log-prob definition in the manifest."""
         self.models[model.name] = {**model.spec.identity(), "name": model.name, "logprob_kind": model.logprob_kind}
+        server = model.server() if callable(getattr(model, "server", None)) else None
+        if server is not None:                      # a server: its name, version and log-prob semantics
+            self.models[model.name]["server"] = server
 
     def manifest(self) -> dict:
         return {"creval_version": __version__, "git_commit": git_commit(), "created": self.t0,

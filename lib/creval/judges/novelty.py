@@ -23,6 +23,9 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from creval.core.errors import CrevalError
+from creval.models.base import no_evidence
+
 SYSTEM = ("You rate how novel answers are. You are shown two answers, labelled A and B, each with the task it "
           "responds to. Decide which answer is more novel under the definition you are given. Reply with a "
           "single letter, A or B, and nothing else. You must pick one; never say they are equal.")
@@ -82,8 +85,15 @@ class NoveltyJudge:
     def compare_many(self, pairs: Sequence[tuple[tuple[str, str], tuple[str, str]]]) -> list[Comparison]:
         """Each ``(x, y)`` compared in both orders, all of them in one batch call."""
         asks = [(judge_messages(a, b, self.definition), ["A", "B"]) for x, y in pairs for a, b in ((x, y), (y, x))]
-        lp = [s.logprobs for s in self.model.choice_logprobs_many(asks)] if asks else []
+        scores = self.model.choice_logprobs_many(asks) if asks else []
         self.calls += len(asks)
+        bad = sum(1 for s in scores if no_evidence(s.logprobs))
+        if bad:     # neither A nor B has a log-prob: no comparison, never a tie (issue 32)
+            raise CrevalError(f"novelty judge {getattr(self.model, 'name', '?')} gave neither A nor B a log-prob in "
+                              f"{bad} of {len(scores)} comparisons (the server returned no log-probs, or its replies "
+                              "start elsewhere), so novelty cannot be ranked",
+                              "use a judge model whose server returns log-probs (`creval check MODEL`)")
+        lp = [s.logprobs for s in scores]
         return [_comparison(lp[2 * k], lp[2 * k + 1]) for k in range(len(pairs))]
 
 

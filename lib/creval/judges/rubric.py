@@ -27,6 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from creval.judges.base import render, template
+from creval.models.base import no_evidence
 
 ASPECTS: dict[str, list[tuple[str, tuple, str]]] = {
     "cw": [
@@ -118,11 +119,15 @@ def _score_messages(base: list[dict], analysis: str, aspect: str, values, anchor
     return [*base, {"role": "assistant", "content": analysis}, {"role": "user", "content": ask}]
 
 
-def expected_scores(model, items: Sequence[tuple[list[dict], str, tuple]]) -> list[tuple[float, float]]:
-    """(expected value, arg-max) of each ``(messages, aspect, values)`` from the label log-probs."""
+def expected_scores(model, items: Sequence[tuple[list[dict], str, tuple]]) -> list[tuple[float | None, float | None]]:
+    """(expected value, arg-max) of each ``(messages, aspect, values)`` from the label log-probs; ``(None, None)``
+    (unparsed) where no label has a log-prob."""
     res = model.choice_logprobs_many([(m, [answer(a, v) for v in vals]) for m, a, vals in items])
     out = []
     for (m, a, vals), r in zip(items, res):
+        if no_evidence(r.logprobs):
+            out.append((None, None))
+            continue
         lp = np.array([r.logprobs[answer(a, v)] for v in vals], dtype=float)
         p = np.exp(lp - lp.max())
         p /= p.sum()
@@ -202,7 +207,8 @@ def rubric_judge(model, items: Sequence[dict], domain: str, analysis_tokens: int
 
 def twist_test(model, items: Sequence[dict]) -> list[dict]:
     """P(yes) to "is this solution conventional?" and to "... unconventional?" for each item; a consistent
-    judge answers yes to exactly one (``contradiction``: both yes or both no, by P(yes) > 0.5)."""
+    judge answers yes to exactly one (``contradiction``: both yes or both no, by P(yes) > 0.5). Where neither
+    "Yes" nor "No" has a log-prob the item is ``unparsed``: its P(yes) and verdicts are NaN, never a label."""
     asks = []
     for it in items:
         for pol in ("conventional", "unconventional"):
@@ -214,10 +220,13 @@ def twist_test(model, items: Sequence[dict]) -> list[dict]:
         py = []
         for r in res[2 * j:2 * j + 2]:
             a, b = r.logprobs["Yes"], r.logprobs["No"]
-            py.append(float(1 / (1 + np.exp(b - a))))
+            py.append(float("nan") if no_evidence(r.logprobs) else float(1 / (1 + np.exp(min(700.0, b - a)))))
+        bad = any(np.isnan(py))
         out.append({"id": it["id"], "p_yes_conventional": py[0], "p_yes_unconventional": py[1],
-                    "says_unconventional": py[1] > 0.5, "says_conventional": py[0] > 0.5,
-                    "contradiction": (py[0] > 0.5) == (py[1] > 0.5)})
+                    "says_unconventional": float("nan") if bad else float(py[1] > 0.5),
+                    "says_conventional": float("nan") if bad else float(py[0] > 0.5),
+                    "contradiction": float("nan") if bad else float((py[0] > 0.5) == (py[1] > 0.5)),
+                    "unparsed": bad})
     return out
 
 

@@ -2,9 +2,10 @@
 
 Log-prob definition: every backend states in ``LOGPROB_KIND`` what its token log-probs are.
 ``"raw"`` means log-softmax of the model's unscaled logits (temperature 1, before top-p), i.e. the
-model's own probability of the token, which is what semantic entropy needs. ``"server"`` means
-whatever an OpenAI-compatible server reports (OpenAI and vLLM report the raw distribution by
-default; llama.cpp's server reports the post-sampling one). The kind is stored with every record.
+model's own probability of the token, which is what semantic entropy needs. A server's kind comes from its
+spec (``can: {logprobs: raw | processed | none}``, filled in by ``creval check``; see models/capabilities.py):
+``"processed"`` is after temperature or penalties (SGLang's default, vLLM before 0.8), and ``"server"`` means
+a server whose kind nobody stated. The kind is stored with every record.
 
 The verbs: ``sample`` (n seeded continuations with their token log-probs), ``chat`` (one reply),
 ``choice_logprobs`` (the log-prob of each given answer as the reply's start, :class:`ChoiceScores`) and
@@ -24,6 +25,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 from creval.core.errors import CrevalError
 from creval.models import heavy
+from creval.models.backends import backend_info
 
 Message = dict  # {"role": "system"|"user"|"assistant", "content": str}
 
@@ -80,9 +82,16 @@ class Completion:
 
 @dataclass(frozen=True)
 class ChoiceScores:
-    """The log-prob of each choice as the start of the reply, and the prompt's tokens (for accounting)."""
+    """The log-prob of each choice as the start of the reply, and the prompt's tokens (for accounting).
+
+    ``unparsed``: no choice has a finite log-prob (the server returned no log-probs, or none of the choices is
+    among the reply's likely tokens): the scores say nothing, and a caller must not turn them into a label."""
     logprobs: dict[str, float]
     input_tokens: int = 0
+
+    @property
+    def unparsed(self) -> bool:
+        return no_evidence(self.logprobs)
 
     def to_dict(self) -> dict:
         return {"logprobs": dict(self.logprobs), "input_tokens": self.input_tokens}
@@ -95,6 +104,11 @@ class ChoiceScores:
         return cls({k: float(v) for k, v in d.items() if k != "_input_tokens"}, int(d.get("_input_tokens", 0)))
 
 
+def no_evidence(logprobs: dict) -> bool:
+    """True when no choice of a ``{choice: log-prob}`` map has a finite log-prob (see ``ChoiceScores.unparsed``)."""
+    return not any(v is not None and math.isfinite(v) for v in logprobs.values())
+
+
 @dataclass(frozen=True)
 class LogLikelihood:
     """Teacher-forced log-likelihood of a text (natural log), optionally given a context.
@@ -103,7 +117,7 @@ class LogLikelihood:
     ``context_tokens``: tokens of the context it was conditioned on (not counted; the BOS token neither);
     ``n_bytes``: UTF-8 bytes of the text (for bits per byte); ``windows``: rolling windows used (1 when the
     text fits the model's window); ``skipped_tokens``: text tokens the backend could not score (a server's
-    first token when no context and no ``bos_text`` is known); ``quantisation``: of the weights that scored it.
+    first token when no context and no document start is sent); ``quantisation``: of the weights that scored it.
     """
     sum_logprob: float
     token_logprobs: tuple[float, ...]
@@ -246,9 +260,6 @@ class ChoiceRequest:
         return {"messages": list(self.messages), "choices": list(self.choices)}
 
 
-SERVER_BACKENDS = frozenset({"openai"})     # backends that send requests to a server; the others compute here
-
-
 @dataclass
 class ModelSpec:
     """A registered model: one YAML file in ``params/models/``."""
@@ -259,7 +270,7 @@ class ModelSpec:
     base_url: str | list = ""         # openai backend: one URL, or a list of replicas of the same model
     api_key_env: str = ""             # openai backend: name of the env var holding the key
     api: str = "chat"                 # openai backend: chat | completions
-    thinking: bool = False            # strip <think>...</think> and count its tokens
+    thinking: bool = False            # strip <think>...</think> and count its tokens; switched off for samples
     context: int = 4096
     threads: int = 0                  # 0: all cores
     concurrency: int = 8
@@ -268,23 +279,37 @@ class ModelSpec:
     install: str = ""                 # the command that makes this model usable here
     description: str = ""
     extra: dict = field(default_factory=dict)
+    # what a server needs (models/shaping.py): {body: {...} sent in every request, token_limit: max_tokens |
+    # max_completion_tokens, drop: [parameters the model refuses], timeout: seconds}
+    request: dict = field(default_factory=dict)
+    # what a server can do (models/capabilities.py): {logprobs: raw|processed|none, echo, completions, reasoning,
+    # thinking_off, adds_document_start: true|false}; what is not said is probed by `creval check`
+    can: dict = field(default_factory=dict)
+    document_start: str = ""          # a server's text for the document start (sent only where it adds none)
 
     # Fields that never change a model's output: left out of cache keys.
     NON_OUTPUT = ("name", "threads", "concurrency", "price_in", "price_out", "install", "description",
-                  "api_key_env", "base_url")
+                  "api_key_env", "base_url", "can")
+    # Fields added after caches existed: left out of the identity while they hold their default, so that the
+    # calls of a spec that does not use them keep their cache keys.
+    LATER = ("request", "document_start")
 
     def identity(self) -> dict:
         d = asdict(self)
         for k in self.NON_OUTPUT:
             d.pop(k, None)
+        d["request"].pop("timeout", None)           # how long to wait changes no answer
+        for k in self.LATER:
+            if not d.get(k):
+                d.pop(k, None)
         return d
 
     @property
     def is_server(self) -> bool:
         """Whether the model answers over the network (its requests overlap, it is priced per token and
-        probed with a request) rather than computing on this machine. The one place a backend's kind is
-        asked; nothing outside ``models/`` tests a backend's name."""
-        return self.backend in SERVER_BACKENDS
+        probed with a request) rather than computing on this machine. Each backend declares it
+        (``models/backends.py``: ``BACKENDS``); nothing outside ``models/`` tests a backend's name."""
+        return backend_info(self.backend).server
 
     @property
     def urls(self) -> tuple[str, ...]:

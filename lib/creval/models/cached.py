@@ -24,6 +24,7 @@ from creval.models.base import (
     Sample,
     SampleRequest,
 )
+from creval.models.probe import identify_once
 
 
 class _Usage:
@@ -61,6 +62,13 @@ class Model:
         def lines(items):
             return [(p, b, {"spec": spec, **meta(it)}) for it, (p, b) in zip(items, requests(items))]
         return lines
+
+    def server(self) -> dict | None:
+        """For a server: its name and version (asked once per process: ``GET /version`` and the headers) and what
+        its log-probs are, for the run manifest; None for a model computed here."""
+        if not self.spec.is_server:
+            return None
+        return {**identify_once(self.spec), "logprobs": self.logprob_kind}
 
     def __repr__(self) -> str:
         return f"Model({self.name!r}, backend={self.spec.backend})"

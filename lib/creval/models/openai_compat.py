@@ -1,36 +1,37 @@
-"""OpenAI-compatible backend: OpenAI, vLLM, llama.cpp's server, Ollama, ... over HTTP.
+"""OpenAI-compatible backend: OpenAI, vLLM, llama.cpp's server, Ollama, SGLang, ... over HTTP.
 
-Async with bounded concurrency (``spec.concurrency`` requests in flight), retry with exponential
-backoff and jitter on 429, 5xx, timeouts and dropped connections (honouring ``Retry-After``), token
-usage and cost from the server's ``usage``. Works inside Jupyter (the event loop runs in a worker
-thread when one is already running).
+Async with bounded concurrency (``spec.concurrency`` requests in flight, models/endpoint.py), retried on 429, 5xx,
+timeouts and dropped connections for up to about two minutes of waiting (``Retry-After`` in every form honoured;
+an empty account's 429 and a server's permanent refusal stop at once with the server's reason: models/retry.py),
+token usage and cost from the server's ``usage``. Works inside Jupyter (the event loop runs in a worker thread).
 
-Log-probs (``LOGPROB_KIND = "server"``): whatever the server reports per token. OpenAI and vLLM
-(default settings) report the model's raw distribution; llama.cpp's server reports probabilities
-after its sampler chain. The kind is recorded with each result so runs are never mixed silently.
-``choice_logprobs`` reads the first token's ``top_logprobs`` (up to 20): a choice's score is the
-log-prob of the best-matching first token (-inf when absent), an approximation for multi-token choices.
-``loglikelihood`` needs a server that echoes the prompt's log-probs on ``/completions`` (``echo: true``,
-``logprobs: 1``; llama.cpp's server started with ``--logits_all true``, vLLM; not OpenAI's chat models)
-and fails with a clear error otherwise. The prompt is ``bos_text + context + text``, where ``bos_text``
-comes from the spec's ``extra`` (e.g. ``{bos_text: "<|im_start|>"}``). Without it a text with no context
-has its first token unscored (servers report no log-prob for the prompt's first token), counted in
-``skipped_tokens``. Set it for llama-cpp-python's server: without a leading BOS its echoed log-probs
-are off by one position.
+Each request body is shaped by the spec (``request:``: extra body fields, the token-limit field's name, refused
+parameters, the timeout; models/shaping.py), and a thinking model's thinking is switched off for samples and
+choice scores. What the server can do is the spec's ``can:`` (models/capabilities.py, filled by ``creval check``):
+a verb it cannot do fails before any call with one sentence.
+
+Log-probs: ``LOGPROB_KIND`` is what the spec says (``raw``/``processed``/``none``), else ``server`` (unknown),
+recorded with each result so runs are never mixed silently. ``choice_logprobs`` reads the greedy reply's top
+alternatives (models/choices.py). ``loglikelihood`` needs a server that echoes the prompt's log-probs on
+``/completions`` (``echo: true``, ``logprobs: 1``; vLLM; llama-cpp-python's server with ``--logits_all true``;
+not OpenAI's chat models, not llama.cpp's C++ ``llama-server``). The prompt is ``document_start + context +
+text``: ``document_start`` (the spec's; the old ``extra: {bos_text: ...}`` still read) is sent only where the server
+adds no start of its own (``can: {adds_document_start: false}`` or not known). Without one, a text with no context
+has its first token unscored (servers report no log-prob for a prompt's first token), counted in
+``skipped_tokens``. The text's tokens are found by token ids where the server allows (``can: {echo_ids: true}``,
+vLLM), else by the echoed token strings (models/echo.py).
 """
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import math
 import os
-import random
 from typing import Sequence
 
 import httpx
 
 from creval.core.errors import CrevalError
-from creval.models import endpoint
+from creval.models import capabilities, echo, endpoint, retry, shaping
 from creval.models.base import (
     ChatRequest,
     ChoiceRequest,
@@ -44,8 +45,10 @@ from creval.models.base import (
     derive_seed,
     split_thinking,
 )
+from creval.models.choices import score_choices
+from creval.models.choices import token_steps as _token_steps
 
-RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+RETRY_STATUS = retry.RETRY_STATUS
 OPENAI_URL = "https://api.openai.com/v1"
 OPENAI_HOST = "api.openai.com"
 
@@ -79,27 +82,35 @@ def render_plain(messages: Sequence[dict]) -> str:
 
 
 class OpenAIBackend:
-    LOGPROB_KIND = "server"
+    LOGPROB_KIND = "server"    # the class's default; each instance's is its spec's (logprob_kind_for)
 
     CONCURRENT = True          # requests go out together through the spec's shared budget (models/endpoint.py)
 
-    def __init__(self, spec: ModelSpec, max_retries: int = 5, timeout: float = 120.0, backoff: float = 0.5):
-        self.spec, self.timeout = spec, timeout
+    @staticmethod
+    def logprob_kind_for(spec: ModelSpec) -> str:
+        return capabilities.logprob_kind(spec)
+
+    def __init__(self, spec: ModelSpec, max_retries: int = 8, timeout: float | None = None, backoff: float = 0.5):
+        self._setup(spec)
+        self.timeout = shaping.timeout(spec) if timeout is None else timeout
         self.max_retries = int(spec.extra.get("max_retries", max_retries))
         self.backoff = float(spec.extra.get("retry_backoff", backoff))     # seconds before the first retry
-        self.urls = spec.urls or (OPENAI_URL,)
-        self.base_url = self.urls[0]
+        self.window = float(spec.extra.get("retry_window", retry.RETRY_WINDOW))   # seconds of waiting at most
         self.api_key = api_key_for(spec)
-        self.version = spec.model
+
+    def _setup(self, spec: ModelSpec) -> None:
+        shaping.settings(spec)                      # a wrong `request:` is an error before any call
+        self.spec, self.urls = spec, spec.urls or (OPENAI_URL,)
+        self.base_url, self.version = self.urls[0], spec.model
+        self.LOGPROB_KIND = capabilities.logprob_kind(spec)
         self.quantisation = str(spec.extra.get("quantisation", ""))    # a server does not say; the spec may
 
     @classmethod
     def for_parsing(cls, spec: ModelSpec) -> "OpenAIBackend":
         """A backend that only parses replies (a batch file's answers): it needs no key and sends nothing."""
         self = cls.__new__(cls)
-        self.spec, self.urls = spec, spec.urls or (OPENAI_URL,)
-        self.base_url, self.api_key, self.version = self.urls[0], "", spec.model
-        self.quantisation = str(spec.extra.get("quantisation", ""))
+        self._setup(spec)
+        self.api_key = ""
         return self
 
     # -- HTTP ---------------------------------------------------------------------------------
@@ -109,14 +120,19 @@ class OpenAIBackend:
                                  self.spec.concurrency, self.timeout)
 
     async def _post(self, path: str, body: dict) -> dict:
-        """One request through the spec's shared budget, retried on 429, 5xx, timeouts and dropped
-        connections with exponential backoff and jitter (honouring ``Retry-After``)."""
+        """One request through the spec's shared budget, retried on 429, 5xx, timeouts and dropped connections
+        (models/retry.py: the wait the server asks for, else exponential backoff with jitter) until
+        ``max_retries`` retries or ``window`` seconds of waiting; an empty account, a refused key and a
+        permanent refusal stop at once, each with the server's reason."""
         import httpx
-        ep = self._endpoint()
+        ep, waited = self._endpoint(), 0.0
         for attempt in range(self.max_retries + 1):
             try:
                 r = await ep.post(path, body)
-            except (httpx.TimeoutException, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
+            except httpx.TimeoutException:
+                err, wait = (f"no reply within {self.timeout:g} s (a queueing server such as vLLM may need a longer "
+                             "`request: {timeout: ...}` in the spec)"), None
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
                 err, wait = f"{type(e).__name__}", None
             except httpx.ConnectError:
                 raise CrevalError(f"model {self.spec.name}: endpoint {self.base_url} is unreachable",
@@ -124,21 +140,37 @@ class OpenAIBackend:
             else:
                 if r.status_code == 200:
                     return r.json()
-                if r.status_code in (401, 403):
-                    raise CrevalError(f"model {self.spec.name}: the endpoint refused the API key ({r.status_code})",
-                                      f"check {self.spec.api_key_env or 'OPENAI_API_KEY'}" if self.api_key else
-                                      "this server wants a key: name its env var in the spec (api_key_env)")
-                if r.status_code not in RETRY_STATUS:
-                    raise CrevalError(f"model {self.spec.name}: {self.base_url}{path} answered {r.status_code}: "
-                                      f"{r.text[:300]}", "check the model name and request parameters")
-                err, wait = f"HTTP {r.status_code}", r.headers.get("retry-after")
-            if attempt == self.max_retries:
-                raise CrevalError(f"model {self.spec.name}: {self.base_url}{path} failed {attempt + 1} times "
-                                  f"(last: {err})",
+                self._stop_for(r, path)
+                err, wait = f"HTTP {r.status_code}: {retry.error_message(r.text)}", retry.retry_after(r.headers)
+            delay = retry.backoff(attempt, self.backoff, wait)
+            if attempt == self.max_retries or waited + delay > self.window:
+                raise CrevalError(f"model {self.spec.name}: {self.base_url}{path} failed {attempt + 1} times over "
+                                  f"{waited:.0f} s of waiting (last: {err})",
+                                  "the provider's rate limit held: lower `concurrency` in the spec or rerun later "
+                                  "(finished calls are cached)" if err.startswith("HTTP 429") else
                                   "the server is overloaded or down; rerun later (finished calls are cached)")
-            delay = float(wait) if wait and wait.replace(".", "").isdigit() else min(30.0, self.backoff * 2 ** attempt)
-            await asyncio.sleep(delay * (1 + 0.25 * random.random()))
+            waited += delay
+            await asyncio.sleep(delay)
         raise AssertionError("unreachable")
+
+    def _stop_for(self, r, path: str) -> None:
+        """Raise the one sentence for a reply that must not be retried; return for one that may be."""
+        what, msg = retry.classify(r.status_code, r.text), retry.error_message(r.text)
+        if r.status_code in (401, 403):
+            raise CrevalError(f"model {self.spec.name}: the endpoint refused the API key ({r.status_code}: {msg})",
+                              f"check {self.spec.api_key_env or 'OPENAI_API_KEY'}" if self.api_key else
+                              "this server wants a key: name its env var in the spec (api_key_env)")
+        if what == "quota":
+            raise CrevalError(f"model {self.spec.name}: the account has no quota left (429 insufficient_quota: "
+                              f"{msg})", "add credit or raise the spending limit with the provider, then rerun "
+                                         "(finished calls are cached); waiting will not help")
+        if what == "refused":
+            raise CrevalError(f"model {self.spec.name}: the server refused {path} for good ({r.status_code}: {msg})",
+                              "this server does not support that request: see `creval check` for what it can do")
+        if what == "fail":
+            raise CrevalError(f"model {self.spec.name}: {self.base_url}{path} answered {r.status_code}: {msg}",
+                              "check the model name and the spec's request shaping (request: drop / token_limit; "
+                              "`creval check` probes what the model accepts)")
 
     def _gather(self, jobs: list[tuple[str, dict]], parse=lambda j, resp: resp, done=None) -> list:
         """Send every job at once through the shared budget; ``parse(j, response)`` each reply and hand it to
@@ -160,15 +192,33 @@ class OpenAIBackend:
             raise min(errors, key=lambda x: x[0])[1]
         return out
 
-    def _body(self, messages: Sequence[dict], **kw) -> tuple[str, dict]:
+    def _body(self, verb: str, messages: Sequence[dict], **kw) -> tuple[str, dict]:
+        """The path and shaped body (models/shaping.py) of one ``verb`` request; a verb the spec says the model
+        cannot do is refused here, before any call (models/capabilities.py)."""
+        capabilities.require(self.spec, verb)
+        self._fits(messages)
         body = {"model": self.spec.model, **{k: v for k, v in kw.items() if v is not None}}
         if self.spec.api == "completions":
             body["prompt"] = render_plain(messages)
             if "logprobs" in body:
                 body["logprobs"] = max(1, body.pop("top_logprobs", 1))
-            return "/completions", body
-        body["messages"] = list(messages)
-        return "/chat/completions", body
+            path = "/completions"
+        else:
+            body["messages"] = list(messages)
+            path = "/chat/completions"
+        return path, shaping.shape(self.spec, verb, path, body)
+
+    def _fits(self, messages: Sequence[dict]) -> None:
+        """Refuse a prompt that would not fit a server that truncates silently (Ollama drops the oldest messages
+        beyond its context, servers.md 2.4; ``can: {truncates: true}``), rather than score what it kept."""
+        if not (self.spec.can or {}).get("truncates"):
+            return
+        n = self.count_tokens("".join(str(m.get("content", "")) for m in messages))
+        if n > self.spec.context:
+            raise CrevalError(f"model {self.spec.name}: a prompt of about {n} tokens does not fit its context of "
+                              f"{self.spec.context} tokens, and its server drops what does not fit without a word",
+                              "raise the server's context (Ollama: num_ctx in a Modelfile or OLLAMA_CONTEXT_LENGTH) "
+                              "and the spec's `context:` with it")
 
     # -- parsing ------------------------------------------------------------------------------
     @staticmethod
@@ -194,21 +244,32 @@ class OpenAIBackend:
         are drawn, live or through a batch file."""
         kw = dict(temperature=req.temperature, top_p=req.top_p, max_tokens=req.max_tokens,
                   stop=list(req.stop) or None, logprobs=True, top_logprobs=1)
-        return [self._body(req.messages, n=1, seed=derive_seed(req.seed, i), **kw) for i in indices]
+        return [self._body("sample", req.messages, n=1, seed=derive_seed(req.seed, i), **kw) for i in indices]
 
     def chat_requests(self, reqs: Sequence[ChatRequest]) -> list[tuple[str, dict]]:
-        return [self._body(r.messages, temperature=r.temperature, max_tokens=r.max_tokens, seed=r.seed) for r in reqs]
+        return [self._body("chat", r.messages, temperature=r.temperature, max_tokens=r.max_tokens, seed=r.seed)
+                for r in reqs]
 
     def choice_requests(self, reqs: Sequence[ChoiceRequest]) -> list[tuple[str, dict]]:
         """A greedy reply as long as the longest choice (in characters: an upper bound on its tokens), with the
         top 20 alternatives at each step."""
-        return [self._body(r.messages, temperature=0, max_tokens=max(1, max((len(c) for c in r.choices), default=1)),
-                           logprobs=True, top_logprobs=20) for r in reqs]
+        return [self._body("choice", r.messages, temperature=0,
+                           max_tokens=max(1, max((len(c) for c in r.choices), default=1)), logprobs=True,
+                           top_logprobs=20) for r in reqs]
+
+    def document_start(self) -> str:
+        """The text sent before every scored prompt: the spec's ``document_start`` (or the old ``extra.bos_text``),
+        unless the spec says the server adds its own start (``can: {adds_document_start: true}``)."""
+        if (self.spec.can or {}).get("adds_document_start") is True:
+            return ""
+        return self.spec.document_start or str(self.spec.extra.get("bos_text", ""))
 
     def loglikelihood_requests(self, reqs: Sequence[LoglikelihoodRequest]) -> list[tuple[str, dict]]:
-        bos = str(self.spec.extra.get("bos_text", ""))
-        return [("/completions", {"model": self.spec.model, "prompt": bos + (r.context or "") + r.text, "echo": True,
-                                  "logprobs": 1, "max_tokens": 1, "temperature": 0}) for r in reqs]
+        capabilities.require(self.spec, "loglikelihood")
+        start = self.document_start()
+        ids = bool((self.spec.can or {}).get("echo_ids"))
+        return [("/completions", shaping.shape(self.spec, "loglikelihood", "/completions", echo.request(
+            self.spec.model, start + (r.context or ""), r.text, ids))) for r in reqs]
 
     def parse_reply(self, kind: str, item, resp: dict):
         """The result of one request of ``kind`` for ``item`` (a ChatRequest, ChoiceRequest or
@@ -223,15 +284,19 @@ class OpenAIBackend:
         if kind == "loglikelihood":
             if not item.text:
                 return self._empty_text()
-            return self._echoed(item, resp, str(self.spec.extra.get("bos_text", "")))
+            return self._echoed(item, resp, self.document_start())
         raise ValueError(f"no reply parser for {kind!r}")
 
     def _sample(self, c: dict) -> Sample:
-        lps = self._choice_logprobs(c)
-        if not lps:
-            raise CrevalError(f"model {self.spec.name}: the endpoint returned no log-probs",
-                              "use a server that supports logprobs (llama.cpp: --logits_all true)")
-        return Sample(self._text(c)[0], tuple(lps), c.get("finish_reason") or "stop")
+        """A sample and its token log-probs; an empty reply is a valid empty sample, a reply with text and no
+        log-probs is an error (Ollama before 0.12.11 and some proxies drop the field silently)."""
+        text, lps = self._text(c)[0], self._choice_logprobs(c)
+        if not lps and text:
+            raise CrevalError(f"model {self.spec.name}: the server returned a sample without its token log-probs "
+                              "(the field was ignored or dropped)",
+                              "use a server that returns logprobs (Ollama >= 0.12.11, vLLM, llama.cpp), and say "
+                              "`can: {logprobs: none}` in this spec so that `creval check` and the studies know")
+        return Sample(text, tuple(lps), c.get("finish_reason") or "stop")
 
     def sample(self, req: SampleRequest, indices: Sequence[int], done=None) -> list[Sample]:
         return self._gather(self.sample_requests(req, indices), lambda j, resp: self.parse_reply("sample", None, resp),
@@ -284,86 +349,26 @@ class OpenAIBackend:
             if bodies:
                 self._gather(bodies, lambda k, resp: self.parse_reply("loglikelihood", reqs[todo[k]], resp), got)
         except CrevalError as e:
-            if "unreachable" in e.problem or "refused the API key" in e.problem or "does not support" in e.problem:
+            if any(w in e.problem for w in ("unreachable", "refused the API key", "does not support", "no quota",
+                                            "cannot do")):
                 raise
             raise self._unsupported(e.problem) from None
         return out
 
-    def _echoed(self, r: LoglikelihoodRequest, resp: dict, bos: str) -> LogLikelihood:
-        """The text's tokens and log-probs from an echoed completion (the generated token dropped)."""
-        choice = (resp.get("choices") or [{}])[0]
-        lp = choice.get("logprobs") or {}
-        tokens, lps = lp.get("tokens"), lp.get("token_logprobs")
-        if not tokens or not lps or len(tokens) != len(lps):
+    def _echoed(self, r: LoglikelihoodRequest, resp: dict, start: str) -> LogLikelihood:
+        """The text's tokens and log-probs from an echoed completion (models/echo.py)."""
+        lp = ((resp.get("choices") or [{}])[0]).get("logprobs") or {}
+        if not lp.get("tokens") or not lp.get("token_logprobs"):
             raise self._unsupported("the reply has no token log-probs")
-        n_gen = int((resp.get("usage") or {}).get("completion_tokens", 1))     # we asked for max_tokens=1
-        tokens, lps = tokens[:len(tokens) - n_gen], lps[:len(lps) - n_gen]
-        starts, pos = [], 0
-        for t in tokens:
-            starts.append(pos)
-            pos += len(t)
-        echoed = "".join(tokens)
-        if r.text and not echoed.endswith(r.text):
-            raise self._unsupported("the reply does not echo the prompt's tokens")
-        boundary = len(echoed) - len(r.text)
-        mine = [x for s, x in zip(starts, lps) if s >= boundary]
-        scored = tuple(float(x) for x in mine if x is not None)
-        context_tokens = sum(1 for s, t in zip(starts, tokens) if s < boundary and t != bos)
-        return LogLikelihood(float(sum(scored)), scored, len(r.text.encode()), context_tokens if r.context else 0, 1,
-                             len(mine) - len(scored), self.spec.name, self.quantisation, self.LOGPROB_KIND)
+        try:
+            scored, context_tokens, skipped = echo.text_logprobs(
+                r, resp, start, bool((self.spec.can or {}).get("adds_document_start")))
+        except ValueError as e:
+            raise self._unsupported(str(e)) from None
+        return LogLikelihood(float(sum(scored)), scored, len(r.text.encode()), context_tokens, 1, skipped,
+                             self.spec.name, self.quantisation, self.LOGPROB_KIND)
 
     def count_tokens(self, text: str) -> int:
         """No tokenizer client-side: about 4 characters a token (servers' ``usage`` is used for accounting)."""
         return max(1, round(len(text) / 4))
 
-
-def _token_steps(choice: dict) -> list[tuple[str, float, dict[str, float]]]:
-    """``(token, logprob, {alternative: logprob})`` for each generated token of a reply."""
-    lp = choice.get("logprobs") or {}
-    if isinstance(lp.get("content"), list):
-        return [(t.get("token", ""), float(t.get("logprob", -math.inf)),
-                 {a["token"]: float(a["logprob"]) for a in t.get("top_logprobs") or []}) for t in lp["content"]]
-    toks, lps, tops = lp.get("tokens") or [], lp.get("token_logprobs") or [], lp.get("top_logprobs") or []
-    return [(t, float(x if x is not None else -math.inf), {k: float(v) for k, v in (alt or {}).items()})
-            for t, x, alt in zip(toks, lps, list(tops) + [{}] * (len(toks) - len(tops)))]
-
-
-def score_choices(steps: list[tuple[str, float, dict[str, float]]], choices: Sequence[str]) -> dict[str, float]:
-    """The log-prob of each choice as the start of a reply, from the greedy reply's token steps.
-
-    Walk the reply: while a choice's text continues along the generated tokens, add their log-probs; at the
-    first step where it parts from the reply, add the best alternative token (among the step's top ones)
-    that continues it and stop (its later tokens are taken as certain); a choice that no listed token
-    continues gets -inf. A choice the reply spells out whole gets its exact log-prob. Two choices sharing
-    their first tokens are thus compared where they differ, not on the shared ``[[``."""
-    out: dict[str, float] = {}
-    where: dict[str, tuple[int, str]] = {}        # (step, token) that decided a choice cut short
-    for c in choices:
-        pos, total, score = 0, 0.0, -math.inf
-        for step, (raw, lp, alts) in enumerate(steps):
-            tok = raw.lstrip() if pos == 0 else raw         # a reply may open with a space
-            rest = c[pos:]
-            if tok and rest.startswith(tok):
-                total += lp
-                pos += len(tok)
-                if pos >= len(c):
-                    score = total
-                    break
-                continue
-            if tok and tok.startswith(rest):             # the reply's token covers the rest of the choice
-                score = total + lp
-                break
-            alt = {(a.lstrip() if pos == 0 else a): a_lp for a, a_lp in alts.items()}
-            cont = {a: a_lp for a, a_lp in alt.items() if a and (rest.startswith(a) or a.startswith(rest))}
-            if cont:
-                best = max(cont, key=cont.get)
-                score = total + cont[best]
-                if len(best) < len(rest):
-                    where[c] = (step, best)
-            break
-        out[c] = score
-    # two choices cut short at the same step by the same token (the shared "[[") are not told apart: say so
-    for c, w in where.items():
-        if any(o != c and where.get(o) == w for o in where):
-            out[c] = -math.inf
-    return out

@@ -15,14 +15,36 @@ import yaml
 
 from creval.core import paths
 from creval.core.errors import CrevalError
+from creval.models import capabilities
+from creval.models.backends import BACKENDS, BackendInfo, backend_info
 from creval.models.base import ModelSpec
 from creval.models.cached import Model
 from creval.models.heavy import Loaded
 from creval.models.openai_compat import OPENAI_URL, api_key_for
 
-BACKENDS = {"llamacpp": "creval.models.llamacpp:LlamaCppBackend",
-            "hf": "creval.models.hf:HFBackend",
-            "openai": "creval.models.openai_compat:OpenAIBackend"}
+
+def check_server(spec: ModelSpec) -> tuple[bool, str]:
+    """A server spec is usable when the key it names is set and may go to its host (no request is sent)."""
+    if spec.api_key_env and not os.environ.get(spec.api_key_env):
+        return False, f"set {spec.api_key_env}"
+    api_key_for(spec)                               # the key's variable is set and may go to this host
+    return True, ", ".join(spec.urls) or OPENAI_URL
+
+
+def check_local(spec: ModelSpec) -> tuple[bool, str]:
+    """A local spec is usable when its backend's package is installed and its weights are here."""
+    needed = backend_info(spec.backend).needs
+    if needed and importlib.util.find_spec(needed) is None:
+        return False, spec.install or f"pip install {needed}"
+    if not spec.source and spec.backend == "hf":
+        return True, f"Hugging Face Hub id {spec.model} ({hub_cache_state(spec.model)})"
+    src = spec.source or {}
+    if "parts" in src and not (paths.artifacts_dir() / src["file"]).exists():
+        missing = [p for p in src["parts"] if package_dir(p) is None]
+        if missing:
+            return False, spec.install
+        return True, f"parts installed; joined on first use into {paths.artifacts_dir() / src['file']}"
+    return True, str(locate_weights(spec))
 
 
 def models_dir() -> Path:
@@ -128,23 +150,8 @@ def locate_weights(spec: ModelSpec) -> Path:
 def check(spec: ModelSpec) -> tuple[bool, str]:
     """Is this model usable here? Returns (usable, what is missing or where it comes from)."""
     try:
-        if spec.backend == "openai":
-            if spec.api_key_env and not os.environ.get(spec.api_key_env):
-                return False, f"set {spec.api_key_env}"
-            api_key_for(spec)                       # the key's variable is set and may go to this host
-            return True, ", ".join(spec.urls) or OPENAI_URL
-        needed = {"llamacpp": "llama_cpp", "hf": "transformers"}[spec.backend]
-        if importlib.util.find_spec(needed) is None:
-            return False, spec.install or f"pip install {needed}"
-        if spec.backend == "hf" and not spec.source:
-            return True, f"Hugging Face Hub id {spec.model} ({hub_cache_state(spec.model)})"
-        src = spec.source or {}
-        if "parts" in src and not (paths.artifacts_dir() / src["file"]).exists():
-            missing = [p for p in src["parts"] if package_dir(p) is None]
-            if missing:
-                return False, spec.install
-            return True, f"parts installed; joined on first use into {paths.artifacts_dir() / src['file']}"
-        return True, str(locate_weights(spec))
+        mod, fn = backend_info(spec.backend).check.split(":")
+        return getattr(importlib.import_module(mod), fn)(spec)
     except CrevalError as e:
         return False, e.fix or e.problem
 
@@ -179,8 +186,39 @@ def reachable(url: str, timeout: float = 1.5) -> tuple[bool, str]:
 
 
 def backend_class(spec: ModelSpec):
-    mod, cls = BACKENDS[spec.backend].split(":")
+    mod, cls = backend_info(spec.backend).target.split(":")
     return getattr(importlib.import_module(mod), cls)
+
+
+__all__ = ["BACKENDS", "BackendInfo", "backend_info", "check", "get_spec", "load_model", "refusal_of", "run_notes"]
+
+
+def refusal_of(name: str, verb: str) -> str | None:
+    """:func:`creval.models.capabilities.refusal` for a registered model name (None where the name is not a known
+    spec: the caller's own error says so)."""
+    try:
+        return capabilities.refusal(get_spec(name), verb)
+    except CrevalError:
+        return None
+
+
+def run_notes(study: str, params: dict) -> list[str]:
+    """Before a run: one line per phase of ``study`` that a model of ``params`` (``model``/``models`` under test,
+    ``judge_model`` as judge) cannot do, as its spec says (``creval check`` fills in what a spec does not say)."""
+    roles = {"model": [params.get("model"), *(params.get("models") or [])], "judge": [params.get("judge_model")]}
+    out = []
+    for phase, role, verbs in capabilities.PHASES.get(study, []):
+        for name in dict.fromkeys(n for n in roles[role] if isinstance(n, str) and n):
+            whys = [refusal_of(name, v) for v in verbs]
+            if all(whys):
+                out.append(f"{study}: {phase} cannot run on {name}: {whys[0]}")
+    return out
+
+
+def logprob_kind_of(cls, spec: ModelSpec) -> str:
+    """The log-prob kind a backend class reports for ``spec`` (a server's depends on what its spec says)."""
+    of = getattr(cls, "logprob_kind_for", None)
+    return of(spec) if of is not None else cls.LOGPROB_KIND
 
 
 def load_backend(spec: ModelSpec):
@@ -196,7 +234,7 @@ class LazyBackend:
     def __init__(self, spec: ModelSpec):
         self.spec = spec
         cls = backend_class(spec)
-        self.LOGPROB_KIND = cls.LOGPROB_KIND
+        self.LOGPROB_KIND = logprob_kind_of(cls, spec)
         self.CONCURRENT = getattr(cls, "CONCURRENT", False)
         self._backend = None
 

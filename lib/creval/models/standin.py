@@ -7,7 +7,9 @@ carry the formats the judges ask for (``[[YES]]``/``[[NO]]``, a ``[[0.7]]`` prob
 numbered list, a Python program reading stdin), with token log-probs on request and echoed prompt
 log-probs on ``/completions``. ``GET /stats`` returns requests served, the most in flight, and the mean in
 flight while the server had work; ``POST /reset`` zeroes them; ``fail`` makes the server answer 500 to
-requests whose prompt contains a marker (a request that fails for good).
+requests whose prompt contains a marker (a request that fails for good). ``behaviour`` names a provider the
+server imitates (models/standin_providers.py: OpenAI's reasoning, chat-only and legacy completions models, quota
+and rate 429s, Ollama, SGLang, llama.cpp's server); ``GET /version`` and the headers name the server.
 
 Run: ``python -m creval.models.standin --port 8765 --latency 0.5 --capacity 64``.
 """
@@ -17,9 +19,12 @@ import argparse
 import asyncio
 import hashlib
 import json
+import re
 import threading
 import time
 from pathlib import Path
+
+from creval.models import standin_providers as providers
 
 
 def _h(*parts) -> int:
@@ -48,14 +53,30 @@ def reply_text(messages: list[dict] | str, index: int = 0, seed: int | None = No
     return "\n".join(lines)
 
 
+SPECIAL = re.compile(r"<\|?[a-z_]{1,20}\|?>")     # "<s>", "<|endoftext|>": one token each, as in a tokenizer
+
+
 def _tokens(text: str) -> list[str]:
-    out, cur = [], ""
-    for ch in text:
-        cur += ch
-        if ch in " \n" or len(cur) >= 4:
+    """The stand-in's tokens: up to 4 characters, ending at a space or newline; special tokens whole."""
+    out, cur, i = [], "", 0
+    while i < len(text):
+        m = SPECIAL.match(text, i)
+        if m:
+            out += [cur, m.group()] if cur else [m.group()]
+            cur, i = "", m.end()
+            continue
+        cur += text[i]
+        i += 1
+        if cur[-1] in " \n" or len(cur) >= 4:
             out.append(cur)
             cur = ""
     return out + ([cur] if cur else [])
+
+
+# the tokens listed beside each generated one: the answers the judges score (verdicts, A/B, Yes/No, 1-5, the NLI
+# labels), so a choice set is scored (each choice at a prompt-dependent log-prob) rather than unparsed
+ALTERNATIVES = ("[[", "YES", "NO", "]]", " ", "1", "A", "B", "Yes", "No", "entailment", "neutral", "contradiction",
+                "2", "3", "4", "5")
 
 
 def _lp(*parts) -> float:
@@ -67,7 +88,7 @@ class Stats:
         self.reset()
 
     def reset(self) -> None:
-        self.requests, self.in_flight, self.peak, self.failed = 0, 0, 0, 0
+        self.requests, self.in_flight, self.peak, self.failed, self.refused = 0, 0, 0, 0, 0
         self.busy_time, self.area, self._last = 0.0, 0.0, time.perf_counter()
 
     def _tick(self) -> None:
@@ -90,27 +111,31 @@ class Stats:
     def as_dict(self) -> dict:
         self._tick()
         return {"requests": self.requests, "in_flight": self.in_flight, "peak_in_flight": self.peak,
-                "failed": self.failed,
+                "failed": self.failed, "refused": self.refused,
                 "busy_seconds": round(self.busy_time, 3),
                 "mean_in_flight": round(self.area / self.busy_time, 3) if self.busy_time else 0.0}
 
 
-def reply_choice(kind: str, body: dict, prompt, i: int, sampled: bool, seed) -> tuple[dict, int]:
+def reply_choice(kind: str, body: dict, prompt, i: int, sampled: bool, seed, behaviour: str = "") -> tuple[dict, int]:
     """Choice ``i`` of the stand-in's answer to ``body`` (a chat or a text completion, with the log-probs asked
     for) and its number of completion tokens."""
     text = reply_text(prompt, i if sampled else 0, seed if sampled else None)
-    toks = _tokens(text)[:int(body.get("max_tokens") or 256)]
+    toks = _tokens(text)[:int(body.get("max_tokens") or body.get("max_completion_tokens") or 256)]
     text = "".join(toks)
     c: dict = {"index": i, "finish_reason": "stop"}
+    temp = float(body.get("temperature") or 0)
+
+    def lp(*parts, shift=0.0):
+        return providers.tempered(behaviour, _lp(*parts) - shift, temp)
     if kind == "chat":
         c["message"] = {"role": "assistant", "content": text}
         if body.get("logprobs"):
             k = int(body.get("top_logprobs") or 1)
             c["logprobs"] = {"content": [
-                {"token": t, "logprob": _lp(text, j, t),
-                 "top_logprobs": [{"token": t, "logprob": _lp(text, j, t)}] +
-                                 [{"token": a, "logprob": _lp(text, j, a) - 1.0}
-                                  for a in ("[[", "YES", "NO", "]]", " ", "1")[:max(0, k - 1)] if a != t]}
+                {"token": t, "logprob": lp(text, j, t),
+                 "top_logprobs": [{"token": t, "logprob": lp(text, j, t)}] +
+                                 [{"token": a, "logprob": lp(text, j, a, shift=1.0)}
+                                  for a in ALTERNATIVES[:max(0, k - 1)] if a != t]}
                 for j, t in enumerate(toks)]}
     else:
         if body.get("echo"):
@@ -118,16 +143,40 @@ def reply_choice(kind: str, body: dict, prompt, i: int, sampled: bool, seed) -> 
             allt = ptk + toks
             c["text"] = str(prompt) + text
             lps = [_lp(str(prompt)[:9], j, t) for j, t in enumerate(allt)]
-            c["logprobs"] = {"tokens": allt, "token_logprobs": [None] + lps[1:],
-                             "top_logprobs": None}
+            c["logprobs"] = {"tokens": providers.shown_tokens(behaviour, allt, body), "top_logprobs": None,
+                             "token_logprobs": [None] + lps[1:]}
         else:
             c["text"] = text
-            c["logprobs"] = {"tokens": toks, "token_logprobs": [_lp(text, j, t) for j, t in enumerate(toks)]}
+            c["logprobs"] = {"tokens": toks, "token_logprobs": [lp(text, j, t) for j, t in enumerate(toks)]}
+            k = int(body.get("logprobs") or 0)
+            if k:                               # the legacy shape: a {token: logprob} map per step
+                c["logprobs"]["top_logprobs"] = [
+                    {t: lp(text, j, t), **{a: lp(text, j, a, shift=1.0) for a in ALTERNATIVES[:k - 1] if a != t}}
+                    for j, t in enumerate(toks)]
     return c, len(toks)
 
 
-def make_app(latency: float = 0.5, capacity: int = 64, fail: str = ""):
-    """A Starlette app (see the module doc); ``fail``: a marker whose requests always answer 500."""
+def answer(kind: str, body: dict, prompt, behaviour: str = "") -> dict:
+    """The stand-in's reply body to a request (``n`` choices; a list of prompts on /completions: one each)."""
+    n, seed = int(body.get("n") or 1), body.get("seed")
+    sampled = float(body.get("temperature") or 0) > 0
+    choices, ptoks, ctoks = [], len(_tokens(json.dumps(prompt))), 0
+    prompts = prompt if kind == "text" and isinstance(prompt, list) else [prompt] * n
+    for i, p in enumerate(prompts):
+        c, k = reply_choice(kind, body, p, i, sampled, seed, behaviour)
+        ctoks += k
+        choices.append(c)
+    more = providers.reasoning_usage(behaviour, ctoks)
+    ctoks += sum(more.get("completion_tokens_details", {}).values())
+    return {"id": "standin", "object": kind, "model": body.get("model", "standin"), "choices": choices,
+            "usage": {"prompt_tokens": ptoks, "completion_tokens": ctoks, "total_tokens": ptoks + ctoks, **more}}
+
+
+def make_app(latency: float = 0.5, capacity: int = 64, fail: str = "", behaviour: str = "", rate_first: int = 2):
+    """A Starlette app (see the module doc); ``fail``: a marker whose requests always answer 500; ``behaviour``:
+    a provider to imitate (:data:`creval.models.standin_providers.BEHAVIOURS`)."""
+    if behaviour and behaviour not in providers.BEHAVIOURS:
+        raise ValueError(f"unknown stand-in behaviour {behaviour!r}; one of {providers.BEHAVIOURS}")
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -141,7 +190,17 @@ def make_app(latency: float = 0.5, capacity: int = 64, fail: str = ""):
             slots["sem"] = asyncio.Semaphore(capacity)
         return slots["sem"]
 
+    heads = providers.headers_of(behaviour)
+    seen = {"n": 0}
+
     async def serve(body: dict, kind: str) -> JSONResponse:
+        served, seen["n"] = seen["n"], seen["n"] + 1
+        refused = providers.refusal(behaviour, kind, body, served, rate_first)
+        if refused is not None:
+            status, err, extra = refused
+            stats.refused += 1
+            return JSONResponse(err, status_code=status, headers={**heads, **extra})
+        body = providers.accepted(behaviour, body)
         sem = await slot()
         async with sem:
             stats.enter()
@@ -153,16 +212,7 @@ def make_app(latency: float = 0.5, capacity: int = 64, fail: str = ""):
         if fail and fail in json.dumps(prompt):
             stats.failed += 1
             return JSONResponse({"error": "stand-in: this request always fails"}, status_code=500)
-        n, seed = int(body.get("n") or 1), body.get("seed")
-        sampled = float(body.get("temperature") or 0) > 0
-        choices, ptoks, ctoks = [], len(_tokens(json.dumps(prompt))), 0
-        for i in range(n):
-            c, k = reply_choice(kind, body, prompt, i, sampled, seed)
-            ctoks += k
-            choices.append(c)
-        return JSONResponse({"id": "standin", "object": kind, "model": body.get("model", "standin"), "choices": choices,
-                             "usage": {"prompt_tokens": ptoks, "completion_tokens": ctoks,
-                                       "total_tokens": ptoks + ctoks}})
+        return JSONResponse(answer(kind, body, prompt, behaviour), headers=heads)
 
     async def chat(req: Request):
         return await serve(await req.json(), "chat")
@@ -178,11 +228,16 @@ def make_app(latency: float = 0.5, capacity: int = 64, fail: str = ""):
         return JSONResponse({"ok": True})
 
     async def models(req: Request):
-        return JSONResponse({"data": [{"id": "standin", "object": "model"}]})
+        return JSONResponse({"data": [{"id": "standin", "object": "model"}]}, headers=heads)
+
+    async def version(req: Request):
+        status, body = providers.version_reply(behaviour, req.url.path)
+        return JSONResponse(body, status_code=status, headers=heads)
 
     app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]),
                             Route("/v1/completions", completions, methods=["POST"]),
                             Route("/v1/models", models), Route("/stats", get_stats),
+                            Route("/version", version), Route("/api/version", version),
                             Route("/reset", reset, methods=["POST"])])
     app.state.stats = stats
     return app
@@ -191,9 +246,11 @@ def make_app(latency: float = 0.5, capacity: int = 64, fail: str = ""):
 class StandIn:
     """The stand-in in a background thread: ``with StandIn(latency=0.5, capacity=64) as s: s.url``."""
 
-    def __init__(self, latency: float = 0.5, capacity: int = 64, fail: str = "", port: int = 0):
+    def __init__(self, latency: float = 0.5, capacity: int = 64, fail: str = "", port: int = 0, behaviour: str = "",
+                 rate_first: int = 2):
         import socket
         self.latency, self.capacity, self.fail = latency, capacity, fail
+        self.behaviour, self.rate_first = behaviour, rate_first
         if not port:
             with socket.socket() as sock:
                 sock.bind(("127.0.0.1", 0))
@@ -203,7 +260,7 @@ class StandIn:
 
     def __enter__(self) -> "StandIn":
         import uvicorn
-        self.app = make_app(self.latency, self.capacity, self.fail)
+        self.app = make_app(self.latency, self.capacity, self.fail, self.behaviour, self.rate_first)
         cfg = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="error", access_log=False,
                              backlog=4096, limit_concurrency=None)
         self.server = uvicorn.Server(cfg)
@@ -248,10 +305,12 @@ def main(argv=None) -> None:
     ap.add_argument("--latency", type=float, default=0.5)
     ap.add_argument("--capacity", type=int, default=64)
     ap.add_argument("--fail", default="", help="answer 500 to requests whose prompt contains this marker")
+    ap.add_argument("--behaviour", default="", choices=("", *providers.BEHAVIOURS),
+                    help="imitate a provider (see creval.models.standin_providers)")
     a = ap.parse_args(argv)
     import uvicorn
-    uvicorn.run(make_app(a.latency, a.capacity, a.fail), host="127.0.0.1", port=a.port, log_level="warning",
-                backlog=4096)
+    uvicorn.run(make_app(a.latency, a.capacity, a.fail, a.behaviour), host="127.0.0.1", port=a.port,
+                log_level="warning", backlog=4096)
 
 
 if __name__ == "__main__":

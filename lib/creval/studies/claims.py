@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from creval.measures.stats import ENOUGH, TESTABLE, Verdict, decide
-from creval.models.base import SERVER_BACKENDS
+from creval.models.registry import BACKENDS
 from creval.studies.contract import Records
 
 __all__ = ["ENOUGH", "TESTABLE", "Verdict", "claims_md", "decide", "local_models", "verdict"]
@@ -17,7 +17,7 @@ def verdict(ok: bool | None, n: int, sample: bool = False, degenerate: str | Non
 def local_models(recs: Records) -> list[str]:
     """The models of the run's manifest that ran on this machine (llama.cpp or transformers), with their weights."""
     return [f"`{k}` ({v.get('model', '?')})" for k, v in recs.manifest.get("models", {}).items()
-            if v.get("backend") and v.get("backend") not in SERVER_BACKENDS]
+            if v.get("backend") in BACKENDS and not BACKENDS[v["backend"]].server]
 
 
 def claims_md(rows: list[tuple[str, str, str]], recs: Records | None = None) -> str:

@@ -35,7 +35,7 @@ from creval.core.errors import CrevalError
 from creval.datasets import sick
 from creval.measures.nli.train import ensure_minilm_sick, is_trained, model_dir
 from creval.models import heavy, registry
-from creval.models.base import quiet_transformers
+from creval.models.base import no_evidence, quiet_transformers
 from creval.models.device import torch_device
 from creval.models.embeddings import Embedder
 
@@ -266,6 +266,13 @@ class LLMNLI(_CachedNLI):
 
     def _compute(self, pairs: list[tuple[str, str]]) -> list[Label]:
         scores = self.model.choice_logprobs_many([(llm_messages(p, h), list(LLM_CHOICES)) for p, h in pairs])
+        bad = sum(1 for s in scores if no_evidence(s.logprobs))
+        if bad:     # no label word has a log-prob: the pair is unparsed, never a label (issue 32)
+            raise CrevalError(f"NLI model {self.name} gave none of {'/'.join(LLM_CHOICES)} a log-prob for {bad} of "
+                              f"{len(pairs)} pairs (the server returned no log-probs, or its replies start "
+                              "elsewhere), so entailment cannot be read from it",
+                              "use a model whose server returns log-probs (`creval check MODEL`), or another NLI "
+                              "backend (minilm-sick, deberta)")
         out = []
         for s in scores:
             best = max(LLM_CHOICES, key=lambda c: float(s.logprobs.get(c, float("-inf"))))

@@ -8,6 +8,7 @@ from creval.judges.base import render, template
 from creval.judges.rubric import ASPECTS
 from creval.judges.techniques import PROMPT, REASK, LLMDetector
 from creval.measures.techniques import VOCABULARY
+from creval.models import registry
 from creval.studies.aut.generate import COMMON, CREATIVE, FOLLOWUPS, HIGHLY
 from creval.studies.estimate.parts import (
     LIST_WORDS,
@@ -102,6 +103,8 @@ def rethinking(cfg) -> Estimate:
     ctx = {"ps": toks(problem), "aut": 6}
     parts, units = [], 0
     for m in cfg.tested:
+        if registry.refusal_of(m, "loglikelihood"):       # skipped by the run too (a chat-only model)
+            continue
         for s, kinds in counts.items():
             scored = sum(min(k, cfg.rethink_ppl_items * (2 if s == "msrp" else 1)) for k in kinds)
             units += math.ceil(scored / PPL_CHUNK)

@@ -43,6 +43,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from creval.datasets import ttcw
+from creval.models import capabilities
 from creval.models.registry import load_model
 from creval.studies import contract, units
 from creval.studies.rethinking.calls import (
@@ -93,6 +94,10 @@ def call_units(cfg: RethinkingConfig, texts: dict, models: list, judge) -> list[
     sampled reruns (each one batch of calls per step)."""
     out = []
     for m in models:
+        why = capabilities.refusal(m.spec, "loglikelihood")
+        if why:                     # a chat-only model: one line, no failing units (models/capabilities.py)
+            log.warning("perplexity skipped: %s", why)
+            continue
         for s, t in texts.items():
             scored = t[ppl_scored(cfg, s, t)] if len(t) else t
             out += [Unit(f"perplexity/{m.name}/{s}/{k // PPL_CHUNK}",

@@ -1,0 +1,221 @@
+"""``creval check``'s probe: a handful of tiny requests that find out what a live server can do.
+
+Each probe asks for one reply token (the whole probe costs a few hundred tokens, under a cent on a paid API), so
+it is not cached: probing again is cheaper than trusting an old answer about a server that may have been upgraded.
+What it finds fills the gaps of the spec's ``can:`` (:mod:`creval.models.capabilities`); what the spec says wins.
+
+- ``GET /models``: the server answers (and takes the key); ``GET /version`` (vLLM, at the server's root) or
+  ``/api/version`` (Ollama) and the ``server`` header name the server and its version;
+- a chat reply with ``logprobs``: whether log-probs come back (Ollama < 0.12.11 silently drops them, servers.md
+  2.4), whether the model refuses a parameter (OpenAI's reasoning models: 400 naming it, servers.md 2.1), whether
+  it reasons (``reasoning_tokens`` in the usage, or a ``reasoning`` field);
+- the same reply's first-step log-probs at temperature 0.5 and 1: equal means raw, different means processed
+  (SGLang scales them by the temperature, servers.md 2.3);
+- ``/completions`` with ``echo`` and ``logprobs``: 404 means a chat-only model, a refusal (OpenAI's 400,
+  llama-server's 500 "Only no echo is supported") means no echo, and an echoed first token that is not the
+  prompt's means the server adds its own document start;
+- for a ``thinking: true`` spec, a chat request with ``chat_template_kwargs``: accepted means thinking can be off.
+"""
+from __future__ import annotations
+
+import math
+
+from creval.models.base import ModelSpec
+from creval.models.openai_compat import api_key_for
+from creval.models.retry import error_message
+from creval.models.shaping import shape, timeout
+
+PROMPT = [{"role": "user", "content": "Answer with one word: is water wet?"}]
+
+
+def _client(spec: ModelSpec, key: str):
+    import httpx
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return httpx.Client(timeout=min(60.0, timeout(spec)), headers=headers, follow_redirects=False)
+
+
+OWNERS = {"vllm": "vllm", "me": "llama-cpp-python", "library": "ollama"}   # /v1/models' owned_by, as each fills it
+
+
+def server_name(headers, version: dict, owner: str = "") -> str:
+    """A server's name from its headers, version reply and the ``owned_by`` of its models (best effort; "" when
+    nothing says). ``openai-version`` is OpenAI's own header (llama-cpp-python also sends openai-processing-ms)."""
+    if "openai-version" in {h.lower() for h in headers}:
+        return "openai"
+    if version.get("name"):
+        return str(version["name"])
+    return OWNERS.get(owner) or str(headers.get("server") or "")
+
+
+def identify(client, base: str) -> dict:
+    """``{"name", "version"}`` of the server at ``base`` (``.../v1``): its ``/version`` or ``/api/version`` reply
+    and its headers; what it does not say is left empty."""
+    root = base[:-3] if base.endswith("/v1") else base
+    found: dict = {}
+    headers, owner = {}, ""
+    for url in (f"{root}/version", f"{root}/api/version", f"{base}/models"):
+        try:
+            r = client.get(url)
+            body = r.json() if r.status_code == 200 else {}
+        except Exception:   # noqa: BLE001 - a server without the route, a refused connection, not JSON: not known
+            continue
+        headers = {**r.headers, **headers}
+        if "version" in url and isinstance(body, dict):
+            found = {**body, **found}
+        elif isinstance(body, dict) and body.get("data"):
+            owner = str((body["data"][0] or {}).get("owned_by", ""))
+    return {"name": server_name(headers, found, owner), "version": str(found.get("version", ""))}
+
+
+KNOWN: dict[str, dict] = {}        # base URL -> {name, version}, asked once per process
+
+
+def identify_once(spec: ModelSpec) -> dict:
+    """The name and version of a server spec's first replica, asked once per process with a short timeout (for
+    the run manifest; a server that is down is simply not named). No model call, no key sent to another host."""
+    base = spec.urls[0] if spec.urls else "https://api.openai.com/v1"
+    if base not in KNOWN:
+        import httpx
+        try:
+            key = api_key_for(spec)
+        except Exception:   # noqa: BLE001 - no key: the server may still say who it is
+            key = ""
+        try:
+            with httpx.Client(timeout=2.0, headers={"Authorization": f"Bearer {key}"} if key else {},
+                              follow_redirects=False) as client:
+                KNOWN[base] = identify(client, base)
+        except Exception:   # noqa: BLE001 - best effort: an unknown server is recorded as unknown
+            KNOWN[base] = {"name": "", "version": ""}
+    return dict(KNOWN[base])
+
+
+def _post(client, spec, verb, path, body):
+    b = shape(spec, verb, path, {"model": spec.model, **body})
+    r = client.post(f"{spec.urls[0] if spec.urls else 'https://api.openai.com/v1'}{path}", json=b)
+    try:
+        data = r.json()
+    except ValueError:
+        data = {}
+    return r.status_code, data, r.text
+
+
+def _first_top(data: dict) -> dict[str, float]:
+    c = (data.get("choices") or [{}])[0]
+    lp = (c.get("logprobs") or {}).get("content") or []
+    return {a["token"]: float(a["logprob"]) for a in (lp[0].get("top_logprobs") or [])} if lp else {}
+
+
+def refused_param(text: str) -> str:
+    """The parameter a 400 names (OpenAI's ``error.param``, or the first quoted word of its message), or ""."""
+    import json
+    import re
+    try:
+        err = json.loads(text).get("error") or {}
+    except (ValueError, AttributeError):
+        err = {}
+    if isinstance(err, dict) and err.get("param"):
+        return str(err["param"])
+    m = re.search(r"'(\w+)'", error_message(text)) or re.search(r"^(\w+) (?:are|is) not supported", error_message(text))
+    return m.group(1) if m else ""
+
+
+def learn_shaping(client, spec: ModelSpec, body: dict) -> tuple[ModelSpec, int, dict, str, list[str]]:
+    """Send a chat ``body``; while the model answers 400 naming a parameter, drop it (or rename ``max_tokens`` to
+    ``max_completion_tokens``) and ask again. Returns the spec with what was learnt in its ``request``, the last
+    status, reply and text, and notes."""
+    from dataclasses import replace
+    notes: list[str] = []
+    for _ in range(6):
+        st, data, text = _post(client, spec, "choice", "/chat/completions", body)
+        param = refused_param(text) if st == 400 else ""
+        if not param or param in (spec.request or {}).get("drop", ()):
+            return spec, st, data, text, notes
+        req = dict(spec.request or {})
+        if param == "max_tokens":
+            req["token_limit"] = "max_completion_tokens"
+        else:
+            req["drop"] = [*req.get("drop", []), param]
+        notes.append(f"the model refused {param!r}: {error_message(text)}")
+        spec = replace(spec, request=req)
+    return spec, st, data, text, notes
+
+
+def probe_chat(client, spec: ModelSpec) -> tuple[dict, list[str]]:
+    """What the chat endpoint says about log-probs, their kind, reasoning and refused parameters; notes."""
+    ask = {"messages": PROMPT, "max_tokens": 1, "logprobs": True, "top_logprobs": 5, "seed": 1, "top_p": 1.0,
+           "stop": ["\n\n\n"]}
+    shaped, st, data, text, notes = learn_shaping(client, spec, {**ask, "temperature": 1.0})
+    found: dict = {}
+    if shaped.request != spec.request:
+        found["_request"] = {k: v for k, v in shaped.request.items() if v != (spec.request or {}).get(k)}
+    if st != 200:
+        notes.append(f"chat with log-probs answered {st}: {error_message(text)}")
+        return found, notes
+    usage = data.get("usage") or {}
+    msg = ((data.get("choices") or [{}])[0]).get("message") or {}
+    found["reasoning"] = bool((usage.get("completion_tokens_details") or {}).get("reasoning_tokens")
+                              or msg.get("reasoning_content") or msg.get("reasoning"))
+    top1 = _first_top(data)
+    if not top1:
+        found["logprobs"] = "none"
+        notes.append("the model refuses log-probs" if "logprobs" in (shaped.request or {}).get("drop", ()) else
+                     "the chat reply carries no log-probs (the field was ignored)")
+        return found, notes
+    st, data2, _ = _post(client, shaped, "choice", "/chat/completions", {**ask, "temperature": 0.5})
+    top2 = _first_top(data2) if st == 200 else {}
+    same = [t for t in top1 if t in top2]
+    if same:
+        diff = max(abs(top1[t] - top2[t]) for t in same)
+        found["logprobs"] = "raw" if diff < 1e-3 else "processed"
+        notes.append(f"first-step log-probs at temperature 1 and 0.5 differ by {diff:.4f} at most")
+    return found, notes
+
+
+def probe_echo(client, spec: ModelSpec) -> tuple[dict, list[str]]:
+    """What ``/completions`` with ``echo`` says: is there such an endpoint, does it echo, does it add a start."""
+    prompt = "The cat sat on the mat"
+    st, data, text = _post(client, spec, "loglikelihood", "/completions",
+                           {"prompt": prompt, "max_tokens": 1, "temperature": 0, "echo": True, "logprobs": 1})
+    if st == 404:
+        return {"completions": False}, [f"/completions answered 404: {error_message(text)}"]
+    if st != 200:
+        return {"completions": True, "echo": False}, [f"/completions with echo answered {st}: {error_message(text)}"]
+    lp = ((data.get("choices") or [{}])[0]).get("logprobs") or {}
+    toks, lps = lp.get("tokens") or [], lp.get("token_logprobs") or []
+    if len(toks) < 2 or not any(x is not None and math.isfinite(x) for x in lps):
+        return {"completions": True, "echo": False}, ["/completions did not echo the prompt's log-probs"]
+    adds = not prompt.startswith(str(toks[0]).lstrip("Ġ▁ ")[:1] or "\0")
+    found = {"completions": True, "echo": True, "adds_document_start": adds}
+    st, data, _ = _post(client, spec, "loglikelihood", "/completions",
+                        {"prompt": [prompt, prompt + " again"], "max_tokens": 1, "temperature": 0, "echo": True,
+                         "logprobs": 1, "return_tokens_as_token_ids": True})
+    choices = data.get("choices") or [] if st == 200 else []
+    found["echo_ids"] = len(choices) == 2 and all(
+        str(t).startswith("token_id:") for c in choices for t in (c.get("logprobs") or {}).get("tokens") or ["?"])
+    return found, [f"echo: {len(toks)} tokens back, the first {toks[0]!r}; aligned by token ids: "
+                   f"{'yes' if found['echo_ids'] else 'no (by token strings)'}"]
+
+
+def probe_thinking(client, spec: ModelSpec) -> tuple[dict, list[str]]:
+    st, _, text = _post(client, spec, "sample", "/chat/completions",
+                        {"messages": PROMPT, "max_tokens": 1, "temperature": 0})
+    return {"thinking_off": st == 200}, ([] if st == 200 else [f"thinking off refused ({st}): {error_message(text)}"])
+
+
+def probe(spec: ModelSpec, key: str = "") -> dict:
+    """``{"server": {name, version}, "can": {...found}, "request": {...shaping it needs}, "notes": [...],
+    "error": str}`` for a server spec."""
+    out: dict = {"server": {}, "can": {}, "request": {}, "notes": [], "error": ""}
+    base = spec.urls[0] if spec.urls else "https://api.openai.com/v1"
+    try:
+        with _client(spec, key) as client:
+            out["server"] = identify(client, base)
+            for step in (probe_chat, probe_echo) + ((probe_thinking,) if spec.thinking else ()):
+                found, notes = step(client, spec)
+                if "_request" in found:
+                    out["request"] = found.pop("_request")
+                out["can"].update(found)
+                out["notes"] += notes
+    except Exception as e:  # noqa: BLE001 - the probe reports what stopped it instead of failing the command
+        out["error"] = f"{type(e).__name__}: {e}"
+    return out
