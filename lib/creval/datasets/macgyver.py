@@ -297,9 +297,10 @@ def solution_pool() -> list[tuple[str, str]]:
 
 
 # -- released outputs of the benchmarked solvers (chapter 09) -------------------------------------------
+# the benchmark's solvers by display name; its gpt4-prompt-N rows (GPT-4 under other prompts) are left out
 SOLVERS = {"solutions_gpt4": "GPT-4", "solutions_gpt35": "GPT-3.5", "solutions_claude2": "Claude 2",
            "solutions_bard": "Bard", "llama2_7b_solutions": "Llama-2 7B", "llama2_13b_solutions": "Llama-2 13B",
-           "llama2_70b_solutions": "Llama-2 70B", "Prolific": "people (Prolific)"}   # the gpt4-prompt-N rows (GPT-4 under other prompts) are left out
+           "llama2_70b_solutions": "Llama-2 70B", "Prolific": "people (Prolific)"}
 
 
 def load_released(given: str | Path | None = None) -> pd.DataFrame:

@@ -215,3 +215,18 @@ def table_pairwise_vs_people(recs, dataset: str) -> pd.DataFrame:
     t["kendall tau"] = [S.fmt_number(x, 2) for x in t["kendall tau"]]
     return captioned(t, f"{dataset}: do the human label rates order the models as the pairwise judge does? "
                         "Kendall's tau between the Bradley-Terry strengths and the label rates (1: same order).")
+
+
+def table_overused(recs, dataset: str, top: int = 10) -> pd.DataFrame:
+    """Per released model, the words it over-uses most relative to people on the same items (log-odds z)."""
+    w = recs["overused"]
+    w = w[w["dataset"] == dataset] if len(w) else w
+    if not len(w):
+        return captioned(pd.DataFrame(), f"{dataset}: no over-used words (the data has no people's texts on "
+                                         "the same items).")
+    t = pd.DataFrame([{"model": m, "over-used words (z)": ", ".join(f"{x} ({z:.1f})" for x, z in
+                                                                   zip(g["word"][:top], g["z"][:top]))}
+                      for m, g in w.groupby("model", sort=True)])
+    return captioned(t, f"{dataset}: the words each model uses more than people do on the same items: weighted "
+                        "log-odds with an informative Dirichlet prior (Monroe et al. 2008; prior: every released "
+                        "text of the dataset), z-scores; derived from these data, not from another list.")

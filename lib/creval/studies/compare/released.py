@@ -10,6 +10,9 @@ needs no new sample. One row per dataset x model x measure x item (``dataset, mo
   items (drawn with ``data_seed``): how much a model repeats itself across items (higher = more repetitive);
 - ``cosine to people`` / ``cosine to other models``: mean embedding cosine (``compare_embedder``) of the text to
   people's answers to the same item (for the crowd: the other crowd answers) / to the other models' answers;
+- lexical (:mod:`creval.measures.lexical`): phrases reused across the model's own answers, MATTR, word length,
+  rare-word share, and the rate of the words the models over-use relative to people (derived on other items);
+  per model, the words it over-uses relative to people on the same items (``info["overused"]``);
 - the human labels: ``people: correct`` and ``people: efficient`` (MacGyver annotations, 0/1), ``experts: TTCW
   passes`` (the share of Yes over 14 tests x 3 experts; the New Yorker stories have verdicts but no text here).
 
@@ -26,6 +29,7 @@ from creval.core.errors import CrevalError
 from creval.datasets import macgyver, ttcw
 from creval.measures import creativity_index as C
 from creval.measures import homogeneity as H
+from creval.measures import lexical as LX
 from creval.measures.diversity import distinct_n, sentence_bleu
 from creval.measures.ngram_index import cached_index
 from creval.models.fixed import FixedOutputs
@@ -35,12 +39,17 @@ LABELS = {"people: correct": "correct", "people: efficient": "efficient"}
 CI, DISTINCT, BLEU, COS_PEOPLE, COS_MODELS = ("creativity index", "distinct-2", "self-BLEU", "cosine to people",
                                               "cosine to other models")
 TTCW_PASSES = "experts: TTCW passes"
+TYPICAL, SHARED3, MATTR, WORDLEN, RARE = ("LLM-typical word rate", "phrases reused across own answers", "MATTR",
+                                          "mean word length", "rare-word share")
 HIGHER = {CI: "fewer of its n-grams occur in other texts", DISTINCT: "less repetition inside an answer",
           BLEU: "more repetition across the model's own answers", COS_PEOPLE: "closer to what people wrote",
           COS_MODELS: "closer to what the other models wrote", "people: correct": "people judged it correct",
           "people: efficient": "people judged it correct and efficient",
-          TTCW_PASSES: "experts passed more Torrance tests"}
-_STEP = re.compile(r"(?im)^\s*step\s*\d+\s*[:.)-]\s*")
+          TTCW_PASSES: "experts passed more Torrance tests",
+          TYPICAL: "more of the words the models over-use relative to people (derived on the other items)",
+          SHARED3: "more of its word 3-grams recur in 2+ of its other answers", MATTR: "a more varied vocabulary",
+          WORDLEN: "longer words", RARE: "more words outside the dataset's 1,000 most common"}
+_STEP = re.compile(r"(?i)[*_#]*\bstep\s*\d+\b[^\w\n]*")     # "Step1:", "**Step 1:**", "step 2)" anywhere
 
 
 def plain(text: str) -> str:
@@ -149,6 +158,46 @@ def cosine_rows(dataset: str, outs: dict[str, FixedOutputs], people: str, embedd
     return rows
 
 
+def _half(item: str) -> int:
+    return sum(map(ord, item)) % 2
+
+
+def lexical_rows(dataset: str, outs: dict[str, FixedOutputs], people: str) -> tuple[list[dict], list[dict]]:
+    """Per model and item: reused phrases, MATTR, word length, rare-word share and (with people's texts) the
+    LLM-typical word rate, cross-fitted: a text on one half of the items (by a stable hash) is scored with the
+    words the models over-use relative to people on the other half. Also the over-used words of each model
+    relative to people on the items both answered (``word, z, n model, n people``), the 15 strongest."""
+    outs = {m: FixedOutputs(o.name, {k: tuple(plain(t) for t in v) for k, v in o.texts.items()}, o.source)
+            for m, o in outs.items()}                       # "Step 1:" markers are no one's vocabulary
+    pooled = LX.counts(t for o in outs.values() for it in o.items for t in o.answers(it))
+    common = LX.common_words(pooled)
+    llms = [m for m in outs if m != people]
+    vocab = {}
+    if people in outs:
+        for h in (0, 1):
+            other = lambda o: (t for it in o.items if _half(it) != h for t in o.answers(it))  # noqa: E731
+            vocab[h] = set(LX.overused(LX.counts(t for m in llms for t in other(outs[m])), LX.counts(other(
+                outs[people])), prior=pooled))
+    rows, words = [], []
+    for m, o in outs.items():
+        flat = [(it, t) for it in o.items for t in o.answers(it)]
+        reuse = LX.shared_ngram_share([t for _, t in flat], 3, 2)
+        df = pd.DataFrame({"it": [it for it, _ in flat], SHARED3: reuse,
+                           MATTR: [LX.mattr(t) for _, t in flat], WORDLEN: [LX.mean_word_length(t) for _, t in flat],
+                           RARE: [LX.rare_share(t, common) for _, t in flat],
+                           TYPICAL: [LX.word_rate(t, vocab[_half(it)]) if vocab else np.nan for it, t in flat]})
+        for it, g in df.groupby("it", sort=False):
+            rows += [_row(dataset, m, k, it, g[k].mean()) for k in (SHARED3, MATTR, WORDLEN, RARE, TYPICAL)
+                     if g[k].notna().any()]
+        if people in outs and m != people:
+            shared = [it for it in o.items if outs[people].answers(it)]
+            lo = LX.log_odds(LX.counts(t for it in shared for t in o.answers(it)),
+                             LX.counts(t for it in shared for t in outs[people].answers(it)), prior=pooled)
+            words += [{"dataset": dataset, "model": m, "word": w, "z": z, "n model": a, "n people": b}
+                      for w, z, a, b in lo[:15] if z > 0]
+    return rows, words
+
+
 def dataset_rows(dataset: str, cfg, embedder) -> tuple[list[dict], list[dict], dict]:
     """``(values, answers, info)`` of one dataset: every measure's rows, the answers (for the pairwise judge)
     as ``item, task, model, text`` and what was read."""
@@ -165,6 +214,8 @@ def dataset_rows(dataset: str, cfg, embedder) -> tuple[list[dict], list[dict], d
     rows = label_rows(dataset, df) + ci_rows(dataset, outs, index, Ls)
     rows += repetition_rows(dataset, outs, cfg.released_bleu_refs, cfg.data_seed)
     rows += cosine_rows(dataset, outs, info["people"], embedder)
+    lex, info["overused"] = lexical_rows(dataset, outs, info["people"])
+    rows += lex
     answers = [{"dataset": dataset, "item": it, "task": tasks.get(it, ""), "model": m, "text": o.answer(it)}
                for m, o in outs.items() for it in o.items]
     info["models"] = {m: o.describe() for m, o in outs.items()}

@@ -10,6 +10,7 @@ here: embeddings and entailment, both through the call cache). Tables:
   overlap (:mod:`.spread`);
 - ``released``: the released outputs (MacGyver solvers, TTCW writers) on every measure that needs no sample,
   and their human labels, one row per dataset x model x measure x item (:mod:`.released`);
+- ``overused``: per released model, the words it over-uses relative to people on the same items (log-odds z);
 - ``released_sources``: what each dataset's released outputs were read from, per model;
 - ``pairwise``: the pairwise judge's two-order verdicts on the released outputs, with provenance (:mod:`.pairwise`);
 - ``notes``: what could not be compared and why (e.g. no human data for a task).
@@ -64,6 +65,7 @@ def run(cfg: CompareConfig) -> Path:
     store.write("homogeneity", [Homogeneity.from_dict(r).to_dict() for r in rows])
     released, answers, infos, more = released_rows(cfg, embedder)
     store.write("released", released)
+    store.write("overused", [w for i in infos for w in i.pop("overused", [])])
     store.write("released_sources", infos)
     store.write("pairwise", pairwise_rows(cfg, answers, store.root))
     store.write("notes", [{"note": n} for n in notes + more])
