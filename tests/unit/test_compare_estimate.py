@@ -17,9 +17,9 @@ def test_the_estimate_prices_every_pair_in_both_orders(fresh_clone):
     est = estimate(CompareConfig(pairwise_items=4, judge_model="smollm2-135m"))
     (phase,) = est.phases
     by = {p.what.split(":")[0]: p for p in phase.parts}
-    # the sample: 8 MacGyver solvers (28 pairs) on 4 of their 5 shared problems; 2 TTCW writers on 3 plots
+    # the sample: 8 MacGyver solvers (28 pairs) on 4 of their 5 shared problems; 3 TTCW writers on 3 plots
     assert by["pairwise judge (macgyver"].calls.lo == by["pairwise judge (macgyver"].calls.hi == 2 * 28 * 4
-    assert by["pairwise judge (ttcw"].calls.hi == 2 * 1 * 3
+    assert by["pairwise judge (ttcw"].calls.hi == 2 * 3 * 3
     assert phase.units == 4 + 3 and all(p.role == "judge" and p.model == "smollm2-135m" for p in phase.parts)
     assert by["pairwise judge (macgyver"].prompt.lo > 100 * 2 * 28 * 4          # two answers and the task each
     clipped = estimate(CompareConfig(pairwise_items=4, pairwise_words=20)).phases[0].parts[1]

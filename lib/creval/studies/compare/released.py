@@ -80,7 +80,7 @@ def macgyver_outputs(cap: int = 0, seed: int = 0) -> tuple[dict[str, FixedOutput
 
 def ttcw_outputs(cap: int = 0, seed: int = 0) -> tuple[dict[str, FixedOutputs], pd.DataFrame, dict]:
     """Per writer its stories (plot group = item), the expert pass rate per story where the data has verdicts."""
-    st = ttcw.load_stories(with_text_only=False)
+    st = ttcw.load_stories(with_text_only=False, released=True)
     keep = _cap(list(st["group"].unique()), cap, seed)
     st = st[st["group"].isin(keep)].reset_index(drop=True)
     if ttcw.has_verdicts():
