@@ -27,6 +27,7 @@ class CompareConfig(ConvergentConfig, NeoCoderConfig, RethinkingConfig, AutConfi
     released_bleu_refs: int = identity(5)   # the model's answers to other items that self-BLEU scores against
     pairwise_items: int = identity(6)       # items per dataset judged pairwise (every pair, both orders), 0: none
     pairwise_words: int = identity(150)     # words of each answer shown to the pairwise judge
+    equivalence_steps: int = identity(3)    # divergent first steps whose samples the equivalence judge partitions
 
     def reads_upstream_here(self) -> bool:
         """With ``compare_roots`` the studies compared ran in those roots: nothing runs here first."""

@@ -230,3 +230,28 @@ def table_overused(recs, dataset: str, top: int = 10) -> pd.DataFrame:
     return captioned(t, f"{dataset}: the words each model uses more than people do on the same items: weighted "
                         "log-odds with an informative Dirichlet prior (Monroe et al. 2008; prior: every released "
                         "text of the dataset), z-scores; derived from these data, not from another list.")
+
+
+def table_equivalence(recs) -> pd.DataFrame:
+    """Per step: distinct answers among n by the entailment classes and by the equivalence judge, their Rand
+    index; a summary row (Spearman of the two counts over steps, mean Rand index). Refused on mixed provenance."""
+    e = recs["equivalence"]
+    if not len(e):
+        return captioned(pd.DataFrame(), "No equivalence partition (equivalence_steps = 0, or no divergent "
+                                         "samples were read).")
+    ok, why = P.comparable(list(e["provenance"]))
+    if not ok:
+        return captioned(pd.DataFrame({"refused": [why]}), "The equivalence partitions were judged differently.")
+    t = e[["model", "domain", "problem_id", "n", "distinct_entailment", "distinct_judge", "rand_index", "calls",
+           "unparsed"]].copy()
+    rho = S.spearman(t["distinct_entailment"], t["distinct_judge"])
+    t["rand_index"] = [S.fmt_number(x, 2) for x in t["rand_index"]]
+    p = e["provenance"].iloc[0]
+    return captioned(t.rename(columns={"distinct_entailment": "distinct (entailment)",
+                                       "distinct_judge": "distinct (equivalence judge)"}),
+                     "The same n samples partitioned twice: by bidirectional entailment (the divergent study's "
+                     "classes) and by the equivalence judge with NoveltyBench's protocol (input order shuffled "
+                     f"with seed {p.get('order_seed')}; judge `{p.get('judge_model')}`, prompt {p.get('prompt_sha')}). "
+                     "Rand index: the share of sample pairs both partitions treat alike (1: the same partition). "
+                     f"Spearman of the two counts over the {len(t)} steps: {S.fmt_number(rho.get('rho'), 2)} "
+                     f"({rho.get('note') or 'n=' + str(rho.get('n'))}).")

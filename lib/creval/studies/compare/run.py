@@ -13,6 +13,8 @@ here: embeddings and entailment, both through the call cache). Tables:
 - ``overused``: per released model, the words it over-uses relative to people on the same items (log-odds z);
 - ``released_sources``: what each dataset's released outputs were read from, per model;
 - ``pairwise``: the pairwise judge's two-order verdicts on the released outputs, with provenance (:mod:`.pairwise`);
+- ``equivalence``: the equivalence judge's partition of divergent samples beside their entailment classes
+  (:mod:`.equivalence`);
 - ``notes``: what could not be compared and why (e.g. no human data for a task).
 """
 from __future__ import annotations
@@ -26,6 +28,7 @@ from creval.models.embeddings import Embedder
 from creval.models.registry import model_name
 from creval.studies import contract
 from creval.studies.compare.config import CompareConfig
+from creval.studies.compare.equivalence import equivalence_rows
 from creval.studies.compare.pairwise import pairwise_rows
 from creval.studies.compare.records import Homogeneity, Value
 from creval.studies.compare.released import released_rows
@@ -68,6 +71,7 @@ def run(cfg: CompareConfig) -> Path:
     store.write("overused", [w for i in infos for w in i.pop("overused", [])])
     store.write("released_sources", infos)
     store.write("pairwise", pairwise_rows(cfg, answers, store.root))
+    store.write("equivalence", equivalence_rows(cfg, srcs, store.root))
     store.write("notes", [{"note": n} for n in notes + more])
     store.flush_calls()
     return contract.finish(store)
