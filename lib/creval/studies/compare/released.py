@@ -16,8 +16,9 @@ needs no new sample. One row per dataset x model x measure x item (``dataset, mo
 - the human labels: ``people: correct`` and ``people: efficient`` (MacGyver annotations, 0/1), ``experts: TTCW
   passes`` (the share of Yes over 14 tests x 3 experts; the New Yorker stories have verdicts but no text here).
 
-A model's value on an item is the mean over its answers there. ``released_items`` (0: all) caps the items of
-each dataset (drawn with ``data_seed``)."""
+A model's value on an item is the mean over its answers there. Only the items every model of the dataset
+answered are used (MacGyver: 219 of 323 problems; TTCW: the 12 plots), so every model is ranked on the same
+items; ``released_items`` (0: all) caps them (drawn with ``data_seed``)."""
 from __future__ import annotations
 
 import re
@@ -57,6 +58,12 @@ def plain(text: str) -> str:
     return _STEP.sub("", text).strip()
 
 
+def shared_items(df: pd.DataFrame, who: str, item: str) -> list[str]:
+    """The items every one of ``df``'s models answered (so every model is ranked on the same items)."""
+    k = df[who].nunique()
+    return sorted(it for it, g in df.groupby(item) if g[who].nunique() == k)
+
+
 def _cap(items: list[str], cap: int, seed: int) -> set[str]:
     items = sorted(items)
     if not cap or cap >= len(items):
@@ -67,7 +74,7 @@ def _cap(items: list[str], cap: int, seed: int) -> set[str]:
 def macgyver_outputs(cap: int = 0, seed: int = 0) -> tuple[dict[str, FixedOutputs], pd.DataFrame, dict]:
     """Per solver its released solutions, the labelled rows (capped to ``cap`` problems) and what was read."""
     df = macgyver.load_released()
-    keep = _cap(list(df["problem_id"].unique()), cap, seed)
+    keep = _cap(shared_items(df, "solver", "problem_id"), cap, seed)
     df = df[df["problem_id"].isin(keep)].reset_index(drop=True)
     problems = {r["problem_id"]: r["problem"] for r in macgyver.load_problems()[0]}
     df["task"] = df["problem_id"].map(problems).fillna("")
@@ -81,7 +88,7 @@ def macgyver_outputs(cap: int = 0, seed: int = 0) -> tuple[dict[str, FixedOutput
 def ttcw_outputs(cap: int = 0, seed: int = 0) -> tuple[dict[str, FixedOutputs], pd.DataFrame, dict]:
     """Per writer its stories (plot group = item), the expert pass rate per story where the data has verdicts."""
     st = ttcw.load_stories(with_text_only=False, released=True)
-    keep = _cap(list(st["group"].unique()), cap, seed)
+    keep = _cap(shared_items(st[st["text"].notna()], "source", "group"), cap, seed)
     st = st[st["group"].isin(keep)].reset_index(drop=True)
     if ttcw.has_verdicts():
         v = ttcw.load_verdicts()
