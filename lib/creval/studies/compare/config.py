@@ -25,8 +25,8 @@ class CompareConfig(ConvergentConfig, NeoCoderConfig, RethinkingConfig, AutConfi
     compare_human_max: int = identity(10)   # human responses per prompt in the homogeneity tables
     released_items: int = identity(40)      # items of each dataset whose released outputs are measured, 0 for all
     released_bleu_refs: int = identity(5)   # the model's answers to other items that self-BLEU scores against
-    pairwise_items: int = identity(4)       # items per dataset judged pairwise (every pair, both orders), 0: none
-    pairwise_words: int = identity(150)     # words of each answer shown to the pairwise judge
+    pairwise_items: int = identity(2)       # items per dataset judged pairwise (every pair, both orders), 0: none
+    pairwise_words: int = identity(60)      # words of each answer shown to the pairwise judge
     equivalence_steps: int = identity(3)    # divergent first steps whose samples the equivalence judge partitions
 
     def reads_upstream_here(self) -> bool:
