@@ -63,3 +63,9 @@ def test_kendall_tau_and_bad_input():
         BT.win_matrix(["a", "b"], [("a", "b", 2.0)])
     with pytest.raises(CrevalError, match="no pairwise outcome"):
         BT.bootstrap(["a", "b"], [])
+
+
+def test_a_judge_that_always_ties_ranks_every_model_equal():
+    ties = [(f"i{k}", a, b, 0.5) for k in range(6) for a, b in (("x", "y"), ("x", "z"), ("y", "z"))]
+    fit = BT.bootstrap(["x", "y", "z"], ties, n_boot=20)
+    assert np.allclose(fit["theta"], 0.0) and list(fit["rank"]) == [1, 1, 1] and fit["same_order"] == 1.0

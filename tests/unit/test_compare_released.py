@@ -109,7 +109,7 @@ def test_rankings_with_intervals_and_agreement_with_people():
     assert a.iloc[0]["kendall tau"] == pytest.approx(2 / 3)     # top and mid tie on correct: tau-a 2/3
     t = ranking.table_released(recs, "d")
     assert list(t["model"])[-1] == "low" and t["q"].str.contains("#1").sum() == 1
-    assert "no pairwise" in ranking.table_pairwise(recs, "d").attrs["caption"]
+    assert "no pairwise judgement" in ranking.table_pairwise(recs, "d").attrs["caption"]
 
 
 def test_fewer_than_five_items_give_no_rank_interval():

@@ -128,7 +128,7 @@ def bootstrap(models: Sequence[str], outcomes: Sequence[tuple[str, str, str, flo
     ranks = np.array([_ranks(r) for r in reps]).reshape(n_boot, len(models))
     pairs = [(reps[i], reps[i + 1]) for i in range(0, n_boot - 1, 2)]
     taus = [kendall_tau(np.nan_to_num(a, nan=-1e9), np.nan_to_num(b, nan=-1e9)) for a, b in pairs]
-    same = [order(a) == order(b) for a, b in pairs]
+    same = [bool(np.array_equal(_ranks(a), _ranks(b))) for a, b in pairs]
     q = lambda a, p: np.nanpercentile(a, p, axis=0) if len(a) else np.full(len(models), np.nan)  # noqa: E731
     return {"models": models, "items": len(items), "theta": theta, "lo": q(reps, 2.5), "hi": q(reps, 97.5),
             "rank": _ranks(theta), "rank_lo": q(ranks, 2.5), "rank_hi": q(ranks, 97.5), "replicates": reps,
@@ -136,8 +136,7 @@ def bootstrap(models: Sequence[str], outcomes: Sequence[tuple[str, str, str, flo
             "same_order": float(np.mean(same)) if same else float("nan")}
 
 
-def _ranks(theta: np.ndarray) -> np.ndarray:
-    r = np.empty(len(theta))
-    for k, i in enumerate(order(theta)):
-        r[i] = k + 1
-    return r
+def _ranks(theta: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+    """Rank 1 = strongest; equal strengths (within ``tol``) share the better rank; NaN ranks last."""
+    t = np.where(np.isnan(theta), -np.inf, theta)
+    return np.array([1.0 + np.sum(t > x + tol) for x in t])
