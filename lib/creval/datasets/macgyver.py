@@ -51,6 +51,7 @@ DATASET = Dataset(
     name="macgyver", env="CREVAL_MACGYVER_DIR", shared="macgyver",
     files={"problems": ("problem_solution_pair.xlsx", "problem_solution_pair.jsonl"),
            "annotations": ("benchmark_results.json",),
+           "released": ("released_outputs.json", "benchmark_results.json"),   # sample: its own file
            "human_solutions": ("additional_human_solutions.xlsx", "additional_human_solutions.jsonl")},
     required=("problems",),
     remotes=(Remote(f"{_RAW}/MacGyver/problem_solution_pair.xlsx",
@@ -293,3 +294,33 @@ def solution_pool() -> list[tuple[str, str]]:
     if hs is not None:
         docs += [(r.problem_id, r.solution) for r in hs.itertuples() if r.source == "additional"]
     return docs
+
+
+# -- released outputs of the benchmarked solvers (chapter 09) -------------------------------------------
+# the benchmark's solvers by display name; its gpt4-prompt-N rows (GPT-4 under other prompts) are left out
+SOLVERS = {"solutions_gpt4": "GPT-4", "solutions_gpt35": "GPT-3.5", "solutions_claude2": "Claude 2",
+           "solutions_bard": "Bard", "llama2_7b_solutions": "Llama-2 7B", "llama2_13b_solutions": "Llama-2 13B",
+           "llama2_70b_solutions": "Llama-2 70B", "Prolific": "people (Prolific)"}
+
+
+def load_released(given: str | Path | None = None) -> pd.DataFrame:
+    """Every benchmarked solution of the :data:`SOLVERS` with its human annotation, one row each:
+    ``problem_id, solver (display name), annotation, solution, correct, efficient`` (``correct``: the
+    annotation starts with ``correct`` (``correct_unsolvable`` included), ``efficient``: ``correct_efficient``).
+    On the bundled sample: ``released_outputs.json``, a few solutions written for this project under the
+    solvers' names (``attrs["is_sample"]``): NOT their real outputs."""
+    src = source(given, allow_download=True)
+    f = file_of(DATASET, src, "released")
+    try:
+        data = json.loads(f.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise CrevalError(f"{f}: cannot read MacGyver benchmark results ({e})", "replace the file") from None
+    rows = [{"problem_id": problem_id(k), "solver": SOLVERS[r["model"]], "annotation": r.get("annotation"),
+             "solution": clean(r.get("solution"))}
+            for k, v in data.items() for r in v if isinstance(r, dict) and r.get("model") in SOLVERS]
+    df = pd.DataFrame(rows, columns=["problem_id", "solver", "annotation", "solution"])
+    df = df[(df["solution"] != "") & df["annotation"].notna()].reset_index(drop=True)
+    df["correct"] = df["annotation"].astype(str).str.startswith("correct")
+    df["efficient"] = df["annotation"].eq("correct_efficient")
+    df.attrs["source"], df.attrs["is_sample"] = str(Source(src.kind, f)), src.is_sample
+    return df

@@ -28,6 +28,7 @@ from creval.datasets.base import Dataset, Source, file_of, resolve
 DATASET = Dataset(
     name="ttcw", env="CREVAL_TTCW_DIR", shared="ttcw_art_or_artifice",
     files={"stories": ("ttcw_short_stories.json", "stories/ttcw_short_stories.json"),
+           "released": ("released_stories.json", "ttcw_short_stories.json", "stories/ttcw_short_stories.json"),
            "verdicts": ("ttcw_annotations.json", "annotations/ttcw_annotations.json"),
            "tests": ("ttcw_all_tests.json", "tests/ttcw_all_tests.json")},
     required=("stories",),
@@ -45,11 +46,13 @@ def plot_group(story_idx) -> str:
     return f"ttcw-plot-{int(story_idx)}"
 
 
-def load_stories(given: str | Path | None = None, with_text_only: bool = True) -> pd.DataFrame:
+def load_stories(given: str | Path | None = None, with_text_only: bool = True, released: bool = False) -> pd.DataFrame:
     """Stories as ``story_id, group, source (NewYorker/Claude/GPT4/GPT3.5), name, plot, text`` (text None
-    where upstream has only a URL; those rows dropped unless ``with_text_only=False``)."""
+    where upstream has only a URL; those rows dropped unless ``with_text_only=False``). ``released``: every
+    writer's stories for chapter 09's comparison (the same file upstream; on the bundled sample,
+    ``released_stories.json``, which adds illustrative GPT3.5-named stories)."""
     src = source(given, allow_download=True)
-    f = file_of(DATASET, src, "stories")
+    f = file_of(DATASET, src, "released" if released else "stories")
     rows = read_json(f)
     if not isinstance(rows, list) or not rows or not {"story_id", "story_idx", "content"} <= set(rows[0]):
         raise CrevalError(f"{f}: expected a list of stories with story_idx, story_id, content",

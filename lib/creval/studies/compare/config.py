@@ -19,10 +19,15 @@ from creval.studies.rethinking.config import RethinkingConfig
 class CompareConfig(ConvergentConfig, NeoCoderConfig, RethinkingConfig, AutConfig):
     """Chapter 09."""
     study: ClassVar[str] = "compare"
-    records_version: ClassVar[int] = 3      # 3: homogeneity also of one model against people
+    records_version: ClassVar[int] = 4      # 4: released outputs measured and judged pairwise
     compare_roots: tuple[str, ...] = identity(())   # run roots of `creval batch` (one model each); empty: this run root
     compare_embedder: str = identity("all-MiniLM-L6-v2")   # sentence embedder of the homogeneity cosines
     compare_human_max: int = identity(10)   # human responses per prompt in the homogeneity tables
+    released_items: int = identity(40)      # items of each dataset whose released outputs are measured, 0 for all
+    released_bleu_refs: int = identity(5)   # the model's answers to other items that self-BLEU scores against
+    pairwise_items: int = identity(2)       # items per dataset judged pairwise (every pair, both orders), 0: none
+    pairwise_words: int = identity(60)      # words of each answer shown to the pairwise judge
+    equivalence_steps: int = identity(3)    # divergent first steps whose samples the equivalence judge partitions
 
     def reads_upstream_here(self) -> bool:
         """With ``compare_roots`` the studies compared ran in those roots: nothing runs here first."""

@@ -248,6 +248,15 @@ def reading_values(recs) -> dict:
             "notes": [n for n in recs["notes"].get("note", pd.Series(dtype=str))] if len(recs["notes"]) else []}
 
 
+def released_models(recs) -> int:
+    """How many released models (and people) the ``released`` table compares, over both datasets."""
+    try:
+        rel = recs["released"]
+    except (KeyError, FileNotFoundError):
+        return 0
+    return int(rel.groupby("dataset")["model"].nunique().sum()) if len(rel) else 0
+
+
 def reading_markdown(recs) -> str:
     """The page's computed sentences: which models, how many differences, the judge, what was skipped, and,
     with one model, the command that compares several."""
@@ -255,8 +264,11 @@ def reading_markdown(recs) -> str:
     out = []
     if len(r["models"]) < 2:
         m = r["model"] or "smollm2-135m"
-        out.append(f"**One model only ({', '.join(r['models']) or m}).** There is nothing to compare yet. Measure "
-                   f"another model beside it in this run root with `creval book -p models=[<other model>]`, or build "
+        rel = released_models(recs)
+        out.append(f"**One model only ({', '.join(r['models']) or m}).** "
+                   + (f"The released outputs below compare {rel} real models and people out of the box. To compare "
+                      "your own models, measure " if rel else "There is nothing to compare yet. Measure ") +
+                   "another model beside it in this run root with `creval book -p models=[<other model>]`, or build "
                    f"one book per model with `creval batch {m} <other model or spec.yaml>`, which builds this "
                    "chapter over all their run roots at the end (`-p compare_roots=[runs/a,runs/b]` by hand).")
     else:

@@ -8,6 +8,13 @@ here: embeddings and entailment, both through the call cache). Tables:
 - ``ideas``: the texts whose homogeneity is measured (models' and people's), ``task, prompt, source, text``;
 - ``homogeneity``: per prompt and ordered pair of sources, the mean embedding cosine and the entailment
   overlap (:mod:`.spread`);
+- ``released``: the released outputs (MacGyver solvers, TTCW writers) on every measure that needs no sample,
+  and their human labels, one row per dataset x model x measure x item (:mod:`.released`);
+- ``overused``: per released model, the words it over-uses relative to people on the same items (log-odds z);
+- ``released_sources``: what each dataset's released outputs were read from, per model;
+- ``pairwise``: the pairwise judge's two-order verdicts on the released outputs, with provenance (:mod:`.pairwise`);
+- ``equivalence``: the equivalence judge's partition of divergent samples beside their entailment classes
+  (:mod:`.equivalence`);
 - ``notes``: what could not be compared and why (e.g. no human data for a task).
 """
 from __future__ import annotations
@@ -21,7 +28,10 @@ from creval.models.embeddings import Embedder
 from creval.models.registry import model_name
 from creval.studies import contract
 from creval.studies.compare.config import CompareConfig
+from creval.studies.compare.equivalence import equivalence_rows
+from creval.studies.compare.pairwise import pairwise_rows
 from creval.studies.compare.records import Homogeneity, Value
+from creval.studies.compare.released import released_rows
 from creval.studies.compare.sources import cost_rows, sources
 from creval.studies.compare.spread import homogeneity_rows
 from creval.studies.compare.values import human_ideas, idea_rows, study_values
@@ -52,11 +62,17 @@ def run(cfg: CompareConfig) -> Path:
     people, notes = human_ideas(pd.DataFrame(ideas), cfg.compare_human_max, cfg.data_seed)
     ideas += people
     store.write("ideas", ideas)
-    rows = []
+    rows, embedder = [], Embedder(cfg.compare_embedder)
     if ideas:
-        rows = homogeneity_rows(pd.DataFrame(ideas), Embedder(cfg.compare_embedder), nli_backends.load_nli(cfg.nli))
+        rows = homogeneity_rows(pd.DataFrame(ideas), embedder, nli_backends.load_nli(cfg.nli))
     store.write("homogeneity", [Homogeneity.from_dict(r).to_dict() for r in rows])
-    store.write("notes", [{"note": n} for n in notes])
+    released, answers, infos, more = released_rows(cfg, embedder)
+    store.write("released", released)
+    store.write("overused", [w for i in infos for w in i.pop("overused", [])])
+    store.write("released_sources", infos)
+    store.write("pairwise", pairwise_rows(cfg, answers, store.root))
+    store.write("equivalence", equivalence_rows(cfg, srcs, store.root))
+    store.write("notes", [{"note": n} for n in notes + more])
     store.flush_calls()
     return contract.finish(store)
 
