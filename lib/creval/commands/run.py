@@ -9,10 +9,10 @@ from creval.book.studies import measure_slow_models, phases_lines, run_studies, 
 from creval.book.sync import field_comments, yaml_value
 from creval.commands.book import params_path
 from creval.core.deferral import batch_out
+from creval.core.units import spending_limit
 from creval.models.batchfile import read_in
 from creval.models.endpoint import peak_in_flight
 from creval.studies.registry import STUDIES
-from creval.studies.units import spending_limit
 
 
 def parameters_help(cls) -> str:

@@ -1,1 +1,13 @@
-"""The Rethinking the metrics study (chapter 06)."""
+"""The Rethinking the metrics study (chapter 06): creativity index, perplexity, syntactic templates and rubric
+judges against people (Lu et al.)."""
+from creval.datasets import aut, macgyver, msrp, ttcw
+from creval.studies.contract import Study
+from creval.studies.rethinking import estimate, run
+from creval.studies.rethinking.config import RethinkingConfig
+
+STUDY = Study("rethinking", "chapters/06-rethinking-metrics.ipynb", RethinkingConfig, run.run,
+              tables={**{f"measures_{s}": dict for s in run.SETS},
+                      **{t: dict for t in ("data_sources", "sets", "formatting", "perplexity", "templates", "judge",
+                                           "twist", "rerun", "ttcw_llm_judges", "example")}},
+              datasets=(ttcw.DATASET, aut.DATASET, macgyver.DATASET, msrp.DATASET), estimate=estimate.estimate,
+              summary="creativity index, perplexity, syntactic templates and rubric judges against people (Lu et al.)")
