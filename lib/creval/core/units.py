@@ -223,8 +223,3 @@ def run_units(root: str | Path, name: str, units: Sequence[Unit], work: Callable
             bar.close()
         run.raise_outcome(limit)
     return run.rows()
-
-
-def unit_usage(root: str | Path, name: str) -> dict[str, dict]:
-    """Each finished unit's own calls, tokens and cost (``units/<name>.jsonl``)."""
-    return {r["unit"]: r["usage"] for r in read_jsonl(Path(root) / "units" / f"{name}.jsonl")}

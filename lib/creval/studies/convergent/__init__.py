@@ -4,9 +4,19 @@ from creval.datasets import macgyver
 from creval.studies.contract import Study
 from creval.studies.convergent import estimate, run
 from creval.studies.convergent.config import ConvergentConfig
+from creval.studies.convergent.records import (
+    BenchVerdictRecord,
+    HumanPairRecord,
+    HumanVerdictRecord,
+    LabelsSourceRecord,
+    SweepCallRecord,
+    SweepRecord,
+    TranscriptRecord,
+)
 
 STUDY = Study("convergent", "chapters/03-convergent.ipynb", ConvergentConfig, run.run, reads=("divergent",),
-              tables={"labels_source": dict, "human_pairs": dict, "human_verdicts": dict, "transcripts": dict,
-                      "bench_verdicts": dict, "sweep": dict, "sweep_calls": dict},
+              tables={"labels_source": LabelsSourceRecord, "human_pairs": HumanPairRecord,
+                      "human_verdicts": HumanVerdictRecord, "transcripts": TranscriptRecord,
+                      "bench_verdicts": BenchVerdictRecord, "sweep": SweepRecord, "sweep_calls": SweepCallRecord},
               datasets=(macgyver.DATASET,), estimate=estimate.estimate,
               summary="the retrieval-based multi-agent judge and its baselines, on model solutions and human labels")

@@ -28,6 +28,7 @@ from creval.studies import contract
 from creval.studies import units as widths
 from creval.studies.divergent.config import DivergentConfig
 from creval.studies.divergent.generation import solve
+from creval.studies.divergent.records import EntailmentRecord, NliEvalRecord
 
 log = logging.getLogger("creval.studies.divergent.run")
 
@@ -116,15 +117,14 @@ def run(cfg: DivergentConfig) -> Path:
 
     backend = load_nli(cfg.nli)
     why = getattr(backend, "fallback_reason", None)
-    store.write("entailment", [{"requested": cfg.nli, "ran": backend.name,
-                                "why": f"fallback: {why}" if why else "as requested"}])
+    store.write("entailment", [EntailmentRecord(cfg.nli, backend.name,
+                                                f"fallback: {why}" if why else "as requested").to_dict()])
     rows = []
     for b in (cfg.nli, f"llm:{cfg.model}"):
         for dataset in ("sick", "msrp"):
             r = evaluate_nli(b, dataset=dataset, limit=cfg.nli_eval_pairs, seed=cfg.seed)
-            rows.append({"backend": b, "ran": r["nli"], "dataset": r["dataset"], "pairs": r["n"],
-                         "accuracy": r["accuracy"], "macro_f1": r["macro_f1"], "baseline": r["baseline"],
-                         "baseline_accuracy": r["baseline_accuracy"]})
+            rows.append(NliEvalRecord(b, r["nli"], r["dataset"], r["n"], r["accuracy"], r["macro_f1"], r["baseline"],
+                                      r["baseline_accuracy"]).to_dict())
     store.write("nli_eval", rows)
     return contract.finish(store)
 

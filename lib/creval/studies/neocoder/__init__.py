@@ -5,6 +5,7 @@ from creval.studies.neocoder import estimate, run
 from creval.studies.neocoder.config import NeoCoderConfig
 from creval.studies.neocoder.records import (
     CodeRecord,
+    DataSourceRecord,
     HumanDetectionRecord,
     PositiveRecord,
     ProblemRecord,
@@ -12,7 +13,7 @@ from creval.studies.neocoder.records import (
 )
 
 STUDY = Study("neocoder", "chapters/05-neocoder.ipynb", NeoCoderConfig, run.run,
-              tables={"data_source": dict, "problems": ProblemRecord, "codes": CodeRecord,
+              tables={"data_source": DataSourceRecord, "problems": ProblemRecord, "codes": CodeRecord,
                       "known_positives": PositiveRecord, "human_detections": HumanDetectionRecord,
                       "rounds": RoundRecord},
               datasets=(neocoder.DATASET,), estimate=estimate.estimate,

@@ -53,7 +53,13 @@ from creval.studies.neocoder.denial import (
     human_union,
     live_rounds,
 )
-from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord
+from creval.studies.neocoder.records import (
+    CodeRecord,
+    DataSourceRecord,
+    HumanDetectionRecord,
+    PositiveRecord,
+    ProblemRecord,
+)
 
 __all__ = ["SOLVER_PROMPT", "benchmark_problem", "constrained_statement", "denial_prompting", "draw_ban",
            "records", "run"]
@@ -194,10 +200,9 @@ def run(cfg: NeoCoderConfig) -> Path:
     store = contract.start(cfg)
     everything, src = neocoder_data.load()
     ps = replayed(cfg, everything)
-    store.write("data_source", [{"data": provenance(neocoder_data.DATASET, src,
-                                                    "NeoCoder problems, stored GPT-4 rounds and tests"),
-                                 "problems": len(ps), "rounds": sum(len(p.rounds) for p in ps),
-                                 "test cases": sum(len(p.cases) for p in ps), "sample": src.is_sample}])
+    store.write("data_source", [DataSourceRecord(
+        provenance(neocoder_data.DATASET, src, "NeoCoder problems, stored GPT-4 rounds and tests"), len(ps),
+        sum(len(p.rounds) for p in ps), sum(len(p.cases) for p in ps), src.is_sample).to_dict()])
     keep = {p.problem_id for p in ps}
     store.write("problems", [problem_record(p, p.problem_id in keep).to_dict() for p in everything])
     detector = make_detector(cfg, store)

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from creval.core.records import Record
-
-
-def column(name: str):
-    """A field written under the column ``name`` (a header with spaces)."""
-    return field(default=None, metadata={"column": name})
+from creval.core.records import Record, column
 
 
 @dataclass
@@ -39,13 +34,6 @@ class CardRecord(Record):
     def columns() -> dict[str, str]:
         """``{field: column}`` in the card's column order."""
         return {f.name: f.metadata.get("column", f.name) for f in dataclasses.fields(CardRecord)}
-
-    def to_dict(self) -> dict:
-        return {col: getattr(self, name) for name, col in self.columns().items()}
-
-    @classmethod
-    def from_dict(cls, row: dict) -> "CardRecord":
-        return cls(**{name: row.get(col) for name, col in cls.columns().items()})
 
 
 @dataclass

@@ -4,10 +4,12 @@ from creval.datasets import aut, macgyver, msrp, ttcw
 from creval.studies.contract import Study
 from creval.studies.rethinking import estimate, run
 from creval.studies.rethinking.config import RethinkingConfig
+from creval.studies.rethinking.records import DataSourceRecord, LlmJudgeRecord, SetRecord
 
 STUDY = Study("rethinking", "chapters/06-rethinking-metrics.ipynb", RethinkingConfig, run.run,
-              tables={**{f"measures_{s}": dict for s in run.SETS},
-                      **{t: dict for t in ("data_sources", "sets", "formatting", "perplexity", "templates", "judge",
-                                           "twist", "rerun", "ttcw_llm_judges", "example")}},
+              tables={"data_sources": DataSourceRecord, "sets": SetRecord, "ttcw_llm_judges": LlmJudgeRecord,
+                      **{f"measures_{s}": dict for s in run.SETS},
+                      **{t: dict for t in ("formatting", "perplexity", "templates", "judge", "twist", "rerun",
+                                           "example")}},
               datasets=(ttcw.DATASET, aut.DATASET, macgyver.DATASET, msrp.DATASET), estimate=estimate.estimate,
               summary="creativity index, perplexity, syntactic templates and rubric judges against people (Lu et al.)")
