@@ -23,6 +23,13 @@ def parameters_help(cls) -> str:
         for k, v in defaults.items())
 
 
+def study_line(s) -> str:
+    """A study's summary, chapter, the studies it reads first and the datasets it reads."""
+    reads = f" Runs first (it reads their records): {', '.join(s.reads)}." if s.reads else ""
+    data = f" Data: {', '.join(d.name for d in s.datasets)}." if s.datasets else ""
+    return f"{s.summary}. Chapter: {s.chapter}.{reads}{data}"
+
+
 def cmd_run(args) -> int:
     ppath = params_path(args.params)
     params = effective_params(load_params(ppath, args.p))
@@ -52,7 +59,7 @@ def register(sub) -> None:
                                    "and `creval book` read these folders.")
     sp = p.add_subparsers(dest="study", metavar="STUDY", required=True)
     for name, s in STUDIES.items():
-        q = sp.add_parser(name, help=s.summary, description=f"{s.summary}. Chapter: {s.chapter}.",
+        q = sp.add_parser(name, help=s.summary, description=study_line(s),
                           epilog=parameters_help(s.config), formatter_class=argparse.RawDescriptionHelpFormatter)
         q.add_argument("--params", default="params/default.yaml",
                        help="flat YAML parameter file (default: %(default)s)")
