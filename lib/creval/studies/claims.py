@@ -2,8 +2,8 @@
 (:func:`creval.measures.stats.decide`), and a last line naming the local models the verdicts rest on."""
 from __future__ import annotations
 
-from creval.measures.stats import ENOUGH, TESTABLE, Verdict, decide
 from creval.models.base import SERVER_BACKENDS
+from creval.measures.stats import ENOUGH, TESTABLE, Verdict, decide
 from creval.studies.contract import Records
 
 __all__ = ["ENOUGH", "TESTABLE", "Verdict", "claims_md", "decide", "local_models", "verdict"]

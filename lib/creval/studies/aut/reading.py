@@ -8,8 +8,8 @@ import pandas as pd
 from creval.measures import stats
 from creval.studies.aut.human import OCSAI_REFERENCE, table_human, table_human_reference, table_vs_baselines
 from creval.studies.aut.report import human_values, level_check, table_agreement, table_bias, table_self_preference
-from creval.studies.claims import claims_md, verdict
 from creval.studies.contract import Records
+from creval.studies.claims import claims_md, verdict
 
 Z90 = 1.6449            # two-sided 90% normal quantile
 

@@ -16,8 +16,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
-from creval.studies.claims import claims_md, verdict
 from creval.studies.contract import Records
+from creval.studies.claims import claims_md, verdict
 from creval.studies.tables import captioned
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from creval.measures import stats as S
-from creval.studies.claims import ENOUGH, claims_md, verdict
 from creval.studies.contract import Records
+from creval.studies.claims import ENOUGH, claims_md, verdict
 from creval.studies.validation.report import (
     table_entropy_vs_diversity,
     table_naive_vs_semantic,
