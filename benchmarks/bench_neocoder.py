@@ -30,7 +30,7 @@ from pathlib import Path
 
 from creval import sandbox
 from creval.datasets import neocoder as neocoder_data
-from creval.judges import neocoder as nc
+from creval.measures.neocoder import judges as nc
 from creval.sandbox import batches
 
 

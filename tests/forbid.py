@@ -22,7 +22,7 @@ CHOKE_POINTS = (
     ("creval.sandbox", "run_units"),
     ("creval.sandbox.batches", "run_units"),
     ("creval.sandbox.batches", "launch"),
-    ("creval.judges.neocoder", "judge_codes"),
+    ("creval.measures.neocoder.judges", "judge_codes"),
     ("creval.models.heavy", "torch"),
     ("creval.models.heavy", "transformers"),
     ("creval.models.heavy", "llama_cpp"),

@@ -8,10 +8,10 @@ import pytest
 
 from creval.core.deferral import batch_out
 from creval.core.errors import CrevalError
+from creval.core.units import Unit, WaveWritten, run_units
 from creval.models.batchfile import read_in
 from creval.models.registry import load_model
 from creval.models.standin import StandIn
-from creval.studies.units import Unit, WaveWritten, run_units
 
 pytestmark = pytest.mark.integration
 RUN_BATCH = Path(__file__).parents[1] / "run_batch.py"

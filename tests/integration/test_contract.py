@@ -7,7 +7,8 @@
 - a study that calls a model names every model it called in its manifest;
 - the chapter's own cells (records in, tables and figures out) execute with every model call, cache miss
   and sandbox launch made to raise (``tests/forbid.py``): reports are pure;
-- every record written round-trips through its typed record's ``to_dict``/``from_dict`` (unit tests per study).
+- every table it writes is declared in its ``STUDY.tables``, and every row of a typed table round-trips
+  through its record type's ``from_dict``/``to_dict`` unchanged (the type is the table's schema).
 """
 import json
 from pathlib import Path
@@ -70,6 +71,17 @@ def same_records(study: str, first: Path, again: Path) -> None:
         assert a == b, f"{study}: {rel} differs between the first run and the warm-cache rerun"
 
 
+def rows_round_trip(study, run_dir: Path) -> None:
+    """Every row of every typed table of ``run_dir`` is its record type's ``to_dict`` of its ``from_dict``."""
+    for table, kind in study.tables.items():
+        f = run_dir / f"{table}.jsonl"
+        if kind is dict or not f.exists():
+            continue
+        for line in f.read_text().splitlines():
+            row = json.loads(line)
+            assert kind.from_dict(row).to_dict() == row, f"{study.name}.{table}: a row is not a {kind.__name__}"
+
+
 def models_called(usage_by_kind_model: dict) -> set[str]:
     """The models a run asked (made or served from the cache), from its usage per ``kind:model``."""
     return {key.split(":", 1)[1] for key, u in usage_by_kind_model.items()
@@ -87,6 +99,7 @@ def test_study_contract(name, tmp_path, monkeypatch):
     cfg = study.make_config(params)
     manifest = json.loads((cfg.run_dir / "manifest.json").read_text())
     assert manifest["complete"] and manifest["params"]["run_id"] == cfg.run_id
+    rows_round_trip(study, cfg.run_dir)
     called = models_called(first["by_kind_model"])
     if called:                                        # a study that calls a model names the models in its manifest
         assert manifest["models"], (called, manifest["models"])

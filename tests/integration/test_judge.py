@@ -12,7 +12,6 @@ def test_retrieval_and_chateval_on_macgyver(tmp_path):
     from creval.domains import get_domain
     from creval.judges import run_judge
     from creval.models.registry import load_model
-    from creval.studies.convergent.run import pair_runner
 
     model = load_model("smollm2-135m")
     crits = get_domain("macgyver").criteria
@@ -20,7 +19,7 @@ def test_retrieval_and_chateval_on_macgyver(tmp_path):
     assert len(pairs) == 3
     totals, verdicts, transcripts = {}, {}, {}
     for name in ("retrieval", "chateval"):
-        st = run_judge(name, model, pairs, crits, tmp_path / name, runner=pair_runner(), progress=False,
+        st = run_judge(name, model, pairs, crits, tmp_path / name, progress=False,
                        word_limit=150, retries=1, verdict_via="text+logprobs")
         rows = st.read("verdicts")
         assert {(r["pair_id"], r["criterion"]) for r in rows} == {(p["pair_id"], c.name) for p in pairs for c in crits}

@@ -1,6 +1,6 @@
-"""docs/CONTRIBUTING.md's worked example, followed literally: its `# file:` blocks are written to a temporary
-folder as a package and a chapter, the study is registered with its registry line, and the contract test
-(tests/integration/test_contract.py) passes on it."""
+"""docs/CONTRIBUTING.md's worked example, followed literally: its `# file:` blocks are the files of
+examples/ (the example is real code), the package declares its study, the contract test
+(tests/integration/test_contract.py) passes on it and `creval estimate` prices it."""
 import dataclasses
 import json
 import re
@@ -9,10 +9,12 @@ import sys
 import pytest
 import test_contract as contract_test
 
+from creval.cli import main
 from creval.core.paths import REPO
-from creval.studies.registry import STUDIES, Study, register
+from creval.studies.registry import STUDIES, register
 
 pytestmark = pytest.mark.integration
+EXAMPLES = REPO / "examples"
 
 
 def doc_blocks() -> dict[str, str]:
@@ -37,27 +39,43 @@ def percent_to_notebook(text: str) -> dict:
     return {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
 
-def test_worked_example_passes_the_contract(tmp_path, monkeypatch):
+def test_the_doc_shows_the_example_files_as_they_are():
     blocks = doc_blocks()
-    assert {"lexical/__init__.py", "lexical/config.py", "lexical/run.py", "lexical/report.py", "10-lexical.py",
-            "registry-line.py"} <= set(blocks), sorted(blocks)
-    src = tmp_path / "src"
-    for name, body in blocks.items():
-        if name.startswith("lexical/"):
-            (src / name).parent.mkdir(parents=True, exist_ok=True)
-            (src / name).write_text(body)
-    chapter = tmp_path / "10-lexical.ipynb"
-    chapter.write_text(json.dumps(percent_to_notebook(blocks["10-lexical.py"])))
-    monkeypatch.syspath_prepend(str(src))
+    files = {str(f.relative_to(EXAMPLES)): f.read_text() for f in sorted(EXAMPLES.rglob("*.py"))}
+    assert {"lexical/__init__.py", "lexical/config.py", "lexical/records.py", "lexical/run.py",
+            "lexical/estimate.py", "lexical/report.py", "10-lexical.py"} <= set(files)
+    assert blocks == files
+
+
+@pytest.fixture
+def lexical(tmp_path, monkeypatch):
+    """The example study, imported from examples/ and registered (undone after the test), its chapter a
+    notebook in ``tmp_path``."""
+    monkeypatch.syspath_prepend(str(EXAMPLES))
     for mod in [m for m in sys.modules if m == "lexical" or m.startswith("lexical.")]:
         monkeypatch.delitem(sys.modules, mod)
-    from lexical.config import LexicalConfig
-
-    study = eval(blocks["registry-line.py"], {"Study": Study, "LexicalConfig": LexicalConfig})  # our own doc
-    study = dataclasses.replace(study, chapter=str(chapter))
-    monkeypatch.setitem(STUDIES, "lexical", STUDIES.get("lexical", study))   # undone after the test
+    import lexical
+    chapter = tmp_path / "10-lexical.ipynb"
+    chapter.write_text(json.dumps(percent_to_notebook((EXAMPLES / "10-lexical.py").read_text())))
+    study = dataclasses.replace(lexical.STUDY, chapter=str(chapter))
+    monkeypatch.setitem(STUDIES, "lexical", study)
+    monkeypatch.delitem(STUDIES, "lexical")
     assert register(study) is STUDIES["lexical"]
+    return study
+
+
+def test_worked_example_passes_the_contract(lexical, tmp_path, monkeypatch):
     contract_test.test_study_contract("lexical", tmp_path / "contract", monkeypatch)
-    recs = study.records(study.make_config(contract_test._params(tmp_path / "contract" / "runs")))
+    recs = lexical.records(lexical.make_config(contract_test._params(tmp_path / "contract" / "runs")))
     assert len(recs.answers) == 2 and set(recs.answers["n"]) == {3}
     assert recs.answers["distinct_2"].between(0, 1).all()
+    assert [type(r).__name__ for r in recs.typed("answers")] == ["AnswerRecord"] * 2
+
+
+def test_creval_estimate_prices_the_worked_example(lexical, capsys):
+    assert main(["estimate", "lexical", "--json", "--params", str(REPO / "params/smoke.yaml")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    (row,) = out["studies"]
+    assert row["study"] == "lexical" and row["units"] == 2          # 2 problems x 1 model
+    calls = row["total"]["calls"]
+    assert calls["min"] == calls["max"] == 6                        # 3 samples of each problem

@@ -4,10 +4,10 @@ import pytest
 
 from creval.core.io import read_jsonl
 from creval.core.ledger import LEDGER
+from creval.core.units import UnitsFailed
 from creval.models.standin import StandIn
 from creval.studies.aut.config import AutConfig
 from creval.studies.aut.run import records
-from creval.studies.units import UnitsFailed
 
 pytestmark = pytest.mark.integration
 

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from creval.core.ledger import LEDGER
+from creval.core.units import UnitsFailed
 from creval.models.standin import StandIn
 from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.convergent.run import run
-from creval.studies.units import UnitsFailed
 
 pytestmark = pytest.mark.integration
 

@@ -6,11 +6,11 @@ import pytest
 
 from creval.core.io import read_jsonl
 from creval.core.ledger import LEDGER
+from creval.core.units import UnitsFailed
 from creval.domains import get_domain
 from creval.models.standin import StandIn
 from creval.studies.divergent.config import DivergentConfig
 from creval.studies.divergent.run import records as divergent_records
-from creval.studies.units import UnitsFailed
 from creval.studies.validation.config import ValidationConfig
 from creval.studies.validation.run import records as validation_records
 

@@ -9,16 +9,16 @@ import time
 import pytest
 
 from creval.core.ledger import LEDGER
+from creval.core.units import Unit, run_units
 from creval.models.registry import load_model
 from creval.models.standin import StandIn
-from creval.studies.units import Unit, run_units
 
 pytestmark = pytest.mark.integration
 
 CHILD = """
 import sys
 from creval.models.registry import load_model
-from creval.studies.units import Unit, run_units
+from creval.core.units import Unit, run_units
 m = load_model(sys.argv[1])
 run_units(sys.argv[2], "chat", [Unit(f"u{i:03d}", i) for i in range(160)],
           lambda u: {"t": [{"r": m.chat([{"role": "user", "content": f"question {u.item}"}]).text}]},

@@ -6,10 +6,10 @@ import json
 import pytest
 
 from creval.core.ledger import LEDGER
+from creval.core.units import UnitsFailed
 from creval.models.standin import StandIn
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.run import run
-from creval.studies.units import UnitsFailed
 
 pytestmark = pytest.mark.integration
 

@@ -12,7 +12,7 @@ from creval.core.cache import CallCache
 from creval.core.errors import CrevalError
 from creval.core.paths import REPO
 from creval.datasets import neocoder as neocoder_data
-from creval.judges import neocoder as nc
+from creval.measures.neocoder import judges as nc
 from creval.measures.nli.backends import LLMNLI, CosineNLI, CrossEncoderNLI
 from creval.measures.techniques import StaticDetector
 from creval.models import heavy, registry
@@ -156,7 +156,7 @@ def test_the_scan_sees_a_bound_choke_point(tmp_path):
     g = tmp_path / "m.py"
     g.write_text("from creval.core.cache import CallCache, cached_batch\nfrom creval import sandbox\n"
                  "from creval.models.registry import load_model\n\n\ndef f():\n"
-                 "    from creval.judges.neocoder import judge_codes\n")
+                 "    from creval.measures.neocoder.judges import judge_codes\n")
     assert bound_choke_points(g) == ["m.py:1 binds creval.core.cache.cached_batch"]
     assert bound_choke_points(REPO / "lib" / "creval" / "sandbox" / "__init__.py") == [
         "__init__.py:36 binds creval.sandbox.batches.run_units"]

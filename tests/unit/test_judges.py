@@ -13,7 +13,6 @@ from creval.judges.retrieval import RetrievalJudge, split_discussion, split_poin
 from creval.judges.store import FragmentStore
 from creval.models.base import ChoiceScores, Completion, ModelSpec
 from creval.models.cached import Model
-from creval.studies.convergent.run import pair_runner
 
 
 @dataclass(frozen=True)
@@ -229,9 +228,9 @@ def test_single_judges(mode):
 
 def test_run_judge_resumes(tmp_path):
     rows = [{"problem_id": "1", "model": "m", "problem_text": PROBLEM, "solution": SOLUTION}]
-    st = run_judge("zero-shot", Model(Panel()), rows, CRITS, tmp_path / "run", runner=pair_runner(), progress=False)
+    st = run_judge("zero-shot", Model(Panel()), rows, CRITS, tmp_path / "run", progress=False)
     assert len(st.read("verdicts")) == 2 and len(st.read("transcripts")) == 2
-    st = run_judge("zero-shot", Model(Panel()), rows, CRITS, tmp_path / "run", runner=pair_runner(), progress=False)
+    st = run_judge("zero-shot", Model(Panel()), rows, CRITS, tmp_path / "run", progress=False)
     assert len(st.read("verdicts")) == 2
     assert (tmp_path / "run" / "manifest.json").exists()
 
@@ -298,11 +297,11 @@ def test_run_judge_resumes_its_folder_and_records_the_settings(tmp_path):
     m = Model(Backend(), CallCache(tmp_path / "c.sqlite"))
     pairs = [{"pair_id": "p1", "problem": "P", "solution": "S"}]
     from creval.core.ledger import LEDGER
-    run_judge("zero-shot", m, pairs, CRITS[:1], tmp_path / "run", runner=pair_runner(), progress=False, retries=0)
+    run_judge("zero-shot", m, pairs, CRITS[:1], tmp_path / "run", progress=False, retries=0)
     assert len(calls) == 1
     with LEDGER.collect() as t:   # resumed: only the new pair is judged
         st = run_judge("zero-shot", m, pairs + [{"pair_id": "p2", "problem": "P2", "solution": "S2"}], CRITS[:1],
-                       tmp_path / "run", runner=pair_runner(), progress=False, retries=0)
+                       tmp_path / "run", progress=False, retries=0)
     assert [r.tags["pair"] for r in t.records if r.kind == "chat"] == ["p2"] and len(calls) == 2
     assert [v["pair_id"] for v in st.read("verdicts")] == ["p1", "p2"] and st.read("verdicts")[0]["verdict"] is True
     # calls.jsonl holds each call once: one per pair, with its tokens
@@ -315,7 +314,7 @@ def test_run_judge_resumes_its_folder_and_records_the_settings(tmp_path):
 
 def test_calls_are_recorded_with_each_finished_pair(tmp_path):
     rows = [{"problem_id": str(i), "model": "m", "problem_text": PROBLEM, "solution": SOLUTION} for i in range(2)]
-    st = run_judge("retrieval", Model(Panel()), rows, CRITS, tmp_path / "run", runner=pair_runner(2), progress=False,
+    st = run_judge("retrieval", Model(Panel()), rows, CRITS, tmp_path / "run", width=2, progress=False,
                    confidence_via="text")
     verdicts, calls = st.read("verdicts"), [c for c in st.read("calls") if c["kind"] != "embed"]
     for pid in ("0::m", "1::m"):

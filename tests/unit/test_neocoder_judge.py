@@ -6,7 +6,7 @@ import pytest
 os.environ.setdefault("CREVAL_SANDBOX_FALLBACK", "1")   # where no jail runs, the suite opts in (records say so)
 
 from creval.datasets import neocoder as neocoder_data
-from creval.judges import neocoder as nc
+from creval.measures.neocoder import judges as nc
 
 
 @pytest.fixture

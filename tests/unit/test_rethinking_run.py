@@ -79,7 +79,7 @@ def test_run_writes_every_table_and_resumes(samples_only, monkeypatch):
     models["fake-a"].fail_after = 4              # dies after the first chunk: two ps texts, plain and given the problem
     monkeypatch.setattr(run, "load_model", lambda name, cache=None: models[name])
     monkeypatch.setattr(run, "PPL_CHUNK", 2)
-    monkeypatch.setattr(run.units, "width", lambda *names: 1)
+    monkeypatch.setattr(run.widths, "width", lambda *names: 1)
     with pytest.raises(run.units.UnitsFailed):
         run.run(cfg)
     kept = unit_rows(cfg.run_dir / "units" / "calls.jsonl")

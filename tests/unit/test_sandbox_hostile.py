@@ -14,7 +14,7 @@ import pytest
 os.environ.setdefault("CREVAL_SANDBOX_FALLBACK", "1")   # where no jail runs, the suite opts in (records say so)
 
 from creval.core.cache import CallCache
-from creval.judges import neocoder as nc
+from creval.measures.neocoder import judges as nc
 from creval.sandbox import Limits, isolation, program_unit, run_units
 
 FAST = Limits(wall_s=1.5, cpu_s=1.0, memory_mb=512, output_bytes=1 << 16, capture_bytes=1 << 14)

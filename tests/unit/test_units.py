@@ -9,10 +9,10 @@ import pytest
 
 from creval.core.cache import CallCache, cached_batch
 from creval.core.ledger import LEDGER
+from creval.core.units import BudgetReached, Unit, UnitsFailed, run_units, spending_limit
 from creval.models.endpoint import AdaptiveLimit
 from creval.models.registry import load_model
 from creval.models.standin import StandIn
-from creval.studies.units import BudgetReached, Unit, UnitsFailed, run_units, spending_limit
 
 
 def _units(n):

@@ -30,7 +30,7 @@ def run_study(study: Study, params: dict, where: str = "the parameters") -> dict
     error = None
     try:
         with LEDGER.collect(keep=False) as tally:
-            folder: Path | None = study.run(cfg)
+            folder: Path | None = study.ensure(cfg)
     except KeyboardInterrupt:
         raise
     except Exception as e:            # noqa: BLE001 - one study failing must not hide the others' results

@@ -12,9 +12,9 @@ from creval.book.render import render_offline, render_quarto
 from creval.book.studies import phases_lines, run_study, summary_line
 from creval.core.errors import CrevalError
 from creval.core.paths import REPO
+from creval.core.units import spending_limit
 from creval.models.registry import get_spec, model_name
 from creval.studies.registry import get_study
-from creval.studies.units import spending_limit
 
 
 def _summary(m: dict, out: Path) -> str:

@@ -22,7 +22,6 @@ from creval.judges.registry import judge_names
 from creval.judges.runner import pair_of
 from creval.models.registry import load_model
 from creval.studies.convergent.config import ConvergentConfig
-from creval.studies.convergent.run import pair_runner
 from creval.studies.units import width
 
 C = ConvergentConfig()     # the CLI's defaults are the study's (a test holds them equal)
@@ -98,7 +97,7 @@ def main(args: argparse.Namespace) -> int:
     settings = dict(threshold=args.threshold, k=args.k, j=args.j, l=args.l, max_rounds=args.max_rounds,
                     word_limit=args.word_limit, retries=args.retries, verdict_via=args.verdict_via,
                     embedder=args.embedder, seed=args.seed)
-    st = run_judge(args.judge, model, rows, crits, args.out, runner=pair_runner(width(args.model)),
+    st = run_judge(args.judge, model, rows, crits, args.out, width=width(args.model),
                    **judge_settings(args.judge, settings))
     df = st.frame("verdicts")
     print(f"{len(df)} verdicts in {args.out}/verdicts.jsonl; unparsed {int(df.unparsed.sum())}; "

@@ -12,7 +12,7 @@ from creval.book.params import effective_params, load_params
 from creval.commands import retire
 from creval.commands.book import params_path
 from creval.datasets import neocoder as ds
-from creval.judges.neocoder import human_pass_rates
+from creval.measures.neocoder.judges import human_pass_rates
 from creval.studies.neocoder import report
 from creval.studies.neocoder.config import NeoCoderConfig
 from creval.studies.neocoder.run import records

@@ -9,11 +9,11 @@ from creval.book.studies import measure_slow_models, phases_lines, run_studies, 
 from creval.book.sync import field_comments, yaml_value
 from creval.commands.book import params_path
 from creval.core.deferral import batch_out
+from creval.core.units import spending_limit
 from creval.models import registry
 from creval.models.batchfile import read_in
 from creval.models.endpoint import peak_in_flight
 from creval.studies.registry import STUDIES
-from creval.studies.units import spending_limit
 
 
 def parameters_help(cls) -> str:
@@ -22,6 +22,13 @@ def parameters_help(cls) -> str:
     return "parameters (-p KEY=VALUE; * changes the run id):\n" + "\n".join(
         f"  {k}{'*' if k in cls.identity_keys() else ''} = {yaml_value(v)}" + (f"   # {notes[k]}" if k in notes else "")
         for k, v in defaults.items())
+
+
+def study_line(s) -> str:
+    """A study's summary, chapter, the studies it reads first and the datasets it reads."""
+    reads = f" Runs first (it reads their records): {', '.join(s.reads)}." if s.reads else ""
+    data = f" Data: {', '.join(d.name for d in s.datasets)}." if s.datasets else ""
+    return f"{s.summary}. Chapter: {s.chapter}.{reads}{data}"
 
 
 def cmd_run(args) -> int:
@@ -55,7 +62,7 @@ def register(sub) -> None:
                                    "and `creval book` read these folders.")
     sp = p.add_subparsers(dest="study", metavar="STUDY", required=True)
     for name, s in STUDIES.items():
-        q = sp.add_parser(name, help=s.summary, description=f"{s.summary}. Chapter: {s.chapter}.",
+        q = sp.add_parser(name, help=s.summary, description=study_line(s),
                           epilog=parameters_help(s.config), formatter_class=argparse.RawDescriptionHelpFormatter)
         q.add_argument("--params", default="params/default.yaml",
                        help="flat YAML parameter file (default: %(default)s)")

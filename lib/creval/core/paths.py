@@ -21,10 +21,6 @@ def cache_file() -> Path:
     return Path(os.environ.get("CREVAL_CACHE", home() / "cache" / "calls.sqlite"))
 
 
-def runs_dir() -> Path:
-    return home() / "runs"
-
-
 def artifacts_dir() -> Path:
     """Models creval trains itself (e.g. the NLI cross-encoder)."""
     return home() / "artifacts"

@@ -5,8 +5,8 @@
 - :class:`~creval.judges.single.SingleJudge` ("zero-shot", "few-shot", "cot");
 - :mod:`~creval.judges.registry` the judges by name and their parameters (:func:`make_judge`, :func:`judge_settings`);
 - :class:`~creval.judges.base.Judgement` one record per item and criterion (yes/no or a scale value);
-- :func:`run_judge` judges pairs through the unit runner its caller passes (``studies.convergent.run.pair_runner``:
-  one resumable unit per pair) and writes ``verdicts.jsonl`` / ``transcripts.jsonl`` / manifest;
+- :func:`run_judge` judges pairs through the unit runner (:mod:`creval.core.units`: one resumable unit per
+  pair) and writes ``verdicts.jsonl`` / ``transcripts.jsonl`` / manifest;
 - :mod:`~creval.datasets.macgyver` MacGyver human labels (metrics: :mod:`~creval.measures.stats`);
   :mod:`~creval.studies.convergent.report` chapter tables.
 """

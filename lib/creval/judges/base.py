@@ -8,7 +8,6 @@ the same token counts as the cold run and token comparisons stay valid.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
@@ -187,10 +186,6 @@ def fill_tokens(v: Judgement, records: list[CallRecord]) -> Judgement:
     v.input_tokens, v.output_tokens = s["input_tokens"], s["output_tokens"]
     v.calls, v.tokens_by = s["calls"], s["tokens_by"]
     return v
-
-
-def strip_markup(text: str) -> str:
-    return re.sub(r"\s+", " ", text or "").strip()
 
 
 def records_for(records: list[CallRecord], **tags) -> list[CallRecord]:

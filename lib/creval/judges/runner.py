@@ -4,10 +4,11 @@ own file. The convergent study runs :func:`judge_pair` over the units of all its
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 from creval.core.errors import CrevalError
 from creval.core.runs import RunStore
+from creval.core.units import Unit, run_units
 from creval.judges.base import crit_name
 from creval.judges.registry import make_judge
 
@@ -39,25 +40,24 @@ def judge_pair(judge, row: dict, criteria: Sequence) -> dict[str, list[dict]]:
 
 
 def run_judge(judge_name: str, model, problems: list[dict], criteria: Sequence, out: str | Path, *,
-              runner: Callable, progress: bool = True, **params) -> RunStore:
+              width: int = 1, progress: bool = True, **params) -> RunStore:
     """Judge every pair of ``problems`` on ``criteria`` into ``out``: ``verdicts``, ``transcripts``, ``calls``
     and ``manifest.json`` (with the settings; ``out/fragments`` for the retrieval judge).
 
-    ``runner(out, pairs, work, desc=..., progress=...)`` runs ``work(row)`` (:func:`judge_pair`) over the
-    ``(pair_id, row)`` pairs and returns their tables in pair order: the unit runner, one resumable unit per
-    pair, several at once (:func:`creval.studies.convergent.run.pair_runner`; it lives in the studies layer,
-    above this one). ``params`` are the judge's own (strict, see :func:`~creval.judges.registry.make_judge`);
-    pick them from a shared settings dict with :func:`~creval.judges.registry.judge_settings`. ``out`` resumes
-    whatever the settings: give each judge setting its own folder."""
+    Each pair is one resumable unit of :func:`~creval.core.units.run_units` (``out/units/pairs.jsonl``),
+    ``width`` at once (:func:`creval.studies.units.width` of the judge's model). ``params`` are the judge's
+    own (strict, see :func:`~creval.judges.registry.make_judge`); pick them from a shared settings dict with
+    :func:`~creval.judges.registry.judge_settings`. ``out`` resumes whatever the settings: give each judge
+    setting its own folder."""
     out = Path(out)
     store = RunStore(out, {"judge": judge_name, "model": model.name, "criteria": [crit_name(c) for c in criteria],
                            **params})
     store.note_model(model)
     judge = make_judge(judge_name, model, store_dir=out / "fragments", **params)
     store.params["judge_params"] = judge.params()
-    pairs = [(pair_of(row)[0], row) for row in problems]
-    tables = runner(out, pairs, lambda row: judge_pair(judge, row, criteria), desc=f"judge {judge_name}",
-                    progress=progress)
+    pairs = [Unit(pair_of(row)[0], row) for row in problems]
+    tables = run_units(out, "pairs", pairs, lambda u: judge_pair(judge, u.item, criteria), width=width,
+                       desc=f"judge {judge_name}", progress=progress)
     store.write("verdicts", tables.get("verdicts", []))
     store.write("transcripts", tables.get("transcripts", []))
     store.finish()

@@ -74,10 +74,3 @@ def overlap_within(same) -> float:
         return float("nan")
     np.fill_diagonal(s, False)
     return float(s.any(axis=1).mean())
-
-
-def mean_finite(values) -> float:
-    """Mean of the finite values (the per-prompt means averaged over prompts); NaN when none."""
-    v = np.asarray(values, float)
-    v = v[np.isfinite(v)]
-    return float(v.mean()) if v.size else float("nan")

@@ -77,11 +77,6 @@ def repo_extract(code: str) -> str | None:
 _KEEP_CALLS = {("sys", "setrecursionlimit"), ("threading", "stack_size"), ("sys", "set_int_max_str_digits")}
 
 
-def _is_main_guard(node: ast.stmt) -> bool:
-    return (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
-            and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__")
-
-
 def _kept_call(node: ast.stmt) -> bool:
     if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
         return False

@@ -1,10 +1,12 @@
-"""The study contract: what every study's ``run`` and ``records`` share.
+"""The study contract: one declared :class:`Study` per package, and the typed :class:`Records` of its runs.
 
-A study is a package ``studies/<name>/`` with ``config.py`` (a :class:`~creval.studies.config.Config` whose
-record-changing fields are marked :func:`~creval.studies.config.identity`), ``run.py`` (``run(cfg) -> Path``:
-every model, judge and sandbox call of the study, resumable, into ``cfg.run_dir``; and
-``records(cfg) -> Records``: that folder's tables, running only what is missing), ``records.py`` (typed
-records) and ``report.py`` (pure: records in, DataFrame or Figure out).
+A study is a package ``studies/<name>/`` whose ``__init__.py`` declares ``STUDY = Study(...)``: its name, its
+chapter, its Config (``config.py``, record-changing fields marked :func:`~creval.studies.config.identity`),
+``reads`` (the studies whose records it reads: the one place the study graph is written), the datasets it
+reads, ``tables`` (one typed record per table, ``records.py``: an undeclared table is an error), ``run``
+(``run.py``: every model, judge and sandbox call of the study, resumable, into ``cfg.run_dir``) and
+``estimate`` (``estimate.py``: what a run will cost before any call). ``report.py`` is pure: records in,
+DataFrame or Figure out. The registry (:mod:`creval.studies.registry`) discovers the packages.
 
 A run folder is *finished* when its ``manifest.json`` says ``complete: true`` for the same run id; then
 ``records`` reads it and calls nothing. An interrupted run leaves the folder unfinished; the next ``run``
@@ -12,13 +14,20 @@ resumes it (finished items are kept, the call cache serves the calls already mad
 """
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Mapping
 
+from creval.core.errors import CrevalError
 from creval.core.io import read_jsonl
 from creval.core.runs import RunStore
+from creval.datasets.base import downloading
 from creval.studies.config import Config
+
+NOT_TABLES = ("calls",)     # JSONL files of a run folder that are not record tables (the calls themselves)
 
 
 def start(cfg: Config) -> RunStore:
@@ -59,16 +68,111 @@ def ensure(cfg: Config, run: Callable[[Config], Path]) -> Path:
     return cfg.run_dir
 
 
+@dataclass(frozen=True)
+class Study:
+    """One study, declared once in its package's ``__init__.py`` (``STUDY = Study(...)``).
+
+    ``tables`` maps every table the run writes to its record type (a :class:`~creval.core.records.Record`
+    dataclass; ``dict`` for a table whose columns are not typed yet). ``estimate(cfg) -> Estimate`` prices a
+    run (:mod:`creval.studies.estimate`); left out, the package's ``estimate.py`` is used when there is one.
+    ``book=False`` keeps a study out of ``creval book`` (the worked example of docs/CONTRIBUTING.md)."""
+    name: str
+    chapter: str                                   # the chapter notebook, relative to the repository
+    config: type[Config]
+    run: Callable[[Config], Path]                  # the run (resumable): every call of the study
+    tables: Mapping[str, type] = field(default_factory=dict)
+    reads: tuple[str, ...] = ()                    # studies whose records this one reads (run before it)
+    datasets: tuple = ()                           # the datasets it reads (datasets.base.Dataset)
+    summary: str = ""                              # one line for `creval run --help`
+    estimate: Callable[[Config], Any] | None = None
+    book: bool = True
+
+    @property
+    def package(self) -> str:
+        """The module path of the study's package (where its Config lives)."""
+        return self.config.__module__.rpartition(".")[0]
+
+    def make_config(self, params: Mapping | None = None, where: str = "") -> Config:
+        return self.config.from_params(params or {}, where=where)
+
+    def fetch(self, cfg: Config) -> None:
+        """Download what the study's data lookups find missing (the one step that may download): afterwards
+        ``cfg.run_id``, a pure lookup, names the data the run will read."""
+        with downloading():
+            cfg.resolved()
+
+    def ensure(self, cfg: Config) -> Path:
+        """Run the study unless its folder is finished (resumable); the folder, every table in it declared."""
+        self.fetch(cfg)
+        if not is_finished(cfg):
+            self.run(cfg)
+        self.check_tables(cfg.run_dir)
+        return cfg.run_dir
+
+    def records(self, cfg: Config) -> "Records":
+        return Records(self.ensure(cfg), cfg, self.tables)
+
+    def check_tables(self, run_dir: Path) -> None:
+        """A CrevalError when the run folder holds a table the study does not declare."""
+        extra = sorted({p.stem for p in Path(run_dir).glob("*.jsonl")} - set(self.tables) - set(NOT_TABLES))
+        if extra:
+            raise CrevalError(f"study {self.name} wrote table {extra[0]!r}, which it does not declare",
+                              f"add {extra[0]!r} and its record type to tables= in {self.package}/__init__.py")
+
+    def estimator(self) -> Callable[[Config], Any] | None:
+        """``estimate``, else ``estimate`` of the package's ``estimate.py`` when there is one, else None."""
+        if self.estimate is not None or not self.package:
+            return self.estimate
+        try:
+            mod = importlib.import_module(f"{self.package}.estimate")
+        except ModuleNotFoundError as e:
+            if e.name != f"{self.package}.estimate":
+                raise
+            return None
+        return getattr(mod, "estimate", None)
+
+
+def study_of(cfg: Config) -> Study | None:
+    """The :class:`Study` declared by the package of ``cfg``'s Config (None for a Config of no package)."""
+    pkg = type(cfg).__module__.rpartition(".")[0]
+    try:
+        return getattr(importlib.import_module(pkg), "STUDY", None) if pkg else None
+    except ImportError:
+        return None
+
+
+class UndeclaredTable(CrevalError, AttributeError):
+    """A table the study does not declare (a misspelt name would otherwise read as an empty table)."""
+
+
 class Records:
     """The tables of one study run folder, read on first use as DataFrames: ``recs.steps`` or
-    ``recs["steps"]`` (an empty frame for a table the run did not write), ``recs.rows("steps")`` as dicts,
-    ``recs.manifest``, and ``recs.cfg`` (the config the run was made with)."""
+    ``recs["steps"]`` (an empty frame for a declared table the run did not write), ``recs.rows("steps")`` as
+    dicts, ``recs.typed("steps")`` as the table's record type, ``recs.manifest``, and ``recs.cfg`` (the config
+    the run was made with). ``tables`` (default: the declared tables of ``cfg``'s study) are the names that
+    may be read: any other is an :class:`UndeclaredTable` error. Without a config nor tables every name reads."""
 
-    def __init__(self, root: str | Path, cfg: Config | None = None):
-        self.root, self.cfg, self._frames = Path(root), cfg, {}
+    def __init__(self, root: str | Path, cfg: Config | None = None, tables: Mapping[str, type] | None = None):
+        if tables is None and cfg is not None:
+            study = study_of(cfg)
+            tables = study.tables if study is not None else None
+        self.root, self.cfg, self._declared, self._frames = Path(root), cfg, tables, {}
+
+    def _check(self, table: str) -> None:
+        if self._declared is not None and table not in self._declared:
+            name = self.cfg.study if self.cfg is not None else "this"
+            raise UndeclaredTable(f"the {name} study has no table {table!r}",
+                                  f"read one of its declared tables: {', '.join(sorted(self._declared))}")
 
     def rows(self, table: str) -> list[dict]:
+        self._check(table)
         return read_jsonl(self.root / f"{table}.jsonl")
+
+    def typed(self, table: str) -> list:
+        """The rows of ``table`` as its declared record type (dicts for an untyped table)."""
+        kind = (self._declared or {}).get(table, dict)
+        rows = self.rows(table)
+        return rows if kind is dict or not dataclasses.is_dataclass(kind) else [kind.from_dict(r) for r in rows]
 
     def __getitem__(self, table: str):
         if table not in self._frames:
@@ -83,7 +187,7 @@ class Records:
 
     @property
     def tables(self) -> list[str]:
-        return sorted(p.stem for p in self.root.glob("*.jsonl") if p.stem != "calls")
+        return sorted(p.stem for p in self.root.glob("*.jsonl") if p.stem not in NOT_TABLES)
 
     @property
     def manifest(self) -> dict:

@@ -1,84 +1,106 @@
-"""Every study: its name, chapter, Config, and the studies whose records it reads; and the check that a
+"""Every study, discovered: each package ``studies/<name>/`` that declares ``STUDY`` (a
+:class:`~creval.studies.contract.Study`) is one, found the way ``cli.py`` finds its commands; and the check that a
 parameter file names only declared keys.
 
-Adding a study is one package ``studies/<name>/`` (see :mod:`creval.studies.contract`), one chapter and one
-line in :data:`STUDIES`. ``run`` and ``records`` are imported lazily from ``creval.studies.<name>.run``, so
-reading the registry loads no model library.
+Adding a study is its package (see :mod:`creval.studies.contract`), its chapter and its line in ``_quarto.yml``:
+nothing here names a study. The order of :data:`STUDIES` (the book's order) is the chapters' order with every
+study after the studies it reads.
 """
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Mapping
+import os
+import pkgutil
+from collections.abc import MutableMapping
+from typing import Iterator, Mapping
 
 from creval.core.errors import CrevalError
-from creval.datasets.base import downloading
-from creval.studies import contract
-from creval.studies.apparatus.config import ApparatusConfig
-from creval.studies.aut.config import AutConfig
-from creval.studies.compare.config import CompareConfig
 from creval.studies.config import Config
-from creval.studies.convergent.config import ConvergentConfig
-from creval.studies.divergent.config import DivergentConfig
-from creval.studies.neocoder.config import NeoCoderConfig
-from creval.studies.reportcard.config import ReportCardConfig
-from creval.studies.rethinking.config import RethinkingConfig
-from creval.studies.validation.config import ValidationConfig
+from creval.studies.contract import Records, Study
+
+__all__ = ["RETIRED", "STUDIES", "Study", "all_defaults", "check_params", "declared_keys", "discover", "get_study",
+           "in_order", "register", "upstream_configs", "upstream_records"]
 
 
-@dataclass(frozen=True)
-class Study:
-    name: str
-    chapter: str                      # the chapter notebook, relative to the repository
-    config: type[Config]
-    reads: tuple[str, ...] = ()       # studies whose records this one reads (run before it)
-    summary: str = ""                 # one line for `creval run --help`
-    package: str = ""                 # where its run.py lives (default creval.studies.<name>)
-
-    def _module(self):
-        return importlib.import_module(f"{self.package or 'creval.studies.' + self.name}.run")
-
-    def make_config(self, params: Mapping | None = None, where: str = "") -> Config:
-        return self.config.from_params(params or {}, where=where)
-
-    def fetch(self, cfg: Config) -> None:
-        """Download what the study's data lookups find missing (the one step that may download): afterwards
-        ``cfg.run_id``, a pure lookup, names the data the run will read."""
-        with downloading():
-            cfg.resolved()
-
-    def run(self, cfg: Config) -> Path:
-        """Run the study (resumable; a finished run folder is left as it is)."""
-        self.fetch(cfg)
-        return cfg.run_dir if contract.is_finished(cfg) else self._module().run(cfg)
-
-    def records(self, cfg: Config):
-        return self._module().records(cfg)
+def discover(package: str = "creval.studies") -> list[Study]:
+    """The ``STUDY`` of every subpackage of ``package`` that declares one (``estimate/`` and the like do not),
+    and of every package named in ``CREVAL_STUDIES`` (comma-separated: studies kept outside creval)."""
+    pkg = importlib.import_module(package)
+    names = [f"{package}.{m.name}" for m in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name)
+             if m.ispkg]
+    found = [s for s in (getattr(importlib.import_module(n), "STUDY", None) for n in names) if isinstance(s, Study)]
+    return ordered(found + [plugin(n) for n in plugins()])
 
 
-STUDIES: dict[str, Study] = {s.name: s for s in (
-    Study("apparatus", "chapters/01-apparatus.ipynb", ApparatusConfig,
-          summary="sample next steps of one problem and record every token's log-prob"),
-    Study("divergent", "chapters/02-divergent.ipynb", DivergentConfig,
-          summary="semantic entropy of step-wise generation (Tan et al.), a temperature sweep, entailment backends"),
-    Study("convergent", "chapters/03-convergent.ipynb", ConvergentConfig, reads=("divergent",),
-          summary="the retrieval-based multi-agent judge and its baselines, on model solutions and human labels"),
-    Study("validation", "chapters/04-validating-entropy.ipynb", ValidationConfig, reads=("divergent",),
-          summary="semantic entropy against diversity, a pairwise novelty judge and human ratings"),
-    Study("neocoder", "chapters/05-neocoder.ipynb", NeoCoderConfig,
-          summary="denial prompting and NeoGauge on Codeforces, every program in the sandbox (Lu et al.)"),
-    Study("rethinking", "chapters/06-rethinking-metrics.ipynb", RethinkingConfig,
-          summary="creativity index, perplexity, syntactic templates and rubric judges against people (Lu et al.)"),
-    Study("aut", "chapters/07-aut-agreement.ipynb", AutConfig,
-          summary="LLM agreement on Alternative Uses Test scoring and ranking (Rabeyah et al.)"),
-    Study("reportcard", "chapters/08-report-card.ipynb", ReportCardConfig,
-          reads=("convergent", "validation", "rethinking", "aut"),
-          summary="which measures to trust: every check against people beside its trivial baseline"),
-    Study("compare", "chapters/09-compare.ipynb", CompareConfig,
-          reads=("divergent", "convergent", "neocoder", "rethinking", "aut"),
-          summary="every model on every headline measure, paired differences, homogeneity of ideas, cost"),
-)}
+def plugins() -> list[str]:
+    """The packages named in ``CREVAL_STUDIES`` (each must be importable and declare ``STUDY``)."""
+    return [p.strip() for p in os.environ.get("CREVAL_STUDIES", "").split(",") if p.strip()]
+
+
+def plugin(name: str) -> Study:
+    """The ``STUDY`` of the package ``name`` (named in ``CREVAL_STUDIES``)."""
+    try:
+        study = getattr(importlib.import_module(name), "STUDY", None)
+    except ImportError as e:
+        raise CrevalError(f"CREVAL_STUDIES names {name!r}, which does not import ({e})",
+                          "put the folder holding it on PYTHONPATH, or take it out of CREVAL_STUDIES") from e
+    if not isinstance(study, Study):
+        raise CrevalError(f"CREVAL_STUDIES names {name!r}, which declares no STUDY",
+                          f"declare STUDY = Study(...) in {name}/__init__.py")
+    return study
+
+
+def ordered(studies: list[Study]) -> list[Study]:
+    """``studies`` by chapter, each moved after the studies it reads (a study reading an unknown one: an error)."""
+    by_name = {s.name: s for s in sorted(studies, key=lambda s: (s.chapter, s.name))}
+    out: list[Study] = []
+
+    def add(s: Study, path: tuple[str, ...] = ()) -> None:
+        if s in out:
+            return
+        if s.name in path:
+            raise CrevalError(f"studies read each other in a circle: {' -> '.join(path + (s.name,))}",
+                              "remove one of those names from a Study's reads")
+        for up in s.reads:
+            if up not in by_name:
+                raise CrevalError(f"study {s.name} reads {up!r}, which no package declares",
+                                  f"declare STUDY in studies/{up}/__init__.py or fix {s.name}'s reads")
+            add(by_name[up], path + (s.name,))
+        out.append(s)
+    for s in by_name.values():
+        add(s)
+    return out
+
+
+class _Registry(MutableMapping):
+    """``{name: Study}``, filled by :func:`discover` the first time it is read (reading the registry at import
+    time would import every study package while one of them may be importing it)."""
+
+    def __init__(self):
+        self._studies: dict[str, Study] | None = None
+
+    def _all(self) -> dict[str, Study]:
+        if self._studies is None:
+            self._studies = {s.name: s for s in discover()}
+        return self._studies
+
+    def __getitem__(self, name: str) -> Study:
+        return self._all()[name]
+
+    def __setitem__(self, name: str, study: Study) -> None:
+        self._all()[name] = study
+
+    def __delitem__(self, name: str) -> None:
+        del self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+STUDIES: MutableMapping[str, Study] = _Registry()
 
 # keys that once existed: an old parameter file gets an error naming the new key
 RETIRED = {"neocoder_model": "model (the model under test, in every study)",
@@ -86,7 +108,7 @@ RETIRED = {"neocoder_model": "model (the model under test, in every study)",
 
 
 def register(study: Study) -> Study:
-    """Add a study defined outside this package (a plugin, or a test's toy study) to :data:`STUDIES`."""
+    """Add a study defined outside ``creval.studies`` (a plugin, or a test's toy study) to :data:`STUDIES`."""
     if study.name in STUDIES and STUDIES[study.name] != study:
         raise CrevalError(f"a study named {study.name!r} is registered already", "choose another name")
     STUDIES[study.name] = study
@@ -100,9 +122,11 @@ def get_study(name: str) -> Study:
 
 
 def in_order(names=None, params: Mapping | None = None) -> list[Study]:
-    """The studies named (default: all) and every study they read, upstream first. With ``params``, a study
-    whose Config reads finished runs elsewhere (``reads_upstream_here`` false) pulls in nothing upstream."""
-    want, out = list(STUDIES) if names is None else list(names), []
+    """The studies named (default: all those in the book) and every study they read, upstream first. With
+    ``params``, a study whose Config reads finished runs elsewhere (``reads_upstream_here`` false) pulls in
+    nothing upstream."""
+    want = [n for n, s in STUDIES.items() if s.book] if names is None else list(names)
+    out: list[Study] = []
 
     def add(n: str) -> None:
         s = get_study(n)
@@ -114,6 +138,18 @@ def in_order(names=None, params: Mapping | None = None) -> list[Study]:
     for n in want:
         add(n)
     return out
+
+
+def upstream_configs(cfg: Config, **overrides) -> dict[str, Config]:
+    """The Config of every study ``cfg``'s study reads (its ``reads``, in order), rebuilt from ``cfg``'s
+    parameters (and ``overrides``)."""
+    p = {**cfg.to_params(), **overrides}
+    return {name: get_study(name).config.from_params(p) for name in get_study(cfg.study).reads}
+
+
+def upstream_records(cfg: Config) -> dict[str, Records]:
+    """The records of every study ``cfg``'s study reads (each run first only if its folder is not finished)."""
+    return {name: get_study(name).records(c) for name, c in upstream_configs(cfg).items()}
 
 
 def declared_keys() -> set[str]:

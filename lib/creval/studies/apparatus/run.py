@@ -9,6 +9,7 @@ from creval.domains.steps import step_messages
 from creval.models import registry
 from creval.studies import contract
 from creval.studies.apparatus.config import ApparatusConfig
+from creval.studies.apparatus.records import SampleRecord
 
 DOMAIN = "macgyver"
 
@@ -24,8 +25,7 @@ def run(cfg: ApparatusConfig) -> Path:
     samples = m.sample(step_messages(dom, problem, [], max_steps=5), cfg.apparatus_samples,
                        temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.apparatus_max_tokens,
                        stop=("\n",), seed=cfg.seed)
-    store.write("samples", [{"problem_id": problem.problem_id, "problem_text": problem.text, "sample_index": i,
-                             "logprob_kind": m.logprob_kind, **s.to_dict()} for i, s in enumerate(samples)])
+    store.write("samples", [SampleRecord.of(problem, i, m.logprob_kind, s).to_dict() for i, s in enumerate(samples)])
     return contract.finish(store)
 
 

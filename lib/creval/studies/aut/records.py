@@ -1,4 +1,5 @@
-"""Typed rows of the AUT agreement run (``uses``, ``turns``, ``judgments``, ``human``)."""
+"""Typed rows of the AUT agreement run (``uses``, ``turns``, ``judgments``, ``human``, ``baselines_full``;
+``raters`` holds one column per Cambridge rater, as many as the data has)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,6 +20,13 @@ class UseRecord(Record):
     turn: int            # conversation turn whose list was kept (0 = first; >0 = a forceful follow-up)
     refused: bool        # the kept turn was a refusal (then the level has no uses)
     short: bool          # fewer uses than asked, even after the re-asks
+
+
+@dataclass
+class ScoredUseRecord(UseRecord):
+    """A row of ``uses``: the use with its two cheap baselines."""
+    semdis: float = 0.0  # 1 - cos(embedding of the object, embedding of the use)
+    words: int = 0       # length of the use in words
 
 
 @dataclass

@@ -4,7 +4,7 @@ responses, into the study's run folder (``<run_root>/aut/<run id>``, the contrac
 ``turns``, ``judgments``, ``human``, ``raters`` (the Cambridge raters' scores, for the ceiling) and
 ``baselines_full`` (semantic distance and length on every human-rated response).
 
-The run is units (:mod:`creval.studies.units`), all of a runner's in flight together on a server: first
+The run is units (:mod:`creval.core.units`), all of a runner's in flight together on a server: first
 every generator x object x level (the forceful turns and re-asks its chain) beside every judge x human-rated
 response (pointwise) and judge x list of human responses, which need no generated use; then every judge x
 list of the generated uses (its re-asks a chain). Each finished unit is kept in the run folder's ``units/``,
@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from creval.core.errors import CrevalError
+from creval.core.units import Unit, run_units
 from creval.datasets import aut as aut_data
 from creval.judges.aut import ListJob, judge_lists, list_budget, pointwise_scores
 from creval.measures.aut_agreement import rank_value
@@ -34,7 +35,7 @@ from creval.studies import contract
 from creval.studies.aut.config import AutConfig
 from creval.studies.aut.generate import LEVELS, generate_level
 from creval.studies.aut.records import HumanRecord, JudgmentRecord
-from creval.studies.units import Unit, run_units, width
+from creval.studies.units import width
 
 
 def _rng(*parts) -> random.Random:

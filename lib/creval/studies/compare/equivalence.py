@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import hashlib
 
+from creval.core.units import Unit, run_units
 from creval.judges.equivalence import EquivalenceJudge, pair_agreement, prompt_hash
 from creval.models import registry
-from creval.studies.units import Unit, run_units, width
+from creval.studies.units import width
 
 WORDS = 80
 

@@ -10,9 +10,10 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from creval.core.units import Unit, run_units
 from creval.judges.pairwise import PairwiseJudge
 from creval.models import registry
-from creval.studies.units import Unit, run_units, width
+from creval.studies.units import width
 
 
 def items_for(answers: pd.DataFrame, n: int, seed: int) -> dict[str, list[str]]:

@@ -3,7 +3,7 @@
 It reads chapter 02's solutions (the ``problems`` table of
 :func:`creval.studies.divergent.run.records` for ``cfg.divergent()``; the divergent study runs first only if
 its folder is not finished, and is never rerun here) and judges with ``judge_model`` (the LLM behind every
-judge). The work is one set of units (:func:`creval.studies.units.run_units`, ``units/judged.jsonl``,
+judge). The work is one set of units (:func:`creval.core.units.run_units`, ``units/judged.jsonl``,
 resumable, run together up to the judge model's in-flight budget), each a pair judged on all its criteria
 (:func:`creval.judges.runner.judge_pair`):
 
@@ -38,6 +38,7 @@ import logging
 from functools import partial
 from pathlib import Path
 
+from creval.core import units
 from creval.core.ledger import LEDGER
 from creval.datasets import macgyver
 from creval.datasets.base import provenance
@@ -46,7 +47,8 @@ from creval.judges.base import crit_name
 from creval.judges.registry import judge_settings, make_judge
 from creval.judges.runner import judge_pair, pair_of
 from creval.models import registry
-from creval.studies import contract, units
+from creval.studies import contract
+from creval.studies import units as widths
 from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.divergent import run as divergent
 
@@ -68,15 +70,6 @@ def human_pairs(cfg: ConvergentConfig) -> list[dict]:
 def labels_line() -> str:
     """Where the human labels of the judge validation come from (or that they are the bundled sample)."""
     return provenance(macgyver.DATASET, macgyver.source(), "Human labels of the judged pairs (MacGyver benchmark)")
-
-
-def pair_runner(width: int = 1):
-    """The runner of :func:`creval.judges.runner.run_judge` (``creval judge``): each pair one unit of
-    :func:`~creval.studies.units.run_units` in ``<out>/units/pairs.jsonl``, ``width`` at once."""
-    def run(out, pairs, work, desc: str = "", progress: bool = True) -> dict[str, list]:
-        return units.run_units(out, "pairs", [units.Unit(k, row) for k, row in pairs], lambda u: work(u.item),
-                               width=width, desc=desc, progress=progress)
-    return run
 
 
 def _judge(cfg: ConvergentConfig, name: str, model, folder: Path, **overrides):
@@ -193,7 +186,7 @@ def run(cfg: ConvergentConfig) -> Path:
     store.note_model(judge)
     for m in cfg.tested:                                          # the models whose solutions are judged
         store.note_model(registry.load_model(m))
-    width = units.width(cfg.judge_model)                          # the only model this study calls
+    width = widths.width(cfg.judge_model)                          # the only model this study calls
     pairs = human_pairs(cfg)
     store.write("labels_source", [{"line": labels_line()}])
     store.write("human_pairs", [{k: p.get(k) for k in ("pair_id", "problem_id", "solver", "annotation", "labels",

@@ -26,20 +26,8 @@ Procedure for one problem (:func:`solve`):
    lower-casing and collapsing whitespace) is flagged ``duplicate_filtered = true``: tables report results
    with those solutions removed (filtered) and with them kept (unfiltered).
 
-Records (also documented in chapter 02):
-
-``steps.jsonl``, one row per sampled step: ``problem_id, domain, model, step_index`` (0-based),
-``samples`` (list of ``{text, clean, token_logprobs, mean_logprob, n_tokens, finish_reason, stop_vote}``),
-``cluster_ids`` (one per sample, classes numbered by first appearance), ``semantic_entropy,
-naive_entropy, discrete_entropy`` (nats), ``n_clusters, chosen_index`` (index into ``samples`` or null),
-``stop_votes, is_stop, temperature, top_p, n, nli, strict, logprob_kind, seed``.
-
-``problems.jsonl``, one row per finished problem: ``problem_id, domain, model, problem_text, solution``
-(the chosen units joined, newline-separated "Step k: ..." lines for step domains, a paragraph for
-sentences), ``steps`` (chosen texts), ``n_steps, budget, first_answer, stopped_by`` ("vote" | "budget"
-| "no_candidate"), ``mean_semantic_entropy, min_semantic_entropy, max_semantic_entropy,
-mean_naive_entropy, mean_discrete_entropy, mean_n_clusters`` (over the solution's steps, STOP row
-excluded; NaN when no step), ``duplicate_filtered, temperature, n, nli``.
+The rows it returns are :class:`~creval.studies.divergent.records.StepRecord` and
+:class:`~creval.studies.divergent.records.ProblemRecord` (their fields are the one schema of the tables).
 """
 from __future__ import annotations
 

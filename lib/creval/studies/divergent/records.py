@@ -1,6 +1,8 @@
-"""Typed records of the divergent study: one :class:`StepRecord` per sampled step (``steps.jsonl``) and
-one :class:`ProblemRecord` per finished problem (``problems.jsonl``). Field meanings are documented in
-:mod:`creval.studies.divergent.generation`; ``to_dict`` gives exactly the JSONL row."""
+"""Typed records of the divergent study, its one schema: one :class:`StepRecord` per sampled step and one
+:class:`ProblemRecord` per finished problem (what :func:`creval.studies.divergent.generation.solve` returns);
+the run's tables ``steps`` and ``problems`` hold them with the domain's ``data_source``
+(:class:`SourcedStep`, :class:`SourcedProblem`), ``sweep`` holds :class:`ProblemRecord`; ``entailment`` and
+``nli_eval`` say which entailment backend ran and how it scored. ``to_dict`` gives exactly the JSONL row."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,7 +17,7 @@ class StepRecord(Record):
     model: str
     step_index: int                          # 0-based
     samples: list[dict]                      # {text, clean, token_logprobs, mean_logprob, n_tokens, finish_reason,
-                                             #  stop_vote}
+                                             #  stop_vote}: the n candidates for the next unit
     cluster_ids: list[int]                   # one per sample, classes numbered by first appearance
     semantic_entropy: float                  # nats (Rao-Blackwell estimate over clusters)
     naive_entropy: float
@@ -23,7 +25,7 @@ class StepRecord(Record):
     n_clusters: int
     chosen_index: int | None                 # index into samples; None for a STOP row
     stop_votes: int
-    is_stop: bool
+    is_stop: bool                            # more than half the samples voted STOP: not part of the solution
     temperature: float
     top_p: float
     n: int
@@ -39,10 +41,10 @@ class ProblemRecord(Record):
     domain: str
     model: str
     problem_text: str
-    solution: str
-    steps: list[str]
+    solution: str                            # the chosen units joined ("Step k: ..." lines, or a paragraph)
+    steps: list[str]                         # the chosen texts
     n_steps: int
-    budget: int
+    budget: int                              # steps allowed: the units of the first (temperature 0) answer
     first_answer: str
     stopped_by: str                          # "vote" | "budget" | "no_candidate"
     mean_semantic_entropy: float             # over the solution's steps (STOP row excluded); NaN when none
@@ -55,3 +57,36 @@ class ProblemRecord(Record):
     temperature: float
     n: int
     nli: str
+
+
+@dataclass
+class SourcedStep(StepRecord):
+    """A row of ``steps``: the step and where its domain's problems came from."""
+    data_source: str = ""                    # sample | download | shared | env (datasets.base.Source.kind)
+
+
+@dataclass
+class SourcedProblem(ProblemRecord):
+    """A row of ``problems``: the problem and where its domain's problems came from."""
+    data_source: str = ""
+
+
+@dataclass
+class EntailmentRecord(Record):
+    """The entailment backend asked for and the one that ran (a fallback says why)."""
+    requested: str
+    ran: str
+    why: str
+
+
+@dataclass
+class NliEvalRecord(Record):
+    """One entailment backend on held-out pairs of one dataset (SICK or MSRP) beside the majority baseline."""
+    backend: str
+    ran: str
+    dataset: str
+    pairs: int
+    accuracy: float
+    macro_f1: float
+    baseline: str | None
+    baseline_accuracy: float | None

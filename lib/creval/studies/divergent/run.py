@@ -5,7 +5,7 @@
 of ``sweep_domain`` at each of ``temperatures``), ``nli_eval`` (entailment backends on held-out pairs) and
 ``entailment`` (the backend asked for and the one that ran).
 
-Its unit (:mod:`creval.studies.units`) is one problem of one model x domain x temperature x sample size
+Its unit (:mod:`creval.core.units`) is one problem of one model x domain x temperature x sample size
 (:func:`problem_units`): the budget answer and the steps of that problem are a chain, problems run
 together, each finished one is kept in ``units/solve.jsonl`` (a sweep problem that is also a main problem
 is solved once). :func:`solve_domain` runs one model x domain's problems the same way, for the validation
@@ -17,15 +17,18 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from creval.core import units
 from creval.core.errors import CrevalError
 from creval.core.ledger import LEDGER
 from creval.domains import Problem, get_domain
 from creval.measures.nli.backends import LazyNLI, load_nli, resolved_name
 from creval.measures.nli.evaluate import evaluate_nli
 from creval.models import registry
-from creval.studies import contract, units
+from creval.studies import contract
+from creval.studies import units as widths
 from creval.studies.divergent.config import DivergentConfig
 from creval.studies.divergent.generation import solve
+from creval.studies.divergent.records import EntailmentRecord, NliEvalRecord
 
 log = logging.getLogger("creval.studies.divergent.run")
 
@@ -82,7 +85,7 @@ def solve_units(cfg: DivergentConfig, root: Path, todo: list[units.Unit], *, nam
     def work(unit: units.Unit) -> dict[str, list]:
         with LEDGER.tagged(unit=unit.key):
             return {"solved": [{"unit": unit.key, **solve(unit)}]}
-    rows = units.run_units(root, name, todo, work, width=units.width(*{u.item.model for u in todo}, judge),
+    rows = units.run_units(root, name, todo, work, width=widths.width(*{u.item.model for u in todo}, judge),
                            desc=f"divergent · {len(todo)} problems", progress=progress)
     return {r.pop("unit"): r for r in rows.get("solved", [])}
 
@@ -114,15 +117,14 @@ def run(cfg: DivergentConfig) -> Path:
 
     backend = load_nli(cfg.nli)
     why = getattr(backend, "fallback_reason", None)
-    store.write("entailment", [{"requested": cfg.nli, "ran": backend.name,
-                                "why": f"fallback: {why}" if why else "as requested"}])
+    store.write("entailment", [EntailmentRecord(cfg.nli, backend.name,
+                                                f"fallback: {why}" if why else "as requested").to_dict()])
     rows = []
     for b in (cfg.nli, f"llm:{cfg.model}"):
         for dataset in ("sick", "msrp"):
             r = evaluate_nli(b, dataset=dataset, limit=cfg.nli_eval_pairs, seed=cfg.seed)
-            rows.append({"backend": b, "ran": r["nli"], "dataset": r["dataset"], "pairs": r["n"],
-                         "accuracy": r["accuracy"], "macro_f1": r["macro_f1"], "baseline": r["baseline"],
-                         "baseline_accuracy": r["baseline_accuracy"]})
+            rows.append(NliEvalRecord(b, r["nli"], r["dataset"], r["n"], r["accuracy"], r["macro_f1"], r["baseline"],
+                                      r["baseline_accuracy"]).to_dict())
     store.write("nli_eval", rows)
     return contract.finish(store)
 

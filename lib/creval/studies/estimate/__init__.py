@@ -1,6 +1,7 @@
 """What a run will cost before any call: units, calls, tokens, money and wall time, per study and model role.
 
-One small pure function per study (:data:`ESTIMATORS`) reads only the study's Config (and, where a key means
+One small pure function per study (``estimate(cfg)`` in its package's ``estimate.py``, beside the run it prices;
+this package is the toolkit they share) reads only the study's Config (and, where a key means
 "all" or a dataset may hold fewer items than asked, the dataset's size, read cheaply from its loader) and
 returns an :class:`Estimate`: the study's phases (run one after another), each with its independent units,
 the longest chain of requests inside one unit (``depth``) and its calls (:class:`Part`, one per model and kind
@@ -29,21 +30,25 @@ from __future__ import annotations
 from typing import Callable
 
 from creval.studies.config import Config
-from creval.studies.estimate.others import aut, compare, neocoder, reportcard, rethinking
 from creval.studies.estimate.parts import ZERO, Estimate, Part, Phase, Range
 from creval.studies.estimate.sizes import problems
-from creval.studies.estimate.tan import apparatus, convergent, divergent, validation
 from creval.studies.estimate.timing import Speed, cost, phase_wall, speed, wall
+from creval.studies.registry import STUDIES, get_study
 
-__all__ = ["ZERO", "Estimate", "Part", "Phase", "Range", "Speed", "cost", "estimate", "phase_wall", "problems", "speed",
-           "wall", "ESTIMATORS"]
+__all__ = ["ZERO", "Estimate", "Part", "Phase", "Range", "Speed", "cost", "estimate", "estimators", "phase_wall",
+           "problems", "speed", "wall"]
 
-ESTIMATORS: dict[str, Callable[[Config], Estimate]] = {
-    "apparatus": apparatus, "divergent": divergent, "convergent": convergent, "validation": validation,
-    "neocoder": neocoder, "rethinking": rethinking, "aut": aut, "reportcard": reportcard,
-    "compare": compare}
 
+def estimators() -> dict[str, Callable[[Config], Estimate] | None]:
+    """Each declared study's estimator (its ``Study.estimate`` or its package's ``estimate.py``; None: none)."""
+    return {name: s.estimator() for name, s in STUDIES.items()}
 
 
 def estimate(cfg: Config) -> Estimate:
-    return ESTIMATORS[cfg.study](cfg)
+    """What a run of ``cfg``'s study will cost; a study that declares no estimator gets an empty estimate whose
+    note says so."""
+    fn = get_study(cfg.study).estimator()
+    if fn is None:
+        return Estimate(cfg.study, [], [f"no estimate: the {cfg.study} study declares none (add estimate(cfg) in "
+                                        f"its package's estimate.py)"])
+    return fn(cfg)

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from creval.datasets import neocoder as neocoder_data
 from creval.datasets.base import resolve
-from creval.judges.neocoder import JUDGE_VERSION
+from creval.measures.neocoder.judges import JUDGE_VERSION
 from creval.studies.config import BootstrapConfig, JudgeConfig, identity
 
 

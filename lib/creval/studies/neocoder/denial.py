@@ -6,7 +6,7 @@ later round detects the techniques of the previous round's code, draws one new b
 sorted candidates (seed, problem, round), rewrites the statement (the paper's rendering: a constraint block
 under the title line, newest ban first) and sends it as a new user turn of the same thread. The benchmarking
 mode (:func:`benchmark_problem`, Eq. 1) asks each stored statement in a fresh conversation instead. Every
-round's code runs under both judges (:mod:`creval.judges.neocoder`, in the sandbox) and its techniques are
+round's code runs under both judges (:mod:`creval.measures.neocoder.judges`, in the sandbox) and its techniques are
 detected before the next round is asked.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from creval.datasets import neocoder as neocoder_data
-from creval.judges import neocoder as nc
+from creval.measures.neocoder import judges as nc
 from creval.measures.neocoder_extract import fenced_code, strict_program
 from creval.measures.neogauge import follows, novelty
 from creval.measures.techniques import VOCABULARY, Detection

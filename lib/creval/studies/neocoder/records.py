@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from creval.core.records import Record
+from creval.core.records import Record, column
 
 
 @dataclass(frozen=True)
@@ -104,3 +104,13 @@ class RoundRecord(Record):
     novelty: float
     neogauge_term: float               # follows * correct (strict) * novelty
     seconds: float = 0.0
+
+
+@dataclass
+class DataSourceRecord(Record):
+    """Where the NeoCoder problems came from and how much of them the run replays."""
+    data: str                     # the provenance line (datasets.base.provenance)
+    problems: int
+    rounds: int
+    test_cases: int = column("test cases", 0)
+    sample: bool = False          # our bundled sample, not the real release

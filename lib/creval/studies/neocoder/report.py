@@ -10,9 +10,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.datasets.neocoder import problem_id
-from creval.judges.neocoder import VERDICTS
 from creval.measures import neogauge as ng
 from creval.measures import stats as S
+from creval.measures.neocoder.judges import VERDICTS
 from creval.measures.techniques import STATIC_NAMES
 from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord, RoundRecord
 from creval.studies.tables import captioned, guard_module, public_text

@@ -6,7 +6,7 @@
 - ``problems`` (one :class:`ProblemRecord` per problem of the release): flags, the round and the banned list
   of each state, the stored human technique lists;
 - ``codes`` (one :class:`CodeRecord` per replayed (problem, round)): GPT-4's stored code under both judges
-  (:mod:`creval.judges.neocoder`, in the sandbox, cached by content), its techniques (``neocoder_detector``,
+  (:mod:`creval.measures.neocoder.judges`, in the sandbox, cached by content), its techniques (``neocoder_detector``,
   on the cleaned program), following and novelty;
 - ``known_positives`` and ``human_detections``: the static detector's two definitions on the codes whose
   techniques GPT-4 detected (each ban drawn at round r was detected in code r-1) and on the human solutions;
@@ -14,7 +14,7 @@
   :func:`denial_prompting`; ``neocoder_live_mode="thread"``) or the paper's benchmarking mode
   (:func:`benchmark_problem`; ``"fresh"``) on the ``neocoder_live_problems`` shortest verifiable problems.
 
-Units (:func:`study_units`, run by :func:`creval.studies.units.run_units` into ``units/neocoder.jsonl``; a
+Units (:func:`study_units`, run by :func:`creval.core.units.run_units` into ``units/neocoder.jsonl``; a
 rerun does only the unfinished ones): each ``CHUNK`` replayed problems, the detector check, and each live
 problem under each model under test. The live units run together up to the models' in-flight budget when
 they are servers; inside one, the rounds stay a chain (each round's detection feeds the next round's ban)
@@ -28,17 +28,20 @@ import hashlib
 from functools import partial
 from pathlib import Path
 
+from creval.core import units
 from creval.core.errors import CrevalError
+from creval.core.units import Unit
 from creval.datasets import neocoder as neocoder_data
 from creval.datasets.base import provenance
-from creval.judges import neocoder as nc
 from creval.judges.registry import make_judge
 from creval.judges.techniques import HybridDetector
+from creval.measures.neocoder import judges as nc
 from creval.measures.neocoder_extract import salvaged, strict_program
 from creval.measures.neogauge import follows, novelty
 from creval.measures.techniques import StaticDetector
 from creval.models import registry
-from creval.studies import contract, units
+from creval.studies import contract
+from creval.studies import units as widths
 from creval.studies.neocoder.config import NeoCoderConfig
 from creval.studies.neocoder.denial import (
     SOLVER_PROMPT,
@@ -50,8 +53,13 @@ from creval.studies.neocoder.denial import (
     human_union,
     live_rounds,
 )
-from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord
-from creval.studies.units import Unit
+from creval.studies.neocoder.records import (
+    CodeRecord,
+    DataSourceRecord,
+    HumanDetectionRecord,
+    PositiveRecord,
+    ProblemRecord,
+)
 
 __all__ = ["SOLVER_PROMPT", "benchmark_problem", "constrained_statement", "denial_prompting", "draw_ban",
            "records", "run"]
@@ -192,10 +200,9 @@ def run(cfg: NeoCoderConfig) -> Path:
     store = contract.start(cfg)
     everything, src = neocoder_data.load()
     ps = replayed(cfg, everything)
-    store.write("data_source", [{"data": provenance(neocoder_data.DATASET, src,
-                                                    "NeoCoder problems, stored GPT-4 rounds and tests"),
-                                 "problems": len(ps), "rounds": sum(len(p.rounds) for p in ps),
-                                 "test cases": sum(len(p.cases) for p in ps), "sample": src.is_sample}])
+    store.write("data_source", [DataSourceRecord(
+        provenance(neocoder_data.DATASET, src, "NeoCoder problems, stored GPT-4 rounds and tests"), len(ps),
+        sum(len(p.rounds) for p in ps), sum(len(p.cases) for p in ps), src.is_sample).to_dict()])
     keep = {p.problem_id for p in ps}
     store.write("problems", [problem_record(p, p.problem_id in keep).to_dict() for p in everything])
     detector = make_detector(cfg, store)
@@ -205,7 +212,7 @@ def run(cfg: NeoCoderConfig) -> Path:
     judge = (cfg.judge_model,) if cfg.neocoder_detector != "static" else ()
     tables = units.run_units(cfg.run_dir, "neocoder", study_units(cfg, ps, live_problems(cfg, everything), models,
                                                                   detector),
-                             unit_rows, width=units.width(*cfg.tested, *judge), desc="neocoder · replay, live rounds")
+                             unit_rows, width=widths.width(*cfg.tested, *judge), desc="neocoder · replay, live rounds")
     for table in ("codes", "known_positives", "human_detections", "rounds"):
         store.write(table, tables.get(table, []))
     return contract.finish(store)

@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from creval.studies.aut.config import AutConfig
 from creval.studies.convergent.config import ConvergentConfig
+from creval.studies.registry import upstream_configs
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.validation.config import ValidationConfig
 
@@ -19,9 +20,8 @@ class ReportCardConfig(ConvergentConfig, ValidationConfig, RethinkingConfig, Aut
     records_version: ClassVar[int] = 3     # 3: baselines in their better orientation, the formatting-control row
 
     def upstream(self) -> dict:
-        """The Config of every study the card reads, rebuilt from these parameters."""
-        p = self.to_params()
-        return {c.study: c.from_params(p) for c in (ConvergentConfig, ValidationConfig, RethinkingConfig, AutConfig)}
+        """The Config of every study the card reads (its ``reads``), rebuilt from these parameters."""
+        return upstream_configs(self)
 
     def resolved(self) -> dict:
         """The run id of every study the card reads (each holds its machine facts and its records' shape): the

@@ -6,19 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from creval.studies import contract
-from creval.studies.aut.run import records as aut_records
-from creval.studies.convergent.run import records as convergent_records
+from creval.studies.registry import upstream_records
 from creval.studies.reportcard.card import card_rows
 from creval.studies.reportcard.config import ReportCardConfig
-from creval.studies.rethinking.run import records as rethinking_records
-from creval.studies.validation.run import records as validation_records
-
-
-def upstream_records(cfg: ReportCardConfig) -> dict:
-    """Each graded study's records (running a study first only if its folder is not finished)."""
-    readers = {"convergent": convergent_records, "validation": validation_records, "rethinking": rethinking_records,
-               "aut": aut_records}
-    return {name: readers[name](c) for name, c in cfg.upstream().items()}
+from creval.studies.reportcard.records import CardRecord, SourceRecord
 
 
 def under_run_root(cfg: ReportCardConfig, folder: Path) -> str:
@@ -38,10 +29,9 @@ def run(cfg: ReportCardConfig) -> Path:
     for name, r in up.items():          # the card makes no call: its models are those its sources measured
         for model, spec in r.manifest.get("models", {}).items():
             store.models.setdefault(model, {**spec, "measured_in": []})["measured_in"].append(name)
-    store.write("sources", [{"study": n, "run_dir": under_run_root(cfg, r.root),
-                             "run_id": r.manifest.get("params", {}).get("run_id"),
-                             "data": r.cfg.resolved().get("data")} for n, r in up.items()])
-    store.write("card", card_rows(up, n_boot=cfg.n_boot, seed=cfg.seed))
+    store.write("sources", [SourceRecord(n, under_run_root(cfg, r.root), r.manifest.get("params", {}).get("run_id"),
+                                         r.cfg.resolved().get("data")).to_dict() for n, r in up.items()])
+    store.write("card", [CardRecord.from_dict(r).to_dict() for r in card_rows(up, n_boot=cfg.n_boot, seed=cfg.seed)])
     return contract.finish(store)
 
 

@@ -28,7 +28,7 @@ judge (``judge_model``; :mod:`~creval.studies.rethinking.calls`); the report onl
 - ``example``: one MacGyver solution as data: its tokens, the spans reused from other problems' solutions
   (``spans``, L = ``rethink_ci_l_min``), its POS tags and template occurrences, and the reference it met.
 
-Units (:mod:`creval.studies.units`, in ``units/`` of the run folder; a rerun does only the unfinished ones):
+Units (:mod:`creval.core.units`, in ``units/`` of the run folder; a rerun does only the unfinished ones):
 ``texts`` (each set's measures, each template set's group statistics, the formatting control; no model call)
 and ``calls`` (each ``PPL_CHUNK`` texts of a set under one model under test, the rubric judge of each set, the
 twist, the reruns), the latter run together up to the in-flight budget of the models when they are servers.
@@ -42,10 +42,13 @@ from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 
+from creval.core import units
+from creval.core.units import Unit
 from creval.datasets import ttcw
 from creval.models import capabilities
 from creval.models.registry import load_model
-from creval.studies import contract, units
+from creval.studies import contract
+from creval.studies import units as widths
 from creval.studies.rethinking.calls import (
     WITH_CONTEXT,
     judge_pick,
@@ -66,7 +69,6 @@ from creval.studies.rethinking.texts import (
     measures_rows,
     reference,
 )
-from creval.studies.units import Unit
 
 log = logging.getLogger("creval.studies.rethinking.run")
 
@@ -141,7 +143,7 @@ def run(cfg: RethinkingConfig) -> Path:
     for m in (*models, jm):
         store.note_model(m)
     tables.update(units.run_units(cfg.run_dir, "calls", call_units(cfg, texts, models, jm), unit_rows,
-                                  width=units.width(*cfg.tested, cfg.judge_model), desc="rethinking · model calls"))
+                                  width=widths.width(*cfg.tested, cfg.judge_model), desc="rethinking · model calls"))
     for table in ("templates", "formatting"):
         tables.setdefault(table, [])
     for table, rows in tables.items():

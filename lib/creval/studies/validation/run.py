@@ -23,7 +23,7 @@ computed frame:
 - ``human_reference``: diversity of crowd-written MacGyver solutions and of as many whole solutions sampled
   from each model under test.
 
-Every computation that calls a model is a unit (:mod:`creval.studies.units`), all of them in one runner
+Every computation that calls a model is a unit (:mod:`creval.core.units`), all of them in one runner
 (``units/calls.jsonl``) so that their calls overlap on a server: the novelty ranking of one (model, domain)
 group of solutions, of one AUT object's responses and of the MacGyver items (each merge-sort level's
 comparisons in batches), one H.2 problem rerun at ``n_large`` (its steps a chain), and one human-reference
@@ -38,6 +38,7 @@ from typing import Callable
 
 import pandas as pd
 
+from creval.core import units
 from creval.core.errors import CrevalError
 from creval.core.ledger import LEDGER
 from creval.core.runs import RunStore
@@ -47,7 +48,8 @@ from creval.judges.novelty import rank_by_novelty, rank_groups
 from creval.judges.registry import make_judge
 from creval.measures import diversity as D
 from creval.models import registry
-from creval.studies import contract, units
+from creval.studies import contract
+from creval.studies import units as widths
 from creval.studies.divergent import run as divergent
 from creval.studies.validation.config import ValidationConfig
 
@@ -302,7 +304,7 @@ def run(cfg: ValidationConfig) -> Path:
     store = contract.start(cfg)
     nli = cfg.nli[4:] if cfg.nli.startswith("llm:") else ""
     got = units.run_units(store.root, "calls", call_units(cfg, problems), call_work(cfg),
-                          width=units.width(cfg.model, *cfg.models, cfg.judge_model, nli),
+                          width=widths.width(cfg.model, *cfg.models, cfg.judge_model, nli),
                           desc=f"validation · {cfg.run_id}")
     store.flush_calls()
 

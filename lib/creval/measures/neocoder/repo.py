@@ -11,7 +11,7 @@ import json
 import textwrap
 
 from creval.datasets.neocoder import Problem
-from creval.judges.neocoder_verdicts import JE, MLE, NP, OK, RE, SBX, TLE, WA, CaseVerdict, Verdict, sandbox_env
+from creval.measures.neocoder.verdicts import JE, MLE, NP, OK, RE, SBX, TLE, WA, CaseVerdict, Verdict, sandbox_env
 from creval.measures.neocoder_extract import repo_extract
 from creval.sandbox import Limits, program_unit
 

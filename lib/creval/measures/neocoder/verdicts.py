@@ -1,5 +1,5 @@
-"""The verdict records of the NeoCoder correctness judges (:mod:`creval.judges.neocoder`), shared by the strict
-judge (:mod:`creval.judges.neocoder_strict`) and the repo-harness judge (:mod:`creval.judges.neocoder_repo`):
+"""The verdict records of the NeoCoder correctness judges (:mod:`creval.measures.neocoder.judges`), shared by the strict
+judge (:mod:`creval.measures.neocoder.strict`) and the repo-harness judge (:mod:`creval.measures.neocoder.repo`):
 the verdict names, :class:`CaseVerdict`, :class:`Verdict`, the verdict a sandbox run earns by how it ended,
 and the isolation fields of a sandbox result."""
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from creval.datasets.neocoder import Problem
-from creval.judges.neocoder_verdicts import JE, NP, OK, SBX, WA, CaseVerdict, Verdict, run_verdict, sandbox_env
+from creval.measures.neocoder.verdicts import JE, NP, OK, SBX, WA, CaseVerdict, Verdict, run_verdict, sandbox_env
 from creval.measures.neocoder_extract import strict_program
 from creval.sandbox import Limits, program_unit
 

@@ -1,6 +1,6 @@
 """The correctness judges of NeoCoder programs; both run every program in :mod:`creval.sandbox`. The strict judge
-lives in :mod:`creval.judges.neocoder_strict`, the repo-harness judge in :mod:`creval.judges.neocoder_repo`, the
-verdict records in :mod:`creval.judges.neocoder_verdicts`; this module runs them (:func:`judge_codes`) and
+lives in :mod:`creval.measures.neocoder.strict`, the repo-harness judge in :mod:`creval.measures.neocoder.repo`, the
+verdict records in :mod:`creval.measures.neocoder.verdicts`; this module runs them (:func:`judge_codes`) and
 re-exports their public names.
 
 - ``strict``: the AST-cleaned whole program (:func:`~creval.measures.neocoder_extract.strict_program`) runs as a
@@ -31,7 +31,7 @@ from collections import Counter
 
 from creval import sandbox
 from creval.datasets.neocoder import Problem
-from creval.judges.neocoder_repo import (
+from creval.measures.neocoder.repo import (
     REPO_LIMITS,
     harness_program,
     harness_report,
@@ -41,7 +41,7 @@ from creval.judges.neocoder_repo import (
     repo_verdict,
     report_fault,
 )
-from creval.judges.neocoder_strict import (
+from creval.measures.neocoder.strict import (
     STRICT_LIMITS,
     case_verdict,
     norm_lines,
@@ -52,7 +52,7 @@ from creval.judges.neocoder_strict import (
     strict_verdict,
     test_stdins,
 )
-from creval.judges.neocoder_verdicts import (
+from creval.measures.neocoder.verdicts import (
     JE,
     JUDGE_VERSION,
     JUDGES,

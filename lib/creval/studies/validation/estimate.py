@@ -1,0 +1,67 @@
+"""What the validation study (chapter 04) costs before any call: novelty rankings (a pairwise judge in a merge
+sort), the crowd's solutions beside the models' and the rerun at ``n_large`` samples."""
+from __future__ import annotations
+
+from creval.judges.novelty import DEFINITIONS, judge_messages
+from creval.studies.divergent.estimate import solve_parts
+from creval.studies.estimate.parts import (
+    ZERO,
+    Estimate,
+    Phase,
+    Range,
+    calls,
+    choices,
+    msg_toks,
+    toks,
+)
+from creval.studies.estimate.sizes import aut_human_sizes, crowd_sizes, problems, typical_pair
+
+
+def merge_comparisons(n: int) -> tuple[Range, Range]:
+    """Comparisons of the novelty merge sort of ``n`` items (a merge of a and b items needs min(a, b) to
+    a + b - 1) and its depth (the levels run one after another; a level takes its longest merge)."""
+    if n < 2:
+        return ZERO, ZERO
+    a, b = n // 2, n - n // 2
+    (ca, da), (cb, db) = merge_comparisons(a), merge_comparisons(b)
+    here = Range(min(a, b), a + b - 1)
+    depth = Range(max(da.lo, db.lo), max(da.hi, db.hi)) + here
+    return ca + cb + here, depth
+
+
+def novelty_phase(name: str, model: str, group_sizes, prompt_each: float) -> Phase:
+    """Novelty rankings of groups of the given sizes, one unit each: each comparison asks both orders (two
+    scored choices), and the comparisons of one level of a group's sort go out together."""
+    n, depth = ZERO, ZERO
+    for g in group_sizes:
+        c, d = merge_comparisons(g)
+        n, depth = n + c * 2, Range(max(depth.lo, d.lo), max(depth.hi, d.hi))
+    return Phase(name, len([g for g in group_sizes if g > 1]), depth,
+                 (choices("judge", model, f"novelty comparisons ({name})", n, prompt_each),),
+                 breadth=max(group_sizes, default=1))
+
+
+def estimate(cfg) -> Estimate:
+    """Tan et al. 2026 section 6 and appendix H: novelty rankings (pairwise judge, merge sort), crowd vs model
+    solutions, and the rerun at ``n_large`` samples (H.2)."""
+    problem, solution = typical_pair()
+    cmp_prompt = msg_toks(judge_messages((problem, solution), (problem, solution), DEFINITIONS["macgyver"]))
+    groups = [len(problems(d, cfg.limit, cfg.data_seed)) for m in cfg.tested for d in cfg.domains]
+    sizes, text = aut_human_sizes(cfg.aut_items, cfg.aut_objects, cfg.cambridge_items, cfg.data_seed)
+    aut_prompt = msg_toks(judge_messages(("Uses for a brick", text), ("Uses for a brick", text), DEFINITIONS["aut"]))
+    phases = [novelty_phase("chapter 02's solutions", cfg.judge_model, groups, cmp_prompt),
+              novelty_phase("human-rated AUT responses", cfg.judge_model, [c for d, _, c in sizes if d == "ocsai1"],
+                            aut_prompt),
+              novelty_phase("labelled MacGyver solutions", cfg.judge_model, [2 * cfg.macgyver_items], cmp_prompt)]
+    crowd = [min(c, cfg.n_samples) for c in crowd_sizes(cfg.human_ref_problems, cfg.seed)]
+    ask = toks(f"{problem}\nGive a short step-by-step solution.") + 4
+    ref = tuple(calls("model", m, "whole solutions beside the crowd's", sum(crowd), ask, cfg.human_ref_max_tokens)
+                for m in cfg.tested)
+    phases.append(Phase("human reference", len(crowd) * len(cfg.tested), Range(1, 1), ref,
+                        breadth=max(crowd, default=1)))
+    d = cfg.domains[0]
+    k = len(problems(d, min(cfg.h2_limit, cfg.limit), cfg.data_seed))
+    h2 = solve_parts(cfg, cfg.model, d, k, 0, cfg.n_large, "H.2 rerun", cached_samples=min(cfg.n_samples, cfg.n_large))
+    phases.append(Phase("H.2 rerun", k, Range(1, cfg.max_steps), tuple(h2), breadth=cfg.n_large))
+    return Estimate("validation", phases, ["H.2: the budget answer and the first n_samples samples of a step "
+                                           "may come from chapter 02's cache (lower bound)"])

@@ -1,0 +1,110 @@
+"""A study is one declared thing (issue 35): every study package declares its STUDY, the registry discovers
+them and orders them by their reads, Records refuse an undeclared table, and a study without an estimator is
+priced with a line that says so."""
+import dataclasses
+import importlib
+import json
+import pkgutil
+from dataclasses import dataclass
+from typing import ClassVar
+
+import pytest
+
+import creval.studies
+from creval.core.errors import CrevalError
+from creval.core.records import Record
+from creval.studies.config import Config
+from creval.studies.contract import Records, Study, UndeclaredTable
+from creval.studies.estimate import estimate
+from creval.studies.registry import STUDIES, discover, ordered, plugin, upstream_configs
+from creval.studies.reportcard.card import COLUMNS
+from creval.studies.reportcard.config import ReportCardConfig
+from creval.studies.reportcard.records import CardRecord
+
+
+@dataclass(frozen=True)
+class ToyConfig(Config):
+    study: ClassVar[str] = "toy"
+
+
+@dataclass
+class Row(Record):
+    a: int
+    b: str
+
+
+def toy(**kw) -> Study:
+    return Study(**{"name": "toy", "chapter": "chapters/99-toy.ipynb", "config": ToyConfig,
+                    "run": lambda cfg: cfg.run_dir, "tables": {"items": Row}, **kw})
+
+
+def test_every_study_package_declares_its_study_and_is_found():
+    packages = [m.name for m in pkgutil.iter_modules(creval.studies.__path__)
+                if m.ispkg and m.name != "estimate"]
+    assert packages and sorted(s.name for s in discover()) == sorted(packages)
+    for name in packages:
+        s = importlib.import_module(f"creval.studies.{name}").STUDY
+        assert s.name == name == s.config.study and s.package == f"creval.studies.{name}"
+        assert s.tables and all(k is dict or issubclass(k, Record) for k in s.tables.values()), name
+
+
+def test_the_order_puts_every_study_after_what_it_reads():
+    names = list(STUDIES)
+    assert names[:2] == ["apparatus", "divergent"] and names[-2:] == ["reportcard", "compare"]
+    for s in STUDIES.values():
+        assert all(names.index(up) < names.index(s.name) for up in s.reads), s.name
+    a, b = toy(name="a", chapter="chapters/01.ipynb", reads=("b",)), toy(name="b", chapter="chapters/98.ipynb")
+    assert [s.name for s in ordered([a, b])] == ["b", "a"]
+    with pytest.raises(CrevalError, match="reads 'nowhere'"):
+        ordered([toy(reads=("nowhere",))])
+    with pytest.raises(CrevalError, match="circle: a -> b -> a"):
+        ordered([toy(name="a", reads=("b",)), toy(name="b", reads=("a",))])
+
+
+def test_upstream_configs_follow_the_declared_reads():
+    cfg = ReportCardConfig(model="m1", limit=3)
+    up = cfg.upstream()
+    assert tuple(up) == STUDIES["reportcard"].reads == ("convergent", "validation", "rethinking", "aut")
+    assert all(c.model == "m1" for c in up.values()) and up["convergent"].limit == 3
+    assert upstream_configs(cfg, model="m2")["aut"].model == "m2"
+
+
+def test_records_refuse_an_undeclared_table_and_type_the_declared_ones(tmp_path):
+    (tmp_path / "items.jsonl").write_text(json.dumps({"a": 1, "b": "x", "extra": 0}) + "\n")
+    recs = Records(tmp_path, tables={"items": Row, "empty": dict})
+    assert recs.items["a"].tolist() == [1] and recs.typed("items") == [Row(1, "x")]
+    assert recs.empty.empty                                        # declared, not written: an empty table
+    with pytest.raises(UndeclaredTable, match="no table 'row'"):
+        recs.row                                                   # a misspelt name is an error, not empty
+    assert not hasattr(recs, "row")                                # still an AttributeError for hasattr
+    assert Records(tmp_path).row.empty                             # no declaration: every name reads
+
+
+def test_a_run_that_writes_an_undeclared_table_fails(tmp_path):
+    (tmp_path / "items.jsonl").write_text("")
+    (tmp_path / "calls.jsonl").write_text("")
+    toy().check_tables(tmp_path)                                   # items declared, calls is not a table
+    (tmp_path / "stray.jsonl").write_text("")
+    with pytest.raises(CrevalError, match="wrote table 'stray', which it does not declare"):
+        toy().check_tables(tmp_path)
+
+
+def test_a_study_without_an_estimator_is_priced_with_a_line_not_a_key_error(monkeypatch):
+    monkeypatch.setitem(STUDIES, "toy", toy())
+    est = estimate(ToyConfig())
+    assert est.study == "toy" and est.units == 0 and "no estimate" in est.notes[0]
+    assert STUDIES["divergent"].estimator().__module__ == "creval.studies.divergent.estimate"
+    monkeypatch.setitem(STUDIES, "toy", toy(estimate=lambda cfg: "priced"))
+    assert estimate(ToyConfig()) == "priced"
+
+
+def test_a_plugin_that_does_not_import_says_how_to_fix_it():
+    with pytest.raises(CrevalError, match="(?s)CREVAL_STUDIES names .no_such_study_pkg.*PYTHONPATH"):
+        plugin("no_such_study_pkg")
+
+
+def test_the_card_record_writes_the_chapter_columns():
+    assert list(CardRecord.columns().values()) == COLUMNS
+    row = {c: i for i, c in enumerate(COLUMNS)}
+    assert CardRecord.from_dict(row).to_dict() == row
+    assert dataclasses.is_dataclass(CardRecord)
