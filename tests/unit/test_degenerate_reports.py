@@ -21,6 +21,7 @@ import pkgutil
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
@@ -204,7 +205,8 @@ OTHER_ARGS: dict[str, list[tuple]] = {
     "rethinking.reading.check_value": [(pd.DataFrame(), "x", "y")],
     "rethinking.reading.direction_status": [(True, True), (False, False)],
     "rethinking.reading.value_range": [(math.nan, math.nan)],
-    "rethinking.reading.with_chance": [({"text": "–", "chance_in_ci": True},)],
+    "rethinking.reading.with_chance": [(None,), ({"text": "–", "chance_in_ci": True, "lo": math.nan, "hi": math.nan,
+                                                   "null": 0.5, "p": math.nan},)],
     "reportcard.report.home_relative": [("",)],
     "reportcard.report.untestable": [(pd.Series({"verdict": "not testable here", "note": None}),)],
     "compare.report.cost_by_model": [(pd.DataFrame(),)],
@@ -227,6 +229,18 @@ OTHER_ARGS: dict[str, list[tuple]] = {
     "tables.why_missing": [(KeyError("x"),), (IndexError(),)],
     "tables.guarded": [(len,)],
     "tables.guard_module": [({"__name__": "nowhere"},)],
+    "compare.ranking.ranks_of": [(np.array([]),), (np.array([math.nan, 1.0]),)],
+    "compare.ranking.measure_ranking": [(pd.DataFrame(columns=["model", "item", "value"]),),
+                                        (pd.DataFrame({"model": ["a"], "item": ["i"], "value": [math.nan]}),)],
+    "compare.ranking.rankings": [(pd.DataFrame(), "macgyver")],
+    "compare.ranking.judgements": [(pd.DataFrame(columns=["item", "a", "b", "votes", "score", "flip", "first_picks",
+                                                          "parsed_orders", "state"]),)],
+    "reportcard.report.against_baseline": [({"difference": math.nan, "diff lo": math.nan, "diff hi": math.nan,
+                                             "vs baseline": "n/a", "baseline": "length"},)],
+    "rethinking.reading.claim_verdict": [(None, 1), ({"value": math.nan, "lo": math.nan, "hi": math.nan, "n": 0, "null": 0.5, "note": ""},
+                                                     (0.3, 0.5))],
+    "rethinking.report.where_from": [("",), ("shared:/work/shared/data/macgyver",)],
+    "rethinking.report.example_ppl": [({}, config_of("rethinking")), ({"ppl": math.nan}, config_of("rethinking"))],
 }
 # extra arguments of functions that take the records first and something the chapter computes from them
 RECS_EXTRA = {
@@ -234,6 +248,10 @@ RECS_EXTRA = {
     "rethinking.report.formatting_frame": lambda recs, mod: ("ps",),
     "rethinking.reading.ci_claims": lambda recs, mod: (mod.reading_values(recs),),
     "rethinking.reading.other_claims": lambda recs, mod: (mod.reading_values(recs),),
+    "rethinking.reading.twist_claim": lambda recs, mod: ({"judge": "j"},),
+    **{f"compare.ranking.{f}": (lambda recs, mod: ("macgyver",)) for f in (
+        "agreement", "fig_pairwise", "pairwise_vs_people", "table_agreement", "table_overused",
+        "table_pairwise", "table_pairwise_vs_people", "table_released")},
 }
 CHECKS_TAKERS = ("judge_values", "ppl_values", "ps_values", "template_values", "ttcw_values")
 

@@ -44,6 +44,9 @@ def ranks_of(means: np.ndarray, higher_first: bool = True) -> np.ndarray:
 
 def measure_ranking(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """One measure's values (``model, item, value``): per model ``n, mean, lo, hi, rank, rank_lo, rank_hi``."""
+    cols = ["model", "n", "mean", "lo", "hi", "rank", "rank_lo", "rank_hi"]
+    if not len(values) or not values["value"].notna().any():
+        return pd.DataFrame(columns=cols)
     wide = values.pivot_table(index="item", columns="model", values="value", aggfunc="mean")
     models, X = list(wide.columns), wide.to_numpy(float)
     means = np.nanmean(np.where(np.isnan(X), np.nan, X), axis=0) if len(X) else np.full(len(models), np.nan)
@@ -63,7 +66,7 @@ def measure_ranking(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> 
                      "rank": ranks_of(means)[k],
                      "rank_lo": float(np.percentile(rk, 2.5)) if len(rk) else np.nan,
                      "rank_hi": float(np.percentile(rk, 97.5)) if len(rk) else np.nan})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=cols)
 
 
 def rankings(released: pd.DataFrame, dataset: str, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
@@ -132,7 +135,7 @@ def judgements(rows: pd.DataFrame) -> list[PairJudgement]:
             for r in rows.to_dict("records")]
 
 
-def pairwise_fit(recs, dataset: str) -> dict:
+def _pairwise_fit(recs, dataset: str) -> dict:
     """Bradley-Terry of ``dataset``'s pairwise rows (provenance checked first), with the position bias."""
     p = recs["pairwise"]
     p = p[p["dataset"] == dataset] if len(p) else p
@@ -155,7 +158,7 @@ def table_pairwise(recs, dataset: str) -> pd.DataFrame:
         return captioned(pd.DataFrame(), f"{dataset}: no pairwise judgement (pairwise_items = 0, or no item that "
                                          "every model answered).")
     try:
-        f = pairwise_fit(recs, dataset)
+        f = _pairwise_fit(recs, dataset)
     except CrevalError as e:
         return captioned(pd.DataFrame({"refused": [e.problem]}), f"{dataset}: no pairwise ranking: {e.fix}")
     fit, b, prov = f["fit"], f["bias"], f["provenance"]
@@ -182,7 +185,7 @@ def table_pairwise(recs, dataset: str) -> pd.DataFrame:
 def pairwise_vs_people(recs, dataset: str) -> pd.DataFrame:
     """Kendall tau between the pairwise strengths and the human label rates (over the judged models)."""
     try:
-        f = pairwise_fit(recs, dataset)
+        f = _pairwise_fit(recs, dataset)
     except CrevalError:
         return pd.DataFrame(columns=["human label", "models", "kendall tau"])
     th = pd.Series(f["fit"]["theta"], index=f["fit"]["models"]) if f["fit"] else pd.Series(dtype=float)
@@ -200,7 +203,7 @@ def fig_pairwise(recs, dataset: str) -> go.Figure:
     """Bradley-Terry strengths with their bootstrap intervals, strongest first."""
     fig = go.Figure()
     try:
-        fit = pairwise_fit(recs, dataset)["fit"]
+        fit = _pairwise_fit(recs, dataset)["fit"]
     except CrevalError as e:
         return fig.update_layout(title=f"{dataset}: no pairwise ranking ({e.problem})")
     if fit is None:
