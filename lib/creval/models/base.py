@@ -242,13 +242,15 @@ class ModelSpec:
     concurrency: int = 8
     price_in: float = 0.0             # USD per 1M input tokens
     price_out: float = 0.0            # USD per 1M output tokens
+    batch_price: float = 0.5          # answers read from a batch file cost this fraction of the live price
+                                      # (OpenAI's Batch API: 50%)
     install: str = ""                 # the command that makes this model usable here
     description: str = ""
     extra: dict = field(default_factory=dict)
 
     # Fields that never change a model's output: left out of cache keys.
-    NON_OUTPUT = ("name", "threads", "concurrency", "price_in", "price_out", "install", "description",
-                  "api_key_env", "base_url")
+    NON_OUTPUT = ("name", "threads", "concurrency", "price_in", "price_out", "batch_price", "install",
+                  "description", "api_key_env", "base_url")
 
     def identity(self) -> dict:
         d = asdict(self)
