@@ -3,13 +3,15 @@
 ``FILE`` is an OpenAI batch *output* file: one JSON object a line, ``custom_id`` and ``response``
 (``status_code``, ``body``) or ``error``, as OpenAI's Batch API and ``vllm run-batch`` write it. Each
 ``custom_id`` is the cache key of a request that ``--batch-out`` wrote (:mod:`creval.core.deferral`); its
-answer is parsed exactly as a live reply would be and stored under that key, so a study finished through files
-has the records of the same study run live. A response for a request no study asked is reported and ignored; an error answer is listed with its reason: after a server error (5xx, or
-no status) the request is written again next wave, after a client error (4xx: a request the engine refuses as
-written) it is held back until ``--batch-retry-failed``. Nothing already cached is overwritten; a line that is
-not a batch answer is one error naming the line. Each answer stored is billed once, at the spec's
-``batch_price`` (a fraction of the live price; OpenAI's Batch API: 50%), by the first run that reads it
-(:func:`creval.core.cache.cached_batch`), from the token usage the engine reported.
+answer is parsed exactly as a live reply would be and stored under that key, so a study finished through
+files has the records of the same study run live.
+
+A response for a request no study asked is reported and ignored. An error answer is listed with its reason:
+after a server error (5xx, or no status) the request is written again next wave; after a client error (4xx:
+the engine refuses the request as written) it is held back until ``--batch-retry-failed``. Nothing already
+cached is overwritten; a line that is not a batch answer is one error naming the line. Each answer stored is
+billed once, at the spec's ``batch_price`` (a fraction of the live price; OpenAI's Batch API: 50%), from the
+token usage the engine reported, by the first run that reads it (:func:`creval.core.cache.cached_batch`).
 """
 from __future__ import annotations
 
