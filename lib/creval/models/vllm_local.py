@@ -161,10 +161,12 @@ def running() -> LocalServer | None:
     return LocalServer(s["url"], int(s["pid"]), Path(s["log"]), False) if answering(s["url"]) else None
 
 
-def command(weights: Path, port: int) -> list[str]:
+def command(weights: Path, port: int, eager: bool = False) -> list[str]:
+    """The server's command line; ``eager`` skips torch.compile (starts minutes sooner on a busy machine, serves
+    slower: for tests, not for timings)."""
     return [str(venv_python()), "-m", "vllm.entrypoints.openai.api_server", "--model", str(weights),
             "--served-model-name", SERVED, "--host", "127.0.0.1", "--port", str(port), "--dtype", "bfloat16",
-            "--max-model-len", "4096", "--no-enable-chunked-prefill", "--seed", "0"]
+            "--max-model-len", "4096", "--no-enable-chunked-prefill", "--seed", "0"] + (["--enforce-eager"] * eager)
 
 
 def server_env() -> dict[str, str]:
@@ -176,13 +178,14 @@ def server_env() -> dict[str, str]:
 
 def run_batch_command(requests: Path, answers: Path) -> list[str]:
     """``vllm run-batch`` (its module: the ``vllm`` command fails here) answering the batch file ``requests``
-    (``/v1/chat/completions`` lines for the model :data:`SERVED`) into ``answers``; it loads its own engine."""
+    (``/v1/chat/completions`` lines for the model :data:`SERVED`) into ``answers``; it loads its own engine, eager
+    (no torch.compile: a batch file of a few requests does not repay minutes of compiling)."""
     return [str(venv_python()), "-m", "vllm.entrypoints.openai.run_batch", "-i", str(requests), "-o", str(answers),
             "--model", str(weights_dir()), "--served-model-name", SERVED, "--dtype", "bfloat16",
-            "--max-model-len", "4096", "--no-enable-chunked-prefill", "--seed", "0"]
+            "--max-model-len", "4096", "--no-enable-chunked-prefill", "--seed", "0", "--enforce-eager"]
 
 
-def serve(log_dir: Path, say=print, timeout: float = START_TIMEOUT) -> LocalServer:
+def serve(log_dir: Path, say=print, timeout: float = START_TIMEOUT, eager: bool = False) -> LocalServer:
     """A running local vLLM server: the one already answering, or a new one started with its log in
     ``log_dir/vllm-server.log`` (see the module doc). Raises :class:`CrevalError` when vLLM is not installed or the
     server dies or does not answer within ``timeout`` seconds (the log's last lines are in the message)."""
@@ -200,7 +203,7 @@ def serve(log_dir: Path, say=print, timeout: float = START_TIMEOUT) -> LocalServ
     env.update(server_env())
     t0 = time.time()
     with open(log, "ab") as f:
-        proc = subprocess.Popen(command(weights, port), stdout=f, stderr=subprocess.STDOUT, env=env,
+        proc = subprocess.Popen(command(weights, port, eager), stdout=f, stderr=subprocess.STDOUT, env=env,
                                 start_new_session=True, cwd=str(log.parent))
     server = LocalServer(f"http://127.0.0.1:{port}/v1", proc.pid, log, True)
     say(f"vllm: starting a local server for {SERVED} at {server.url} (log {log}; ~1 min, ~3 min the first time)")
