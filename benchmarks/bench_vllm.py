@@ -169,7 +169,17 @@ def local_width_arm(width: int, profile: str, overrides: list[str], home: Path, 
 
         def __getattr__(self, name):
             return getattr(lock, name)
+    inside = {"chat_s": 0.0}
+    chat = llamacpp.LlamaCppBackend.chat
+
+    def timed_chat(self, reqs):
+        t = time.perf_counter()
+        try:
+            return chat(self, reqs)
+        finally:
+            inside["chat_s"] += time.perf_counter() - t
     llamacpp.LlamaCppBackend._reuse_prefix = counting
+    llamacpp.LlamaCppBackend.chat = timed_chat
     old_width, old_lock = units.width, cache_mod.LOCAL_COMPUTE
     units.width = lambda *m: width
     cache_mod.LOCAL_COMPUTE = TimedLock()
@@ -183,11 +193,12 @@ def local_width_arm(width: int, profile: str, overrides: list[str], home: Path, 
         if prof:
             prof.disable()
             prof.dump_stats(f"{cprofile}.w{width}")
-        llamacpp.LlamaCppBackend._reuse_prefix = reuse
+        llamacpp.LlamaCppBackend._reuse_prefix, llamacpp.LlamaCppBackend.chat = reuse, chat
         units.width, cache_mod.LOCAL_COMPUTE = old_width, old_lock
     wall = time.perf_counter() - t0
-    chat = [p for p in slowest_phases([row], 20) if p["phase"].startswith("chat:")]
-    return {"width": width, "wall_s": round(wall, 1), "error": row["error"], "chat": chat[:1],
+    phase = [p for p in slowest_phases([row], 20) if p["phase"].startswith("chat:")]
+    return {"width": width, "wall_s": round(wall, 1), "error": row["error"], "chat": phase[:1],
+            "llamacpp_chat_s": round(inside["chat_s"], 1),
             "tokens_sent": fed["sent"], "tokens_prefilled": fed["prefilled"], "lock_wait_s": round(waited["s"], 1)}
 
 

@@ -3,8 +3,6 @@ log-probs, seeded samples, choice scores, echoed log-likelihoods, and a wave of 
 `--batch-out` answered by the real `vllm run-batch`."""
 import json
 import math
-import os
-import subprocess
 
 import pytest
 
@@ -65,10 +63,9 @@ def test_a_wave_answered_by_vllm_run_batch_equals_live_answers(vllm_spec, vllm_s
     (req,) = list(wave.counts)
     assert req.name == f"wave.{vllm_local.SERVED}.chat.jsonl" and wave.written == 2
     answers = tmp_path / "answers.jsonl"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    r = subprocess.run(vllm_local.run_batch_command(req, answers), env={**env, **vllm_local.server_env()},
-                       capture_output=True, text=True, timeout=900, cwd=tmp_path)
-    assert r.returncode == 0 and answers.exists(), r.stdout[-2000:] + r.stderr[-2000:]
+    log = tmp_path / "run-batch.log"
+    code = vllm_local.run_batch(req, answers, log)
+    assert code == 0 and answers.exists(), log.read_text()[-3000:]
     assert all(json.loads(x)["response"]["status_code"] == 200 for x in answers.read_text().splitlines())
     got = read_in(answers)
     assert got.stored == 2 and not got.failed and not got.unknown

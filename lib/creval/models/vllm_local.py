@@ -185,6 +185,25 @@ def run_batch_command(requests: Path, answers: Path) -> list[str]:
             "--max-model-len", "4096", "--no-enable-chunked-prefill", "--seed", "0", "--enforce-eager"]
 
 
+def run_batch(requests: Path, answers: Path, log: Path, timeout: float = 1800.0) -> int:
+    """Answer the batch file ``requests`` into ``answers`` with ``vllm run-batch`` (:func:`run_batch_command`), its
+    output in ``log``; the exit status. Its engine processes are stopped with it, also on a timeout."""
+    import signal
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    with open(log, "ab") as f:
+        proc = subprocess.Popen(run_batch_command(requests, answers), stdout=f, stderr=subprocess.STDOUT,
+                                env={**env, **server_env()}, start_new_session=True, cwd=str(Path(log).parent))
+    try:
+        return proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        raise CrevalError(f"vllm run-batch did not finish {requests} within {timeout:.0f} s", f"read {log}") from None
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)      # its engine core and worker, whatever happened
+        except ProcessLookupError:
+            pass
+
+
 def serve(log_dir: Path, say=print, timeout: float = START_TIMEOUT, eager: bool = False) -> LocalServer:
     """A running local vLLM server: the one already answering, or a new one started with its log in
     ``log_dir/vllm-server.log`` (see the module doc). Raises :class:`CrevalError` when vLLM is not installed or the
@@ -230,8 +249,8 @@ def spec_yaml(url: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m creval.models.vllm_local weights|serve LOG_DIR``: convert the weights (``make vllm``), or start
-    a server and keep it until interrupted (for benchmarks and by hand)."""
+    """``python -m creval.models.vllm_local weights|serve LOG_DIR [--eager]``: convert the weights (``make vllm``),
+    or start a server and keep it until interrupted (for benchmarks and by hand)."""
     why = unavailable()
     if why:
         print(f"vllm: skipped ({why})")
@@ -239,8 +258,10 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["weights"]:
         print(f"vllm: weights in {ensure_weights()}")
         return 0
-    if argv[:1] == ["serve"] and len(argv) == 2:
-        server = serve(Path(argv[1]))
+    if argv[:1] == ["serve"] and len(argv) in (2, 3) and argv[2:] in ([], ["--eager"]):
+        import signal
+        signal.signal(signal.SIGTERM, signal.default_int_handler)     # `kill` stops the server too, as Ctrl-C does
+        server = serve(Path(argv[1]), eager=argv[2:] == ["--eager"])
         print(f"vllm: serving {SERVED} at {server.url}")
         try:
             while server.started and answering(server.url, timeout=10):
@@ -250,7 +271,7 @@ def main(argv: list[str]) -> int:
         finally:
             server.stop()
         return 0
-    print("usage: python -m creval.models.vllm_local weights | serve LOG_DIR", file=sys.stderr)
+    print("usage: python -m creval.models.vllm_local weights | serve LOG_DIR [--eager]", file=sys.stderr)
     return 2
 
 
