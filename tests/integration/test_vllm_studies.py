@@ -1,6 +1,7 @@
-"""Every study's server path against the real vLLM server, at the smoke profile's sizes: the study finishes,
-the model under test and the judge are the served model, its calls were made against the server with several
-requests in flight, and a second run reads everything back from the cache (0 calls)."""
+"""Every study's server path against the real vLLM server, at the smoke profile's sizes (judges zero-shot and
+retrieval, cosine entailment): the study finishes, the model under test and the judge are the served model, its
+calls were made against the server with several requests in flight, and a second run reads everything back from
+the cache (0 calls)."""
 import json
 from pathlib import Path
 
@@ -22,7 +23,7 @@ def params(vllm_spec, tmp_path_factory):
     root = tmp_path_factory.mktemp("vllm-runs")
     return effective_params(load_params(REPO / "params/smoke.yaml", [
         f"run_root={root}", f"model={vllm_spec}", f"judge_model={vllm_spec}",
-        "nli=minilm-cosine", "temperatures=[1.0]"]))
+        "nli=minilm-cosine", "temperatures=[1.0]", "judges=[zero-shot, retrieval]"]))
 
 
 @pytest.mark.parametrize("study", list(STUDIES))
