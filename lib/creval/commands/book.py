@@ -112,7 +112,7 @@ def book_engine(params: dict, out: Path, asked: str | None = None):
     if name == "llamacpp" or on_engine(params, "") == on_engine(params, EMBEDDED):    # the embedded model unused
         yield params, info if name == "llamacpp" else {**info, "engine": "none", "why": "the embedded model is unused"}
         return
-    server = vllm_local.serve(out)
+    server = vllm_local.serve(out, say=lambda line: print(line, file=sys.stderr, flush=True))
     folder = out / "engine"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{vllm_local.SERVED}.yaml").write_text(vllm_local.spec_yaml(server.url))
