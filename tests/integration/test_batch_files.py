@@ -46,13 +46,15 @@ def test_a_multi_wave_run_through_files_equals_the_live_run(tmp_path, monkeypatc
             if answers:
                 got = read_in(answers)
                 assert got.stored > 0 and not got.unknown and not got.failed
-            req = tmp_path / f"wave{waves}.jsonl"
+            stem = tmp_path / f"wave{waves}.jsonl"
             try:
-                with batch_out(req) as wave:
+                with batch_out(stem) as wave:
                     out = run_units(tmp_path / "files", "chain", units, chain(m), width=6, progress=False)
                 break
             except WaveWritten:
                 assert wave.written > 0 and s.stats["requests"] == 0          # nothing was sent live
+            req = tmp_path / f"wave{waves}.standin.chat.jsonl"              # one model, one endpoint: one file
+            assert sorted(tmp_path.glob(f"wave{waves}.*")) == [req]
             lines = [json.loads(x) for x in req.read_text().splitlines()]
             assert {ln["url"] for ln in lines} <= {"/v1/chat/completions"} and all("custom_id" in ln for ln in lines)
             answers = tmp_path / f"answers{waves}.jsonl"
@@ -70,10 +72,9 @@ def test_bad_and_foreign_answers_are_named_or_ignored_and_nothing_is_overwritten
         spec = tmp_path / "srv.yaml"
         spec.write_text(s.spec_yaml("srv", 8))
         m = load_model(str(spec))
-        req = tmp_path / "req.jsonl"
-        with pytest.raises(Exception), batch_out(req):
+        with pytest.raises(Exception), batch_out(tmp_path / "req.jsonl"):
             m.chat([{"role": "user", "content": "hello"}])
-        line = json.loads(req.read_text())
+        line = json.loads((tmp_path / "req.standin.chat.jsonl").read_text())
         body = {"choices": [{"message": {"content": "from the file"}, "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": 3, "completion_tokens": 3}}
         ans = tmp_path / "ans.jsonl"

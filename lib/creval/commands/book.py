@@ -1,8 +1,11 @@
 """``creval book`` (execute and render the book) and ``creval batch`` (rerun it for several models)."""
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from creval.book.build import build_book
@@ -13,6 +16,7 @@ from creval.book.studies import phases_lines, run_study, summary_line
 from creval.core.errors import CrevalError
 from creval.core.paths import REPO
 from creval.core.units import spending_limit
+from creval.models import vllm_local
 from creval.models.registry import get_spec, model_name
 from creval.studies.registry import get_study
 
@@ -72,16 +76,73 @@ def check_models(params: dict) -> None:
         get_spec(name)
 
 
+EMBEDDED = "smollm2-135m"       # the embedded default model, which either engine can serve
+ENGINES = ("llamacpp", "vllm", "auto")
+
+
+def choose_engine(asked: str) -> tuple[str, str]:
+    """``(engine, why)``: ``llamacpp`` (in-process), ``vllm`` (a local server; an error where it cannot run), or for
+    ``auto`` vLLM where it is installed and llama.cpp otherwise."""
+    if asked not in ENGINES:
+        raise CrevalError(f"engine {asked!r} is not one of {', '.join(ENGINES)}", "use --engine llamacpp|vllm|auto")
+    why = vllm_local.unavailable()
+    if asked == "auto":
+        return ("llamacpp", f"auto: {why}") if why else ("vllm", "auto: vLLM is installed")
+    if asked == "vllm" and why:
+        raise CrevalError(f"--engine vllm: {why}", "run `make vllm`, or use --engine llamacpp (or auto)")
+    return asked, "asked for"
+
+
+def on_engine(params: dict, served: str) -> dict:
+    """``params`` with the embedded model (``model``, in ``models``, ``judge_model``) replaced by ``served``."""
+    eff = effective_params(params)
+    swap = (lambda n: served if n == EMBEDDED else n)
+    return {**params, "model": swap(eff["model"]), "models": [swap(n) for n in eff["models"]],
+            "judge_model": swap(eff["judge_model"])}
+
+
+@contextmanager
+def book_engine(params: dict, out: Path, asked: str | None = None):
+    """``(params, engine)`` for the book: with vLLM, the embedded model's calls go through the OpenAI client to a
+    local vLLM server (started here, or the one already running, reused; its log in ``out``), named by a spec
+    written to ``out/engine/`` and found through ``CREVAL_MODELS`` (the chapters' kernels inherit it). A server
+    started here is stopped at the end. ``engine`` says what ran, for the manifest."""
+    name, why = choose_engine(asked or str(effective_params(params).get("engine", "llamacpp")))
+    info = {"engine": name, "why": why, "model": EMBEDDED}
+    if name == "llamacpp" or on_engine(params, "") == on_engine(params, EMBEDDED):    # the embedded model unused
+        yield params, info if name == "llamacpp" else {**info, "engine": "none", "why": "the embedded model is unused"}
+        return
+    server = vllm_local.serve(out, say=lambda line: print(line, file=sys.stderr, flush=True))
+    folder = out / "engine"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{vllm_local.SERVED}.yaml").write_text(vllm_local.spec_yaml(server.url))
+    before = os.environ.get("CREVAL_MODELS")
+    os.environ["CREVAL_MODELS"] = os.pathsep.join(p for p in (str(folder), before) if p)
+    info.update(served_as=vllm_local.SERVED, url=server.url, log=str(server.log), reused=not server.started,
+                start_seconds=round(server.seconds, 1), package=vllm_local.PACKAGE)
+    try:
+        yield on_engine(params, vllm_local.SERVED), info
+    finally:
+        if before is None:
+            os.environ.pop("CREVAL_MODELS", None)
+        else:
+            os.environ["CREVAL_MODELS"] = before
+        server.stop()
+
+
 def cmd_book(args) -> int:
     check_chapters(args.chapters)
     check_render(args.render)
     ppath = params_path(args.params)
-    params = load_params(ppath, args.p)
+    params = load_params(ppath, args.p + ([f"engine={args.engine}"] if args.engine else []))
     check_models(params)
     out = Path(args.out) if args.out else REPO / "_build" / ppath.stem
     check_out(out)
-    with spending_limit(args.max_cost):
+    with book_engine(params, out) as (params, engine), spending_limit(args.max_cost):
+        print(f"engine: {engine['engine']} ({engine['why']})", file=sys.stderr)
         m = build_book(params, out, args.chapters, args.render)
+    m["engine"] = engine
+    (out / "book-manifest.json").write_text(json.dumps(m, indent=2, default=str))
     print(_summary(m, out))
     return 1 if any(c["error"] for c in m["chapters"]) else 0
 
@@ -168,6 +229,10 @@ def register(sub) -> None:
                                    "with book-manifest.json (calls made vs cached, tokens, cost, timings).")
     _common(p)
     p.add_argument("--out", help="build folder (default: _build/<params name> in the checkout)")
+    p.add_argument("--engine", choices=ENGINES,
+                   help="what serves the embedded model: llamacpp (in-process), vllm (a local vLLM server, started "
+                        "or reused, log in --out; `make vllm`), auto (vLLM where installed); default: the "
+                        "parameter `engine`")
     p.set_defaults(func=cmd_book)
     b = sub.add_parser("batch", help="rerun every chapter for each model given, each into its own folder",
                        description="For each MODEL (a registered name or a spec .yaml path) build the whole book "

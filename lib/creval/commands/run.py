@@ -36,15 +36,17 @@ def cmd_run(args) -> int:
     params = effective_params(load_params(ppath, args.p))
     for line in registry.run_notes(args.study, params):     # what the specs say cannot run, before any call
         print(line)
-    if args.batch_in:
-        print(f"{args.batch_in}: {read_in(args.batch_in).line()}")
-    with spending_limit(args.max_cost), (batch_out(args.batch_out) if args.batch_out else nullcontext()) as wave:
+    for answers in args.batch_in:
+        print(f"{answers}: {read_in(answers).line()}")
+    out = batch_out(args.batch_out, args.batch_retry_failed) if args.batch_out else nullcontext()
+    with spending_limit(args.max_cost), out as wave:
         rows = run_studies(params, [args.study], where=str(ppath))
-    if wave is not None and wave.written:
-        print(f"wave written: {wave.written} requests to {args.batch_out}; answer them with a batch engine (OpenAI or "
-              f"another provider's Batch API, `vllm run-batch`, Ray Data LLM), then rerun with --batch-in <the "
-              f"output file> --batch-out <a new file>; repeat until nothing is written")
-        return 0
+    if wave is not None and (wave.written or wave.held):
+        print(f"wave written: {wave.written} requests in {len(wave.counts)} files (one per model and endpoint):")
+        print("\n".join(wave.lines()))
+        print("answer each file with a batch engine, then rerun with --batch-in <each output file> --batch-out "
+              "<a new name>; repeat until nothing is written")
+        return 0 if wave.written else 1
     for r in rows:
         print(summary_line(r))
     measure_slow_models(rows)
@@ -72,9 +74,13 @@ def register(sub) -> None:
                        help="stop starting units before the calls made would pass this many dollars (resumable: "
                             "rerun with a higher limit to go on); `creval estimate` says what a run will cost")
         q.add_argument("--batch-out", metavar="FILE",
-                       help="write the requests the run still needs (this wave) to FILE in the OpenAI batch input "
-                            "format instead of sending them, and stop")
-        q.add_argument("--batch-in", metavar="FILE",
+                       help="write the requests the run still needs (this wave) in the OpenAI batch input format "
+                            "instead of sending them, one file per model and endpoint (FILE wave.jsonl: "
+                            "wave.<model>.<endpoint>.jsonl), and stop")
+        q.add_argument("--batch-in", metavar="FILE", action="append", default=[],
                        help="first read a batch engine's output FILE (answers to an earlier --batch-out) into the "
-                            "call cache")
+                            "call cache (repeatable: one per file answered)")
+        q.add_argument("--batch-retry-failed", action="store_true",
+                       help="write again the requests whose batch answer was a client error (HTTP 4xx); without "
+                            "it they are held back and listed")
         q.set_defaults(func=cmd_run)

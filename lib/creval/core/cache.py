@@ -48,6 +48,7 @@ class CallCache:
                                   "created REAL)")
                         c.execute("CREATE TABLE IF NOT EXISTS pending (key TEXT PRIMARY KEY, kind TEXT, meta TEXT, "
                                   "created REAL)")
+                        c.execute("CREATE TABLE IF NOT EXISTS batch_costs (key TEXT PRIMARY KEY, cost REAL)")
                     break
                 except sqlite3.OperationalError as e:
                     if "locked" not in str(e) or attempt == 199:
@@ -114,6 +115,22 @@ class CallCache:
         row = self._conn().execute("SELECT kind, meta FROM pending WHERE key=?", (key,)).fetchone()
         return None if row is None else (row[0], json.loads(row[1]))
 
+    def put_batch_cost(self, key: str, cost: float) -> None:
+        """What the answer stored under ``key`` cost through a batch engine: the first run that reads it bills it
+        (:func:`cached_batch`), once."""
+        self._conn().execute("INSERT OR REPLACE INTO batch_costs VALUES (?,?)", (key, float(cost)))
+
+    def take_batch_costs(self, keys: list[str]) -> dict[str, float]:
+        """The batch costs of ``keys`` not billed yet, removed as they are read (each is billed once)."""
+        out: dict[str, float] = {}
+        if self._conn().execute("SELECT 1 FROM batch_costs LIMIT 1").fetchone() is None:
+            return out                          # the usual case: a read, no write lock taken
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            q = f"DELETE FROM batch_costs WHERE key IN ({','.join('?' * len(chunk))}) RETURNING key, cost"
+            out.update(dict(self._conn().execute(q, chunk).fetchall()))
+        return out
+
     def __len__(self) -> int:
         return self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0]
 
@@ -176,10 +193,14 @@ def cached_batch(kind: str, identity: dict, items: list[Any], describe, compute,
         else:
             missing.setdefault(k, []).append(i)
     rec_usage = usage or (lambda r: (0, 0))
+    billed = cache.take_batch_costs(list(found)) if found else {}
     for i, k in enumerate(keys):
         if k in found:
             tin, tout = rec_usage(out[i])
-            LEDGER.add(CallRecord(kind, model, True, tin, tout, 0.0, 0.0, tag(i), k))
+            if k in billed:        # answered by a batch engine: the first read is the call made, at the batch price
+                LEDGER.add(CallRecord(kind, model, False, tin, tout, billed.pop(k), 0.0, {**tag(i), "via": "batch"}, k))
+            else:
+                LEDGER.add(CallRecord(kind, model, True, tin, tout, 0.0, 0.0, tag(i), k))
     if not missing:
         return out
     # A call another thread is computing right now is awaited, not computed twice (units run together).

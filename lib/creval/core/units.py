@@ -191,7 +191,7 @@ class UnitRun:
         if self.waiting:
             batch = active()
             raise WaveWritten(f"{self.name}: {len(self.waiting)} of {n} units wait for the answers of requests "
-                              f"written to {batch.path if batch else 'a batch file'}",
+                              f"written to the batch files named after {batch.path if batch else '--batch-out'}",
                               "answer that file with a batch engine, then rerun with --batch-in <its output file> "
                               "(and --batch-out <a new file> for the next wave)")
         if self.stopped:

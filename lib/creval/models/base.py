@@ -276,6 +276,8 @@ class ModelSpec:
     concurrency: int = 8
     price_in: float = 0.0             # USD per 1M input tokens
     price_out: float = 0.0            # USD per 1M output tokens
+    batch_price: float = 0.5          # answers read from a batch file cost this fraction of the live price
+                                      # (OpenAI's Batch API: 50%)
     install: str = ""                 # the command that makes this model usable here
     description: str = ""
     extra: dict = field(default_factory=dict)
@@ -288,8 +290,8 @@ class ModelSpec:
     document_start: str = ""          # a server's text for the document start (sent only where it adds none)
 
     # Fields that never change a model's output: left out of cache keys.
-    NON_OUTPUT = ("name", "threads", "concurrency", "price_in", "price_out", "install", "description",
-                  "api_key_env", "base_url", "can")
+    NON_OUTPUT = ("name", "threads", "concurrency", "price_in", "price_out", "batch_price", "install",
+                  "description", "api_key_env", "base_url", "can")
     # Fields added after caches existed: left out of the identity while they hold their default, so that the
     # calls of a spec that does not use them keep their cache keys.
     LATER = ("request", "document_start")

@@ -1,12 +1,17 @@
 """Reading a batch engine's answers into the call cache (``creval run --batch-in FILE``).
 
 ``FILE`` is an OpenAI batch *output* file: one JSON object a line, ``custom_id`` and ``response``
-(``status_code``, ``body``) or ``error``, as OpenAI's and other providers' Batch APIs, ``vllm run-batch`` and Ray
-Data LLM write it. Each ``custom_id`` is the cache key of a request that ``--batch-out`` wrote
-(:mod:`creval.core.deferral`); its answer is parsed exactly as a live reply would be and stored under that key,
-so a study finished through files has the records of the same study run live. A response for a request no
-study asked is reported and ignored; an error answer is reported and the request is written again next wave;
-nothing already cached is overwritten; a line that is not a batch answer is one error naming the line.
+(``status_code``, ``body``) or ``error``, as OpenAI's Batch API and ``vllm run-batch`` write it. Each
+``custom_id`` is the cache key of a request that ``--batch-out`` wrote (:mod:`creval.core.deferral`); its
+answer is parsed exactly as a live reply would be and stored under that key, so a study finished through
+files has the records of the same study run live.
+
+A response for a request no study asked is reported and ignored. An error answer is listed with its reason:
+after a server error (5xx, or no status) the request is written again next wave; after a client error (4xx:
+the engine refuses the request as written) it is held back until ``--batch-retry-failed``. Nothing already
+cached is overwritten; a line that is not a batch answer is one error naming the line. Each answer stored is
+billed once, at the spec's ``batch_price`` (a fraction of the live price; OpenAI's Batch API: 50%), from the
+token usage the engine reported, by the first run that reads it (:func:`creval.core.cache.cached_batch`).
 """
 from __future__ import annotations
 
@@ -25,17 +30,43 @@ class ReadIn:
     stored: int = 0                     # answers put into the cache
     already: int = 0                    # answers for calls already cached (kept as they were)
     unknown: list[str] = field(default_factory=list)    # custom_ids no study asked
-    failed: list[str] = field(default_factory=list)     # custom_ids answered with an error (asked again next wave)
+    failed: dict[str, str] = field(default_factory=dict)   # custom_id -> reason, for answers that are errors
+    cost_usd: float = 0.0               # what the answers stored cost, at the batch price
 
     def line(self) -> str:
         out = f"{self.stored} answers stored in the call cache"
         if self.already:
             out += f", {self.already} already there (kept)"
-        if self.failed:
-            out += f", {len(self.failed)} answered with an error (they are written again in the next wave)"
+        if self.cost_usd:
+            out += f" (${self.cost_usd:.4f} at the batch price)"
         if self.unknown:
             out += f", {len(self.unknown)} for requests no study asked (ignored: {', '.join(self.unknown[:3])})"
+        if self.failed:
+            out += f", {len(self.failed)} answered with an error:"
+            out += "".join(f"\n  {cid}: {why}" for cid, why in list(self.failed.items())[:20])
+            if len(self.failed) > 20:
+                out += f"\n  ... and {len(self.failed) - 20} more"
         return out
+
+
+def failure(row: dict) -> tuple[int, str] | None:
+    """``(status, reason)`` when a batch output line is an error (status 0: none given), None for an answer.
+    OpenAI puts a request's failure in ``error`` (``code``, ``message``) or a non-200 ``response``; vLLM
+    writes ``error`` as a string or the server's error body."""
+    resp = row.get("response") or {}
+    status = int(resp.get("status_code") or 0)
+    err, body = row.get("error"), resp.get("body")
+    if not err and status == 200 and isinstance(body, dict):
+        return None
+    if isinstance(err, dict):
+        why = err.get("message") or err.get("code") or json.dumps(err)
+    elif err:
+        why = str(err)
+    elif isinstance(body, dict) and isinstance(body.get("error"), dict):
+        why = body["error"].get("message") or json.dumps(body["error"])
+    else:
+        why = "no answer body" if status == 200 else (str(body)[:200] if body else "no reason given")
+    return status, " ".join(str(why).split())[:300]
 
 
 def _item(kind: str, d: dict):
@@ -75,10 +106,13 @@ def read_in(path: str | Path, cache: CallCache | None = None) -> ReadIn:
             out.unknown.append(str(cid))
             continue
         kind, meta = pend
-        resp = row.get("response") or {}
-        if row.get("error") or resp.get("status_code", 200) != 200 or not isinstance(resp.get("body"), dict):
-            out.failed.append(cid)
+        bad = failure(row)
+        if bad is not None:
+            status, why = bad
+            out.failed[cid] = f"HTTP {status}: {why}" if status else why
+            cache.put_pending(cid, kind, {**meta, "failed": {"status": status, "reason": why}})
             continue
+        resp = row["response"]
         spec = ModelSpec(**meta["spec"])
         be = backends.get(spec.name) or backends.setdefault(spec.name, OpenAIBackend.for_parsing(spec))
         try:
@@ -88,6 +122,12 @@ def read_in(path: str | Path, cache: CallCache | None = None) -> ReadIn:
                               "give the output file of the batch engine, unchanged") from None
         if cache.put_new(cid, kind, _value(kind, result, meta)):
             out.stored += 1
+            use = resp["body"].get("usage") or {}
+            cost = spec.cost(int(use.get("prompt_tokens") or 0), int(use.get("completion_tokens") or 0))
+            cost *= spec.batch_price
+            if cost:
+                cache.put_batch_cost(cid, cost)
+                out.cost_usd += cost
         else:
             out.already += 1
     return out

@@ -10,6 +10,7 @@ from creval.studies.config import Config, identity
 @dataclass(frozen=True)
 class ApparatusConfig(Config):
     study: ClassVar[str] = "apparatus"
+    engine: str = "llamacpp"   # what serves the embedded default model in `creval book`: llamacpp | vllm | auto
     apparatus_samples: int = identity(10)   # next steps sampled for one MacGyver problem
     apparatus_max_tokens: int = identity(40)   # token budget of one sampled step
     temperature: float = identity(1.0)   # sampling temperature (paper: 1.0)

@@ -1,0 +1,48 @@
+"""Every study's server path against the real vLLM server, at the smoke profile's sizes (judges zero-shot and
+retrieval, cosine entailment): the study finishes, the model under test and the judge are the served model, its
+calls were made against the server with several requests in flight, and a second run reads everything back from
+the cache (0 calls)."""
+import json
+from pathlib import Path
+
+import pytest
+
+from creval.book.params import effective_params, load_params
+from creval.book.studies import run_studies
+from creval.core.ledger import LEDGER
+from creval.core.paths import REPO
+from creval.models import vllm_local
+from creval.models.endpoint import peak_in_flight
+from creval.studies.registry import STUDIES
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def params(vllm_spec, tmp_path_factory):
+    root = tmp_path_factory.mktemp("vllm-runs")
+    return effective_params(load_params(REPO / "params/smoke.yaml", [
+        f"run_root={root}", f"model={vllm_spec}", f"judge_model={vllm_spec}",
+        "nli=minilm-cosine", "temperatures=[1.0]", "judges=[zero-shot, retrieval]"]))
+
+
+@pytest.mark.parametrize("study", list(STUDIES))
+def test_study_runs_against_the_real_server(study, params, vllm_server):
+    with LEDGER.collect() as t:
+        rows = run_studies(params, [study])
+    row = rows[-1]
+    assert row["study"] == study and row["error"] is None, row["error"]
+    manifest = json.loads((Path(row["run_dir"]) / "manifest.json").read_text())
+    assert manifest["params"]["model"] == params["model"]
+    served = [r for r in t.records if r.model == vllm_local.SERVED]
+    if study not in ("reportcard", "compare"):                # these two read the others' records, call nothing
+        assert served, f"{study} made no call to the vLLM server"
+    with LEDGER.collect() as again:
+        assert run_studies(params, [study])[-1]["error"] is None
+    assert not [r for r in again.records if not r.cached]
+
+
+def test_requests_overlapped_on_the_server(params, vllm_server):
+    run_studies(params, ["aut"])
+    peaks = peak_in_flight()
+    assert any(vllm_server.url in k and v > 1 for k, v in peaks.items()), peaks
