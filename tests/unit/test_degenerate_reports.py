@@ -237,8 +237,8 @@ OTHER_ARGS: dict[str, list[tuple]] = {
                                                           "parsed_orders", "state"]),)],
     "reportcard.report.against_baseline": [({"difference": math.nan, "diff lo": math.nan, "diff hi": math.nan,
                                              "vs baseline": "n/a", "baseline": "length"},)],
-    "rethinking.reading.claim_verdict": [(None, 1), ({"value": math.nan, "lo": math.nan, "hi": math.nan, "n": 0, "null": 0.5, "note": ""},
-                                                     (0.3, 0.5))],
+    "rethinking.reading.claim_verdict": [(None, 1), ({"value": math.nan, "lo": math.nan, "hi": math.nan, "n": 0,
+                                                      "null": 0.5, "note": ""}, (0.3, 0.5))],
     "rethinking.report.where_from": [("",), ("shared:/work/shared/data/macgyver",)],
     "rethinking.report.example_ppl": [({}, config_of("rethinking")), ({"ppl": math.nan}, config_of("rethinking"))],
 }
