@@ -15,6 +15,7 @@ from creval.core import paths
 from creval.core.errors import CrevalError
 from creval.core.io import read_jsonl
 from creval.core.ledger import CallRecord, Ledger
+from creval.studies.registry import STUDIES
 
 ENGINE = "creval"           # book/engine.py, found through the package's papermill.engine entry point
 KERNEL_ENV = {"TQDM_DISABLE": "1"}      # progress is shown per cell by papermill, not as noise inside the pages
@@ -106,7 +107,6 @@ def failing_cell(nb) -> tuple[int, str, str] | None:
 
 def chapter_records(chapter: str, params: dict) -> str:
     """The run folder of the study behind ``chapter`` (relative to the data home), or why it is not known."""
-    from creval.studies.registry import STUDIES
     study = next((s for s in STUDIES.values() if Path(s.chapter).name == Path(chapter).name), None)
     if study is None:
         return "no study's records"

@@ -329,7 +329,8 @@ class OpenAIBackend:
                            f"({why}), which log-likelihoods need",
                            "use a llamacpp or hf model for log-likelihoods, or a server that echoes prompt log-probs "
                            "on /completions (vLLM; llama-cpp-python's server with --logits_all true and the model's "
-                           "document-start text in the spec, `document_start: '<|im_start|>'` or the like; `creval check` says which)")
+                           "document-start text in the spec, `document_start: '<|im_start|>'` or the like; "
+                           "`creval check` says which)")
 
     def loglikelihood(self, reqs: Sequence[LoglikelihoodRequest], done=None) -> list[LogLikelihood]:
         todo = [j for j, r in enumerate(reqs) if r.text]

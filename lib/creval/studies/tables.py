@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from creval.core import paths
+
 log = logging.getLogger(__name__)
 
 # What records that lack something raise inside pandas and numpy code (a missing column, an empty
@@ -42,7 +44,6 @@ _ABSOLUTE = re.compile(r"(?<![\w.:/])(/(?:[^\s/,;()'\"]+/)+[^\s/,;()'\"]*)")
 def short_path(path: str) -> str:
     """An absolute path of the build machine as a page may print it: relative to the data home, the checkout or
     the staged data's folder, else its last two parts."""
-    from creval.core import paths
     p = Path(path)
     shared = paths.shared_data_dir()
     for root, prefix in ((shared, "shared/data"), (paths.home(), ""), (paths.REPO, "")):

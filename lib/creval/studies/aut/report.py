@@ -20,6 +20,7 @@ from plotly.subplots import make_subplots
 
 from creval.measures import aut_agreement as A
 from creval.measures import stats
+from creval.studies.aut.generate import COMMON, CREATIVE, FOLLOWUPS, HIGHLY
 from creval.studies.contract import Records
 from creval.studies.tables import captioned, echoes, guard_module
 
@@ -68,7 +69,6 @@ def echoes_prompt(text: str, obj: str, level: str = "highly_creative") -> bool:
     """Whether a generated use repeats :data:`ECHO_WORDS` consecutive words of the prompts of its level (for
     the highly creative level: the five heuristics and the follow-ups), i.e. hands the prompt back instead
     of a use ("Shape: think of things with a similar shape ...")."""
-    from creval.studies.aut.generate import COMMON, CREATIVE, FOLLOWUPS, HIGHLY
     prompts = {"common": (COMMON,), "creative": (CREATIVE,)}.get(level, (HIGHLY, *FOLLOWUPS))
     return any(echoes(text, p.replace("{object}", obj).replace("{n}", " "), ECHO_WORDS) for p in prompts)
 

@@ -13,13 +13,13 @@ from creval.core.errors import CrevalError
 from creval.judges.base import clip_words
 from creval.judges.equivalence import messages as equivalence_messages
 from creval.judges.pairwise import STANDARDS, messages
+from creval.studies.compare.pairwise import items_for
+from creval.studies.compare.released import macgyver_outputs, ttcw_outputs
 from creval.studies.estimate.parts import Estimate, Part, Phase, Range, choices, msg_toks
 
 
 def released_sizes(cfg) -> list[tuple[str, int, int, str, str, str]]:
     """Per dataset: ``(name, models, items judged, task, answer, other answer)`` (a real item's texts)."""
-    from creval.studies.compare.pairwise import items_for
-    from creval.studies.compare.released import macgyver_outputs, ttcw_outputs
     out = []
     for name, load in (("macgyver", macgyver_outputs), ("ttcw", ttcw_outputs)):
         try:

@@ -17,7 +17,7 @@ from creval.studies.validation.config import ValidationConfig
 class ReportCardConfig(ConvergentConfig, ValidationConfig, RethinkingConfig, AutConfig):
     """Chapter 08: no parameter of its own."""
     study: ClassVar[str] = "reportcard"
-    records_version: ClassVar[int] = 3     # 3: baselines in their better orientation, the formatting-control row
+    records_version: ClassVar[int] = 4     # 4: the one verdict rule (vs baseline, verdict, reason); 3: oriented baselines
 
     def upstream(self) -> dict:
         """The Config of every study the card reads (its ``reads``), rebuilt from these parameters."""
