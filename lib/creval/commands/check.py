@@ -6,6 +6,8 @@ prints what runs where; ``--no-probe`` uses the spec alone. A local model can do
 """
 from __future__ import annotations
 
+import dataclasses
+
 import yaml
 
 from creval.models import capabilities
@@ -31,13 +33,13 @@ def report(spec, probed: dict | None) -> str:
             lines.append(f"probe stopped: {probed['error']}")
         lines += [f"  probe: {n}" for n in probed.get("notes", [])]
     if (probed or {}).get("request"):                     # judge the phases as the shaped spec would run
-        from dataclasses import replace
-        spec = replace(spec, request={**(spec.request or {}), **probed["request"]})
+        spec = dataclasses.replace(spec, request={**(spec.request or {}), **probed["request"]})
     caps = capabilities.of(spec, found)
     said = spec.can or {}
     for f in capabilities.FIELDS:
         v = getattr(caps, f)
-        where = "spec" if f in said else "probe" if f in found else "unknown"
+        where = ("spec" if f in said else "probe" if f in found else "unknown" if spec.is_server
+                 else "the backend itself")
         lines.append(f"  {f}: {'?' if v is None else v} ({where})")
     if spec.is_server and spec.thinking:
         lines.append("  thinking: on; switched off for samples and choice scores "

@@ -27,8 +27,8 @@ class CardRecord(Record):
     diff_lo: float | None = column("diff lo")
     diff_hi: float | None = column("diff hi")
     vs_baseline: str | None = column("vs baseline")    # how it stands against its baseline (beats / ... / no interval)
-    verdict: str | None = None                          # the one rule's word: reproduced / not reproduced / not testable
-    reason: str | None = None                           # why, in a phrase (the rule's reason, or the baseline comparison)
+    verdict: str | None = None                          # the one rule: reproduced / not reproduced / not testable
+    reason: str | None = None                           # why: the rule's reason, or the baseline comparison
     paper_figure: str | None = column("paper figure")
     note: str | None = None
 
