@@ -1,5 +1,6 @@
 """Real local models through each backend: llama.cpp in-process, transformers, and an OpenAI-compatible
 server (llama.cpp's) started on 127.0.0.1."""
+import dataclasses
 import math
 import socket
 import subprocess
@@ -8,6 +9,7 @@ import time
 
 import httpx
 import pytest
+import yaml
 
 from creval.core.cache import CallCache
 from creval.core.errors import CrevalError
@@ -147,7 +149,11 @@ def test_openai_loglikelihood_from_echoed_log_probs(llama_server, tmp_path):
     spec = tmp_path / "echo.yaml"
     spec.write_text(f"backend: openai\nmodel: smollm2\nbase_url: {llama_server}\nextra: {{bos_text: '<|im_start|>'}}\n")
     m = load_model(str(spec), cache=CallCache(tmp_path / "e.sqlite"))
-    local = load_model("smollm2-135m", cache=CallCache(tmp_path / "el.sqlite"))
+    # this server prepends the GGUF's BOS (<|im_start|>) itself: the in-process model scores after the same token
+    same_start = tmp_path / "local.yaml"
+    same_start.write_text(yaml.safe_dump({**dataclasses.asdict(get_spec("smollm2-135m")), "name": "smollm2-im-start",
+                                          "document_start": "<|im_start|>"}))
+    local = load_model(str(same_start), cache=CallCache(tmp_path / "el.sqlite"))
     with LEDGER.collect() as tally:
         for text, context in [(ANSWER, CONTEXT), (CONTEXT + ANSWER, None)]:
             got, want = m.loglikelihood(text, context), local.loglikelihood(text, context)

@@ -73,7 +73,8 @@ class HFBackend:
         if kw.get("gguf_file"):
             self.quantisation = f"{Path(kw['gguf_file']).stem.split('.')[-1]} dequantised to {self.quantisation}"
         vocab = self.tok.get_vocab()
-        start = document_start(self.tok.bos_token, self.tok.eos_token, lambda t: t in vocab, spec.name)
+        start = spec.document_start or document_start(self.tok.bos_token, self.tok.eos_token, lambda t: t in vocab,
+                                                      spec.name)
         self.begin = int(vocab[start]) if start in vocab else int(self.tok.convert_tokens_to_ids(start))
         limit = getattr(self.lm.config, "max_position_embeddings", None) or spec.context
         self.window = min(spec.context, int(limit))     # tokens per forward pass of ``loglikelihood``

@@ -101,10 +101,12 @@ class LlamaCppBackend:
         return ids[0] if len(ids) == 1 and self.llm.detokenize(ids, special=True).decode() == text else None
 
     def _document_start(self) -> int:
-        """The token every scored text follows (:func:`~creval.models.base.document_start`)."""
+        """The token every scored text follows (:func:`~creval.models.base.document_start`, or the spec's
+        ``document_start`` where it names one: e.g. to match a server that prepends its own BOS)."""
         bos, eos = (int(f(self.vocab)) for f in (self.lc.llama_vocab_bos, self.lc.llama_vocab_eos))
         name = {i: self.llm.detokenize([i], special=True).decode() for i in (bos, eos) if i >= 0}
-        text = document_start(name.get(bos), name.get(eos), lambda t: self._special(t) is not None, self.spec.name)
+        text = self.spec.document_start or document_start(name.get(bos), name.get(eos),
+                                                          lambda t: self._special(t) is not None, self.spec.name)
         return [i for i, t in name.items() if t == text][0] if text in name.values() else self._special(text)
 
     def render(self, messages: Sequence[dict]) -> str:
