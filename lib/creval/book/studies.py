@@ -52,8 +52,10 @@ def run_studies(params: dict, names=None, where: str = "the parameters") -> list
     for s in in_order(names, params):
         bad = [u for u in s.reads if u in failed]
         if bad:
-            rows.append({"study": s.name, "run_dir": None, "seconds": 0.0, "usage": Ledger.summarize([])["total"],
-                         "error": f"skipped: it reads {bad[0]}, which failed", "sandbox_runs": 0})
+            nothing = Ledger.summarize([])
+            rows.append({"study": s.name, "run_dir": None, "seconds": 0.0, "usage": nothing["total"],
+                         "by_kind_model": nothing["by_kind_model"], "error": f"skipped: it reads {bad[0]}, which failed",
+                         "sandbox_runs": 0})
             failed.add(s.name)
             continue
         print(f"== study {s.name}", file=sys.stderr, flush=True)
