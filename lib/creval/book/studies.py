@@ -54,8 +54,8 @@ def run_studies(params: dict, names=None, where: str = "the parameters") -> list
         if bad:
             nothing = Ledger.summarize([])
             rows.append({"study": s.name, "run_dir": None, "seconds": 0.0, "usage": nothing["total"],
-                         "by_kind_model": nothing["by_kind_model"], "error": f"skipped: it reads {bad[0]}, which failed",
-                         "sandbox_runs": 0})
+                         "by_kind_model": nothing["by_kind_model"], "sandbox_runs": 0,
+                         "error": f"skipped: it reads {bad[0]}, which failed"})
             failed.add(s.name)
             continue
         print(f"== study {s.name}", file=sys.stderr, flush=True)
