@@ -86,7 +86,7 @@ class NliEvalRecord(Record):
     ran: str
     dataset: str
     pairs: int
-    accuracy: float
-    macro_f1: float
+    accuracy: float | None          # None: not measured (the row's `ran` says why)
+    macro_f1: float | None
     baseline: str | None
     baseline_accuracy: float | None
