@@ -258,7 +258,8 @@ def test_score_expectation_reads_certainty_from_log_probs():
     assert math.isclose(score_expectation(uniform), 0.5)
     two = {"[[0.0]]": math.log(0.1), "[[0.8]]": math.log(0.3)}   # renormalised
     assert math.isclose(score_expectation(two), 0.75 * 0.8)
-    assert score_expectation({}) == 0.0
+    assert score_expectation({}) is None                        # no finite log-prob: unparsed, not 0.0
+    assert score_expectation({s: -math.inf for s in SCORES}) is None
 
 
 def test_confidence_path_follows_the_backends_log_probs():

@@ -64,13 +64,14 @@ ADDRESS = re.compile(r"To\s+(?:the\s+)?(Problem|Solution|Criterion)\s+Analyst\s*
 SCORES = tuple(f"[[{i / 10:.1f}]]" for i in range(11))     # the paper's certainty format, one decimal
 
 
-def score_expectation(scores: dict[str, float]) -> float:
+def score_expectation(scores: dict[str, float]) -> float | None:
     """Expected certainty under the model's distribution over the answers ``[[0.0]]`` ... ``[[1.0]]``
-    (``scores``: their log-probs, e.g. ``ChoiceScores.logprobs``; renormalised over those eleven answers)."""
+    (``scores``: their log-probs, e.g. ``ChoiceScores.logprobs``; renormalised over those eleven answers).
+    None when no answer has a finite log-prob: the certainty is unparsed, not zero."""
     lps = [scores.get(s, -math.inf) for s in SCORES]
     top = max(lps)
     if top == -math.inf:
-        return 0.0
+        return None
     w = [math.exp(x - top) for x in lps]
     return sum(i / 10 * wi for i, wi in enumerate(w)) / sum(w)
 
@@ -323,8 +324,9 @@ class RetrievalJudge:
         return [{"agent": a, "criterion": crit_name(p.crit)} for p in panels for a in ROLES]
 
     def _confidence_logprobs(self, info, panels, cgs, rnd) -> None:
-        """Certainty read from log-probs (no free text to parse, never unparsed): the expected score under
-        the model's distribution over the eleven answers ``[[0.0]]`` ... ``[[1.0]]``, scored exactly."""
+        """Certainty read from log-probs (no free text to parse): the expected score under the model's
+        distribution over the eleven answers ``[[0.0]]`` ... ``[[1.0]]``, scored exactly; unparsed (None) when the
+        backend gave none of them a finite log-prob."""
         convs = self._confidence_convs("retrieval_confidence_score", info, panels, cgs)
         with LEDGER.tagged(phase="confidence", round=rnd):      # independent turns -> one batch
             scores = iter(self.model.choice_logprobs_many([(conv, SCORES) for conv in convs], tags=self._tags(panels)))
@@ -332,10 +334,12 @@ class RetrievalJudge:
             for a in ROLES:
                 sc = next(scores)
                 p.conf[a] = score_expectation(sc.logprobs)
+                said = "unparsed: no answer had a log-prob" if p.conf[a] is None else f"certainty {p.conf[a]:.2f}"
                 p.turns.append(Turn(a, "confidence", rnd, "certainty: expected [[0.0]]-[[1.0]] score from log-probs",
-                                    f"certainty {p.conf[a]:.2f}", sc.input_tokens, 1,
+                                    said, sc.input_tokens, 1,
                                     retrieved_ids=[f.id for f in cg[a]], retrieved=[f.text for f in cg[a]],
-                                    parsed={"confidence": p.conf[a], "path": "logprobs"}).to_dict())
+                                    parsed={"confidence": p.conf[a],
+                                            "path": "unparsed" if p.conf[a] is None else "logprobs"}).to_dict())
 
     def _confidence_text(self, info, panels, cgs, rnd) -> None:
         """Certainty written as [[0.x]] and parsed, with bounded retries (then unparsed)."""

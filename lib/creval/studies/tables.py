@@ -118,13 +118,19 @@ def _fallback(fn, what: str, why: str):
         return []
     if kind is float or name == "float":
         return float("nan")
-    if kind is bool or name == "bool":
-        return False
     return missing_table(what, why)
+
+
+def _returns_bool(fn) -> bool:
+    """Whether ``fn`` is a predicate: its answer cannot say what is missing, and a default would be silent."""
+    kind = inspect.signature(fn).return_annotation
+    return kind is bool or kind == "bool"
 
 
 def guarded(fn):
     """``fn``, except that degenerate records (:data:`MISSING_DATA`) give a result saying what is missing."""
+    if _returns_bool(fn):
+        raise TypeError(f"{fn.__qualname__} answers True or False: it cannot say what is missing, so it is not guarded")
     what = (fn.__doc__ or fn.__name__).strip().split("\n")[0].rstrip(".")[:80] or fn.__name__
 
     @functools.wraps(fn)
@@ -141,9 +147,10 @@ def guarded(fn):
 
 def guard_module(namespace: dict) -> None:
     """Wrap every public function defined in the module whose ``globals()`` is ``namespace`` with
-    :func:`guarded` (call it at the end of a report module)."""
+    :func:`guarded` (call it at the end of a report module). Predicates (``-> bool``) are left as they are: a
+    True or False made up for missing records would be a silent default, so they raise."""
     module = namespace["__name__"]
     for name, obj in list(namespace.items()):
         if (inspect.isfunction(obj) and not name.startswith("_") and obj.__module__ == module
-                and not getattr(obj, "__guarded__", False)):
+                and not getattr(obj, "__guarded__", False) and not _returns_bool(obj)):
             namespace[name] = guarded(obj)
