@@ -8,6 +8,7 @@ import yaml
 
 from creval.book.params import effective_params, load_params
 from creval.cli import main
+from creval.commands.estimate import study_rows
 from creval.core.ledger import LEDGER
 from creval.studies.estimate import ZERO, Phase, Range, cost, estimate, phase_wall, problems, speed, wall
 from creval.studies.estimate.sizes import macgyver_pairs
@@ -131,3 +132,27 @@ def test_estimate_brackets_a_real_aut_run(tmp_path, fresh_cache):
     assert _within(got["completion"], total(est, "completion")), got
     assert _within(got["prompt"] / 1.3, total(est, "prompt")), (total(est, "prompt"), got)
     assert not math.isnan(got["prompt"])
+
+
+def test_local_work_is_counted_at_this_machines_rates_and_no_server_removes_it(tmp_path):
+    """Entailment pairs, embeddings and sandboxed programs run here whatever the server: the wall time of a study
+    against an infinitely fast server is at least its local work at LOCAL_RATES (issue 32, item 7)."""
+    from creval.studies.estimate import LOCAL_RATES, local_seconds
+    spec = _spec(tmp_path, "instant", 0.0, 0.0)
+    fast = {spec: speed(spec, latency=1e-9, tokens_per_s=1e12, in_flight=10 ** 6)}
+    cfg = get_study("divergent").make_config(paper(f"model={spec}", f"judge_model={spec}", "nli=minilm-sick"))
+    est = estimate(cfg)
+    solve = est.phases[0]
+    pairs = [w for w in solve.local if w.kind == "entailment"]
+    steps = Range(solve.units, solve.units * cfg.max_steps)
+    n = cfg.n_samples
+    assert pairs and pairs[0].items == steps * Range(2 * (n - 1), n * (n - 1))
+    floor = sum(local_seconds(w, "lo") for w in est.local)
+    assert floor == pytest.approx(sum(w.items.lo / LOCAL_RATES[w.kind][0] for w in est.local)) and floor > 0
+    assert wall(est, fast).lo >= floor
+    cosine = estimate(get_study("divergent").make_config(paper(f"model={spec}", "nli=minilm-cosine")))
+    assert {w.kind for w in cosine.phases[0].local} == {"embedding"}
+    nc = estimate(get_study("neocoder").make_config(paper(f"model={spec}", f"judge_model={spec}")))
+    assert sum(w.items.lo for w in nc.local if w.kind == "sandbox") > 0
+    out = study_rows(est, fast)
+    assert out["local"] and out["local"][0]["seconds"].lo > 0

@@ -9,7 +9,7 @@ import json
 from creval.book.params import effective_params, load_params
 from creval.commands.book import params_path
 from creval.models.registry import model_name
-from creval.studies.estimate import ZERO, Range, cost, estimate, speed, wall
+from creval.studies.estimate import LOCAL_RATES, ZERO, Range, cost, estimate, local_seconds, speed, wall
 from creval.studies.registry import STUDIES, in_order
 
 
@@ -39,8 +39,10 @@ def study_rows(est, speeds) -> dict:
             row[k] = row[k] + getattr(p, k)
         row["cost"] = row["cost"] + cost(p)
     total = {k: sum((r[k] for r in by.values()), ZERO) for k in ("calls", "prompt", "completion", "cost")}
-    return {"study": est.study, "units": est.units, "by": by, "total": total, "wall": wall(est, speeds),
-            "notes": est.notes}
+    local = [{"kind": w.kind, "what": w.what, "items": w.items, "unit": LOCAL_RATES[w.kind][1],
+              "seconds": Range(local_seconds(w, "lo"), local_seconds(w, "hi"))} for w in est.local]
+    return {"study": est.study, "units": est.units, "by": by, "total": total, "local": local,
+            "wall": wall(est, speeds), "notes": est.notes}
 
 
 def _jsonable(x):
@@ -81,6 +83,8 @@ def cmd_estimate(args) -> int:
             print(f"  {role:5s} {model_name(m)}: {_fmt(v['calls'])} calls, "
                   f"{_fmt(v['prompt'])} prompt + {_fmt(v['completion'])} completion tokens, "
                   f"{_fmt(v['cost'], money=True)}")
+        for w in r["local"]:
+            print(f"  local {w['what']}: {_fmt(w['items'])} ({w['unit']}), {_hours(w['seconds'])} on this machine")
         for n in r["notes"]:
             print(f"  note: {n}")
     print(f"\ntotal: {sum(r['units'] for r in rows):,} units, {_fmt(total['calls'])} calls, "

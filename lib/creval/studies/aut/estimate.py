@@ -14,6 +14,7 @@ from creval.studies.estimate.parts import (
     Phase,
     Range,
     choices,
+    local,
     mean,
     msg_toks,
     toks,
@@ -52,8 +53,9 @@ def estimate(cfg) -> Estimate:
         k = n_obj * Range(3 + F, (3 + F) * (1 + r))
         p = n_obj * (Range(sum(single), sum(single)) + chain_prompt) * Range(1, 1 + r)
         gen.append(Part("model", g, "uses (common, creative, forceful chain)", k, p, k * reply))
-    phases = [Phase("generate", n_obj * len(cfg.generators) * 3, Range(F + 1, (F + 1) * (1 + r)), tuple(gen))]
     G = len(cfg.generators)
+    embedded = local("embedding", "uses embedded for semantic distance", n_obj * G * 3 * n)
+    phases = [Phase("generate", n_obj * G * 3, Range(F + 1, (F + 1) * (1 + r)), tuple(gen), local=(embedded,))]
     items = G * 3 * n                                         # uses of one object (full lists)
     lists = []                                                # (setting, list length)
     if "comprehensive" in cfg.aut_settings:
@@ -87,7 +89,8 @@ def estimate(cfg) -> Estimate:
             human.append(choices(role, j, "pointwise fallback (human lists)", Range(0, sum(chunks)),
                                  msg_toks(pointwise_messages("brick", text))))
         units += pw + 3 * len(chunks)
-    phases.append(Phase("judge human responses", units, Range(1, 1 + r + 1), tuple(human)))
+    baseline = local("embedding", "human responses embedded (semantic-distance baseline)", sum(c for _, _, c in sizes))
+    phases.append(Phase("judge human responses", units, Range(1, 1 + r + 1), tuple(human), local=(baseline,)))
     return Estimate("aut", phases, ["full lists of uses (a short list makes fewer items to judge)",
                                     f"{sum(c for _, _, c in sizes)} human-rated responses in "
                                     f"{len(chunks)} lists of at most {size}"])

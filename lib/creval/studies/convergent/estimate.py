@@ -13,6 +13,7 @@ from creval.studies.estimate.parts import (
     Part,
     Phase,
     Range,
+    local,
     msg_toks,
     toks,
     words,
@@ -81,7 +82,11 @@ def judge_phase(cfg, phase: str, judge: str, pairs: int, crits: list, problem: s
     n, pt, ct, depth = judge_chain(cfg, judge, problem, solution, crits, fb)
     lo = Range(min_share, 1.0)
     part = Part("judge", cfg.judge_model, what, n * pairs * lo, pt * pairs * lo, ct * pairs * lo)
-    return Phase(phase, pairs, depth, (part,), breadth=3 if judge in ("retrieval", "chateval") else len(crits))
+    # the retrieval judge embeds each reply's fragments and each turn's query: about 1 to 4 texts a call
+    work = (local("embedding", "fragments and queries embedded", n * pairs * lo * Range(1, 4)),) \
+        if judge == "retrieval" else ()
+    return Phase(phase, pairs, depth, (part,), breadth=3 if judge in ("retrieval", "chateval") else len(crits),
+                 local=work)
 
 
 def estimate(cfg) -> Estimate:

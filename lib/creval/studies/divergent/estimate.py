@@ -13,6 +13,7 @@ from creval.studies.estimate.parts import (
     Range,
     calls,
     choices,
+    local,
     mean,
     msg_toks,
     reply_words,
@@ -68,14 +69,20 @@ def estimate(cfg) -> Estimate:
             parts += solve_parts(cfg, cfg.model, cfg.sweep_domain, new, Range(firsts, new), cfg.n_samples,
                                  f"sweep T={t:g}")
             firsts = 0
+    per_step = Range(2 * (cfg.n_samples - 1), cfg.n_samples * (cfg.n_samples - 1))
+    steps = Range(units, units * cfg.max_steps)
+    work: tuple = ()
     if cfg.nli.startswith("llm:"):
-        per_step = Range(2 * (cfg.n_samples - 1), cfg.n_samples * (cfg.n_samples - 1))
-        steps = Range(units, units * cfg.max_steps)
         parts.append(choices("judge", cfg.nli[4:], "entailment of sample pairs", steps * per_step, 120))
         notes.append("LLM entailment: 2(n-1) to n(n-1) directed pairs a step")
+    elif cfg.nli == "minilm-cosine":
+        work = (local("embedding", "samples embedded for cosine entailment", steps * cfg.n_samples),)
+        notes.append("cosine entailment runs locally: no model call, its time counted")
     else:
-        notes.append(f"entailment ({cfg.nli}) runs locally: no model call")
-    phases.append(Phase("solve", units, Range(2, 1 + cfg.max_steps), tuple(parts), breadth=cfg.n_samples))
+        work = (local("entailment", "entailment of sample pairs", steps * per_step),)
+        notes.append(f"entailment ({cfg.nli}) runs locally: no model call, its time counted")
+    phases.append(Phase("solve", units, Range(2, 1 + cfg.max_steps), tuple(parts), breadth=cfg.n_samples,
+                        local=work))
     phases.append(_nli_eval(cfg))
     return Estimate("divergent", phases, notes)
 
@@ -87,4 +94,7 @@ def _nli_eval(cfg) -> Phase:
     llms = [b[4:] for b in (cfg.nli, f"llm:{cfg.model}") if b.startswith("llm:")]
     parts = tuple(choices("model", m, "entailment evaluation", 2 * 2 * cfg.nli_eval_pairs, prompt)
                   for m in dict.fromkeys(llms))
-    return Phase("entailment evaluation", 2 * len(parts), Range(1, 1), parts, breadth=2 * cfg.nli_eval_pairs)
+    pairs = 2 * 2 * cfg.nli_eval_pairs              # both datasets, both directions
+    work = () if cfg.nli.startswith("llm:") else (local("entailment", "entailment evaluation", pairs),)
+    return Phase("entailment evaluation", 2 * len(parts), Range(1, 1), parts, breadth=2 * cfg.nli_eval_pairs,
+                 local=work)

@@ -20,7 +20,9 @@ of call). What the counts mean:
 - **wall time** (:func:`wall`): per phase the longer of the longest unit's chain and the requests spread over
   the endpoint's in-flight limit (never more at once than the units can send), at ``latency + completion /
   tokens_per_s`` a request; the speed comes from the command's flags, else the spec's
-  ``extra: {latency_s, tokens_per_s}``, else a local model's measured speed (``creval throughput``).
+  ``extra: {latency_s, tokens_per_s}``, else a local model's measured speed (``creval throughput``); plus the
+  phase's **local work** (:class:`Local`: entailment pairs, embeddings, tagging, the creativity index, sandboxed
+  programs) at this machine's measured rates (:data:`LOCAL_RATES`), which no server speeds up.
 
 The estimate assumes a server (the OpenAI-compatible path); on a local model a few judges score choices by
 log-probs instead of parsing text (fewer, shorter calls), so its figures are an upper bound there.
@@ -30,12 +32,13 @@ from __future__ import annotations
 from typing import Callable
 
 from creval.studies.config import Config
-from creval.studies.estimate.parts import ZERO, Estimate, Part, Phase, Range
+from creval.studies.estimate.parts import ZERO, Estimate, Local, Part, Phase, Range
 from creval.studies.estimate.sizes import problems
-from creval.studies.estimate.timing import Speed, cost, phase_wall, speed, wall
+from creval.studies.estimate.timing import LOCAL_RATES, Speed, cost, local_seconds, phase_wall, speed, wall
 from creval.studies.registry import STUDIES, get_study
 
-__all__ = ["ZERO", "Estimate", "Part", "Phase", "Range", "Speed", "cost", "estimate", "estimators", "phase_wall",
+__all__ = ["LOCAL_RATES", "ZERO", "Estimate", "Local", "Part", "Phase", "Range", "Speed", "cost", "estimate",
+           "estimators", "local_seconds", "phase_wall",
            "problems", "speed", "wall"]
 
 

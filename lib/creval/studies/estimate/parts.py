@@ -45,6 +45,15 @@ class Part:
 
 
 @dataclass(frozen=True)
+class Local:
+    """Work this machine does itself in a phase, with no model call: entailment pairs, embedded texts, tagged
+    words, sandboxed programs, creativity-index texts (timed at :data:`creval.studies.estimate.timing.LOCAL_RATES`)."""
+    kind: str              # a key of LOCAL_RATES
+    what: str
+    items: Range
+
+
+@dataclass(frozen=True)
 class Phase:
     """Units that run together; phases of a study run one after another."""
     name: str
@@ -52,6 +61,7 @@ class Phase:
     depth: Range           # requests one after another in the longest unit
     parts: tuple[Part, ...]
     breadth: int = 1       # requests one unit sends at once at most (a batch inside the unit)
+    local: tuple[Local, ...] = ()
 
 
 @dataclass
@@ -65,6 +75,10 @@ class Estimate:
         return [p for ph in self.phases for p in ph.parts]
 
     @property
+    def local(self) -> list[Local]:
+        return [w for ph in self.phases for w in ph.local]
+
+    @property
     def units(self) -> int:
         return sum(ph.units for ph in self.phases)
 
@@ -76,6 +90,11 @@ def calls(role: str, model: str, what: str, n, prompt_each, max_tokens: int, *,
     n = Range.of(n)
     each = completion if completion is not None else Range(TYPICAL * max_tokens, max_tokens)
     return Part(role, model, what, n, n * Range.of(prompt_each), n * each)
+
+
+def local(kind: str, what: str, n) -> Local:
+    """``n`` items (a number or a Range) of local work of ``kind``."""
+    return Local(kind, what, Range.of(n))
 
 
 def choices(role: str, model: str, what: str, n, prompt_each) -> Part:

@@ -5,7 +5,24 @@ from dataclasses import dataclass
 
 from creval.models import throughput
 from creval.models.registry import get_spec
-from creval.studies.estimate.parts import ZERO, Estimate, Part, Phase, Range
+from creval.studies.estimate.parts import ZERO, Estimate, Local, Part, Phase, Range
+
+# Items a second of the work this machine does itself, one at a time under the local-compute lock (2-core Xeon,
+# quiet, 2026-11-26, `benchmarks/bench_local_rates.py`; a GPU makes the model-side ones faster: these are upper
+# bounds there). Without them the wall time of a study against a fast server was 2-4x short.
+LOCAL_RATES: dict[str, tuple[float, str]] = {
+    "entailment": (9.0, "MiniLM cross-encoder pairs"),
+    "embedding": (34.0, "MiniLM sentence embeddings"),
+    "tagging": (8793.0, "words POS-tagged by spaCy"),
+    "creativity-index": (6784.0, "texts matched against the n-gram index (docs/performance.md)"),
+    "sandbox": (16.5, "programs run in the bubblewrap jail (a test case each)"),
+}
+
+
+def local_seconds(work: Local, end: str) -> float:
+    """Seconds of ``work`` at its measured rate (``end``: 'lo' or 'hi' of its item count)."""
+    rate = LOCAL_RATES[work.kind][0]
+    return getattr(work.items, end) / rate if rate else 0.0
 
 
 @dataclass(frozen=True)
@@ -48,8 +65,9 @@ def cost(part: Part) -> Range:
 
 def phase_wall(phase: Phase, speeds: dict[str, Speed | None]) -> Range | None:
     """Seconds of one phase: its requests spread over the in-flight limit (at most ``units x breadth`` at
-    once), never less than its longest unit's chain of requests."""
-    if not phase.parts:
+    once), never less than its longest unit's chain of requests, plus its local work at this machine's rates
+    (counted after the requests: an upper bound where the two overlap)."""
+    if not phase.parts and not phase.local:
         return ZERO
     if any(speeds.get(p.model) is None for p in phase.parts):
         return None
@@ -63,7 +81,8 @@ def phase_wall(phase: Phase, speeds: dict[str, Speed | None]) -> Range | None:
             work += getattr(p.calls, end) * t / slots
             per.append(t)
             reqs += getattr(p.calls, end)
-        bounds.append(max(work, getattr(phase.depth, end) * max(per)) if reqs else 0.0)
+        calls = max(work, getattr(phase.depth, end) * max(per)) if reqs else 0.0
+        bounds.append(calls + sum(local_seconds(w, end) for w in phase.local))   # local work holds one lock
     return Range(*bounds)
 
 

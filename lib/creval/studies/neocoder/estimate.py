@@ -13,6 +13,7 @@ from creval.studies.estimate.parts import (
     Part,
     Phase,
     Range,
+    local,
     mean,
     msg_toks,
     toks,
@@ -47,10 +48,13 @@ def estimate(cfg) -> Estimate:
     else:
         notes.append("static technique detector: no model call for the stored rounds")
     per_round = Range(2, 4) if detect else Range(1, 1)
-    phases.append(Phase("live denial prompting", len(ok) * len(cfg.tested), per_round * (R + 1), live + detect[1:]))
-    if detect:
-        phases.insert(0, Phase("replayed codes", max(1, math.ceil(len(ps[:cfg.neocoder_problems or None]) / 20)),
-                               Range(1, 3), detect[:1], breadth=20 * 6))
+    runs = (local("sandbox", "live codes under both judges", 2 * n * len(cfg.tested)),)
+    phases.append(Phase("live denial prompting", len(ok) * len(cfg.tested), per_round * (R + 1), live + detect[1:],
+                        local=runs))
+    stored = sum(len(p.rounds) for p in ps[:cfg.neocoder_problems or None])
+    phases.insert(0, Phase("replayed codes", max(1, math.ceil(len(ps[:cfg.neocoder_problems or None]) / 20)),
+                           Range(1, 3) if detect else Range(0, 0), detect[:1], breadth=20 * 6,
+                           local=(local("sandbox", "stored codes under both judges", 2 * stored),)))
     notes.append(f"{len(ok)} live problems (verifiable, multi-test, with human solutions)")
     return Estimate("neocoder", phases, notes)
 

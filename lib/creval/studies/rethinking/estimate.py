@@ -16,6 +16,7 @@ from creval.studies.estimate.parts import (
     Range,
     calls,
     choices,
+    local,
     msg_toks,
     toks,
     words,
@@ -60,7 +61,12 @@ def estimate(cfg) -> Estimate:
             if s in WITH_CONTEXT:
                 parts.append(calls("model", m, f"perplexity given the problem ({s})", scored,
                                    text_toks[s] + ctx[s] + 1, 0, completion=ZERO))
-    phases = [Phase("perplexity", units, Range(1, 1), tuple(parts), breadth=2 * PPL_CHUNK)]
+    n_texts = sum(sum(kinds) for kinds in counts.values())
+    n_words = sum(sum(kinds) * text_toks[s] / 1.3 for s, kinds in counts.items())
+    phases = [Phase("creativity index, templates", len(counts) + 4, Range(0, 0), (),
+                    local=(local("creativity-index", "texts matched against their references", n_texts),
+                           local("tagging", "words POS-tagged for templates", n_words))),
+              Phase("perplexity", units, Range(1, 1), tuple(parts), breadth=2 * PPL_CHUNK)]
     jm, rt, reask = cfg.judge_model, cfg.rethink_judge_tokens, 2
     story = words(cfg.rethink_ppl_max_words)
     judged = {"ps": (2 * min(cfg.rethink_judge_items, min(counts["ps"])), "ps", solution),
