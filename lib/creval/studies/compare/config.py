@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from creval.studies.aut.config import AutConfig
-from creval.studies.compare.sources import UPSTREAM, root_runs
+from creval.studies.compare.sources import root_runs
 from creval.studies.config import identity
 from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.neocoder.config import NeoCoderConfig
+from creval.studies.registry import upstream_configs
 from creval.studies.rethinking.config import RethinkingConfig
 
 
@@ -42,6 +43,6 @@ class CompareConfig(ConvergentConfig, NeoCoderConfig, RethinkingConfig, AutConfi
         return {"upstream": {name: c.run_id for name, c in self.upstream().items()}}
 
     def upstream(self, **overrides) -> dict:
-        """The Config of every study compared, rebuilt from these parameters (and ``overrides``)."""
-        p = {**self.to_params(), **overrides}
-        return {name: c.from_params(p) for name, c in UPSTREAM.items()}
+        """The Config of every study compared (the Study's ``reads``), rebuilt from these parameters (and
+        ``overrides``)."""
+        return upstream_configs(self, **overrides)

@@ -13,19 +13,17 @@ from typing import TYPE_CHECKING
 from creval.core.io import read_jsonl
 from creval.models.registry import model_name
 from creval.studies import contract
-from creval.studies.aut.config import AutConfig
 from creval.studies.config import Config
-from creval.studies.convergent.config import ConvergentConfig
-from creval.studies.divergent.config import DivergentConfig
-from creval.studies.neocoder.config import NeoCoderConfig
-from creval.studies.rethinking.config import RethinkingConfig
+from creval.studies.registry import get_study
 
 if TYPE_CHECKING:
     from creval.studies.compare.config import CompareConfig
 
-# the studies compared, each with its Config (a root's run of one is found by rebuilding it)
-UPSTREAM = {"divergent": DivergentConfig, "convergent": ConvergentConfig, "neocoder": NeoCoderConfig,
-            "rethinking": RethinkingConfig, "aut": AutConfig}
+
+def compared() -> tuple[str, ...]:
+    """The studies compared: the compare Study's ``reads`` (a root's run of one is found by rebuilding its
+    Config from these parameters)."""
+    return get_study("compare").reads
 
 
 THIS_ROOT = "this run root"     # the root of the sources of a run without compare_roots (where it is: run_root)
@@ -72,7 +70,7 @@ def finished_runs(root: str, study: str) -> list[dict]:
 
 def root_model(root: str) -> str | None:
     """The model a ``creval batch`` root measured: ``model`` of its finished upstream runs (None when none)."""
-    for study in UPSTREAM:
+    for study in compared():
         for p in finished_runs(root, study):
             if p.get("model"):
                 return str(p["model"])
@@ -89,9 +87,9 @@ def root_runs(cfg: CompareConfig, root: str) -> dict:
     """Per study, the run id of the finished run read in ``root`` (None when there is none)."""
     model = root_model(root)
     if model is None:
-        return {s: None for s in UPSTREAM}
+        return {s: None for s in compared()}
     out = {}
-    for s in UPSTREAM:
+    for s in compared():
         c = root_config(cfg, root, s, model)
         out[s] = c.run_id if contract.is_finished(c) else None
     return out
@@ -119,9 +117,9 @@ def batch_sources(cfg: CompareConfig) -> list[Source]:
         model = root_model(root)
         if model is None:
             out += [Source(root, s, (), status="missing", note=f"no finished run of any study in {root_path(root)}")
-                    for s in UPSTREAM]
+                    for s in compared()]
             continue
-        for s in UPSTREAM:
+        for s in compared():
             c = root_config(cfg, root, s, model)
             if contract.is_finished(c):
                 out.append(Source(root, s, names((model,)), c, contract.Records(c.run_dir, c)))
