@@ -14,6 +14,7 @@ import pytest
 from creval.core.paths import REPO
 from creval.models.registry import get_spec, locate_weights
 from creval.studies.registry import STUDIES
+from small import FEW, SMALL
 
 pytestmark = pytest.mark.integration
 
@@ -53,8 +54,10 @@ def test_batch_measures_a_served_model_in_every_study(server, tmp_path):
                                        "extra: {bos_text: '<|im_start|>'}\n")
     env = {**os.environ, "CREVAL_MODELS": str(specs), "CREVAL_HOME": str(tmp_path / "home")}
     cmd = [sys.executable, "-m", "creval", "batch", "served", "--params", "params/smoke.yaml", "--render", "none",
-           "--out", str(tmp_path / "batch"), "-p", "nli=minilm-cosine", "-p", "judges=[zero-shot, retrieval]",
-           "-p", "temperatures=[1.0]"]
+           "--out", str(tmp_path / "batch")]
+    # the retrieval judge too: its certainty is parsed from text on a server (a path no local model takes)
+    for p in [*SMALL, *FEW, "judges=[zero-shot, retrieval]", "judge_max_rounds=1"]:
+        cmd += ["-p", p]
     r = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=2400)
     failed = [ln for ln in r.stdout.splitlines() + r.stderr.splitlines() if "rror" in ln and "%|" not in ln]
     assert r.returncode == 0, (failed[-20:], r.stdout[-2000:])

@@ -11,12 +11,9 @@ import pytest
 
 from creval.core.paths import REPO
 from creval.models.standin import StandIn
+from small import SMALL
 
 pytestmark = pytest.mark.integration
-
-# the smallest settings that still give every measure (smoke profile plus these)
-SMALL = ["nli=minilm-cosine", "judges=[zero-shot]", "bench_judge=zero-shot", "temperatures=[1.0]", "n_samples=3",
-         "nli_eval_pairs=2", "human_pairs=1", "neocoder_problems=2"]
 
 
 def test_batch_of_two_models_builds_the_comparison(tmp_path):

@@ -15,6 +15,7 @@ from creval.core.paths import REPO
 from creval.models import vllm_local
 from creval.models.endpoint import peak_in_flight
 from creval.studies.registry import STUDIES
+from small import FEW, SMALL
 
 pytestmark = pytest.mark.integration
 
@@ -23,8 +24,8 @@ pytestmark = pytest.mark.integration
 def params(vllm_spec, tmp_path_factory):
     root = tmp_path_factory.mktemp("vllm-runs")
     return effective_params(load_params(REPO / "params/smoke.yaml", [
-        f"run_root={root}", f"model={vllm_spec}", f"judge_model={vllm_spec}",
-        "nli=minilm-cosine", "temperatures=[1.0]", "judges=[zero-shot, retrieval]"]))
+        f"run_root={root}", f"model={vllm_spec}", f"judge_model={vllm_spec}", *SMALL, *FEW,
+        "judges=[zero-shot, retrieval]"]))
 
 
 # The judge-heavy studies (convergent's retrieval judge, and the three that read its records) take many minutes on
