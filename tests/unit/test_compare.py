@@ -185,3 +185,25 @@ def test_compare_over_other_roots_runs_nothing_upstream_here():
     here = [s.name for s in in_order(["compare"], {})]
     assert here[-1] == "compare" and {"divergent", "convergent", "neocoder", "rethinking", "aut"} <= set(here)
     assert [s.name for s in in_order(["compare"], {"compare_roots": ["runs/a", "runs/b"]})] == ["compare"]
+
+
+def test_a_judged_measure_judged_differently_is_left_out_and_the_caption_says_why(tmp_path):
+    """Judge provenance on the upstream judged values (issue 36 item 3): two models whose AUT originality was
+    judged under different judge prompts are not put side by side; the same provenance is."""
+    from creval.studies.compare.values import judge_provenance
+    same = judge_provenance(CompareConfig(judge_model="smollm2-135m"))
+    assert set(same) == {"judge_model", "judge_version", "prompt_sha", "sampling", "order_seed"}
+    other = {**same, "prompt_sha": "0" * 16}
+    v = values_of({"a": BASE + 1.0, "c": BASE}, measure="AUT originality (judge score 1-5)", judge="smollm2-135m")
+    v["provenance"] = [same] * len(v)
+    assert set(report.model_estimates(v, n_boot=50)["model"]) == {"a", "c"}
+    v.loc[v["model"] == "c", "provenance"] = pd.Series([other] * N, index=v.index[v["model"] == "c"])
+    assert report.refused_measures(v) and "prompt_sha" in report.refused_measures(v)[
+        "AUT originality (judge score 1-5)"]
+    assert report.model_estimates(v, n_boot=50).empty and report.paired_differences(v, n_boot=50).empty
+    unjudged = three()
+    assert report.refused_measures(unjudged) == {} and len(report.model_estimates(unjudged, n_boot=50)) == 3
+    caption = report.table_models(Recs(CompareConfig(n_boot=50), values=pd.concat([unjudged, v]))).attrs
+    assert "judged differently" in json.dumps(caption, default=str)
+    assert judge_provenance(CompareConfig(judge_model="smollm2-135m", judge_word_limit=99))["sampling"] != \
+        same["sampling"]

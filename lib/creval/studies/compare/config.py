@@ -20,7 +20,7 @@ from creval.studies.rethinking.config import RethinkingConfig
 class CompareConfig(ConvergentConfig, NeoCoderConfig, RethinkingConfig, AutConfig):
     """Chapter 09."""
     study: ClassVar[str] = "compare"
-    records_version: ClassVar[int] = 4      # 4: released outputs measured and judged pairwise
+    records_version: ClassVar[int] = 5      # 5: judged values carry their provenance
     compare_roots: tuple[str, ...] = identity(())   # run roots of `creval batch` (one model each); empty: this run root
     compare_embedder: str = identity("all-MiniLM-L6-v2")   # sentence embedder of the homogeneity cosines
     compare_human_max: int = identity(10)   # human responses per prompt in the homogeneity tables

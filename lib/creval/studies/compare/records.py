@@ -1,7 +1,7 @@
 """Typed rows of the comparison (``values``, ``homogeneity``); ``to_dict`` gives exactly the JSONL row."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from creval.core.records import Record
 
@@ -15,6 +15,7 @@ class Value(Record):
     item: str            # what two models' values are paired on
     value: float         # NaN when the study measured nothing there
     judge: str = ""      # judge_model behind the value, "" for a measure without a judge
+    provenance: dict = field(default_factory=dict)   # how it was judged (compare/provenance.py); {} unjudged
 
 
 @dataclass

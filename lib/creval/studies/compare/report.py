@@ -16,6 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
+from creval.studies.compare import provenance as P
 from creval.studies.compare.sources import THIS_ROOT
 from creval.studies.compare.values import HIGHER, PEOPLE, family
 from creval.studies.reportcard.report import home_relative
@@ -34,9 +35,30 @@ def models_of(values: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(values["model"])) if len(values) else []
 
 
+def refused_measures(values: pd.DataFrame) -> dict[str, str]:
+    """The judged measures whose values were judged differently (judge, its version, prompts, settings or
+    seed differ between models): measure -> which fields differ (:func:`.provenance.comparable`)."""
+    if not len(values) or "provenance" not in values:
+        return {}
+    out = {}
+    for measure, g in values.groupby("measure", sort=False):
+        provs = [p if isinstance(p, dict) else {} for p, j in zip(g["provenance"], g["judge"]) if j]
+        ok, why = P.comparable(provs)
+        if not ok:
+            out[measure] = why
+    return out
+
+
+def comparable_values(values: pd.DataFrame) -> pd.DataFrame:
+    """``values`` without the measures :func:`refused_measures` names: they are never put side by side."""
+    refused = refused_measures(values)
+    return values[~values["measure"].isin(list(refused))] if refused else values
+
+
 def model_estimates(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """One row per measure x model: ``n`` items, ``mean``, its bootstrap ``lo``/``hi``, ``judge``."""
-    rows = []
+    """One row per measure x model: ``n`` items, ``mean``, its bootstrap ``lo``/``hi``, ``judge`` (measures
+    judged differently for different models are left out: :func:`refused_measures`)."""
+    rows, values = [], comparable_values(values)
     if not len(values):
         return pd.DataFrame(columns=["measure", "model", "n", "mean", "lo", "hi", "judge"])
     for (measure, model), g in values.groupby(["measure", "model"], sort=False):
@@ -50,8 +72,8 @@ def model_estimates(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> 
 
 def paired_differences(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """One row per measure x pair of models (a before b): mean(a - b) over the items both measured, its
-    paired bootstrap interval, and the verdict."""
-    rows, order = [], models_of(values)
+    paired bootstrap interval, and the verdict (measures judged differently are left out)."""
+    rows, order, values = [], models_of(values), comparable_values(values)
     for measure, g in values.groupby("measure", sort=False) if len(values) else []:
         wide = g.pivot_table(index="item", columns="model", values="value", aggfunc="mean")
         for a, b in combinations([m for m in order if m in wide], 2):
@@ -73,8 +95,11 @@ def table_models(recs) -> pd.DataFrame:
     t = t.reindex(list(dict.fromkeys(est["measure"]))).reset_index()
     t.insert(1, "higher means", t["measure"].map(lambda m: HIGHER.get(family(m), "")))
     t.columns.name = None
+    refused = refused_measures(recs["values"])
+    left_out = "".join(f" Left out, judged differently for different models: {m} ({why})." for m, why in
+                       refused.items())
     return captioned(t, "Each model on each measure: the mean over the items with its 95% bootstrap interval "
-                        "(n items). Intervals are missing where fewer than 5 items were measured.")
+                        "(n items). Intervals are missing where fewer than 5 items were measured." + left_out)
 
 
 def table_differences(recs) -> pd.DataFrame:

@@ -34,7 +34,7 @@ from creval.studies.compare.records import Homogeneity, Value
 from creval.studies.compare.released import released_rows
 from creval.studies.compare.sources import cost_rows, sources
 from creval.studies.compare.spread import homogeneity_rows
-from creval.studies.compare.values import human_ideas, idea_rows, study_values
+from creval.studies.compare.values import human_ideas, idea_rows, judge_provenance, study_values
 
 
 def gather(srcs) -> tuple[list[dict], list[dict]]:
@@ -44,7 +44,11 @@ def gather(srcs) -> tuple[list[dict], list[dict]]:
         if s.records is None:
             continue
         judge = model_name(s.cfg.judge_model) if getattr(s.cfg, "judge_model", "") else ""
-        values += study_values(s.study, s.records, list(s.models), judge)
+        rows = study_values(s.study, s.records, list(s.models), judge)
+        if any(r["judge"] for r in rows):             # judged values carry how they were judged
+            prov = judge_provenance(s.cfg)
+            rows = [{**r, "provenance": prov} if r["judge"] else r for r in rows]
+        values += rows
         ideas += idea_rows(s.study, s.records, list(s.models))
     return values, ideas
 

@@ -4,12 +4,17 @@ problem, a NeoCoder problem at a round, a text scored, an AUT object at a level)
 paired item by item. Also the texts whose homogeneity is measured (:func:`idea_rows`)."""
 from __future__ import annotations
 
+import hashlib
+import json
+
 import numpy as np
 import pandas as pd
 
 from creval.core.errors import CrevalError
 from creval.datasets import aut, macgyver
+from creval.judges.base import PROMPTS
 from creval.measures.entropy import distinct_at_k
+from creval.models.registry import get_spec
 
 # what a higher value means, per measure family (the page and docs/compare.md say the same)
 HIGHER = {"semantic entropy": "more diverse meanings per step", "distinct": "more distinct meanings among n samples",
@@ -23,6 +28,23 @@ PEOPLE = "people"
 def family(measure: str) -> str:
     """The measure's family (its name before the parenthesis or the ``@``)."""
     return measure.split(" (")[0].split("@")[0]
+
+
+def _sha(x) -> str:
+    return hashlib.sha256(json.dumps(x, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def judge_provenance(cfg) -> dict:
+    """How a study's judged values were judged (the fields of :mod:`creval.studies.compare.provenance`): the
+    judge's spec name and a hash of its identity (weights, backend, context), a hash of every judge prompt
+    template, the study's judge settings (its Config keys that name a judge, and AUT's judging keys) and the seed
+    that shuffles what the judge is shown."""
+    spec = get_spec(cfg.judge_model)
+    settings = {k: v for k, v in cfg.to_params().items() if "judge" in k or k in (
+        "aut_settings", "aut_methods", "aut_verdict_via", "aut_retries", "temperature")}
+    return {"judge_model": spec.name, "judge_version": _sha(spec.identity()),
+            "prompt_sha": _sha({f.name: f.read_text() for f in sorted(PROMPTS.glob("*.txt"))}),
+            "sampling": _sha(settings), "order_seed": int(cfg.seed)}
 
 
 def _row(model, study, measure, item, value, judge="") -> dict:
