@@ -15,8 +15,8 @@ def test_retrieval_and_chateval_on_macgyver(tmp_path):
 
     model = load_model("smollm2-135m")
     crits = get_domain("macgyver").criteria
-    pairs = human.sample_pairs(3, seed=0)
-    assert len(pairs) == 3
+    pairs = human.sample_pairs(2, seed=0)          # 2 pairs x 3 criteria: CI's time budget
+    assert len(pairs) == 2
     totals, verdicts, transcripts = {}, {}, {}
     for name in ("retrieval", "chateval"):
         st = run_judge(name, model, pairs, crits, tmp_path / name, progress=False,
@@ -26,7 +26,7 @@ def test_retrieval_and_chateval_on_macgyver(tmp_path):
         for r in rows:
             assert (r["verdict"] is None) == bool(r["unparsed"])
             assert r["input_tokens"] > 0 and r["calls"] > 0
-        assert len(st.read("transcripts")) == 9
+        assert len(st.read("transcripts")) == len(pairs) * len(crits) == 6
         totals[name] = sum(r["input_tokens"] + r["output_tokens"] for r in rows)
         verdicts[name], transcripts[name] = rows, st.read("transcripts")
     assert (tmp_path / "retrieval" / "fragments").exists()
