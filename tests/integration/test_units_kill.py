@@ -38,7 +38,9 @@ def test_sigkill_with_64_in_flight_then_rerun_repeats_no_finished_call(tmp_path,
         proc = subprocess.Popen([sys.executable, "-c", CHILD, str(spec), str(tmp_path / "run")],
                                 env={**os.environ, "CREVAL_CACHE": str(fresh_cache)})
         deadline = time.time() + 60
-        while not (s.stats["requests"] > 64 and s.stats["in_flight"] == 64):   # the second wave is in flight
+        # the first 64 answered and more in flight: the runner refills as answers come, so the in-flight count
+        # drifts below 64 between refills; waiting for exactly 64 could miss the whole second wave
+        while not (s.stats["requests"] > 64 and s.stats["in_flight"] >= 16):
             assert time.time() < deadline and proc.poll() is None, s.stats
             time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)
