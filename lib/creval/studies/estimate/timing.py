@@ -8,8 +8,9 @@ from creval.models.registry import get_spec
 from creval.studies.estimate.parts import ZERO, Estimate, Local, Part, Phase, Range
 
 # Items a second of the work this machine does itself, one at a time under the local-compute lock (2-core Xeon,
-# quiet, 2026-11-26, `benchmarks/bench_local_rates.py`; a GPU makes the model-side ones faster: these are upper
-# bounds there). Without them the wall time of a study against a fast server was 2-4x short.
+# 2026-11-26, `benchmarks/bench_local_rates.py` at load 3.5: slower than a quiet machine, so an upper bound on
+# the time; the sandbox figure is for a one-line program with one test case, a lower bound for real codes).
+# Without them the wall time of a study against a fast server was 2-4x short.
 LOCAL_RATES: dict[str, tuple[float, str]] = {
     "entailment": (9.0, "MiniLM cross-encoder pairs"),
     "embedding": (34.0, "MiniLM sentence embeddings"),
