@@ -44,14 +44,20 @@ def prompt_hash() -> str:
     return hashlib.sha256("\n\x00\n".join(template(t) for t in TEMPLATES).encode()).hexdigest()[:16]
 
 
+def judge_version(model) -> str:
+    """A hash of the judge's output-changing spec fields (weights, backend, context); ``model`` is a loaded
+    model or its spec (anything else: a hash of its name)."""
+    spec = getattr(model, "spec", model)
+    ident = spec.identity() if hasattr(spec, "identity") else {"name": str(model)}
+    return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
 def provenance(model, order_seed: int, words: int, standard: str) -> dict:
     """What a pairwise number depends on: the judge's spec name and a hash of its output-changing fields (its
     version: weights, backend, context), the prompt templates' hash, the standard's hash, the sampling
     settings and the order seed."""
     spec = getattr(model, "spec", None)
-    ident = spec.identity() if spec is not None and hasattr(spec, "identity") else {"name": str(model)}
-    return {"judge_model": getattr(spec, "name", str(model)),
-            "judge_version": hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:16],
+    return {"judge_model": getattr(spec, "name", str(model)), "judge_version": judge_version(model),
             "prompt_sha": prompt_hash(), "standard_sha": hashlib.sha256(standard.encode()).hexdigest()[:16],
             "sampling": f"choice log-probs of {'/'.join(CHOICES)} (no sampling); answers clipped to {words} words",
             "order_seed": int(order_seed)}

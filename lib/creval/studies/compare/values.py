@@ -13,6 +13,7 @@ import pandas as pd
 from creval.core.errors import CrevalError
 from creval.datasets import aut, macgyver
 from creval.judges.base import PROMPTS
+from creval.judges.pairwise import judge_version
 from creval.measures.entropy import distinct_at_k
 from creval.models.registry import get_spec
 
@@ -42,7 +43,7 @@ def judge_provenance(cfg) -> dict:
     spec = get_spec(cfg.judge_model)
     settings = {k: v for k, v in cfg.to_params().items() if "judge" in k or k in (
         "aut_settings", "aut_methods", "aut_verdict_via", "aut_retries", "temperature")}
-    return {"judge_model": spec.name, "judge_version": _sha(spec.identity()),
+    return {"judge_model": spec.name, "judge_version": judge_version(spec),
             "prompt_sha": _sha({f.name: f.read_text() for f in sorted(PROMPTS.glob("*.txt"))}),
             "sampling": _sha(settings), "order_seed": int(cfg.seed)}
 
