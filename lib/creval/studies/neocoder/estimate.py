@@ -26,6 +26,7 @@ def estimate(cfg) -> Estimate:
     """Lu et al. 2025 (NeoCoder): the live denial-prompting run (Algorithm 1: a chain of rounds per problem,
     the thread growing), and the LLM technique detector on every stored and generated code when asked."""
     ps = neocoder_problems()
+    replayed = ps[:cfg.neocoder_problems or None]          # the stored problems whose codes are run again
     ok = sorted((p for p in ps if p.flags.verifiable and not p.flags.single_test and p.human_solutions),
                 key=lambda p: (len(p.statement), p.native))[:cfg.neocoder_live_problems]
     system, mt, R = toks(SOLVER_PROMPT.read_text()) + 4, cfg.neocoder_max_tokens, cfg.neocoder_rounds
@@ -41,7 +42,7 @@ def estimate(cfg) -> Estimate:
     live = tuple(Part("model", m, "denial rounds", Range(n, n), prompt, reply * n) for m in cfg.tested)
     detect: tuple = ()
     if cfg.neocoder_detector != "static":
-        stored = [toks(rd.code) for p in ps[:cfg.neocoder_problems or None] for rd in p.rounds]
+        stored = [toks(rd.code) for p in replayed for rd in p.rounds]
         detect = (detection(cfg, len(stored), mean(stored), "technique detection (stored codes)"),
                   detection(cfg, n * len(cfg.tested), TYPICAL * mt, "technique detection (live codes)"))
         notes.append("LLM technique detector: 1 to 3 calls a code (2 re-asks)")
@@ -51,8 +52,8 @@ def estimate(cfg) -> Estimate:
     runs = (local("sandbox", "live codes under both judges", 2 * n * len(cfg.tested)),)
     phases.append(Phase("live denial prompting", len(ok) * len(cfg.tested), per_round * (R + 1), live + detect[1:],
                         local=runs))
-    stored = sum(len(p.rounds) for p in ps[:cfg.neocoder_problems or None])
-    phases.insert(0, Phase("replayed codes", max(1, math.ceil(len(ps[:cfg.neocoder_problems or None]) / 20)),
+    stored = sum(len(p.rounds) for p in replayed)
+    phases.insert(0, Phase("replayed codes", max(1, math.ceil(len(replayed) / 20)),
                            Range(1, 3) if detect else Range(0, 0), detect[:1], breadth=20 * 6,
                            local=(local("sandbox", "stored codes under both judges", 2 * stored),)))
     notes.append(f"{len(ok)} live problems (verifiable, multi-test, with human solutions)")
