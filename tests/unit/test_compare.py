@@ -205,5 +205,5 @@ def test_a_judged_measure_judged_differently_is_left_out_and_the_caption_says_wh
     assert report.refused_measures(unjudged) == {} and len(report.model_estimates(unjudged, n_boot=50)) == 3
     caption = report.table_models(Recs(CompareConfig(n_boot=50), values=pd.concat([unjudged, v]))).attrs
     assert "judged differently" in json.dumps(caption, default=str)
-    assert judge_provenance(CompareConfig(judge_model="smollm2-135m", judge_word_limit=99))["sampling"] != \
-        same["sampling"]
+    wordier = CompareConfig.from_params({"judge_model": "smollm2-135m", "judge_word_limit": 99})
+    assert judge_provenance(wordier)["sampling"] != same["sampling"]

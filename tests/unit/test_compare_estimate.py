@@ -28,6 +28,6 @@ def test_the_estimate_prices_every_pair_in_both_orders(fresh_clone):
 
 
 def test_the_estimate_prices_the_equivalence_judge(fresh_clone):
-    est = estimate(CompareConfig(pairwise_items=0, equivalence_steps=2, n_samples=5))
+    est = estimate(CompareConfig.from_params({"pairwise_items": 0, "equivalence_steps": 2, "n_samples": 5}))
     (part,) = est.parts
     assert part.calls.lo == 2 * 4 and part.calls.hi == 2 * 10 and est.units == 2

@@ -62,7 +62,7 @@ def test_the_order_puts_every_study_after_what_it_reads():
 
 
 def test_upstream_configs_follow_the_declared_reads():
-    cfg = ReportCardConfig(model="m1", limit=3)
+    cfg = ReportCardConfig.from_params({"model": "m1", "limit": 3})
     up = cfg.upstream()
     assert tuple(up) == STUDIES["reportcard"].reads == ("convergent", "validation", "rethinking", "aut")
     assert all(c.model == "m1" for c in up.values()) and up["convergent"].limit == 3

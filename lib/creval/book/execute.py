@@ -105,9 +105,22 @@ def failing_cell(nb) -> tuple[int, str, str] | None:
     return None
 
 
+def chapter_study(chapter: str):
+    """The study whose chapter is ``chapter``, or None."""
+    return next((s for s in STUDIES.values() if Path(s.chapter).name == Path(chapter).name), None)
+
+
+def chapter_parameters(chapter: str, params: dict, declared: set[str]) -> dict:
+    """What papermill injects into ``chapter``: the keys its ``parameters`` cell declares, shaped by its study's
+    Config (a reader's upstream keys nested under ``upstream_params``)."""
+    study = chapter_study(chapter)
+    given = study.config.chapter_params(params) if study is not None else params
+    return {k: v for k, v in given.items() if k in declared}
+
+
 def chapter_records(chapter: str, params: dict) -> str:
     """The run folder of the study behind ``chapter`` (relative to the data home), or why it is not known."""
-    study = next((s for s in STUDIES.values() if Path(s.chapter).name == Path(chapter).name), None)
+    study = chapter_study(chapter)
     if study is None:
         return "no study's records"
     try:
@@ -167,7 +180,7 @@ def execute_chapters(params: dict, out: Path, only: list[str] | None = None, pro
         t0, error = time.time(), None
         declared = declared_parameters(src)             # inject only what the chapter declares
         try:
-            pm.execute_notebook(str(src), str(dst), parameters={k: v for k, v in params.items() if k in declared},
+            pm.execute_notebook(str(src), str(dst), parameters=chapter_parameters(ch, params, declared),
                                 cwd=str(paths.REPO), kernel_name="python3", engine_name=ENGINE,
                                 progress_bar=progress, request_save_on_cell_execute=True,
                                 ledger_file=str(ledger_file), kernel_env=KERNEL_ENV)

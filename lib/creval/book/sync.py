@@ -68,8 +68,9 @@ def default_yaml(studies: dict) -> str:
     for name, study in studies.items():
         chapter, cls = study.chapter, study.config
         comments = field_comments(cls)
-        rows = [(f"{k}: {yaml_value(v)}", comments.get(k, "")) for k, v in cls.defaults().items() if k not in seen]
-        seen |= set(cls.keys())
+        rows = [(f"{k}: {yaml_value(v)}", comments.get(k, "")) for k, v in cls.defaults().items()
+                if k not in seen and k in cls.flat_keys()]
+        seen |= set(cls.flat_keys())
         if rows:
             title = f"# --- {name} ({Path(chapter).name}) "
             parts.append(title + "-" * max(3, 100 - len(title)) + "\n" + "\n".join(_aligned(rows)) + "\n")

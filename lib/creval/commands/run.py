@@ -21,7 +21,9 @@ def parameters_help(cls) -> str:
     notes, defaults = field_comments(cls), cls.defaults()
     return "parameters (-p KEY=VALUE; * changes the run id):\n" + "\n".join(
         f"  {k}{'*' if k in cls.identity_keys() else ''} = {yaml_value(v)}" + (f"   # {notes[k]}" if k in notes else "")
-        for k, v in defaults.items())
+        for k, v in defaults.items() if k in cls.flat_keys()) + (
+        "\n  (and every parameter of the studies it reads, the same -p KEY=VALUE)"
+        if set(cls.keys()) != set(cls.flat_keys()) else "")
 
 
 def study_line(s) -> str:

@@ -9,7 +9,8 @@ Fields that change a study's records are declared with :func:`identity` (field m
 hash of those fields alone (each as it resolves on this machine, see :meth:`Config.resolved`), so two
 configs differing only in presentation (``n_boot``, ``run_root``) share one run folder, and any change of an
 identity field gives a new one. A study that reads another study's records inherits that study's Config, so
-it can rebuild the upstream config from its own parameters.
+it can rebuild the upstream config from its own parameters; the two that read many (chapters 08 and 09) hold
+them by composition instead (:class:`creval.studies.reader.ReaderConfig`).
 
 ``run_root`` is resolved against the data home (``CREVAL_HOME``, default ``<repo>/data``) unless it is
 absolute, so a JupyterLab kernel started in ``chapters/`` finds the same runs as ``creval book``.
@@ -96,7 +97,7 @@ class Config:
     def identity(self) -> dict:
         """What makes two runs of this study the same experiment: the identity fields, resolved."""
         return {"study": self.study, "records_version": self.records_version,
-                **{k: _plain(getattr(self, k)) for k in self.identity_keys()}, **self.resolved()}
+                **{k: plain_value(getattr(self, k)) for k in self.identity_keys()}, **self.resolved()}
 
     @property
     def run_id(self) -> str:
@@ -112,8 +113,23 @@ class Config:
         return tuple(f.name for f in dataclasses.fields(cls))
 
     @classmethod
+    def flat_keys(cls) -> tuple[str, ...]:
+        """The keys a flat parameter file may give this study (all of them, but for a reader's nested one)."""
+        return cls.keys()
+
+    @classmethod
     def defaults(cls) -> dict:
-        return {f.name: _plain(f.default) for f in dataclasses.fields(cls)}
+        return {f.name: plain_value(f.default if f.default is not dataclasses.MISSING else f.default_factory())
+                for f in dataclasses.fields(cls)}
+
+    @classmethod
+    def chapter_params(cls, params: Mapping[str, Any]) -> dict:
+        """What the chapter is handed from a flat parameter map: the keys it declares that ``params`` gives."""
+        return {k: params[k] for k in cls.keys() if k in params}
+
+    def flat_params(self) -> dict:
+        """These parameters as one flat map (the shape of a parameter file)."""
+        return self.to_params()
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any] | None = None, where: str = "", **overrides):
@@ -127,7 +143,7 @@ class Config:
         return cls(**values)
 
     def to_params(self) -> dict:
-        return {k: _plain(getattr(self, k)) for k in self.keys()}
+        return {k: plain_value(getattr(self, k)) for k in self.keys()}
 
     @property
     def run_path(self) -> Path:
@@ -136,13 +152,16 @@ class Config:
         return p if p.is_absolute() else paths.home() / p
 
 
-def _plain(v: Any) -> Any:
+def plain_value(v: Any) -> Any:
+    """``v`` as JSON and YAML write it: tuples as lists, mappings with sorted keys."""
+    if isinstance(v, Mapping):
+        return {k: plain_value(x) for k, x in sorted(v.items())}
     return list(v) if isinstance(v, tuple) else v
 
 
 def run_id(identity: Mapping[str, Any], n: int = 10) -> str:
     """A short content hash naming a run folder: runs with other parameters sit side by side."""
-    blob = json.dumps({k: _plain(v) for k, v in sorted(identity.items())}, sort_keys=True, default=str)
+    blob = json.dumps({k: plain_value(v) for k, v in sorted(identity.items())}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:n]
 
 

@@ -19,7 +19,7 @@ from creval.studies.config import Config
 from creval.studies.contract import Records, Study
 
 __all__ = ["RETIRED", "STUDIES", "Study", "all_defaults", "check_params", "declared_keys", "discover", "get_study",
-           "in_order", "register", "upstream_configs", "upstream_records"]
+           "in_order", "register", "upstream_configs", "upstream_keys", "upstream_records"]
 
 
 def discover(package: str = "creval.studies") -> list[Study]:
@@ -143,8 +143,13 @@ def in_order(names=None, params: Mapping | None = None) -> list[Study]:
 def upstream_configs(cfg: Config, **overrides) -> dict[str, Config]:
     """The Config of every study ``cfg``'s study reads (its ``reads``, in order), rebuilt from ``cfg``'s
     parameters (and ``overrides``)."""
-    p = {**cfg.to_params(), **overrides}
+    p = {**cfg.flat_params(), **overrides}
     return {name: get_study(name).config.from_params(p) for name in get_study(cfg.study).reads}
+
+
+def upstream_keys(study: str) -> set[str]:
+    """Every flat parameter of the studies ``study`` reads."""
+    return {k for name in get_study(study).reads for k in get_study(name).config.flat_keys()}
 
 
 def upstream_records(cfg: Config) -> dict[str, Records]:
@@ -153,7 +158,7 @@ def upstream_records(cfg: Config) -> dict[str, Records]:
 
 
 def declared_keys() -> set[str]:
-    return {k for s in STUDIES.values() for k in s.config.keys()}
+    return {k for s in STUDIES.values() for k in s.config.flat_keys()}
 
 
 def all_defaults() -> dict:
@@ -161,6 +166,8 @@ def all_defaults() -> dict:
     out: dict = {}
     for s in STUDIES.values():
         for k, v in s.config.defaults().items():
+            if k not in s.config.flat_keys():
+                continue
             if k in out and out[k] != v:
                 raise AssertionError(f"studies disagree on the default of {k!r}: {out[k]!r} vs {v!r}")
             out[k] = v

@@ -1,24 +1,20 @@
 """Parameters of chapter 09, comparing models. It reads the records of the studies that measure a model
-(divergent, convergent, neocoder, rethinking, aut), so its Config is theirs: the same parameters name the same
-upstream run folders. ``compare_roots`` names run roots written by ``creval batch a b`` (one model each);
+(divergent, convergent, neocoder, rethinking, aut); their parameters reach it by composition (``upstream_params``)
+and name the same upstream run folders. ``compare_roots`` names run roots written by ``creval batch a b`` (one model each);
 empty means this run root, whose studies measured ``model`` and ``models``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import ClassVar
 
-from creval.studies.aut.config import AutConfig
 from creval.studies.compare.sources import root_runs
-from creval.studies.config import identity
-from creval.studies.convergent.config import ConvergentConfig
-from creval.studies.neocoder.config import NeoCoderConfig
-from creval.studies.registry import upstream_configs
-from creval.studies.rethinking.config import RethinkingConfig
+from creval.studies.config import JudgeConfig, identity
+from creval.studies.reader import ReaderConfig
 
 
 @dataclass(frozen=True)
-class CompareConfig(ConvergentConfig, NeoCoderConfig, RethinkingConfig, AutConfig):
-    """Chapter 09."""
+class CompareConfig(ReaderConfig, JudgeConfig):
+    """Chapter 09: ``judge_model`` is its pairwise and equivalence judges' model."""
     study: ClassVar[str] = "compare"
     records_version: ClassVar[int] = 5      # 5: judged values carry their provenance
     compare_roots: tuple[str, ...] = identity(())   # run roots of `creval batch` (one model each); empty: this run root
@@ -40,9 +36,4 @@ class CompareConfig(ConvergentConfig, NeoCoderConfig, RethinkingConfig, AutConfi
         comparison reads)."""
         if self.compare_roots:
             return {"roots": {r: root_runs(self, r) for r in self.compare_roots}}
-        return {"upstream": {name: c.run_id for name, c in self.upstream().items()}}
-
-    def upstream(self, **overrides) -> dict:
-        """The Config of every study compared (the Study's ``reads``), rebuilt from these parameters (and
-        ``overrides``)."""
-        return upstream_configs(self, **overrides)
+        return super().resolved()

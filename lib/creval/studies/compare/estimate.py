@@ -51,9 +51,10 @@ def estimate(cfg) -> Estimate:
         units += n
         widest = max(widest, 2 * pairs)
         notes.append(f"{name}: {k} released models, {n} items judged pairwise, {2 * pairs * n} scored choices")
+    div = cfg.upstream()["divergent"]
     if cfg.equivalence_steps:
-        k = cfg.n_samples
-        steps = min(cfg.equivalence_steps, len(cfg.domains) * cfg.limit * len(cfg.tested))
+        k = div.n_samples
+        steps = min(cfg.equivalence_steps, len(div.domains) * div.limit * len(cfg.tested))
         ask = msg_toks(equivalence_messages("a problem of about sixty words " * 6, "an answer " * 20,
                                             "an answer " * 20))
         parts.append(choices("judge", cfg.judge_model, f"equivalence judge ({steps} steps x {k} samples)",
@@ -63,6 +64,6 @@ def estimate(cfg) -> Estimate:
                      "samples fall into few classes), one after another")
     notes.append("the released outputs' measures (creativity index, distinct-2, self-BLEU, embeddings) and the "
                  "homogeneity tables run on local models or pure code: no model call")
-    depth = Range(1, max(1, cfg.n_samples * (cfg.n_samples - 1) // 2)) if cfg.equivalence_steps else Range(1, 1)
+    depth = Range(1, max(1, div.n_samples * (div.n_samples - 1) // 2)) if cfg.equivalence_steps else Range(1, 1)
     return Estimate("compare", [Phase("pairwise and equivalence judges", units, depth, tuple(parts),
                                       breadth=widest)] if parts else [], notes)

@@ -210,7 +210,8 @@ def dataset_rows(dataset: str, cfg, embedder) -> tuple[list[dict], list[dict], d
     as ``item, task, model, text`` and what was read."""
     load = macgyver_outputs if dataset == "macgyver" else ttcw_outputs
     outs, df, info = load(cfg.released_items, cfg.data_seed)
-    Ls = C.l_range(cfg.rethink_ci_l_min, cfg.rethink_ci_l_max)
+    rethink = cfg.upstream()["rethinking"]
+    Ls = C.l_range(rethink.rethink_ci_l_min, rethink.rethink_ci_l_max)
     if dataset == "macgyver":
         index = cached_index([(g, plain(t)) for g, t in macgyver.solution_pool()], Ls, "macgyver-pool")
         tasks = dict(zip(df["problem_id"], df["task"]))

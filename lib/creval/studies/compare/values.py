@@ -41,7 +41,7 @@ def judge_provenance(cfg) -> dict:
     template, the study's judge settings (its Config keys that name a judge, and AUT's judging keys) and the seed
     that shuffles what the judge is shown."""
     spec = get_spec(cfg.judge_model)
-    settings = {k: v for k, v in cfg.to_params().items() if "judge" in k or k in (
+    settings = {k: v for k, v in cfg.flat_params().items() if "judge" in k or k in (
         "aut_settings", "aut_methods", "aut_verdict_via", "aut_retries", "temperature")}
     return {"judge_model": spec.name, "judge_version": judge_version(spec),
             "prompt_sha": _sha({f.name: f.read_text() for f in sorted(PROMPTS.glob("*.txt"))}),
