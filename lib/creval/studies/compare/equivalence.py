@@ -6,10 +6,9 @@ through the one unit runner. Rows: ``model, domain, problem_id, n, distinct_enta
 rand_index, calls, unparsed, provenance``."""
 from __future__ import annotations
 
-import hashlib
-
 from creval.core.units import Unit, run_units
 from creval.judges.equivalence import EquivalenceJudge, pair_agreement, prompt_hash
+from creval.judges.pairwise import judge_version
 from creval.models import registry
 from creval.studies.units import width
 
@@ -41,9 +40,7 @@ def judge_step(judge_model: str, seed: int):
         x = u.item
         model = registry.load_model(judge_model)
         part = EquivalenceJudge(model, WORDS, seed).partition(x["task"], x["samples"], salt=u.key)
-        spec = getattr(model, "spec", None)
-        ident = repr(spec.identity()) if spec is not None else judge_model
-        prov = {"judge_model": judge_model, "judge_version": hashlib.sha256(ident.encode()).hexdigest()[:16],
+        prov = {"judge_model": judge_model, "judge_version": judge_version(model),
                 "prompt_sha": prompt_hash(), "sampling": f"choice log-probs of Yes/No; answers clipped to {WORDS} "
                                                           "words", "order_seed": seed}
         return {"equivalence": [{"model": x["model"], "domain": x["domain"], "problem_id": x["problem_id"],
