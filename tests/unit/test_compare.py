@@ -8,7 +8,7 @@ import pytest
 from creval.studies.compare import report
 from creval.studies.compare.config import CompareConfig
 from creval.studies.compare.sources import batch_sources, cost_rows, root_config, root_path
-from creval.studies.compare.values import aut_values, convergent_values, divergent_values
+from creval.studies.compare.values import aut_values, convergent_values, divergent_values, rethinking_values
 
 N = 20
 BASE = np.linspace(1.0, 2.9, N)                 # item difficulty shared by every model
@@ -207,3 +207,13 @@ def test_a_judged_measure_judged_differently_is_left_out_and_the_caption_says_wh
     assert "judged differently" in json.dumps(caption, default=str)
     wordier = CompareConfig.from_params({"judge_model": "smollm2-135m", "judge_word_limit": 99})
     assert judge_provenance(wordier)["sampling"] != same["sampling"]
+
+
+def test_texts_are_compared_in_bits_per_byte_not_perplexity():
+    """A one-word text's perplexity runs to 10^5 and would swamp a mean; its bits per byte do not."""
+    p = pd.DataFrame([{"set": "aut", "id": "a1", "model": "m", "ppl": 412544.0, "bpb": 2.34},
+                      {"set": "aut", "id": "a2", "model": "m", "ppl": 30.0, "bpb": 0.9},
+                      {"set": "aut", "id": "a3", "model": "other", "ppl": 5.0, "bpb": 0.5}])
+    rows = rethinking_values({"perplexity": p}, ["m"])
+    assert [(r["measure"], r["item"], r["value"]) for r in rows] == [("bits per byte (aut texts)", "a1", 2.34),
+                                                                      ("bits per byte (aut texts)", "a2", 0.9)]

@@ -121,3 +121,17 @@ def test_every_record_carries_provenance_and_a_changed_prompt_is_refused(tmp_pat
         P.check(list(recs["pairwise"]["provenance"]), "the two runs")
     ok, why = P.comparable([old.provenance, {**old.provenance, "order_seed": 8}])
     assert not ok and "order_seed" in why and "prompt_sha" not in why
+
+
+def test_a_judge_that_only_prefers_a_position_gives_no_order_and_no_tau():
+    flat = {m: 2 for m in QUALITY}                    # equal quality: the fake picks whichever is shown first
+    judge = PW.PairwiseJudge(FakeJudge(), "macgyver")
+    rows = [{"dataset": "macgyver", **j.to_dict(), "provenance": judge.provenance}
+            for j in judge.judge_many(jobs(4, flat))]
+    released = pd.DataFrame([{"dataset": "macgyver", "model": m, "measure": "people: correct", "item": f"it{i}",
+                              "value": float(q > 2)} for m, q in QUALITY.items() for i in range(4)])
+    recs = Recs(pairwise=pd.DataFrame(rows), released=released)
+    caption = ranking.table_pairwise(recs, "macgyver").attrs["caption"]
+    assert "No order" in caption and "Noise floor" not in caption and "flip with the order" in caption
+    assert ranking.pairwise_vs_people(recs, "macgyver").empty
+    assert "Nothing to compare" in ranking.table_pairwise_vs_people(recs, "macgyver").attrs["caption"]

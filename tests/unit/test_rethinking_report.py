@@ -197,6 +197,7 @@ def test_correlation_cells_carry_n_and_an_interval_per_pair(recs):
     assert "rubric judge" not in set(t.reset_index()["b"])               # two judged texts: too few for a cell
     fig = figures.fig_correlations(recs, "ps")
     assert "n = 6" in " ".join(h for row in fig.data[0].hovertext for h in row)
+    assert all(str(c).lower() != "nan" for row in fig.data[0].text for c in row)      # a missing value is blank
 
 
 def test_reading_values_are_the_tables_numbers_rounded_once(recs):

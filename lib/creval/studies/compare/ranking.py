@@ -151,6 +151,11 @@ def _pairwise_fit(recs, dataset: str) -> dict:
             "models": models}
 
 
+def _no_order(fit: dict | None) -> bool:
+    """True when the fit puts no model above another (every comparison a tie, e.g. every pair flipped)."""
+    return fit is None or not len(fit["theta"]) or float(np.ptp(np.asarray(fit["theta"], float))) < 1e-9
+
+
 def table_pairwise(recs, dataset: str) -> pd.DataFrame:
     """Each model's Bradley-Terry strength [95% CI] and rank interval; or why the comparison is refused."""
     p = recs["pairwise"]
@@ -170,12 +175,14 @@ def table_pairwise(recs, dataset: str) -> pd.DataFrame:
                       "rank": [_fmt_rank(k, lo, hi) for k, lo, hi in zip(fit["rank"], fit["rank_lo"],
                                                                          fit["rank_hi"])],
                       "theta": fit["theta"]}).sort_values("theta", ascending=False).drop(columns="theta")
+    floor = ("No order: the judge put no model above another (every comparison a tie), so every strength is 0, "
+             "every rank is shared and there is no noise floor to read." if _no_order(fit) else
+             f"Noise floor: two bootstrap replicates agree on the whole order {S.fmt_number(fit['same_order'], 2)} "
+             f"of the time (mean Kendall tau between them {S.fmt_number(fit['tau_between'], 2)}).")
     return captioned(t.reset_index(drop=True),
                      f"{dataset}: Bradley-Terry strengths (log-odds, mean 0) from {b['comparisons']} two-order "
                      f"comparisons on {fit['items']} items, fitted over all models at once; interval and rank "
-                     f"interval: bootstrap over items. Noise floor: two bootstrap replicates agree on the whole "
-                     f"order {S.fmt_number(fit['same_order'], 2)} of the time (mean Kendall tau between them "
-                     f"{S.fmt_number(fit['tau_between'], 2)}). Position bias: {S.fmt_number(b['flip_rate'], 2)} of "
+                     f"interval: bootstrap over items. {floor} Position bias: {S.fmt_number(b['flip_rate'], 2)} of "
                      f"comparisons flip with the order (counted as ties); the first-shown answer was picked in "
                      f"{S.fmt_number(b['first_rate'], 2)} of single judgements; {b['unparsed']} unparsed. Judge "
                      f"`{prov.get('judge_model')}` (version {prov.get('judge_version')}), prompt "
@@ -188,7 +195,9 @@ def pairwise_vs_people(recs, dataset: str) -> pd.DataFrame:
         f = _pairwise_fit(recs, dataset)
     except CrevalError:
         return pd.DataFrame(columns=["human label", "models", "kendall tau"])
-    th = pd.Series(f["fit"]["theta"], index=f["fit"]["models"]) if f["fit"] else pd.Series(dtype=float)
+    if _no_order(f["fit"]):                   # no order to compare with the people's (tau would read 0)
+        return pd.DataFrame(columns=["human label", "models", "kendall tau"])
+    th = pd.Series(f["fit"]["theta"], index=f["fit"]["models"])
     r = rankings(recs["released"], dataset, n_boot=0)
     rows = []
     for lab in [m for m in (*LABELS, TTCW_PASSES) if m in set(r["measure"])]:
@@ -220,8 +229,10 @@ def fig_pairwise(recs, dataset: str) -> go.Figure:
 def table_pairwise_vs_people(recs, dataset: str) -> pd.DataFrame:
     t = pairwise_vs_people(recs, dataset)
     t["kendall tau"] = [S.fmt_number(x, 2) for x in t["kendall tau"]]
+    why = "" if len(t) else (" Nothing to compare: the pairwise judge gave no order here (no judgement, or every "
+                             "comparison a tie).")
     return captioned(t, f"{dataset}: do the human label rates order the models as the pairwise judge does? "
-                        "Kendall's tau between the Bradley-Terry strengths and the label rates (1: same order).")
+                        f"Kendall's tau between the Bradley-Terry strengths and the label rates (1: same order).{why}")
 
 
 def table_overused(recs, dataset: str, top: int = 10) -> pd.DataFrame:

@@ -21,7 +21,7 @@ from creval.models.registry import get_spec
 HIGHER = {"semantic entropy": "more diverse meanings per step", "distinct": "more distinct meanings among n samples",
           "convergent judge score": "the judge says yes to more criteria",
           "NeoGauge term": "more creative correct code", "pass": "more correct programs (pass@1)",
-          "perplexity": "the model is more surprised by the texts",
+          "bits per byte": "the model is more surprised by the texts",
           "AUT originality": "the judge rates the uses more original"}
 PEOPLE = "people"
 
@@ -97,9 +97,11 @@ def neocoder_values(recs, models) -> list[dict]:
 
 
 def rethinking_values(recs, models) -> list[dict]:
-    """Perplexity of the shared texts of each set under each model (the same texts for every model)."""
+    """How surprised each model is by the shared texts of each set, in bits per byte (the texts' log-likelihood
+    over their UTF-8 bytes): unlike perplexity per token it compares models with different tokenizers, and a
+    one-word text cannot dominate the mean (its per-text perplexity can run to 10^5)."""
     p = recs["perplexity"]
-    return [_row(x["model"], "rethinking", f"perplexity ({x['set']} texts)", x["id"], x["ppl"])
+    return [_row(x["model"], "rethinking", f"bits per byte ({x['set']} texts)", x["id"], x["bpb"])
             for x in (p[p["model"].isin(models)].to_dict("records") if len(p) else [])]
 
 

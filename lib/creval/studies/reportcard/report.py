@@ -132,7 +132,8 @@ def what_this_shows(recs) -> pd.DataFrame:
               ("not reproduced: worse than its baseline",
                testable & (c["verdict"] == "not reproduced") & (c["vs baseline"] == VERDICTS["worse"]), "difference"),
               ("not testable here", ~testable, "reason"),
-              ("the baseline is stronger flipped (for example, shorter texts rated higher)",
+              ("note, across the verdicts above: the strongest baseline is a flipped one (for example, shorter "
+               "texts rated higher)",
                c["baseline orientation"] == FLIPPED, "difference"))
     rows = [{"verdict": name, "rows": int(mask.sum()),
              "which": "; ".join(f"{n} ({S.fmt_number(x, 2) if col == 'difference' else x})"

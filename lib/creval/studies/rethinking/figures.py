@@ -118,9 +118,12 @@ def fig_correlations(recs, text_set: str = "ps", model: str | None = None) -> go
         z[i, j] = z[j, i] = r.rho
         hover[i][j] = hover[j][i] = (f"{r.a} vs {r.b}<br>rho {S.fmt_estimate(r.rho, r.lo, r.hi)}, n = {r.n}"
                                      + (f"<br>{r.note}" if r.note else ""))
-    fig = go.Figure(go.Heatmap(z=z, x=names, y=names, zmin=-1, zmax=1, colorscale="RdBu", text=np.round(z, 2),
+    labels = [["" if np.isnan(v) else f"{v:.2f}" for v in row] for row in z]      # no value: a blank cell
+    fig = go.Figure(go.Heatmap(z=z, x=names, y=names, zmin=-1, zmax=1, colorscale="RdBu", text=labels,
                                texttemplate="%{text}", hovertext=hover, hoverinfo="text"))
     n = int(t["n"].min()) if len(t) else 0
+    blank = " blank: no correlation (hover says why)" if np.isnan(z).any() else ""
     fig.update_layout(title=f"Spearman correlations between measures ({text_set}; cells rest on {n} to "
-                            f"{int(t['n'].max()) if len(t) else 0} texts: hover for n and interval)", height=460)
+                            f"{int(t['n'].max()) if len(t) else 0} texts: hover for n and interval;{blank})",
+                      height=460)
     return fig

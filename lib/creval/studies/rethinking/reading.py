@@ -250,12 +250,13 @@ def other_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
     claim = ("Perplexity is lower for the more creative side of MacGyver (paper: 13.98 vs 14.11, Table 2; its "
              "scoring model is not named).")
     out.append((claim, "no perplexity of labelled MacGyver solutions in these records" if ppl is None else
-                f"AUROC {with_chance(ppl)} under {recs.cfg.model} on {ppl['n']} solutions", claim_verdict(ppl, "-")))
+                f"AUROC {with_chance(ppl)} under {recs.cfg.model} on {ppl['n']} solutions (above 0.5: higher on the "
+                "unconventional side)", claim_verdict(ppl, "-")))
     tpt = v["templates"]["ps_tpt"]
     claim = "Unconventional solutions carry more templates than conventional ones (paper: 38.7% vs 31.9%, Table 2)."
     out.append((claim, "no labelled MacGyver solutions here" if tpt is None else
-                f"templates per token, AUROC {with_chance(tpt)}; template rates {v['templates']['rates']} in every "
-                "group", claim_verdict(tpt, "+")))
+                f"templates per token, AUROC {with_chance(tpt)} (above 0.5: more on the unconventional side); "
+                f"template rates {v['templates']['rates']} in every group", claim_verdict(tpt, "+")))
     out.append(twist_claim(recs, v))
     out.append(("Creative writing and research ideation (the paper's other domains, Table 2).",
                 "their texts are not released", S.decide(None, 0, degenerate="their texts are not released")))
