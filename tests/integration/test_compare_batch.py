@@ -38,8 +38,8 @@ def test_batch_of_two_models_builds_the_comparison(tmp_path):
     assert set(sources["root"]) == {"runs/smollm2-135m", "runs/standin"} and (sources["status"] == "read").all()
     values = table("values")
     families = {m.split(" (")[0].split("@")[0] for m in values["measure"]}
-    assert families >= {"semantic entropy", "distinct", "convergent judge score", "NeoGauge term", "pass", "perplexity",
-                        "AUT originality"}, families
+    assert families >= {"semantic entropy", "distinct", "convergent judge score", "NeoGauge term", "pass",
+                        "bits per byte", "AUT originality"}, families
     per_measure = values.groupby("measure")["model"].agg(set)
     assert all(m == {"smollm2-135m", "standin"} for m in per_measure), per_measure
     assert set(values.loc[values["judge"] != "", "judge"]) == {"standin"}            # one fixed judge, named

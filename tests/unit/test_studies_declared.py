@@ -12,7 +12,7 @@ import pytest
 
 import creval.studies
 from creval.core.errors import CrevalError
-from creval.core.records import Record
+from creval.core.records import Record, column, optional, spread
 from creval.studies.config import Config
 from creval.studies.contract import Records, Study, UndeclaredTable
 from creval.studies.estimate import estimate
@@ -45,7 +45,7 @@ def test_every_study_package_declares_its_study_and_is_found():
     for name in packages:
         s = importlib.import_module(f"creval.studies.{name}").STUDY
         assert s.name == name == s.config.study and s.package == f"creval.studies.{name}"
-        assert s.tables and all(k is dict or issubclass(k, Record) for k in s.tables.values()), name
+        assert s.tables and all(issubclass(k, Record) for k in s.tables.values()), name
 
 
 def test_the_order_puts_every_study_after_what_it_reads():
@@ -87,6 +87,37 @@ def test_a_run_that_writes_an_undeclared_table_fails(tmp_path):
     (tmp_path / "stray.jsonl").write_text("")
     with pytest.raises(CrevalError, match="wrote table 'stray', which it does not declare"):
         toy().check_tables(tmp_path)
+
+
+def test_a_run_that_writes_a_column_its_record_does_not_declare_fails(tmp_path):
+    f = tmp_path / "items.jsonl"
+    f.write_text(json.dumps({"a": 1, "b": "x"}) + "\n" + json.dumps({"a": 2, "b": "y", "c": 3}) + "\n")
+    with pytest.raises(CrevalError, match=r"items.jsonl row 2: column 'c' is not a field of Row"):
+        toy().check_tables(tmp_path)
+    f.write_text(json.dumps({"a": 1}) + "\n")
+    with pytest.raises(CrevalError, match=r"row 1: column 'b' of Row is missing"):
+        toy().check_tables(tmp_path)
+    f.write_text(json.dumps({"a": 1, "b": "x"}) + "\n")
+    toy().check_tables(tmp_path)
+
+
+@dataclass
+class Wide(Record):
+    """A record with every kind of field: plain, renamed, optional and spread."""
+    id: str
+    n_people: int = column("n people", 0)
+    note: str | None = optional()
+    uniq: dict = spread("uniq_")
+
+
+def test_optional_and_spread_columns_round_trip_and_are_checked():
+    row = {"id": "t1", "n people": 3, "uniq_2": 0.5, "uniq_10": 1.0}
+    w = Wide.from_dict(row)
+    assert w == Wide("t1", 3, None, {"2": 0.5, "10": 1.0}) and w.to_dict() == row   # no "note": it is None
+    assert Wide.from_dict({**row, "note": "n"}).to_dict() == {**row, "note": "n"}
+    assert Wide.row_problem(row) == "" and Wide.row_problem({**row, "uniq_3": 0.2}) == ""
+    assert Wide.row_problem({**row, "n_people": 3}) == "column 'n_people' is not a field of Wide"
+    assert Wide.row_problem({"n people": 1}) == "column 'id' of Wide is missing"
 
 
 def test_a_study_without_an_estimator_is_priced_with_a_line_not_a_key_error(monkeypatch):

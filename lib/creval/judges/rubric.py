@@ -21,11 +21,12 @@ yes to exactly one) and :func:`rerun_consistency` (the analysis sampled k times 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
+from creval.core.records import Record
 from creval.judges.base import render, template
 from creval.models.base import no_evidence
 
@@ -86,7 +87,7 @@ def parse_score(reply: str, aspect: str, values: Sequence) -> float | None:
 
 
 @dataclass
-class RubricRecord:
+class RubricRecord(Record):
     """One text's rubric scores: ``scores[aspect]`` (expected value or parsed), ``argmax``, ``state``."""
     item_id: str
     domain: str
@@ -98,13 +99,6 @@ class RubricRecord:
     model: str
     variant: int = 0               # 0: greedy analysis; k >= 1: the k-th sampled analysis (rerun test)
     attempts: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "RubricRecord":
-        return cls(**d)
 
 
 def _analyse_messages(domain: str, text: str, problem: str | None) -> list[dict]:

@@ -73,8 +73,9 @@ class Study:
     """One study, declared once in its package's ``__init__.py`` (``STUDY = Study(...)``).
 
     ``tables`` maps every table the run writes to its record type (a :class:`~creval.core.records.Record`
-    dataclass; ``dict`` for a table whose columns are not typed yet). ``estimate(cfg) -> Estimate`` prices a
-    run (:mod:`creval.studies.estimate`); left out, the package's ``estimate.py`` is used when there is one.
+    dataclass: the table's schema, checked on every row whenever the run folder is read). ``estimate(cfg) ->
+    Estimate`` prices a run (:mod:`creval.studies.estimate`); left out, the package's ``estimate.py`` is used
+    when there is one.
     ``book=False`` keeps a study out of ``creval book`` (the worked example of docs/CONTRIBUTING.md)."""
     name: str
     chapter: str                                   # the chapter notebook, relative to the repository
@@ -113,11 +114,24 @@ class Study:
         return Records(self.ensure(cfg), cfg, self.tables)
 
     def check_tables(self, run_dir: Path) -> None:
-        """A CrevalError when the run folder holds a table the study does not declare."""
+        """A CrevalError when the run folder holds a table the study does not declare, or a row of a typed
+        table that its record type does not describe (a column it does not declare, a required one missing)."""
         extra = sorted({p.stem for p in Path(run_dir).glob("*.jsonl")} - set(self.tables) - set(NOT_TABLES))
         if extra:
             raise CrevalError(f"study {self.name} wrote table {extra[0]!r}, which it does not declare",
                               f"add {extra[0]!r} and its record type to tables= in {self.package}/__init__.py")
+        for table, kind in self.tables.items():
+            f = Path(run_dir) / f"{table}.jsonl"
+            if kind is dict or not f.exists():
+                continue
+            shapes = {}                                   # one row of each distinct set of columns
+            for i, row in enumerate(read_jsonl(f), 1):
+                shapes.setdefault(tuple(row), (i, row))
+            for i, row in shapes.values():
+                why = kind.row_problem(row)
+                if why:
+                    raise CrevalError(f"{f} row {i}: {why} (the {self.name} study's table {table!r})",
+                                      f"declare the column in {kind.__module__}.{kind.__name__}, or stop writing it")
 
     def estimator(self) -> Callable[[Config], Any] | None:
         """``estimate``, else ``estimate`` of the package's ``estimate.py`` when there is one, else None."""

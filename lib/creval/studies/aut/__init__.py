@@ -2,11 +2,11 @@
 from creval.datasets import aut
 from creval.studies.aut import estimate, run
 from creval.studies.aut.config import AutConfig
-from creval.studies.aut.records import HumanRecord, JudgmentRecord, ScoredUseRecord, TurnRecord
+from creval.studies.aut.records import HumanRecord, JudgmentRecord, RaterRecord, ScoredUseRecord, TurnRecord
 from creval.studies.contract import Study
 
 STUDY = Study("aut", "chapters/07-aut-agreement.ipynb", AutConfig, run.run,
               tables={"uses": ScoredUseRecord, "turns": TurnRecord, "judgments": JudgmentRecord, "human": HumanRecord,
-                      "raters": dict, "baselines_full": HumanRecord},
+                      "raters": RaterRecord, "baselines_full": HumanRecord},
               datasets=(aut.DATASET,), estimate=estimate.estimate,
               summary="LLM agreement on Alternative Uses Test scoring and ranking (Rabeyah et al.)")

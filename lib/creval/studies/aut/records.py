@@ -1,10 +1,10 @@
-"""Typed rows of the AUT agreement run (``uses``, ``turns``, ``judgments``, ``human``, ``baselines_full``;
-``raters`` holds one column per Cambridge rater, as many as the data has)."""
+"""Typed rows of the AUT agreement run (``uses``, ``turns``, ``judgments``, ``human``, ``baselines_full``,
+``raters``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from creval.core.records import Record
+from creval.core.records import Record, spread
 
 
 @dataclass
@@ -78,3 +78,11 @@ class HumanRecord(Record):
     position: int
     value: float | None
     parse_path: str
+
+
+@dataclass
+class RaterRecord(Record):
+    """One Cambridge response with every rater's score (None where that rater did not rate it): the ceiling."""
+    item_id: str
+    source: str
+    scores: dict = spread("rater")       # rater1, rater2, ...: as many columns as the data has raters

@@ -1,15 +1,27 @@
 """The Rethinking the metrics study (chapter 06): creativity index, perplexity, syntactic templates and rubric
 judges against people (Lu et al.)."""
 from creval.datasets import aut, macgyver, msrp, ttcw
+from creval.judges.rubric import RubricRecord
 from creval.studies.contract import Study
 from creval.studies.rethinking import estimate, run
 from creval.studies.rethinking.config import RethinkingConfig
-from creval.studies.rethinking.records import DataSourceRecord, LlmJudgeRecord, SetRecord
+from creval.studies.rethinking.records import (
+    DataSourceRecord,
+    ExampleRecord,
+    FormattingRecord,
+    JudgeRecord,
+    LlmJudgeRecord,
+    MeasuresRecord,
+    PerplexityRecord,
+    SetRecord,
+    TemplateRecord,
+    TwistRecord,
+)
 
 STUDY = Study("rethinking", "chapters/06-rethinking-metrics.ipynb", RethinkingConfig, run.run,
               tables={"data_sources": DataSourceRecord, "sets": SetRecord, "ttcw_llm_judges": LlmJudgeRecord,
-                      **{f"measures_{s}": dict for s in run.SETS},
-                      **{t: dict for t in ("formatting", "perplexity", "templates", "judge", "twist", "rerun",
-                                           "example")}},
+                      **{f"measures_{s}": MeasuresRecord for s in run.SETS},
+                      "formatting": FormattingRecord, "perplexity": PerplexityRecord, "templates": TemplateRecord,
+                      "judge": JudgeRecord, "twist": TwistRecord, "rerun": RubricRecord, "example": ExampleRecord},
               datasets=(ttcw.DATASET, aut.DATASET, macgyver.DATASET, msrp.DATASET), estimate=estimate.estimate,
               summary="creativity index, perplexity, syntactic templates and rubric judges against people (Lu et al.)")
