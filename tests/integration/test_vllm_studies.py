@@ -18,6 +18,9 @@ from creval.studies.registry import STUDIES
 from small import FEW, SMALL
 
 pytestmark = pytest.mark.integration
+# vLLM's CPU build takes seconds a call here: the rubric judge's path is run by the rerun test (the same judge,
+# sampled), and AUT judges its human responses in lists of two
+LEAN = ["rethink_judge_items=0", "aut_human_list=2"]
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +28,8 @@ def params(vllm_spec, tmp_path_factory):
     root = tmp_path_factory.mktemp("vllm-runs")
     return effective_params(load_params(REPO / "params/smoke.yaml", [
         f"run_root={root}", f"model={vllm_spec}", f"judge_model={vllm_spec}", *SMALL, *FEW,
-        "judges=[zero-shot, retrieval]"]))
+        "judges=[zero-shot, retrieval]", *LEAN]))
+
 
 
 # The judge-heavy studies (convergent's retrieval judge, and the three that read its records) take many minutes on
