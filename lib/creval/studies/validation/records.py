@@ -66,39 +66,34 @@ class SampleSizeRecord(Record):
 
 
 @dataclass
-class CambridgeRecord(Record):
-    """One Cambridge AUT response with its mean rater originality and the per-item measures (no judge)."""
+class RatedResponse(Record):
+    """One human-rated AUT response with its originality measures among the other responses to its object."""
     item_id: str
     source: str
     prompt: str            # the object
     response: str
-    score: float           # mean rater originality
-    n_raters: int
+    score: float           # human originality (Cambridge: the raters' mean)
     cosine_to_others: float
-    bleu_to_others: float | None
+    bleu_to_others: float | None     # None or NaN where BLEU was skipped (quadratic in a large group)
     distinct_1: float
     distinct_2: float
     semdis: float
 
 
 @dataclass
-class AutItemRecord(Record):
-    """One Ocsai-1 response: human originality, its judged novelty among its object's responses, measures."""
-    item_id: str
-    source: str
-    prompt: str
-    response: str
-    score: float           # human originality
+class CambridgeRecord(RatedResponse):
+    """A Cambridge AUT response (no judge)."""
+    n_raters: int
+
+
+@dataclass
+class AutItemRecord(RatedResponse):
+    """An Ocsai-1 response with its judged novelty among its object's responses."""
     novelty_rank: int      # 1 = judged most novel among its object's responses
     novelty_score: float
     group_comparisons: int
     group_ties: int
     group_size: int
-    cosine_to_others: float
-    bleu_to_others: float | None
-    distinct_1: float
-    distinct_2: float
-    semdis: float
 
 
 @dataclass
