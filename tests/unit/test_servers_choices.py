@@ -40,7 +40,8 @@ def test_no_log_probs_is_unparsed_and_an_empty_reply_has_no_steps():
     assert token_steps(bare) == []
     s = ChoiceScores(score_choices(token_steps(bare), ["A", "B"]))
     assert s.unparsed and s.logprobs == {"A": -math.inf, "B": -math.inf}
-    assert not ChoiceScores({"A": -math.inf, "B": -3.0}).unparsed
+    assert ChoiceScores({"A": -math.inf, "B": -3.0}).unparsed       # A not listed: P(B) would read 1.0 (issue 45)
+    assert not ChoiceScores({"A": -1.0, "B": -3.0}).unparsed
 
 
 class Judge:

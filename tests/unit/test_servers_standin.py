@@ -112,7 +112,8 @@ def test_llama_servers_echo_500_is_reported_with_its_reason_and_not_retried():
     ("", [r"server: creval-standin standin-0", r"logprobs: raw \(probe\)", r"echo: True \(probe\)",
           r"perplexity \(as model\)\s+yes", r"step samples \(as model\)\s+yes"]),
     ("openai-reasoning", [r"server: openai", r"logprobs: none \(probe\)", r"completions: False \(probe\)",
-                          r"token_limit: max_completion_tokens\n  drop:\n  - temperature\n  - top_p\n  - stop",
+                          r"token_limit: max_completion_tokens\n  drop:\n  - top_p\n  - stop\n  - logprobs\n"
+                          r"  - temperature",                    # temperature 0 (a judge's) refused, 1 accepted
                           r"step samples \(as model\)\s+no", r"programs \(as model\)\s+yes"]),
     ("openai-chat", [r"completions: False \(probe\)", r"perplexity \(as model\)\s+no",
                      r"step samples \(as model\)\s+yes"]),

@@ -1,8 +1,10 @@
 """``creval check MODEL``: what a model can do, and which studies and phases can run on it, before any costly call.
 
-For a server it probes the live endpoint with a handful of tiny requests (models/probe.py: one reply token each,
-not cached: a probe is cheaper than trusting an old answer), fills in what the spec's ``can:`` does not say, and
-prints what runs where; ``--no-probe`` uses the spec alone. A local model can do every verb.
+For a server it probes the live endpoint with a handful of tiny requests shaped as the studies send them
+(models/probe.py; not cached: a probe is cheaper than trusting an old answer), fills in what the spec's ``can:`` does
+not say, says where the server contradicts what the spec says (those phases are then judged by the server, and the
+command exits 1, unless ``--trust-spec``), and prints what runs where and the block that completes the spec;
+``--no-probe`` uses the spec alone. A local model can do every verb.
 """
 from __future__ import annotations
 
@@ -21,38 +23,72 @@ def _table(rows: list[tuple[str, ...]]) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r[:-1], widths)) + "  " + r[-1] for r in rows)
 
 
-def report(spec, probed: dict | None) -> str:
-    """The check's text: the server and what it can do (said by the spec, or found by the probe), then every
-    study phase with yes / no / ? and why."""
+def conflicts(said: dict, found: dict) -> dict[str, tuple]:
+    """``{field: (the spec's value, the probe's)}`` where the live server contradicts the spec's ``can:``. A spec's
+    ``logprobs: server`` (returned, kind not documented) agrees with any kind the probe finds but ``none``."""
+    out = {}
+    for f, v in found.items():
+        if f not in said or said[f] is None or v is None or said[f] == v:
+            continue
+        if f == "logprobs" and said[f] == "server" and v != "none":
+            continue
+        out[f] = (said[f], v)
+    return out
+
+
+def report(spec, probed: dict | None, trust_spec: bool = False) -> str:
+    """The check's text: the server and what it can do (said by the spec, or found by the probe; where the probe
+    contradicts the spec, the probe's finding rules unless ``trust_spec``), then every study phase with yes / no /
+    ? and why, then the block to add to the spec (what the probe found; pasted in, the spec runs)."""
     lines = [f"model {spec.name} ({spec.backend}: {spec.model})"]
-    found = (probed or {}).get("can", {})
+    found = dict((probed or {}).get("can", {}))
     if probed is not None:
         srv = probed.get("server") or {}
         lines.append(f"server: {srv.get('name') or 'unnamed'} {srv.get('version') or '(version not said)'}")
         if probed.get("error"):
             lines.append(f"probe stopped: {probed['error']}")
         lines += [f"  probe: {n}" for n in probed.get("notes", [])]
-    if (probed or {}).get("request"):                     # judge the phases as the shaped spec would run
-        spec = dataclasses.replace(spec, request={**(spec.request or {}), **probed["request"]})
+    extra = dict((probed or {}).get("spec") or {})
+    if (probed or {}).get("request") or extra:             # judge the phases as the completed spec would run
+        spec = dataclasses.replace(spec, **extra, request={**(spec.request or {}), **(probed or {}).get("request", {})})
+    said = dict(spec.can or {})
+    against = conflicts(said, found)
+    add = block(said, found, {} if trust_spec else against, probed or {})
+    if against and not trust_spec:
+        spec = dataclasses.replace(spec, can={**said, **{f: v for f, (_, v) in against.items()}})
+        said = dict(spec.can)
     caps = capabilities.of(spec, found)
-    said = spec.can or {}
     for f in capabilities.FIELDS:
         v = getattr(caps, f)
         where = ("spec" if f in said else "probe" if f in found else "unknown" if spec.is_server
                  else "the backend itself")
+        if f in against:
+            where = (f"the spec's; the probe found {against[f][1]}" if trust_spec else
+                     f"probe; THE SPEC SAYS {against[f][0]}, WHICH THE SERVER CONTRADICTS")
         lines.append(f"  {f}: {'?' if v is None else v} ({where})")
     if spec.is_server and spec.thinking:
         lines.append("  thinking: on; switched off for samples and choice scores "
                      + ("(the server allows it)" if caps.thinking_off else "where the server allows it"))
     lines.append("")
     lines.append(_table([("study", "phase", "runs", "why"), *capabilities.phase_table(spec, caps)]))
-    missing = {f: found[f] for f in found if f not in said}
-    shaping = (probed or {}).get("request") or {}
-    if missing or shaping:
-        add = {**({"request": shaping} if shaping else {}), **({"can": missing} if missing else {})}
+    if against and not trust_spec:
+        lines += ["", "the server contradicts the spec (" + "; ".join(f"{f}: the spec says {a}, the server gives {b}"
+                                                               for f, (a, b) in against.items())
+                  + "): the phases above are judged by what the server does; correct the spec's `can:` below, or "
+                    "pass --trust-spec to judge by the spec on purpose"]
+    if add:
         lines += ["", "add to the spec what the probe found (runs read the spec; they do not probe):",
                   yaml.safe_dump(add, sort_keys=False).rstrip()]
     return "\n".join(lines)
+
+
+def block(said: dict, found: dict, against: dict, probed: dict) -> dict:
+    """The YAML block printed for the spec: top-level fields the probe says the model needs (thinking,
+    reasoning_effort, reasoning_room), the request shaping it learnt, and the ``can:`` lines the spec lacks or
+    (``against``) has wrong."""
+    can = {f: v for f, v in found.items() if f not in said or f in against}
+    return {**(probed.get("spec") or {}), **({"request": probed["request"]} if probed.get("request") else {}),
+            **({"can": can} if can else {})}
 
 
 def cmd_check(args) -> int:
@@ -64,8 +100,9 @@ def cmd_check(args) -> int:
     probed = None
     if spec.is_server and not args.no_probe:
         probed = probe(spec, api_key_for(spec))
-    print(report(spec, probed))
-    return 0
+    trust = bool(getattr(args, "trust_spec", False))
+    print(report(spec, probed, trust))
+    return 1 if probed and conflicts(spec.can or {}, probed.get("can", {})) and not trust else 0
 
 
 def register(sub) -> None:
@@ -75,4 +112,6 @@ def register(sub) -> None:
                                    "probed with a few one-token requests (not cached; a few hundred tokens in all).")
     p.add_argument("model", help="a registered model name or a spec file's path")
     p.add_argument("--no-probe", action="store_true", help="use the spec alone; send no request")
+    p.add_argument("--trust-spec", action="store_true",
+                   help="where the live server contradicts the spec's `can:`, judge the phases by the spec anyway")
     p.set_defaults(func=cmd_check)

@@ -9,7 +9,7 @@ import json
 from creval.book.params import effective_params, load_params
 from creval.commands.book import params_path
 from creval.models.registry import model_name
-from creval.studies.estimate import LOCAL_RATES, ZERO, Range, cost, estimate, local_seconds, speed, wall
+from creval.studies.estimate import LOCAL_RATES, ZERO, Range, cost, estimate, local_seconds, reasoning, speed, wall
 from creval.studies.registry import STUDIES, in_order
 
 
@@ -30,15 +30,19 @@ def _hours(r) -> str:
     return one(r.lo) if round(r.lo) == round(r.hi) else f"{one(r.lo)}..{one(r.hi)}"
 
 
+KEYS = ("calls", "prompt", "completion", "reasoning", "cost")
+
+
 def study_rows(est, speeds) -> dict:
     """One study's figures: per role and model, and in all (JSON-ready)."""
     by: dict[tuple, dict] = {}
     for p in est.parts:
-        row = by.setdefault((p.role, p.model), {"calls": ZERO, "prompt": ZERO, "completion": ZERO, "cost": ZERO})
+        row = by.setdefault((p.role, p.model), {k: ZERO for k in KEYS})
         for k in ("calls", "prompt", "completion"):
             row[k] = row[k] + getattr(p, k)
+        row["reasoning"] = row["reasoning"] + reasoning(p)
         row["cost"] = row["cost"] + cost(p)
-    total = {k: sum((r[k] for r in by.values()), ZERO) for k in ("calls", "prompt", "completion", "cost")}
+    total = {k: sum((r[k] for r in by.values()), ZERO) for k in KEYS}
     local = [{"kind": w.kind, "what": w.what, "items": w.items, "unit": LOCAL_RATES[w.kind][1],
               "seconds": Range(local_seconds(w, "lo"), local_seconds(w, "hi"))} for w in est.local]
     return {"study": est.study, "units": est.units, "by": by, "total": total, "local": local,
@@ -63,7 +67,7 @@ def cmd_estimate(args) -> int:
     models = sorted({p.model for e in ests for p in e.parts})
     speeds = {m: speed(m, args.latency, args.tokens_per_s, args.in_flight) for m in models}
     rows = [study_rows(e, speeds) for e in ests]
-    total = {k: sum((r["total"][k] for r in rows), ZERO) for k in ("calls", "prompt", "completion", "cost")}
+    total = {k: sum((r["total"][k] for r in rows), ZERO) for k in KEYS}
     walls = [r["wall"] for r in rows]
     total_wall = None if any(w is None for w in walls) else sum(walls, ZERO)
     if args.json:
@@ -81,15 +85,17 @@ def cmd_estimate(args) -> int:
         print(f"\n{r['study']}: {r['units']:,} units, wall {_hours(r['wall'])}")
         for (role, m), v in r["by"].items():
             print(f"  {role:5s} {model_name(m)}: {_fmt(v['calls'])} calls, "
-                  f"{_fmt(v['prompt'])} prompt + {_fmt(v['completion'])} completion tokens, "
-                  f"{_fmt(v['cost'], money=True)}")
+                  f"{_fmt(v['prompt'])} prompt + {_fmt(v['completion'])} completion tokens"
+                  + (f" + {_fmt(v['reasoning'])} reasoning" if v["reasoning"].hi else "")
+                  + f", {_fmt(v['cost'], money=True)}")
         for w in r["local"]:
             print(f"  local {w['what']}: {_fmt(w['items'])} ({w['unit']}), {_hours(w['seconds'])} on this machine")
         for n in r["notes"]:
             print(f"  note: {n}")
     print(f"\ntotal: {sum(r['units'] for r in rows):,} units, {_fmt(total['calls'])} calls, "
           f"{_fmt(total['prompt'])} prompt + {_fmt(total['completion'])} "
-          f"completion tokens, {_fmt(total['cost'], money=True)}, wall {_hours(total_wall)}")
+          "completion tokens" + (f" + {_fmt(total['reasoning'])} reasoning" if total["reasoning"].hi else "")
+          + f", {_fmt(total['cost'], money=True)}, wall {_hours(total_wall)}")
     return 0
 
 

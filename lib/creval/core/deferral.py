@@ -58,7 +58,8 @@ class BatchOut:
                 return
             before = cache.pending(key)
             failed = (before[1].get("failed") or {}) if before else {}
-            if failed and 400 <= int(failed.get("status", 0)) < 500 and not self.retry_failed:
+            status = int(failed.get("status", 0))       # a 4xx, or a 200 whose answer did not parse: held back
+            if failed and (400 <= status < 500 or status == 200) and not self.retry_failed:
                 self.held[key] = f"HTTP {failed['status']}: {failed.get('reason', '')}"
                 return
             self.ids.add(key)

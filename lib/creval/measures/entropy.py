@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["semantic_entropy", "naive_entropy", "discrete_entropy", "class_log_probs", "aggregate"]
+__all__ = ["semantic_entropy", "naive_entropy", "discrete_entropy", "class_log_probs", "aggregate", "unweighted"]
 
 
 def _logsumexp(a: np.ndarray) -> float:
@@ -30,19 +30,33 @@ def _logsumexp(a: np.ndarray) -> float:
 def _entropy_from_logp(logp: np.ndarray) -> float:
     """``-sum p log p`` for a normalised vector of log-probabilities, clipped at 0 against rounding."""
     p = np.exp(logp)
-    h = -float(np.sum(np.where(p > 0, p * logp, 0.0)))
-    return max(h, 0.0)
+    h = -float(np.sum(p * np.where(p > 0, logp, 0.0)))      # a class of no mass (log-prob -inf) adds nothing
+    return max(h, 0.0) + 0.0          # + 0.0: never -0.0 in a record
 
 
 def _check(mean_logprobs: Sequence[float]) -> np.ndarray:
+    """The log-likelihoods as an array. NaN (a sample the server gave no log-prob for: an empty reply, see
+    :attr:`creval.models.base.Sample.mean_logprob`) stays NaN: such a sample has no weight (:func:`_weights`)."""
     lp = np.asarray(mean_logprobs, dtype=float).reshape(-1)
     if lp.size == 0:
         raise ValueError("entropy of zero samples is undefined")
-    if np.any(np.isnan(lp)) or np.any(lp == np.inf):
-        raise ValueError(f"log-likelihoods must be finite or -inf, got {lp.tolist()}")
-    if np.all(lp == -np.inf):
-        lp = np.zeros_like(lp)  # every sample impossible: fall back to treating them as equally likely
+    if np.any(lp == np.inf):
+        raise ValueError(f"log-likelihoods must be finite, -inf or NaN (unknown), got {lp.tolist()}")
     return lp
+
+
+def unweighted(mean_logprobs: Sequence[float]) -> int:
+    """How many samples have no log-likelihood (NaN) and so no weight in :func:`class_log_probs`."""
+    return int(np.isnan(np.asarray(mean_logprobs, dtype=float)).sum())
+
+
+def _weights(lp: np.ndarray) -> np.ndarray:
+    """The log-weights the classes are summed from: a sample without a log-likelihood (NaN) weighs nothing
+    (-inf) rather than probability 1; when no sample has a usable one (all NaN or -inf), all weigh the same."""
+    usable = ~np.isnan(lp) & (lp > -np.inf)
+    if not usable.any():
+        return np.zeros_like(lp)
+    return np.where(np.isnan(lp), -np.inf, lp)
 
 
 def class_log_probs(mean_logprobs: Sequence[float], cluster_ids: Sequence[int]) -> dict[int, float]:
@@ -52,7 +66,7 @@ def class_log_probs(mean_logprobs: Sequence[float], cluster_ids: Sequence[int]) 
 
     i.e. a log-softmax over classes of the summed (length-normalised) sample likelihoods.
     """
-    lp = _check(mean_logprobs)
+    lp = _weights(_check(mean_logprobs))
     ids = np.asarray(cluster_ids).reshape(-1)
     if ids.shape[0] != lp.shape[0]:
         raise ValueError(f"{lp.shape[0]} log-likelihoods but {ids.shape[0]} cluster ids")
@@ -96,7 +110,7 @@ def discrete_entropy(cluster_ids: Sequence[int]) -> float:
         raise ValueError("entropy of zero samples is undefined")
     _, counts = np.unique(ids, return_counts=True)
     p = counts / counts.sum()
-    return max(-float(np.sum(p * np.log(p))), 0.0)
+    return max(-float(np.sum(p * np.log(p))), 0.0) + 0.0
 
 
 def aggregate(values: Sequence[float], how: str = "mean") -> float:

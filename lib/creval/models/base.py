@@ -54,8 +54,10 @@ class Sample:
 
     @property
     def mean_logprob(self) -> float:
-        """Length-normalised log-likelihood (paper app. C): mean of the token log-probs."""
-        return sum(self.token_logprobs) / len(self.token_logprobs) if self.token_logprobs else 0.0
+        """Length-normalised log-likelihood (paper app. C): mean of the token log-probs; NaN for a sample the
+        server gave no log-prob for (an empty reply): unknown, never probability 1 (the entropy leaves it out of
+        its weights and counts it, measures/entropy.py)."""
+        return sum(self.token_logprobs) / len(self.token_logprobs) if self.token_logprobs else math.nan
 
     def to_dict(self) -> dict:
         return {"text": self.text, "token_logprobs": list(self.token_logprobs), "finish_reason": self.finish_reason,
@@ -84,8 +86,9 @@ class Completion:
 class ChoiceScores:
     """The log-prob of each choice as the start of the reply, and the prompt's tokens (for accounting).
 
-    ``unparsed``: no choice has a finite log-prob (the server returned no log-probs, or none of the choices is
-    among the reply's likely tokens): the scores say nothing, and a caller must not turn them into a label."""
+    ``unparsed``: some choice has no finite log-prob (the server returned no log-probs, or a choice is not among
+    the reply's listed likely tokens): the scores cannot be compared (a missing NO would make P(YES) exactly 1),
+    and a caller must not turn them into a label."""
     logprobs: dict[str, float]
     input_tokens: int = 0
 
@@ -105,8 +108,9 @@ class ChoiceScores:
 
 
 def no_evidence(logprobs: dict) -> bool:
-    """True when no choice of a ``{choice: log-prob}`` map has a finite log-prob (see ``ChoiceScores.unparsed``)."""
-    return not any(v is not None and math.isfinite(v) for v in logprobs.values())
+    """True when some choice of a ``{choice: log-prob}`` map (or every one) has no finite log-prob, so the choices
+    cannot be compared (see ``ChoiceScores.unparsed``)."""
+    return not logprobs or not all(v is not None and math.isfinite(v) for v in logprobs.values())
 
 
 @dataclass(frozen=True)
@@ -288,13 +292,18 @@ class ModelSpec:
     # thinking_off, adds_document_start: true|false}; what is not said is probed by `creval check`
     can: dict = field(default_factory=dict)
     document_start: str = ""          # a server's text for the document start (sent only where it adds none)
+    # a reasoning model (models/replies.py): the effort asked for in every chat request (`reasoning_effort`:
+    # none | minimal | low | medium | high; Ollama turns thinking off only with "none") and the tokens added to
+    # every chat reply's budget for the reasoning it spends before the answer
+    reasoning_effort: str = ""
+    reasoning_room: int = 0
 
     # Fields that never change a model's output: left out of cache keys.
     NON_OUTPUT = ("name", "threads", "concurrency", "price_in", "price_out", "batch_price", "install",
                   "description", "api_key_env", "base_url", "can")
     # Fields added after caches existed: left out of the identity while they hold their default, so that the
     # calls of a spec that does not use them keep their cache keys.
-    LATER = ("request", "document_start")
+    LATER = ("request", "document_start", "reasoning_effort", "reasoning_room")
 
     def identity(self) -> dict:
         d = asdict(self)

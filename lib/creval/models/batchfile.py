@@ -9,7 +9,9 @@ files has the records of the same study run live.
 A response for a request no study asked is reported and ignored. An error answer is listed with its reason:
 after a server error (5xx, or no status) the request is written again next wave; after a client error (4xx:
 the engine refuses the request as written) it is held back until ``--batch-retry-failed``. Nothing already
-cached is overwritten; a line that is not a batch answer is one error naming the line. Each answer stored is
+cached is overwritten; a line that is not a batch answer is one error naming the line, and an HTTP 200 answer that
+does not parse or fails a reply check (models/replies.py) is listed and held back like a 4xx, the file's other
+answers still read. Each answer stored is
 billed once, at the spec's ``batch_price`` (a fraction of the live price; OpenAI's Batch API: 50%), from the
 token usage the engine reported, by the first run that reads it (:func:`creval.core.cache.cached_batch`).
 """
@@ -117,9 +119,11 @@ def read_in(path: str | Path, cache: CallCache | None = None) -> ReadIn:
         be = backends.get(spec.name) or backends.setdefault(spec.name, OpenAIBackend.for_parsing(spec))
         try:
             result = be.parse_reply(kind, _item(kind, meta.get("item") or {}), resp["body"])
-        except (KeyError, IndexError, TypeError) as e:
-            raise CrevalError(f"{path}, line {n}: the answer to {cid} is not a {kind} reply ({type(e).__name__}: {e})",
-                              "give the output file of the batch engine, unchanged") from None
+        except (KeyError, IndexError, TypeError, CrevalError) as e:    # held back, as a refused line: the rest count
+            why = e.problem if isinstance(e, CrevalError) else f"not a {kind} reply ({type(e).__name__}: {e})"
+            out.failed[cid] = f"line {n}: {why}"
+            cache.put_pending(cid, kind, {**meta, "failed": {"status": 200, "reason": why}})
+            continue
         if cache.put_new(cid, kind, _value(kind, result, meta)):
             out.stored += 1
             use = resp["body"].get("usage") or {}

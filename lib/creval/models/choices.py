@@ -8,7 +8,8 @@ log-sum-exp of the variants: a local backend scores the choice's own tokens (one
 spelling the model prefers, never below it; log-sum-exp would add the other spelling's mass, which a local backend
 does not count. A different case is a different answer (``"yes"`` is not ``"Yes"``), as on a local backend.
 Nothing here turns missing log-probs into a number: a choice no listed token continues is -inf, and a set of
-choices that are all -inf is ``unparsed`` (:attr:`creval.models.base.ChoiceScores.unparsed`).
+choices with any -inf is ``unparsed`` (:attr:`creval.models.base.ChoiceScores.unparsed`): P(YES) is never 1.0
+because NO was not listed.
 """
 from __future__ import annotations
 
@@ -50,6 +51,19 @@ def _variants(alts: dict[str, float], at_start: bool) -> dict[str, float]:
 
 
 def score_choices(steps: list[Step], choices: Sequence[str]) -> dict[str, float]:
+    """The log-prob of each choice as the start of a reply (:func:`_along`). A reply that opens with
+    whitespace-only tokens (``"\\n"``, ``" "``) reaches the choice one step later: each choice takes the better of
+    its score at the first step and its score after those tokens (their log-probs added), so it is read at the
+    token where the reply's answer starts."""
+    out = _along(steps, choices)
+    k = next((i for i, (t, _, _) in enumerate(steps) if t.strip()), len(steps))
+    if 0 < k < len(steps):
+        lead = sum(lp for _, lp, _ in steps[:k])
+        out = {c: max(v, lead + w) for (c, v), w in zip(out.items(), _along(steps[k:], choices).values())}
+    return out
+
+
+def _along(steps: list[Step], choices: Sequence[str]) -> dict[str, float]:
     """The log-prob of each choice as the start of a reply, from the greedy reply's token steps.
 
     Walk the reply: while a choice's text continues along the generated tokens, add their log-probs; at the

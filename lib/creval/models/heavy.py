@@ -3,8 +3,10 @@ module function per library returns the imported module. A missing library raise
 the registry's install hint (:func:`creval.models.registry.load_backend`) names the extra to install."""
 from __future__ import annotations
 
+import atexit
 import importlib
 import threading
+import weakref
 from collections.abc import Callable
 from types import ModuleType
 
@@ -76,3 +78,23 @@ class Loaded:
         """Forget every loaded object (the next :meth:`get` loads again)."""
         with self.lock:
             self.items.clear()
+
+
+_OPEN: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def close_at_exit(obj) -> None:
+    """Call ``obj.close()`` when the interpreter exits, before the modules' globals are torn down: llama-cpp-python
+    frees a model through its module's functions, which are None by the time a leftover model is collected
+    (``TypeError: 'NoneType' object is not callable`` in ``free_model``)."""
+    if not _OPEN:
+        atexit.register(_close_all)
+    _OPEN.add(obj)
+
+
+def _close_all() -> None:
+    for obj in list(_OPEN):
+        try:
+            obj.close()
+        except Exception:   # noqa: BLE001 - best effort at exit: nothing is left to report it to
+            pass

@@ -88,12 +88,11 @@ class LlamaCppBackend:
         self.batch = llama_cpp.llama_batch_init(max(N_BATCH, MAX_SEQ * 8), 0, MAX_SEQ)
         self.lock = threading.Lock()
         self._held: list[int] = []        # prompt tokens sequence 0 holds (positions 0..len-1)
-        # chat(): decode several requests together, their common prefix once (_generate_shared). Off by default:
-        # on 2 loaded CPU cores with SmolLM2 it is 1.40x (below the 1.5x that would justify it; benchmarks/
-        # bench_aut.py) and greedy replies differ with the batch's make-up (67% identical: batched matrix
-        # products round differently); CREVAL_BATCH_CHAT=1 (or backend.batched = True) turns it on
+        # chat(): decode several requests together, their common prefix once (_generate_shared). Off: 1.40x on 2
+        # loaded cores (benchmarks/bench_aut.py), and greedy replies differ with the batch (67% identical)
         self.batched = os.environ.get("CREVAL_BATCH_CHAT", "0") == "1"
         self.reused_tokens = 0            # prompt tokens served from the KV cache (prefix reuse)
+        heavy.close_at_exit(self)
 
     # -- text <-> tokens ----------------------------------------------------------------------
     def _special(self, text: str) -> int | None:      # the id of the single special token spelled ``text``
@@ -144,11 +143,8 @@ class LlamaCppBackend:
     def _reuse_prefix(self, usable: list[int]) -> int:
         """Keep the longest prefix of ``usable`` that sequence 0 already holds, empty every other sequence,
         and return how many tokens were kept (0 when llama.cpp cannot trim sequence 0)."""
-        keep = 0
-        for a, b in zip(self._held, usable):
-            if a != b:
-                break
-            keep += 1
+        pairs = list(zip(self._held, usable))
+        keep = next((i for i, (a, b) in enumerate(pairs) if a != b), len(pairs))
         for s in range(1, MAX_SEQ):
             self.lc.llama_memory_seq_rm(self.mem, s, -1, -1)
         if not self.lc.llama_memory_seq_rm(self.mem, 0, keep, -1):
@@ -165,8 +161,7 @@ class LlamaCppBackend:
         discussion) only pay for their new part. Every other sequence is emptied."""
         if len(tokens) >= self.n_ctx:
             raise CrevalError(f"prompt of {len(tokens)} tokens does not fit model {self.spec.name}'s context "
-                              f"{self.n_ctx}",
-                              "raise `context` in the model spec")
+                              f"{self.n_ctx}", "raise `context` in the model spec")
         keep = self._reuse_prefix(tokens[:-1])           # the last token is always decoded: we need its logits
         rest = tokens[keep:]
         for start in range(0, len(rest), N_BATCH):
@@ -392,9 +387,14 @@ class LlamaCppBackend:
                                          max(len(wins), 1), 0, self.spec.name, self.quantisation, self.LOGPROB_KIND))
         return out
 
-    def __del__(self):
+    def close(self) -> None:
+        """Free the batch, the context and the model now (once); also at interpreter exit (heavy.close_at_exit)."""
+        batch, ctx, llm = (self.__dict__.pop(k, None) for k in ("batch", "ctx", "llm"))
         try:
-            self.lc.llama_batch_free(self.batch)
-            self.lc.llama_free(self.ctx)
-        except Exception:
+            batch is not None and self.lc.llama_batch_free(batch)
+            ctx is not None and self.lc.llama_free(ctx)
+            llm is not None and llm.close()
+        except Exception:   # noqa: BLE001 - freeing is best effort
             pass
+
+    __del__ = close

@@ -31,7 +31,7 @@ from typing import Sequence
 import httpx
 
 from creval.core.errors import CrevalError
-from creval.models import capabilities, echo, endpoint, retry, shaping
+from creval.models import capabilities, echo, endpoint, replies, retry, shaping
 from creval.models.base import (
     ChatRequest,
     ChoiceRequest,
@@ -43,7 +43,6 @@ from creval.models.base import (
     Sample,
     SampleRequest,
     derive_seed,
-    split_thinking,
 )
 from creval.models.choices import score_choices
 from creval.models.choices import token_steps as _token_steps
@@ -100,6 +99,7 @@ class OpenAIBackend:
 
     def _setup(self, spec: ModelSpec) -> None:
         shaping.settings(spec)                      # a wrong `request:` is an error before any call
+        replies.checked_effort(spec)
         self.spec, self.urls = spec, spec.urls or (OPENAI_URL,)
         self.base_url, self.version = self.urls[0], spec.model
         self.LOGPROB_KIND = capabilities.logprob_kind(spec)
@@ -275,11 +275,13 @@ class OpenAIBackend:
         """The result of one request of ``kind`` for ``item`` (a ChatRequest, ChoiceRequest or
         LoglikelihoodRequest; for ``sample`` nothing) from the server's reply body."""
         if kind == "chat":
-            return self._completion(resp)
+            return self._completion(resp, getattr(item, "max_tokens", None))
         if kind == "sample":
             return self._sample(resp["choices"][0])
         if kind == "choice":
-            return ChoiceScores(score_choices(_token_steps(resp["choices"][0]), item.choices),
+            steps = _token_steps(resp["choices"][0])
+            replies.checked_choice(self.spec, "".join(t for t, _, _ in steps) or self._text(resp["choices"][0])[0])
+            return ChoiceScores(score_choices(steps, item.choices),
                                 int((resp.get("usage") or {}).get("prompt_tokens", 0)))
         if kind == "loglikelihood":
             if not item.text:
@@ -290,7 +292,8 @@ class OpenAIBackend:
     def _sample(self, c: dict) -> Sample:
         """A sample and its token log-probs; an empty reply is a valid empty sample, a reply with text and no
         log-probs is an error (Ollama before 0.12.11 and some proxies drop the field silently)."""
-        text, lps = self._text(c)[0], self._choice_logprobs(c)
+        (text, reasoning), lps = self._text(c), self._choice_logprobs(c)
+        replies.checked_sample(self.spec, text, reasoning)
         if not lps and text:
             raise CrevalError(f"model {self.spec.name}: the server returned a sample without its token log-probs "
                               "(the field was ignored or dropped)",
@@ -302,13 +305,16 @@ class OpenAIBackend:
         return self._gather(self.sample_requests(req, indices), lambda j, resp: self.parse_reply("sample", None, resp),
                             done)
 
-    def _completion(self, r: dict) -> Completion:
+    def _completion(self, r: dict, budget: int | None = None) -> Completion:
+        """A chat reply checked before it is recorded (models/replies.py): thinking stripped by the spec's rule or
+        refused, an empty answer whose ``budget`` ran out refused with the fix."""
         c, usage = r["choices"][0], r.get("usage") or {}
         text, reasoning = self._text(c)
-        if self.spec.thinking and "<think>" in text:
-            text, reasoning = split_thinking(text)
         details = usage.get("completion_tokens_details") or {}
-        rt = int(details.get("reasoning_tokens") or (self.count_tokens(reasoning) if reasoning else 0))
+        said = int(details.get("reasoning_tokens") or 0)
+        text, reasoning = replies.checked_chat(self.spec, text, reasoning, c.get("finish_reason") or "stop", budget,
+                                               said)
+        rt = int(said or (self.count_tokens(reasoning) if reasoning else 0))
         return Completion(text.strip(), int(usage.get("prompt_tokens", 0)),
                           int(usage.get("completion_tokens", 0)) - rt, reasoning, rt, c.get("finish_reason") or "stop")
 

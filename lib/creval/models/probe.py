@@ -6,26 +6,36 @@ What it finds fills the gaps of the spec's ``can:`` (:mod:`creval.models.capabil
 
 - ``GET /models``: the server answers (and takes the key); ``GET /version`` (vLLM, at the server's root) or
   ``/api/version`` (Ollama) and the ``server`` header name the server and its version;
-- a chat reply with ``logprobs``: whether log-probs come back (Ollama < 0.12.11 silently drops them, servers.md
-  2.4), whether the model refuses a parameter (OpenAI's reasoning models: 400 naming it, servers.md 2.1), whether
-  it reasons (``reasoning_tokens`` in the usage, or a ``reasoning`` field);
+- a chat reply with ``logprobs``, asked as the studies ask (a sample's temperature 1.0 and top-p 0.9, then a
+  judge's temperature 0): whether log-probs come back (Ollama < 0.12.11 silently drops them), whether the model
+  refuses a parameter (OpenAI's reasoning models: 400 naming it, and temperature 0 refused where 1 is accepted),
+  whether it reasons (``reasoning_tokens`` in the usage, or a ``reasoning`` field);
 - the same reply's first-step log-probs at temperature 0.5 and 1: equal means raw, different means processed
-  (SGLang scales them by the temperature, servers.md 2.3);
+  (SGLang scales them by the temperature);
 - ``/completions`` with ``echo`` and ``logprobs``: 404 means a chat-only model, a refusal (OpenAI's 400,
   llama-server's 500 "Only no echo is supported") means no echo, and an echoed first token that is not the
   prompt's means the server adds its own document start;
-- for a ``thinking: true`` spec, a chat request with ``chat_template_kwargs``: accepted means thinking can be off.
+- a short generation shaped as a sample (:func:`probe_thinking`) that must not carry thinking (``<think>`` in the
+  content, a ``reasoning`` field): an HTTP 200 is not enough. Where it thinks, the two documented switches are
+  tried (``chat_template_kwargs: {enable_thinking: false}``, vLLM/SGLang; ``reasoning_effort: "none"``, Ollama),
+  and the one that works goes into the printed spec block; a chat reply's budget eaten by reasoning asks for
+  ``reasoning_room``.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from creval.models.base import ModelSpec
 from creval.models.openai_compat import api_key_for
+from creval.models.replies import has_thinking
 from creval.models.retry import error_message
 from creval.models.shaping import shape, timeout
 
 PROMPT = [{"role": "user", "content": "Answer with one word: is water wet?"}]
+SAMPLING = {"temperature": 1.0, "top_p": 0.9}     # what the studies' samples send (SampleRequest's defaults)
+JUDGE = {"temperature": 0}                         # what judges and first answers send
+ROOM = 2000                                        # reasoning room suggested for a model that reasons
 
 
 def _client(spec: ModelSpec, key: str):
@@ -142,9 +152,12 @@ def learn_shaping(client, spec: ModelSpec, body: dict) -> tuple[ModelSpec, int, 
 
 def probe_chat(client, spec: ModelSpec) -> tuple[dict, list[str]]:
     """What the chat endpoint says about log-probs, their kind, reasoning and refused parameters; notes."""
-    ask = {"messages": PROMPT, "max_tokens": 1, "logprobs": True, "top_logprobs": 5, "seed": 1, "top_p": 1.0,
+    ask = {"messages": PROMPT, "max_tokens": 1, "logprobs": True, "top_logprobs": 5, "seed": 1,
            "stop": ["\n\n\n"]}
-    shaped, st, data, text, notes = learn_shaping(client, spec, {**ask, "temperature": 1.0})
+    shaped, st, data, text, notes = learn_shaping(client, spec, {**ask, **SAMPLING})
+    if st == 200:                                   # a judge's request too: temperature 0 may be refused alone
+        shaped, st, _, text, more = learn_shaping(client, shaped, {**ask, **JUDGE})
+        notes += more
     found: dict = {}
     if shaped.request != spec.request:
         found["_request"] = {k: v for k, v in shaped.request.items() if v != (spec.request or {}).get(k)}
@@ -161,7 +174,7 @@ def probe_chat(client, spec: ModelSpec) -> tuple[dict, list[str]]:
         notes.append("the model refuses log-probs" if "logprobs" in (shaped.request or {}).get("drop", ()) else
                      "the chat reply carries no log-probs (the field was ignored)")
         return found, notes
-    st, data2, _ = _post(client, shaped, "choice", "/chat/completions", {**ask, "temperature": 0.5})
+    st, data2, _ = _post(client, shaped, "choice", "/chat/completions", {**ask, **SAMPLING, "temperature": 0.5})
     top2 = _first_top(data2) if st == 200 else {}
     same = [t for t in top1 if t in top2]
     if same:
@@ -196,26 +209,94 @@ def probe_echo(client, spec: ModelSpec) -> tuple[dict, list[str]]:
                    f"{'yes' if found['echo_ids'] else 'no (by token strings)'}"]
 
 
+def _reply(data: dict) -> tuple[str, str, str]:
+    """``(content, reasoning field, finish_reason)`` of a chat reply body."""
+    c = (data.get("choices") or [{}])[0]
+    m = c.get("message") or {}
+    return str(m.get("content") or ""), str(m.get("reasoning_content") or m.get("reasoning") or ""), \
+        str(c.get("finish_reason") or "")
+
+
+SWITCHES = (("request", {"body": {"chat_template_kwargs": {"enable_thinking": False}}}),   # vLLM, SGLang
+            ("reasoning_effort", "none"))                                                  # Ollama
+
+
+def _with(spec: ModelSpec, field: str, value) -> ModelSpec:
+    if field == "request":
+        body = {**(spec.request or {}).get("body", {}), **value["body"]}
+        return replace(spec, request={**(spec.request or {}), "body": body})
+    return replace(spec, **{field: value})
+
+
+def _thinks(client, spec: ModelSpec) -> bool | None:
+    """Whether a short generation shaped as a sample carries thinking (None: the request failed)."""
+    st, data, _ = _post(client, spec, "sample", "/chat/completions",
+                        {"messages": PROMPT, "max_tokens": 24, "seed": 1, **SAMPLING})
+    if st != 200:
+        return None
+    content, reasoning, _ = _reply(data)
+    return has_thinking(content) or bool(reasoning.strip())
+
+
 def probe_thinking(client, spec: ModelSpec) -> tuple[dict, list[str]]:
-    st, _, text = _post(client, spec, "sample", "/chat/completions",
-                        {"messages": PROMPT, "max_tokens": 1, "temperature": 0})
-    return {"thinking_off": st == 200}, ([] if st == 200 else [f"thinking off refused ({st}): {error_message(text)}"])
+    """Whether samples come back without thinking, and which documented switch turns it off where they do not;
+    then whether a chat reply's budget survives the model's reasoning. Found capabilities, plus ``_spec`` (top-level
+    fields) and ``_request`` (shaping) for the printed block; notes."""
+    found: dict = {}
+    thinks = _thinks(client, spec)
+    if thinks is None:
+        return found, ["the short generation was refused: thinking not probed"]
+    notes = []
+    if thinks:
+        notes.append("a short generation shaped as a sample carries thinking (<think> or a reasoning field)")
+        found["_spec"], found["thinking_off"] = ({} if spec.thinking else {"thinking": True}), False
+        for field, value in SWITCHES:
+            if _thinks(client, _with(spec, field, value)) is False:
+                spec, found["thinking_off"] = _with(spec, field, value), True
+                notes.append(f"thinking goes away with {field}: {value}")
+                if field == "request":
+                    found["_request"] = {"body": spec.request["body"]}
+                else:
+                    found["_spec"][field] = value
+                break
+    st, data, _ = _post(client, spec, "chat", "/chat/completions", {"messages": PROMPT, "max_tokens": 8, **JUDGE})
+    content, reasoning, finish = _reply(data) if st == 200 else ("?", "", "")
+    spent = int(((data.get("usage") or {}).get("completion_tokens_details") or {}).get("reasoning_tokens") or 0)
+    if (spent or (not content.strip() and finish == "length")) and not spec.reasoning_room:
+        found.setdefault("_spec", {})["reasoning_room"] = ROOM
+        notes.append(f"reasoning takes a chat reply's budget ({spent} reasoning tokens of 8; empty answer: "
+                     f"{not content.strip()}): room for it is needed")
+    elif has_thinking(content) and not spec.thinking:
+        found.setdefault("_spec", {})["thinking"] = True
+        notes.append("a chat reply carries <think>...</think>: `thinking: true` strips it")
+    return found, notes
 
 
 def probe(spec: ModelSpec, key: str = "") -> dict:
-    """``{"server": {name, version}, "can": {...found}, "request": {...shaping it needs}, "notes": [...],
-    "error": str}`` for a server spec."""
-    out: dict = {"server": {}, "can": {}, "request": {}, "notes": [], "error": ""}
+    """``{"server": {name, version}, "can": {...found}, "request": {...shaping it needs}, "spec": {top-level fields
+    it needs: thinking, reasoning_effort, reasoning_room}, "notes": [...], "error": str}`` for a server spec."""
+    out: dict = {"server": {}, "can": {}, "request": {}, "spec": {}, "notes": [], "error": ""}
     base = spec.urls[0] if spec.urls else "https://api.openai.com/v1"
     try:
         with _client(spec, key) as client:
             out["server"] = identify(client, base)
-            for step in (probe_chat, probe_echo) + ((probe_thinking,) if spec.thinking else ()):
+            for step in (probe_chat, probe_echo, probe_thinking):
                 found, notes = step(client, spec)
                 if "_request" in found:
-                    out["request"] = found.pop("_request")
+                    more = found.pop("_request")
+                    out["request"] = {**out["request"], **more}
+                    spec = replace(spec, request={**(spec.request or {}), **more})    # later steps ask as learnt
+                if "_spec" in found:
+                    fields = found.pop("_spec")
+                    out["spec"].update(fields)
+                    spec = replace(spec, **fields)
                 out["can"].update(found)
                 out["notes"] += notes
+            if out["can"].get("thinking_off") and (out["spec"] or out["request"]):
+                found, notes = probe_chat(client, spec)         # thinking hid the log-probs: ask again without it
+                found.pop("_request", None)
+                out["can"].update(found)
+                out["notes"] += [f"{n} (thinking off)" for n in notes]
     except Exception as e:  # noqa: BLE001 - the probe reports what stopped it instead of failing the command
         out["error"] = f"{type(e).__name__}: {e}"
     return out

@@ -71,7 +71,18 @@ def read_spec(path: Path) -> ModelSpec:
         raise CrevalError(f"model spec {path} has unknown fields {sorted(unknown)}", f"allowed: {sorted(known)}")
     if data["backend"] not in BACKENDS:
         raise CrevalError(f"model spec {path}: unknown backend {data['backend']!r}", f"use one of {sorted(BACKENDS)}")
-    return ModelSpec(**data)
+    return checked_numbers(ModelSpec(**data), path)
+
+
+def checked_numbers(spec: ModelSpec, path) -> ModelSpec:
+    """A spec whose numbers make sense, or one clear error (``concurrency: -3`` would run one request at a time
+    without a word)."""
+    for f, least in (("concurrency", 1), ("context", 1), ("reasoning_room", 0)):
+        v = getattr(spec, f)
+        if not isinstance(v, int) or isinstance(v, bool) or v < least:
+            raise CrevalError(f"model spec {path}: {f} must be a whole number >= {least}, not {v!r}",
+                              f"e.g. {f}: {ModelSpec.__dataclass_fields__[f].default or least}")
+    return spec
 
 
 _FROM_FILES: dict[str, Path] = {}       # name -> spec file, for specs given by path in this process

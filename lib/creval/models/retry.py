@@ -11,7 +11,8 @@ second retry loop under ours. Its rules are followed instead, with their sources
   retriable (dev.to "API 429 errors"; developersdigest.tech), so it stops at once with one sentence.
 - llama.cpp's ``llama-server`` answers a refused request (``echo``: "Only no echo is supported", older builds
   "Only one completion choice is allowed") with HTTP 500 (``ex_wrapper`` maps the exception to 500; see
-  /work/shared/specs/servers.md 2.5): a 500 whose body says the request is unsupported is permanent.
+  docs/servers.md; https://github.com/ggml-org/llama.cpp/tree/master/tools/server): a 500 whose body says the
+  request is unsupported is permanent.
 - vLLM and llama.cpp queue over capacity and never answer 429 (servers.md 2.2, 2.5): a long wait is a queue, not
   a dead server, so the timeout is the spec's (``request: {timeout: s}``) and a timed-out request is retried.
 """

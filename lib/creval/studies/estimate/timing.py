@@ -59,9 +59,28 @@ def speed(model: str, latency: float | None = None, tokens_per_s: float | None =
     return None
 
 
-def cost(part: Part) -> Range:
+REASONING_ROOM = 2000     # tokens of reasoning a reasoning model may spend per reply when its spec gives no room
+LIGHT_EFFORTS = ("none", "minimal")
+
+
+def reasoning(part: Part) -> Range:
+    """Hidden reasoning tokens ``part``'s calls may spend before their answers (billed as output; OpenAI's
+    reasoning guide): none for a model that does not reason; else up to the spec's ``reasoning_room`` per call
+    (:data:`REASONING_ROOM` where it gives none), at least a quarter of it unless the spec asks for no or minimal
+    reasoning effort."""
     spec = get_spec(part.model)
-    return Range(spec.cost(part.prompt.lo, part.completion.lo), spec.cost(part.prompt.hi, part.completion.hi))
+    reasons = bool((spec.can or {}).get("reasoning")) or spec.reasoning_room > 0
+    if not reasons or spec.reasoning_effort == "none":
+        return ZERO
+    room = spec.reasoning_room or REASONING_ROOM
+    return part.calls * Range(0 if spec.reasoning_effort in LIGHT_EFFORTS else room / 4, room)
+
+
+def cost(part: Part) -> Range:
+    """What ``part`` costs at its spec's prices, reasoning tokens billed as output."""
+    spec = get_spec(part.model)
+    out = part.completion + reasoning(part)
+    return Range(spec.cost(part.prompt.lo, out.lo), spec.cost(part.prompt.hi, out.hi))
 
 
 def phase_wall(phase: Phase, speeds: dict[str, Speed | None]) -> Range | None:
