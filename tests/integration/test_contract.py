@@ -7,10 +7,13 @@
 - a study that calls a model names every model it called in its manifest;
 - the chapter's own cells (records in, tables and figures out) execute with every model call, cache miss
   and sandbox launch made to raise (``tests/forbid.py``): reports are pure;
+- no report function of the chapter falls back to "not computed" on the smoke records (the guard of
+  :mod:`creval.studies.tables` is for thin records, not for a bug);
 - every table it writes is declared in its ``STUDY.tables``, and every row of a typed table round-trips
   through its record type's ``from_dict``/``to_dict`` unchanged (the type is the table's schema).
 """
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -88,8 +91,13 @@ def models_called(usage_by_kind_model: dict) -> set[str]:
             if key.split(":", 1)[0] in MODEL_KINDS and u.get("calls_made", 0) + u.get("cache_hits", 0) > 0}
 
 
+def guard_fallbacks(records: list[logging.LogRecord]) -> list[str]:
+    """What the report guard (:func:`creval.studies.tables.guarded`) turned into a "not computed" result."""
+    return [r.getMessage() for r in records if r.name == "creval.studies.tables"]
+
+
 @pytest.mark.parametrize("name", list(STUDIES))
-def test_study_contract(name, tmp_path, monkeypatch):
+def test_study_contract(name, tmp_path, monkeypatch, caplog):
     study = STUDIES[name]
     params = _params(tmp_path / "runs")
     for up in in_order([name])[:-1]:                  # the studies it reads, first
@@ -118,5 +126,8 @@ def test_study_contract(name, tmp_path, monkeypatch):
     forbid_expensive_calls(monkeypatch)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     ns = {k: (list(v) if isinstance(v, tuple) else v) for k, v in params.items()}
+    caplog.set_level(logging.INFO, logger="creval.studies.tables")
     for src in chapter_cells(study.chapter):
         exec(compile(src, f"{study.chapter}", "exec"), ns)     # our own chapter code, not generated code
+    fallbacks = guard_fallbacks(caplog.records)
+    assert not fallbacks, f"{study.chapter}: the smoke records made the report guard fall back: {fallbacks}"

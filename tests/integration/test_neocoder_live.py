@@ -6,8 +6,9 @@ import json
 import pytest
 
 from creval.core.ledger import LEDGER
+from creval.studies.neocoder import STUDY
 from creval.studies.neocoder.config import NeoCoderConfig
-from creval.studies.neocoder.run import records, run
+from creval.studies.neocoder.run import run
 
 pytestmark = pytest.mark.integration
 
@@ -22,7 +23,7 @@ def test_live_denial_replay_and_resume(monkeypatch, tmp_path):
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "calls.sqlite"))
     cfg = NeoCoderConfig(run_root=str(tmp_path / "runs"), model="smollm2-135m", neocoder_live_problems=1,
                          neocoder_rounds=1, neocoder_max_tokens=24)
-    recs = records(cfg)
+    recs = STUDY.records(cfg)
     rounds = recs.rows("rounds")
     assert [r["round"] for r in rounds] == [0, 1] and {r["model"] for r in rounds} == {"smollm2-135m"}
     assert all(r["output_tokens"] > 0 and r["verdict_strict"]["verdict"] for r in rounds)
@@ -31,7 +32,7 @@ def test_live_denial_replay_and_resume(monkeypatch, tmp_path):
     assert "smollm2-135m" in recs.manifest["models"] and recs.manifest["complete"]
 
     with LEDGER.collect() as t:
-        again = records(cfg)
+        again = STUDY.records(cfg)
     assert [r["reply"] for r in again.rows("rounds")] == [r["reply"] for r in rounds]
     assert t.records == []                             # a finished folder: no call at all, not even a cached one
 

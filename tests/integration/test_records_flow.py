@@ -4,8 +4,8 @@ import pytest
 
 from creval.core.ledger import LEDGER
 from creval.studies.convergent.config import ConvergentConfig
+from creval.studies.divergent import STUDY
 from creval.studies.divergent.config import DivergentConfig
-from creval.studies.divergent.run import records
 from creval.studies.validation.config import ValidationConfig
 
 pytestmark = pytest.mark.integration
@@ -15,7 +15,7 @@ def test_downstream_reads_upstream_records_and_runs_only_what_is_missing(tmp_pat
     cfg = DivergentConfig(run_root=str(tmp_path / "runs"), domains=("macgyver",), limit=1, n_samples=3,
                           max_steps=2, max_step_tokens=12, temperatures=(1.0,), nli_eval_pairs=2)
     with LEDGER.collect() as t:
-        recs = records(cfg)
+        recs = STUDY.records(cfg)
     steps, probs = recs.steps, recs.problems
     assert len(probs) == 1 and len(t.made) > 0
     first = probs["problem_id"].iloc[0]
@@ -25,7 +25,7 @@ def test_downstream_reads_upstream_records_and_runs_only_what_is_missing(tmp_pat
     for downstream in (ConvergentConfig.from_params(params), ValidationConfig.from_params(params)):
         assert downstream.divergent().run_dir == cfg.run_dir
         with LEDGER.collect() as t:
-            again = records(downstream.divergent())
+            again = STUDY.records(downstream.divergent())
         assert t.records == [] and again.problems["problem_id"].tolist() == [first]
         assert len(again.steps) == len(steps)
 
@@ -33,11 +33,11 @@ def test_downstream_reads_upstream_records_and_runs_only_what_is_missing(tmp_pat
     bigger = DivergentConfig.from_params({**params, "limit": 2})
     assert bigger.run_dir != cfg.run_dir
     with LEDGER.collect() as t:
-        r2 = records(bigger)
+        r2 = STUDY.records(bigger)
     assert len(r2.problems) == 2 and r2.problems["problem_id"].iloc[0] == first and t.made
     s2 = r2.steps
     assert s2[s2["problem_id"] == first]["semantic_entropy"].tolist() == steps["semantic_entropy"].tolist()
     with LEDGER.collect() as t:
-        records(bigger)
+        STUDY.records(bigger)
     assert t.records == []
     assert sorted(p.name for p in (tmp_path / "runs" / "divergent").iterdir()) == sorted([cfg.run_id, bigger.run_id])

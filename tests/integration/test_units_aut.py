@@ -6,8 +6,8 @@ from creval.core.io import read_jsonl
 from creval.core.ledger import LEDGER
 from creval.core.units import UnitsFailed
 from creval.models.standin import StandIn
+from creval.studies.aut import STUDY
 from creval.studies.aut.config import AutConfig
-from creval.studies.aut.run import records
 
 pytestmark = pytest.mark.integration
 
@@ -30,7 +30,7 @@ def _run(tmp_path, monkeypatch, server: StandIn, concurrency: int, name: str, ex
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / f"{name}.sqlite"))     # a run of its own really calls
     _spec(tmp_path, server, concurrency, **(extra or {}))
     cfg = _cfg(tmp_path, name, **params)
-    return cfg, records(cfg)
+    return cfg, STUDY.records(cfg)
 
 
 def test_same_records_at_width_1_and_64_and_requests_overlap(tmp_path, monkeypatch):

@@ -9,10 +9,10 @@ from creval.core.ledger import LEDGER
 from creval.core.units import UnitsFailed
 from creval.domains import get_domain
 from creval.models.standin import StandIn
+from creval.studies.divergent import STUDY as DIVERGENT
 from creval.studies.divergent.config import DivergentConfig
-from creval.studies.divergent.run import records as divergent_records
+from creval.studies.validation import STUDY as VALIDATION
 from creval.studies.validation.config import ValidationConfig
-from creval.studies.validation.run import records as validation_records
 
 pytestmark = pytest.mark.integration
 
@@ -39,9 +39,9 @@ def _run(tmp_path, monkeypatch, server, concurrency):
     params = {**PROFILE, "run_root": str(tmp_path / f"runs-{concurrency}"),
               "model": _spec(tmp_path, server, concurrency), "judge_model": _spec(tmp_path, server, concurrency)}
     server.reset()
-    div = divergent_records(DivergentConfig.from_params(params))
+    div = DIVERGENT.records(DivergentConfig.from_params(params))
     stats = server.stats
-    val = validation_records(ValidationConfig.from_params(params))
+    val = VALIDATION.records(ValidationConfig.from_params(params))
     return (_tables(div, ("steps", "problems", "sweep", "nli_eval", "entailment")),
             _tables(val, [t for t in val.tables if t != "data_sources"]), stats)
 
@@ -72,13 +72,13 @@ def test_a_request_failing_for_good_fails_only_its_unit(tmp_path, monkeypatch, f
         spec = _spec(tmp_path, server, 64, max_retries=1, retry_backoff=0.01)
         cfg = DivergentConfig.from_params({**PROFILE, "run_root": str(tmp_path / "runs"), "model": spec})
         with pytest.raises(UnitsFailed, match=f"1 of {UNITS} units"):
-            divergent_records(cfg)
+            DIVERGENT.records(cfg)
     done = [r["unit"] for r in read_jsonl(cfg.run_dir / "units" / "solve.jsonl")]
     assert len(done) == UNITS - 1 and failed not in done
     assert [r["unit"] for r in read_jsonl(cfg.run_dir / "units" / "solve.failed.jsonl")] == [failed]
     with StandIn(latency=0.05, capacity=64) as server:
         _spec(tmp_path, server, 64)
         with LEDGER.collect() as rerun:
-            recs = divergent_records(cfg)
+            recs = DIVERGENT.records(cfg)
     assert {r.tags.get("unit") for r in rerun.made} - {None} == {failed}       # the others are not asked again
     assert len(recs.problems) == 8 and failed.rsplit("/", 1)[1] in set(recs.problems["problem_id"])

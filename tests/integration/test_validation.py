@@ -115,12 +115,13 @@ def test_validation_run_resumes_a_cut_run(tmp_path):
     from creval.book.params import effective_params, load_params
     from creval.core.ledger import LEDGER
     from creval.core.paths import REPO
+    from creval.studies.validation import STUDY
     from creval.studies.validation.config import ValidationConfig
-    from creval.studies.validation.run import records, run
+    from creval.studies.validation.run import run
 
     cfg = ValidationConfig.from_params(effective_params(load_params(REPO / "params/smoke.yaml",
                                                                     [f"run_root={tmp_path}"])))
-    recs = records(cfg)
+    recs = STUDY.records(cfg)
     assert set(TABLES) <= set(recs.tables) and recs.manifest["complete"]
     assert set(recs.sample_size["n"]) == {cfg.n_samples, cfg.n_large}
     assert len(recs.solution_novelty) == len(recs.step_diversity.drop_duplicates("problem_id"))

@@ -5,10 +5,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from creval.studies.aut.values import values as aut_values
 from creval.studies.compare import report
 from creval.studies.compare.config import CompareConfig
 from creval.studies.compare.sources import batch_sources, cost_rows, root_config, root_path
-from creval.studies.compare.values import aut_values, convergent_values, divergent_values, rethinking_values
+from creval.studies.convergent.values import values as convergent_values
+from creval.studies.divergent.values import values as divergent_values
+from creval.studies.rethinking.values import values as rethinking_values
 
 N = 20
 BASE = np.linspace(1.0, 2.9, N)                 # item difficulty shared by every model

@@ -27,6 +27,7 @@ import plotly.graph_objects as go
 import pytest
 
 import creval.studies as studies
+from creval.core import paths
 from creval.studies.config import Config
 from creval.studies.contract import Records
 
@@ -242,7 +243,7 @@ OTHER_ARGS: dict[str, list[tuple]] = {
                                              "vs baseline": "n/a", "baseline": "length"},)],
     "rethinking.reading.claim_verdict": [(None, 1), ({"value": math.nan, "lo": math.nan, "hi": math.nan, "n": 0,
                                                       "null": 0.5, "note": ""}, (0.3, 0.5))],
-    "rethinking.report.where_from": [("",), ("shared:/work/shared/data/macgyver",)],
+    "rethinking.report.where_from": [("",), (f"shared:{paths.REPO.parent / 'shared/data/macgyver'}",)],
     "rethinking.report.example_ppl": [({}, config_of("rethinking")), ({"ppl": math.nan}, config_of("rethinking"))],
 }
 # extra arguments of functions that take the records first and something the chapter computes from them

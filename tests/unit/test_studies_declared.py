@@ -41,18 +41,24 @@ def toy(**kw) -> Study:
 def test_every_study_package_declares_its_study_and_is_found():
     packages = [m.name for m in pkgutil.iter_modules(creval.studies.__path__)
                 if m.ispkg and m.name != "estimate"]
-    assert packages and sorted(s.name for s in discover()) == sorted(packages)
+    assert len(packages) >= 9 and sorted(s.name for s in discover()) == sorted(packages)
     for name in packages:
+        where = f"lib/creval/studies/{name}/__init__.py"
         s = importlib.import_module(f"creval.studies.{name}").STUDY
-        assert s.name == name == s.config.study and s.package == f"creval.studies.{name}"
-        assert s.tables and all(issubclass(k, Record) for k in s.tables.values()), name
+        assert s.name == name == s.config.study and s.package == f"creval.studies.{name}", \
+            f"{where}: the Study's name, its Config's study and the package's name must be the same"
+        assert s.tables and all(issubclass(k, Record) for k in s.tables.values()), \
+            f"{where}: declare every table with a Record type in tables="
 
 
-def test_the_order_puts_every_study_after_what_it_reads():
+def test_every_study_reads_only_studies_whose_chapters_come_before_its_own():
     names = list(STUDIES)
-    assert names[:2] == ["apparatus", "divergent"] and names[-2:] == ["reportcard", "compare"]
     for s in STUDIES.values():
         assert all(names.index(up) < names.index(s.name) for up in s.reads), s.name
+        later = [up for up in s.reads if STUDIES[up].chapter >= s.chapter]
+        assert not later, (f"{s.name} reads {later}, whose chapter does not come before {s.chapter}: "
+                           f"number its chapter after theirs in {s.package.replace('.', '/')}/__init__.py")
+    assert [s.name for s in STUDIES.values()] == [s.name for s in ordered(list(STUDIES.values()))]
     a, b = toy(name="a", chapter="chapters/01.ipynb", reads=("b",)), toy(name="b", chapter="chapters/98.ipynb")
     assert [s.name for s in ordered([a, b])] == ["b", "a"]
     with pytest.raises(CrevalError, match="reads 'nowhere'"):
@@ -127,6 +133,12 @@ def test_a_study_without_an_estimator_is_priced_with_a_line_not_a_key_error(monk
     assert STUDIES["divergent"].estimator().__module__ == "creval.studies.divergent.estimate"
     monkeypatch.setitem(STUDIES, "toy", toy(estimate=lambda cfg: "priced"))
     assert estimate(ToyConfig()) == "priced"
+
+
+def test_every_study_declares_its_estimate_in_one_place():
+    undeclared = [f"lib/{s.package.replace('.', '/')}/__init__.py" for s in STUDIES.values() if s.estimate is None]
+    assert not undeclared, f"declare estimate=estimate.estimate in {undeclared}"
+    assert STUDIES["compare"].estimate.__module__ == "creval.studies.compare.estimate"
 
 
 def test_a_plugin_that_does_not_import_says_how_to_fix_it():

@@ -19,9 +19,8 @@ from creval.commands.book import params_path
 from creval.core.errors import CrevalError
 from creval.judges.aut import ListJob, judge_lists, pointwise_scores
 from creval.models.registry import load_model
-from creval.studies.aut import report
+from creval.studies.aut import STUDY, report
 from creval.studies.aut.config import AutConfig
-from creval.studies.aut.run import records
 
 D = AutConfig()
 
@@ -53,7 +52,7 @@ def register(subparsers) -> None:
 def table(args) -> int:
     ppath = params_path(args.params)
     params = effective_params(load_params(ppath, args.overrides))
-    recs = records(AutConfig.from_params(params, where=str(ppath)))
+    recs = STUDY.records(AutConfig.from_params(params, where=str(ppath)))
     t = report.table_agreement(recs)
     print(t.to_string(index=False) if len(t) else "no judgments")
     print(f"records in {recs.root}")

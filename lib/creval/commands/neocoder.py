@@ -13,9 +13,8 @@ from creval.commands import retire
 from creval.commands.book import params_path
 from creval.datasets import neocoder as ds
 from creval.measures.neocoder.judges import human_pass_rates
-from creval.studies.neocoder import report
+from creval.studies.neocoder import STUDY, report
 from creval.studies.neocoder.config import NeoCoderConfig
-from creval.studies.neocoder.run import records
 
 D = NeoCoderConfig()
 
@@ -43,7 +42,7 @@ def register(subparsers) -> None:
 def score(args) -> int:
     ppath = params_path(args.params)
     cfg = NeoCoderConfig.from_params(effective_params(load_params(ppath, args.overrides)), where=str(ppath))
-    recs = records(cfg)
+    recs = STUDY.records(cfg)
     for t in (report.table1(recs), report.table3(recs), report.table3(recs, "verifiable"), report.creativity(recs)):
         print(t.attrs.get("caption", ""))
         print(t.to_string(index=False))

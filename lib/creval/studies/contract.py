@@ -61,21 +61,15 @@ def is_finished(cfg: Config) -> bool:
     return is_finished_dir(cfg.run_dir, cfg.run_id)
 
 
-def ensure(cfg: Config, run: Callable[[Config], Path]) -> Path:
-    """``cfg``'s run folder, running the study first unless a finished run is already there."""
-    if not is_finished(cfg):
-        run(cfg)
-    return cfg.run_dir
-
-
 @dataclass(frozen=True)
 class Study:
     """One study, declared once in its package's ``__init__.py`` (``STUDY = Study(...)``).
 
     ``tables`` maps every table the run writes to its record type (a :class:`~creval.core.records.Record`
     dataclass: the table's schema, checked on every row whenever the run folder is read). ``estimate(cfg) ->
-    Estimate`` prices a run (:mod:`creval.studies.estimate`); left out, the package's ``estimate.py`` is used
-    when there is one.
+    Estimate`` prices a run (:mod:`creval.studies.estimate`; the one way to declare it: a study without one is
+    priced with a line saying so). ``values(recs, models, judge)`` and ``ideas(recs, models)`` are what the
+    comparison reads from the study's records (:mod:`creval.studies.values`; left out, it reads nothing).
     ``book=False`` keeps a study out of ``creval book`` (the worked example of docs/CONTRIBUTING.md)."""
     name: str
     chapter: str                                   # the chapter notebook, relative to the repository
@@ -86,6 +80,8 @@ class Study:
     datasets: tuple = ()                           # the datasets it reads (datasets.base.Dataset)
     summary: str = ""                              # one line for `creval run --help`
     estimate: Callable[[Config], Any] | None = None
+    values: Callable[..., list] | None = None      # per-item headline values for the comparison
+    ideas: Callable[..., list] | None = None       # texts whose homogeneity the comparison measures
     book: bool = True
 
     @property
@@ -134,16 +130,8 @@ class Study:
                                       f"declare the column in {kind.__module__}.{kind.__name__}, or stop writing it")
 
     def estimator(self) -> Callable[[Config], Any] | None:
-        """``estimate``, else ``estimate`` of the package's ``estimate.py`` when there is one, else None."""
-        if self.estimate is not None or not self.package:
-            return self.estimate
-        try:
-            mod = importlib.import_module(f"{self.package}.estimate")
-        except ModuleNotFoundError as e:
-            if e.name != f"{self.package}.estimate":
-                raise
-            return None
-        return getattr(mod, "estimate", None)
+        """The declared ``estimate`` (None when the study declares none)."""
+        return self.estimate
 
 
 def study_of(cfg: Config) -> Study | None:
@@ -210,9 +198,3 @@ class Records:
 
     def __repr__(self) -> str:
         return f"Records({self.root}, tables={self.tables})"
-
-
-def read(cfg: Config, run: Callable[[Config], Path]) -> Records:
-    """``cfg``'s records, running the study first unless a finished run is there (the body of every
-    study's ``records``)."""
-    return Records(ensure(cfg, run), cfg)

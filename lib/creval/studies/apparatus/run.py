@@ -27,8 +27,3 @@ def run(cfg: ApparatusConfig) -> Path:
                        stop=("\n",), seed=cfg.seed)
     store.write("samples", [SampleRecord.of(problem, i, m.logprob_kind, s).to_dict() for i, s in enumerate(samples)])
     return contract.finish(store)
-
-
-def records(cfg: ApparatusConfig) -> contract.Records:
-    """The ``samples`` table and manifest of chapter 01, running the study only if it is missing."""
-    return contract.read(cfg, run)

@@ -297,8 +297,3 @@ def run(cfg: AutConfig, progress: bool = True) -> Path:
     store.write("baselines_full", full_baselines(cfg))
     store.params["human_sources"] = sorted(items["dataset"].unique()) if len(items) else []
     return contract.finish(store)
-
-
-def records(cfg: AutConfig) -> contract.Records:
-    """The run's tables (``uses``, ``turns``, ``judgments``, ``human``, ``raters``), running what is missing."""
-    return contract.read(cfg, run)

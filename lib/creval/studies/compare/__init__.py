@@ -1,6 +1,6 @@
 """Comparing models (chapter 09): every model on every study's headline measure, paired differences,
 homogeneity of their ideas, and what each cost."""
-from creval.studies.compare import run
+from creval.studies.compare import estimate, run
 from creval.studies.compare.config import CompareConfig
 from creval.studies.compare.records import (
     CostRecord,
@@ -23,4 +23,5 @@ STUDY = Study("compare", "chapters/09-compare.ipynb", CompareConfig, run.run,
                       "homogeneity": Homogeneity, "notes": NoteRecord, "released": ReleasedValueRecord,
                       "overused": OverusedRecord, "released_sources": ReleasedSourceRecord,
                       "pairwise": PairwiseRecord, "equivalence": EquivalenceRecord},
+              estimate=estimate.estimate,
               summary="every model on every headline measure, paired differences, homogeneity of ideas, cost")

@@ -79,8 +79,3 @@ def run(cfg: CompareConfig) -> Path:
     store.write("notes", [{"note": n} for n in notes + more])
     store.flush_calls()
     return contract.finish(store)
-
-
-def records(cfg: CompareConfig) -> contract.Records:
-    """The comparison's tables (see the module doc), running what is missing."""
-    return contract.read(cfg, run)

@@ -4,20 +4,16 @@ these parameters (with that root's model) is finished: a missing run is reported
 with another model."""
 from __future__ import annotations
 
-import importlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from creval.core.io import read_jsonl
 from creval.models.registry import model_name
 from creval.studies import contract
 from creval.studies.config import Config
+from creval.studies.reader import ReaderConfig
 from creval.studies.registry import get_study
-
-if TYPE_CHECKING:
-    from creval.studies.compare.config import CompareConfig
 
 
 def compared() -> tuple[str, ...]:
@@ -77,13 +73,13 @@ def root_model(root: str) -> str | None:
     return None
 
 
-def root_config(cfg: CompareConfig, root: str, study: str, model: str) -> Config:
+def root_config(cfg: ReaderConfig, root: str, study: str, model: str) -> Config:
     """The upstream Config that ``creval batch`` used in ``root`` for ``model``: these parameters with that
     model alone and that run root."""
     return cfg.upstream(model=model, models=[], run_root=root)[study]
 
 
-def root_runs(cfg: CompareConfig, root: str) -> dict:
+def root_runs(cfg: ReaderConfig, root: str) -> dict:
     """Per study, the run id of the finished run read in ``root`` (None when there is none)."""
     model = root_model(root)
     if model is None:
@@ -100,17 +96,17 @@ def names(models) -> tuple[str, ...]:
     return tuple(model_name(m) for m in models)
 
 
-def own_sources(cfg: CompareConfig) -> list[Source]:
+def own_sources(cfg: ReaderConfig) -> list[Source]:
     """This run root: each study's records for every model under test (a study runs first only when its folder
     for these very parameters is missing, as ``creval book`` would run it)."""
     out = []
     for name, c in cfg.upstream().items():
-        recs = importlib.import_module(f"creval.studies.{name}.run").records(c)
+        recs = get_study(name).records(c)
         out.append(Source(THIS_ROOT, name, names(c.tested), c, recs, shared=len(c.tested) > 1))
     return out
 
 
-def batch_sources(cfg: CompareConfig) -> list[Source]:
+def batch_sources(cfg: ReaderConfig) -> list[Source]:
     """Each root of ``compare_roots``, each study: read when finished, else ``missing`` with the reason."""
     out = []
     for root in cfg.compare_roots:
@@ -131,7 +127,7 @@ def batch_sources(cfg: CompareConfig) -> list[Source]:
     return out
 
 
-def sources(cfg: CompareConfig) -> list[Source]:
+def sources(cfg: ReaderConfig) -> list[Source]:
     """Every study of every root compared (see the module doc)."""
     return batch_sources(cfg) if cfg.compare_roots else own_sources(cfg)
 

@@ -1,5 +1,6 @@
-"""The per-item values of every study's headline measure, read from its records (no call): one row per model x
-measure x item (``model, study, measure, item, value, judge``). The items are what the models share (a
+"""The per-item values of every study's headline measure, read from its records (no call) by the function its
+Study declares (``values=``, :mod:`creval.studies.values`): one row per model x measure x item (``model, study,
+measure, item, value, judge``). The items are what the models share (a
 problem, a NeoCoder problem at a round, a text scored, an AUT object at a level), so two models' values can be
 paired item by item. Also the texts whose homogeneity is measured (:func:`idea_rows`)."""
 from __future__ import annotations
@@ -14,8 +15,8 @@ from creval.core.errors import CrevalError
 from creval.datasets import aut, macgyver
 from creval.judges.base import PROMPTS
 from creval.judges.pairwise import judge_version
-from creval.measures.entropy import distinct_at_k
 from creval.models.registry import get_spec
+from creval.studies.registry import get_study
 
 # what a higher value means, per measure family (the page and docs/compare.md say the same)
 HIGHER = {"semantic entropy": "more diverse meanings per step", "distinct": "more distinct meanings among n samples",
@@ -48,101 +49,19 @@ def judge_provenance(cfg) -> dict:
             "sampling": _sha(settings), "order_seed": int(cfg.seed)}
 
 
-def _row(model, study, measure, item, value, judge="") -> dict:
-    return {"model": str(model), "study": study, "measure": measure, "item": str(item),
-            "value": float(value) if value is not None else float("nan"), "judge": judge}
-
-
-def divergent_values(recs, models) -> list[dict]:
-    """Semantic entropy (mean over a solution's steps) per problem, and distinct@n (meaning classes among
-    a step's n samples, STOP rows left out, mean over the problem's steps) per problem, per domain."""
-    rows = []
-    p = recs["problems"]
-    for r in p[p["model"].isin(models)].to_dict("records") if len(p) else []:
-        rows.append(_row(r["model"], "divergent", f"semantic entropy ({r['domain']})", r["problem_id"],
-                         r["mean_semantic_entropy"]))
-    s = recs["steps"]
-    if len(s):
-        s = s[s["model"].isin(models) & ~s["is_stop"].astype(bool)]
-        for (m, d, pid), g in s.groupby(["model", "domain", "problem_id"], sort=False):
-            n = int(g["n"].iloc[0])
-            rows.append(_row(m, "divergent", f"distinct@{n} ({d})", pid,
-                             g["cluster_ids"].map(distinct_at_k).mean()))
-    return rows
-
-
-def convergent_values(recs, models, judge: str) -> list[dict]:
-    """The bench judge's share of yes over a solution's criteria (unparsed left out), per problem."""
-    v = recs["bench_verdicts"]
-    if not len(v):
-        return []
-    v = v[v["model"].isin(models) & ~v["unparsed"].astype(bool)]
-    rows = []
-    for (m, d, pid), g in v.groupby(["model", "domain", "pair_id"], sort=False):
-        rows.append(_row(m, "convergent", f"convergent judge score ({d})", str(pid).split("::")[0],
-                         g["verdict"].astype(float).mean(), judge))
-    return rows
-
-
-def neocoder_values(recs, models) -> list[dict]:
-    """Per live round: the NeoGauge term (follows x correct x novelty) and pass@1 (strict judge) per problem."""
-    r = recs["rounds"]
-    rows = []
-    for x in r[r["model"].isin(models)].to_dict("records") if len(r) else []:
-        rows.append(_row(x["model"], "neocoder", f"NeoGauge term (round {x['round']})", x["problem_id"],
-                         x["neogauge_term"]))
-        rows.append(_row(x["model"], "neocoder", f"pass@1 strict (round {x['round']})", x["problem_id"],
-                         float(bool(x["verdict_strict"].get("correct")))))
-    return rows
-
-
-def rethinking_values(recs, models) -> list[dict]:
-    """How surprised each model is by the shared texts of each set, in bits per byte (the texts' log-likelihood
-    over their UTF-8 bytes): unlike perplexity per token it compares models with different tokenizers, and a
-    one-word text cannot dominate the mean (its per-text perplexity can run to 10^5)."""
-    p = recs["perplexity"]
-    return [_row(x["model"], "rethinking", f"bits per byte ({x['set']} texts)", x["id"], x["bpb"])
-            for x in (p[p["model"].isin(models)].to_dict("records") if len(p) else [])]
-
-
-def aut_values(recs, models, judge: str) -> list[dict]:
-    """The fixed judge's originality score (1-5) of a model's uses, mean per object x level."""
-    j = recs["judgments"]
-    if not len(j):
-        return []
-    j = j[(j["judge"] == judge) & (j["method"] == "score") & j["generator"].isin(models) & j["value"].notna()]
-    return [_row(m, "aut", "AUT originality (judge score 1-5)", f"{o}/{lv}", g["value"].astype(float).mean(), judge)
-            for (m, o, lv), g in j.groupby(["generator", "object", "level"], sort=False)]
-
-
 def study_values(study: str, recs, models, judge: str) -> list[dict]:
-    """The value rows of one study's records for ``models``."""
-    if study in ("convergent", "aut"):
-        return {"convergent": convergent_values, "aut": aut_values}[study](recs, models, judge)
-    return {"divergent": divergent_values, "neocoder": neocoder_values, "rethinking": rethinking_values}[study](
-        recs, models)
+    """The value rows of one study's records for ``models``: what its Study declares as ``values`` (none when it
+    declares nothing)."""
+    fn = get_study(study).values
+    return fn(recs, models, judge) if fn is not None else []
 
 
 # -- the ideas whose homogeneity is measured --------------------------------------------------------------
 def idea_rows(study: str, recs, models) -> list[dict]:
-    """``task, prompt, source, text`` of the prompts every model answered: the n samples of each divergent
-    problem's first step, and each model's AUT uses of an object."""
-    rows = []
-    if study == "divergent":
-        s = recs["steps"]
-        if len(s):
-            s = s[s["model"].isin(models) & (s["step_index"] == 0) & ~s["is_stop"].astype(bool)]
-            for r in s.to_dict("records"):
-                rows += [{"task": f"divergent first step ({r['domain']})", "prompt": r["problem_id"],
-                          "source": r["model"], "text": str(x.get("clean") or x.get("text") or "").strip()}
-                         for x in r["samples"]]
-    if study == "aut":
-        u = recs["uses"]
-        if len(u):
-            u = u[u["generator"].isin(models) & ~u["refused"].astype(bool)]
-            rows += [{"task": "AUT uses", "prompt": r["object"], "source": r["generator"],
-                      "text": str(r["text"]).strip()} for r in u.to_dict("records")]
-    return [r for r in rows if r["text"]]
+    """``task, prompt, source, text`` of the prompts every model answered, as the study's ``ideas`` declares
+    them (the n samples of each divergent problem's first step, each model's AUT uses of an object)."""
+    fn = get_study(study).ideas
+    return [r for r in (fn(recs, models) if fn is not None else []) if r["text"]]
 
 
 def human_ideas(ideas: pd.DataFrame, per_prompt: int, seed: int) -> tuple[list[dict], list[str]]:

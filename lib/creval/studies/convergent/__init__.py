@@ -2,7 +2,7 @@
 solutions and on human labels."""
 from creval.datasets import macgyver
 from creval.studies.contract import Study
-from creval.studies.convergent import estimate, run
+from creval.studies.convergent import estimate, run, values
 from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.convergent.records import (
     BenchVerdictRecord,
@@ -19,4 +19,5 @@ STUDY = Study("convergent", "chapters/03-convergent.ipynb", ConvergentConfig, ru
                       "human_verdicts": HumanVerdictRecord, "transcripts": TranscriptRecord,
                       "bench_verdicts": BenchVerdictRecord, "sweep": SweepRecord, "sweep_calls": SweepCallRecord},
               datasets=(macgyver.DATASET,), estimate=estimate.estimate,
+              values=values.values,
               summary="the retrieval-based multi-agent judge and its baselines, on model solutions and human labels")

@@ -1,7 +1,7 @@
 """The convergent study's run (chapter 03): every judge call behind the chapter, into ``cfg.run_dir``.
 
 It reads chapter 02's solutions (the ``problems`` table of
-:func:`creval.studies.divergent.run.records` for ``cfg.divergent()``; the divergent study runs first only if
+the divergent study's records for ``cfg.divergent()``; the divergent study runs first only if
 its folder is not finished, and is never rerun here) and judges with ``judge_model`` (the LLM behind every
 judge). The work is one set of units (:func:`creval.core.units.run_units`, ``units/judged.jsonl``,
 resumable, run together up to the judge model's in-flight budget), each a pair judged on all its criteria
@@ -50,7 +50,7 @@ from creval.models import registry
 from creval.studies import contract
 from creval.studies import units as widths
 from creval.studies.convergent.config import ConvergentConfig
-from creval.studies.divergent import run as divergent
+from creval.studies.registry import upstream_records
 
 log = logging.getLogger("creval.studies.convergent.run")
 
@@ -180,7 +180,7 @@ def _work(u: units.Unit) -> dict[str, list]:
 def run(cfg: ConvergentConfig) -> Path:
     """Every convergent record of ``cfg`` into ``cfg.run_dir`` (see the module doc)."""
 
-    problems = divergent.records(cfg.divergent()).problems        # chapter 02's solutions, never rerun here
+    problems = upstream_records(cfg)["divergent"].problems       # chapter 02's solutions, never rerun here
     store = contract.start(cfg)
     judge = registry.load_model(cfg.judge_model)
     store.note_model(judge)
@@ -201,8 +201,3 @@ def run(cfg: ConvergentConfig) -> Path:
     log.info("convergent %s: %d bench verdicts, %d human verdicts, %d sweep verdicts", cfg.run_dir,
              len(tables.get("bench_verdicts", [])), len(tables.get("human_verdicts", [])), len(sweep))
     return contract.finish(store)
-
-
-def records(cfg: ConvergentConfig) -> contract.Records:
-    """The convergent tables of ``cfg`` (see the module doc), running only what is missing."""
-    return contract.read(cfg, run)

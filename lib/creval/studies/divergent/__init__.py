@@ -2,7 +2,7 @@
 sweep and the entailment backends."""
 from creval.datasets import bookmia, hypogen, macgyver, msrp, sick
 from creval.studies.contract import Study
-from creval.studies.divergent import estimate, run
+from creval.studies.divergent import estimate, run, values
 from creval.studies.divergent.config import DivergentConfig
 from creval.studies.divergent.records import (
     EntailmentRecord,
@@ -17,4 +17,5 @@ STUDY = Study("divergent", "chapters/02-divergent.ipynb", DivergentConfig, run.r
                       "entailment": EntailmentRecord, "nli_eval": NliEvalRecord},
               datasets=(macgyver.DATASET, hypogen.DATASET, bookmia.DATASET, sick.DATASET, msrp.DATASET),
               estimate=estimate.estimate,
+              values=values.values, ideas=values.ideas,
               summary="semantic entropy of step-wise generation (Tan et al.), a temperature sweep, entailment backends")

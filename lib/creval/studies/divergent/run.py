@@ -136,9 +136,3 @@ def run(cfg: DivergentConfig) -> Path:
     store.write("nli_eval", rows)
     return contract.finish(store)
 
-
-def records(cfg: DivergentConfig) -> contract.Records:
-    """The divergent tables of ``cfg`` (``steps``, ``problems``, ``sweep``, ``nli_eval``, ``entailment``),
-    running only what is missing."""
-    return contract.read(cfg, run)
-

@@ -1,7 +1,7 @@
 """The Code creativity (NeoCoder) study (chapter 05): denial prompting and NeoGauge on Codeforces."""
 from creval.datasets import neocoder
 from creval.studies.contract import Study
-from creval.studies.neocoder import estimate, run
+from creval.studies.neocoder import estimate, run, values
 from creval.studies.neocoder.config import NeoCoderConfig
 from creval.studies.neocoder.records import (
     CodeRecord,
@@ -17,4 +17,5 @@ STUDY = Study("neocoder", "chapters/05-neocoder.ipynb", NeoCoderConfig, run.run,
                       "known_positives": PositiveRecord, "human_detections": HumanDetectionRecord,
                       "rounds": RoundRecord},
               datasets=(neocoder.DATASET,), estimate=estimate.estimate,
+              values=values.values,
               summary="denial prompting and NeoGauge on Codeforces, every program in the sandbox (Lu et al.)")

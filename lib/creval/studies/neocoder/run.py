@@ -62,7 +62,7 @@ from creval.studies.neocoder.records import (
 )
 
 __all__ = ["SOLVER_PROMPT", "benchmark_problem", "constrained_statement", "denial_prompting", "draw_ban",
-           "records", "run"]
+           "run"]
 
 CHUNK = 20                  # replayed problems judged in one unit (one sandbox batch)
 # the two definitions of the ambiguous technique names compared by the detector check
@@ -216,9 +216,3 @@ def run(cfg: NeoCoderConfig) -> Path:
     for table in ("codes", "known_positives", "human_detections", "rounds"):
         store.write(table, tables.get(table, []))
     return contract.finish(store)
-
-
-def records(cfg: NeoCoderConfig) -> contract.Records:
-    """The NeoCoder tables of ``cfg`` (``data_source``, ``problems``, ``codes``, ``known_positives``,
-    ``human_detections``, ``rounds``), running only what is missing."""
-    return contract.read(cfg, run)

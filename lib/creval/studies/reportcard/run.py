@@ -33,8 +33,3 @@ def run(cfg: ReportCardConfig) -> Path:
                                          r.cfg.resolved().get("data")).to_dict() for n, r in up.items()])
     store.write("card", [CardRecord.from_dict(r).to_dict() for r in card_rows(up, n_boot=cfg.n_boot, seed=cfg.seed)])
     return contract.finish(store)
-
-
-def records(cfg: ReportCardConfig) -> contract.Records:
-    """The card's tables (``card``, ``sources``), running what is missing."""
-    return contract.read(cfg, run)

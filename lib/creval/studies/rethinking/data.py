@@ -9,7 +9,6 @@ strips step markers)."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -17,9 +16,7 @@ import pandas as pd
 from creval.core.errors import CrevalError
 from creval.datasets import aut, macgyver, msrp, ttcw
 from creval.datasets.base import provenance
-
-if TYPE_CHECKING:                                 # the Config imports this module (its resolved() reads data_kinds)
-    from creval.studies.rethinking.config import RethinkingConfig
+from creval.studies.config import Config
 
 SOURCES = (("MacGyver solutions (PS, crowd vs LLM)", macgyver), ("TTCW stories and expert verdicts", ttcw),
            ("AUT originality ratings (Ocsai-1)", aut), ("MSRP paraphrase pairs", msrp))
@@ -78,7 +75,7 @@ def _labelled(out: pd.DataFrame, labelled: bool, why: str) -> pd.DataFrame:
     return out
 
 
-def ps_texts(cfg: RethinkingConfig) -> pd.DataFrame:
+def ps_texts(cfg: Config) -> pd.DataFrame:
     """MacGyver verified feasible solutions, unconventional (label True) vs conventional."""
     df = macgyver.load_feasible_unconventional(cfg.rethink_ps_per_class or None, cfg.data_seed)
     out = pd.DataFrame({"id": [f"{p}::verified" for p in df["problem_id"]], "group": df["problem_id"],
@@ -89,7 +86,7 @@ def ps_texts(cfg: RethinkingConfig) -> pd.DataFrame:
                      "only the bundled MacGyver sample (not real labels)")
 
 
-def solver_texts(cfg: RethinkingConfig) -> pd.DataFrame:
+def solver_texts(cfg: Config) -> pd.DataFrame:
     """A crowd (label True) and a GPT-4 solution of each problem, both cut to the shorter one's words."""
     df = macgyver.load_solver_pairs(problems=cfg.rethink_human_llm_problems or None, seed=cfg.data_seed)
     rows = []
@@ -102,7 +99,7 @@ def solver_texts(cfg: RethinkingConfig) -> pd.DataFrame:
     return _labelled(out, len(out) > 0, "no crowd (Prolific) and GPT-4 solutions of the same problems here")
 
 
-def ttcw_texts(cfg: RethinkingConfig) -> pd.DataFrame:
+def ttcw_texts(cfg: Config) -> pd.DataFrame:
     """The LLM-written TTCW stories, with the experts' verdicts when they are here."""
     st = ttcw.load_stories()
     st = st.iloc[:cfg.rethink_ttcw_stories] if cfg.rethink_ttcw_stories < len(st) else st
@@ -114,7 +111,7 @@ def ttcw_texts(cfg: RethinkingConfig) -> pd.DataFrame:
     return _labelled(out, labelled, "no TTCW expert verdicts here (bundled sample stories only)")
 
 
-def aut_texts(cfg: RethinkingConfig) -> pd.DataFrame:
+def aut_texts(cfg: Config) -> pd.DataFrame:
     """Ocsai-1 AUT responses of the two most frequent objects, with their mean originality ratings."""
     df = aut.load_ocsai(cfg.rethink_aut_ratings or None, objects=2, seed=cfg.data_seed)
     out = pd.DataFrame({"id": df["item_id"], "group": df["item_id"], "object": df["prompt"],
@@ -124,7 +121,7 @@ def aut_texts(cfg: RethinkingConfig) -> pd.DataFrame:
     return _labelled(out, not (df["source"] == "sample").all(), "only the bundled AUT sample (not real ratings)")
 
 
-def msrp_texts(cfg: RethinkingConfig) -> pd.DataFrame:
+def msrp_texts(cfg: Config) -> pd.DataFrame:
     """``rethink_paraphrase_pairs`` MSRP test pairs of each kind (seeded), both sentences of each."""
     pairs, err = try_load(lambda: msrp.read_msrp("test"))
     if pairs is None:
@@ -145,7 +142,7 @@ def msrp_texts(cfg: RethinkingConfig) -> pd.DataFrame:
 LOADERS = {"ps": ps_texts, "solver": solver_texts, "ttcw": ttcw_texts, "aut": aut_texts, "msrp": msrp_texts}
 
 
-def load_texts(cfg: RethinkingConfig, text_set: str) -> pd.DataFrame:
+def load_texts(cfg: Config, text_set: str) -> pd.DataFrame:
     """The texts of one set (see the module doc); ``attrs`` say whether it is ``labelled`` and ``why`` not."""
     if text_set not in LOADERS:
         raise ValueError(f"unknown text set {text_set!r}")

@@ -72,7 +72,7 @@ from creval.studies.rethinking.texts import (
 
 log = logging.getLogger("creval.studies.rethinking.run")
 
-__all__ = ["PPL_CHUNK", "WITH_CONTEXT", "call_units", "records", "run", "text_units"]
+__all__ = ["PPL_CHUNK", "WITH_CONTEXT", "call_units", "run", "text_units"]
 
 SETS = ("ps", "solver", "ttcw", "aut", "msrp")
 JUDGED = ("ps", "solver", "ttcw")              # sets the rubric judge scores
@@ -157,8 +157,3 @@ def run(cfg: RethinkingConfig) -> Path:
     store.write("ttcw_llm_judges", llm_judge_rows(texts))
     log.info("rethinking run %s written", store.root)
     return contract.finish(store)
-
-
-def records(cfg: RethinkingConfig) -> contract.Records:
-    """The rethinking tables of ``cfg`` (see the module doc), running only what is missing."""
-    return contract.read(cfg, run)

@@ -1,7 +1,7 @@
 """The validation study's run (chapter 04): every embedding, judge call, sample and dataset read behind the
 chapter's tables, into ``cfg.run_dir``.
 
-It reads chapter 02's ``steps`` and ``problems`` (:func:`creval.studies.divergent.run.records` of
+It reads chapter 02's ``steps`` and ``problems`` (the divergent study's records for
 ``cfg.divergent()``; the divergent study runs first if its folder is not finished) and writes one table per
 computed frame:
 
@@ -51,6 +51,7 @@ from creval.models import registry
 from creval.studies import contract
 from creval.studies import units as widths
 from creval.studies.divergent import run as divergent
+from creval.studies.registry import upstream_records
 from creval.studies.validation.config import ValidationConfig
 
 log = logging.getLogger("creval.studies.validation.run")
@@ -299,7 +300,7 @@ def sample_size(cfg: ValidationConfig, steps: pd.DataFrame, big: pd.DataFrame) -
 def run(cfg: ValidationConfig) -> Path:
     """Every validation table of ``cfg`` into ``cfg.run_dir`` (see the module doc)."""
 
-    div = divergent.records(cfg.divergent())
+    div = upstream_records(cfg)["divergent"]
     steps, problems = div.steps, div.problems
     store = contract.start(cfg)
     nli = cfg.nli[4:] if cfg.nli.startswith("llm:") else ""
@@ -324,8 +325,3 @@ def run(cfg: ValidationConfig) -> Path:
         store.note_model(registry.load_model(m))
     log.info("validation run in %s", store.root)
     return contract.finish(store)
-
-
-def records(cfg: ValidationConfig) -> contract.Records:
-    """The validation tables of ``cfg`` (see the module doc), running only what is missing."""
-    return contract.read(cfg, run)

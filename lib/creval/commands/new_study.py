@@ -1,0 +1,244 @@
+"""``creval new-study NAME --reads STUDY``: write a working study that reads another study's records.
+
+It writes the package ``lib/creval/studies/<NAME>/`` (config, records, run, estimate, report and the ``STUDY``
+declaration), its chapter ``chapters/<NN>-<NAME>.ipynb`` (title, parameters cell, setup cell, one table), a
+part of its own in ``_quarto.yml`` and an entry in the preface (``index.qmd``), then rewrites
+``params/default.yaml`` and the chapters' parameters cells from the Configs (``creval sync-params``). The study
+reads the records of ``--reads`` by composition (:class:`creval.studies.reader.ReaderConfig`) and counts the
+rows of every table it read: a start that runs and passes the tests, to be replaced by the real measure.
+docs/CONTRIBUTING.md starts from it.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from pathlib import Path
+from string import Template
+
+from creval.book.sync import sync
+from creval.core import paths
+from creval.core.errors import CrevalError
+from creval.studies import registry
+
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("new-study", help="write a new study package and its chapter (for contributors)",
+                              description="Write a working study that reads another study's records: its package "
+                                          "under lib/creval/studies/, its chapter, its lines in _quarto.yml and "
+                                          "index.qmd, and params/default.yaml regenerated. Edit it from there "
+                                          "(docs/CONTRIBUTING.md).")
+    p.add_argument("name", help="the study's name: lower case letters, digits and _ (its parameters start with it)")
+    p.add_argument("--reads", action="append", required=True, metavar="STUDY",
+                   help="a study whose records the new one reads (repeatable)")
+    p.add_argument("--title", default=None, help="the chapter's title (default: the name, capitalised)")
+    p.set_defaults(func=_run)
+
+
+def _run(args) -> int:
+    for f in create(args.name, tuple(args.reads), args.title):
+        print(f"wrote {f}")
+    return 0
+
+
+def create(name: str, reads: tuple[str, ...], title: str | None = None) -> list[str]:
+    """Write the study ``name`` reading ``reads`` into this checkout; the files written or changed."""
+    repo = paths.REPO
+    if not NAME.match(name):
+        raise CrevalError(f"study name {name!r} is not a lower-case Python name",
+                          "use letters, digits and _, starting with a letter (e.g. wordlen)")
+    if name in registry.STUDIES or (repo / "lib/creval/studies" / name).exists():
+        raise CrevalError(f"a study or package named {name!r} exists already", "choose another name")
+    for up in reads:
+        registry.get_study(up)                                   # an unknown study: the error lists the known ones
+    title = title or name.replace("_", " ").capitalize()
+    number = 1 + max((int(m.group(1)) for f in (repo / "chapters").glob("*.ipynb")
+                      if (m := re.match(r"(\d+)-", f.name))), default=0)
+    chapter = f"chapters/{number:02d}-{name.replace('_', '-')}.ipynb"
+    written = write_package(repo / "lib/creval/studies" / name, name, reads, title, chapter)
+    (repo / chapter).write_text(json.dumps(chapter_notebook(name, reads, title), indent=1, ensure_ascii=False) + "\n")
+    add_to_quarto(repo / "_quarto.yml", chapter, title)
+    add_to_preface(repo / "index.qmd", number, title, summary(reads))
+    importlib.invalidate_caches()
+    registry.register(importlib.import_module(f"creval.studies.{name}").STUDY)
+    changed = sync(write=True)
+    return [str(Path("lib/creval/studies") / name / f) for f in written] + [chapter, "_quarto.yml", "index.qmd",
+                                                                          *changed]
+
+
+def summary(reads: tuple[str, ...]) -> str:
+    return f"rows and columns of every table of the {', '.join(reads)} records (a start: replace it by your measure)"
+
+
+def class_name(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+# the files of a new study's package (string.Template: ${name}, ${cls}, ${title}, ${chapter}, ${reads_repr}, ...)
+TEMPLATES = {
+    "__init__.py": '''"""${title}: ${summary}."""
+from creval.studies.contract import Study
+from creval.studies.${name} import estimate, run
+from creval.studies.${name}.config import ${cls}Config
+from creval.studies.${name}.records import CountRecord
+
+STUDY = Study("${name}", "${chapter}", ${cls}Config, run.run, reads=${reads_repr},
+              tables={"counts": CountRecord},           # every table the run writes, with its row type
+              estimate=estimate.estimate,
+              summary="${summary}")
+''',
+    "config.py": '''"""Parameters of the ${name} study: its own keys start with ``${name}_``; those of the studies it
+reads reach it by composition (``upstream_params``, :class:`creval.studies.reader.ReaderConfig`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from creval.studies.config import identity
+from creval.studies.reader import ReaderConfig
+
+
+@dataclass(frozen=True)
+class ${cls}Config(ReaderConfig):
+    """The ${name} study: what it reads of ${reads_list} (``${name}_limit`` rows of each table)."""
+    study: ClassVar[str] = "${name}"
+    ${name}_limit: int = identity(0)   # rows read from each table of the studies read, 0 for all
+''',
+    "records.py": '''"""Typed rows of the ${name} study's tables: one record type per table."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from creval.core.records import Record
+
+
+@dataclass
+class CountRecord(Record):
+    study: str         # the study read
+    table: str         # one of its tables
+    rows: int          # rows read (at most ${name}_limit when it is not 0)
+    columns: int       # columns of the table
+''',
+    "run.py": '''"""The ${name} study's run: read the records of ${reads_list} (each runs first only if its folder is
+not finished) and write the ``counts`` table. It calls no model; a study that does runs its calls as units
+(:func:`creval.core.units.run_units`, see docs/CONTRIBUTING.md)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from creval.studies import contract
+from creval.studies.${name}.records import CountRecord
+from creval.studies.registry import upstream_records
+
+
+def count_rows(study: str, recs, limit: int) -> list[dict]:
+    """One ``counts`` row per table of ``recs`` (rows capped at ``limit`` unless it is 0)."""
+    out = []
+    for table in recs.tables:
+        df = recs[table]
+        rows = min(len(df), limit) if limit else len(df)
+        out.append(CountRecord(study, table, rows, len(df.columns)).to_dict())
+    return out
+
+
+def run(cfg) -> Path:
+    store = contract.start(cfg)
+    rows = [r for study, recs in upstream_records(cfg).items() for r in count_rows(study, recs, cfg.${name}_limit)]
+    store.write("counts", rows)
+    return contract.finish(store)
+''',
+    "estimate.py": '''"""What a ${name} run costs before any call: nothing of its own (it reads records)."""
+from __future__ import annotations
+
+from creval.studies.estimate.parts import Estimate
+
+
+def estimate(cfg) -> Estimate:
+    return Estimate("${name}", [], ["reads the records of ${reads_list}: no call of its own"])
+''',
+    "report.py": '''"""Pure: the ${name} study's records in, a captioned table out."""
+from __future__ import annotations
+
+import pandas as pd
+
+from creval.studies.tables import captioned
+
+COLUMNS = ["study", "table", "rows", "columns"]
+
+
+def by_table(recs) -> pd.DataFrame:
+    """Rows and columns of every table read, one row per study and table."""
+    df = recs.counts
+    if not len(df):
+        return captioned(pd.DataFrame(columns=COLUMNS), "No table was read")
+    return captioned(df[COLUMNS].sort_values(["study", "table"]).reset_index(drop=True),
+                     "Rows and columns of every table read")
+''',
+}
+
+
+def write_package(folder: Path, name: str, reads: tuple[str, ...], title: str, chapter: str) -> list[str]:
+    """The study's package: one file per part of the contract (docs/CONTRIBUTING.md)."""
+    values = {"name": name, "cls": class_name(name), "title": title, "chapter": chapter, "summary": summary(reads),
+              "reads_repr": repr(reads), "reads_list": ", ".join(reads)}
+    folder.mkdir(parents=True)
+    for f, text in TEMPLATES.items():
+        (folder / f).write_text(Template(text).substitute(values))
+    return list(TEMPLATES)
+
+
+def _cell(kind: str, source: str, tags: tuple[str, ...] = (), hidden: bool = False) -> dict:
+    lines = source.split("\n")
+    cell = {"cell_type": kind, "metadata": {}, "source": [x + "\n" for x in lines[:-1]] + [lines[-1]]}
+    if tags:
+        cell["metadata"]["tags"] = list(tags)
+    if hidden:
+        cell["metadata"]["jupyter"] = {"source_hidden": True}
+    if kind == "code":
+        cell.update(execution_count=None, outputs=[])
+    return cell
+
+
+def chapter_notebook(name: str, reads: tuple[str, ...], title: str) -> dict:
+    """The chapter: its title and prose, the parameters cell (filled by ``sync-params``), the setup cell and a
+    table."""
+    cls = class_name(name)
+    cells = [
+        _cell("markdown", f"# {title}\n\nThis chapter reads the records of the {', '.join(reads)} study and "
+                          "counts the rows and columns of every table; replace this with what the study measures."),
+        _cell("code", "", ("parameters",), hidden=True),
+        _cell("code", f"from creval.book.plots import table\nfrom creval.studies.{name} import STUDY, report\n"
+                      f"from creval.studies.{name}.config import {cls}Config\n"
+                      f"cfg = {cls}Config.from_params(globals())\n"
+                      f"recs = STUDY.records(cfg)   # runs the study first unless its records are there",
+              ("hide-input",), hidden=True),
+        _cell("markdown", "## The tables read"),
+        _cell("code", "table(report.by_table(recs))"),
+    ]
+    return {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
+                                                        "name": "python3"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def add_to_quarto(path: Path, chapter: str, title: str) -> None:
+    """A part of its own for ``chapter``, after the book's last chapter line."""
+    lines = path.read_text().splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if re.match(r"\s+- chapters/.*\.ipynb\s*$", line))
+    part = (f'    - part: "{title}"\n'
+            f"      chapters:\n"
+            f"        - {chapter}\n")
+    path.write_text("".join(lines[:last + 1]) + part + "".join(lines[last + 1:]))
+
+
+def add_to_preface(path: Path, number: int, title: str, text: str) -> None:
+    """The chapter's entry after the last one of the preface's numbered list of chapters."""
+    lines = path.read_text().splitlines(keepends=True)
+    items = [i for i, line in enumerate(lines) if re.match(r"\d+\. \*", line)]
+    if not items:
+        raise CrevalError(f"{path} has no numbered list of chapters", "add the chapter's line to the preface by hand")
+    end = items[-1] + 1
+    while end < len(lines) and lines[end].startswith("   ") and lines[end].strip():
+        end += 1
+    path.write_text("".join(lines[:end]) + f"{number}. *{title}*: {text}.\n" + "".join(lines[end:]))
