@@ -64,8 +64,8 @@ def create(name: str, reads: tuple[str, ...], title: str | None = None) -> list[
     importlib.invalidate_caches()
     registry.register(importlib.import_module(f"creval.studies.{name}").STUDY)
     changed = sync(write=True)
-    return [str(Path("lib/creval/studies") / name / f) for f in written] + [chapter, "_quarto.yml", "index.qmd",
-                                                                          *changed]
+    done = [str(Path("lib/creval/studies") / name / f) for f in written] + [chapter, "_quarto.yml", "index.qmd"]
+    return done + [c for c in changed if c not in done]
 
 
 def summary(reads: tuple[str, ...]) -> str:
@@ -191,7 +191,7 @@ def write_package(folder: Path, name: str, reads: tuple[str, ...], title: str, c
 
 def _cell(kind: str, source: str, tags: tuple[str, ...] = (), hidden: bool = False) -> dict:
     lines = source.split("\n")
-    cell = {"cell_type": kind, "metadata": {}, "source": [x + "\n" for x in lines[:-1]] + [lines[-1]]}
+    cell = {"cell_type": kind, "id": "", "metadata": {}, "source": [x + "\n" for x in lines[:-1]] + [lines[-1]]}
     if tags:
         cell["metadata"]["tags"] = list(tags)
     if hidden:
@@ -217,6 +217,8 @@ def chapter_notebook(name: str, reads: tuple[str, ...], title: str) -> dict:
         _cell("markdown", "## The tables read"),
         _cell("code", "table(report.by_table(recs))"),
     ]
+    for i, c in enumerate(cells):
+        c["id"] = f"{name}-{i}"
     return {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
                                                         "name": "python3"}},
             "nbformat": 4, "nbformat_minor": 5}

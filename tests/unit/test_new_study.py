@@ -1,0 +1,62 @@
+"""`creval new-study`: the pieces it writes (package files from templates, the chapter, the lines in _quarto.yml
+and the preface) have the shape the book and the study-listing tests expect. The whole command is checked in a
+scratch clone (docs/CONTRIBUTING.md): it writes into the checkout, so a unit test does not run it here."""
+import re
+import shutil
+from string import Template
+
+import pytest
+
+from creval.book.execute import book_structure
+from creval.book.render import preface_html
+from creval.commands.new_study import TEMPLATES, add_to_preface, add_to_quarto, chapter_notebook, create, summary
+from creval.core.errors import CrevalError
+from creval.core.paths import REPO
+
+VALUES = {"name": "wordlen", "cls": "Wordlen", "title": "Word length", "chapter": "chapters/10-wordlen.ipynb",
+          "summary": summary(("divergent",)), "reads_repr": "('divergent',)", "reads_list": "divergent"}
+
+
+def test_every_template_is_filled_and_compiles():
+    for name, text in TEMPLATES.items():
+        src = Template(text).substitute(VALUES)
+        assert "$" not in src and "wordlen" in src, name
+        compile(src, name, "exec")
+    init = Template(TEMPLATES["__init__.py"]).substitute(VALUES)
+    assert 'Study("wordlen", "chapters/10-wordlen.ipynb", WordlenConfig, run.run, reads=(\'divergent\',)' in init
+    assert "wordlen_limit: int = identity(0)" in Template(TEMPLATES["config.py"]).substitute(VALUES)
+
+
+def test_the_chapter_has_a_title_a_parameters_cell_and_a_setup_cell_that_reads_the_study():
+    nb = chapter_notebook("wordlen", ("divergent",), "Word length")
+    kinds = [(c["cell_type"], c["metadata"].get("tags", [])) for c in nb["cells"]]
+    assert kinds[:3] == [("markdown", []), ("code", ["parameters"]), ("code", ["hide-input"])]
+    assert "".join(nb["cells"][0]["source"]).startswith("# Word length\n")
+    setup = "".join(nb["cells"][2]["source"])
+    assert "WordlenConfig.from_params(globals())" in setup and "recs = STUDY.records(cfg)" in setup
+    assert len({c["id"] for c in nb["cells"]}) == len(nb["cells"])
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+
+
+def test_the_chapter_gets_a_part_and_a_preface_entry(tmp_path):
+    shutil.copyfile(REPO / "_quarto.yml", tmp_path / "_quarto.yml")
+    shutil.copyfile(REPO / "index.qmd", tmp_path / "index.qmd")
+    before = book_structure(tmp_path / "_quarto.yml")
+    add_to_quarto(tmp_path / "_quarto.yml", "chapters/10-wordlen.ipynb", "Word length")
+    assert book_structure(tmp_path / "_quarto.yml") == before + [("Word length", "chapters/10-wordlen.ipynb")]
+    n = len(re.findall(r"(?m)^\d+\. \*", (tmp_path / "index.qmd").read_text()))
+    add_to_preface(tmp_path / "index.qmd", n + 1, "Word length", "how long the words are")
+    text = (tmp_path / "index.qmd").read_text()
+    assert f"\n{n + 1}. *Word length*: how long the words are.\n" in text
+    assert "<em>Word length</em>" in preface_html(text)
+    assert text.index("*Word length*") > text.index(f"{n}. *")         # after the last chapter's entry
+
+
+def test_a_bad_name_or_an_unknown_upstream_study_is_refused_before_anything_is_written():
+    with pytest.raises(CrevalError, match="not a lower-case Python name"):
+        create("Word-len", ("divergent",))
+    with pytest.raises(CrevalError, match="exists already"):
+        create("divergent", ("apparatus",))
+    with pytest.raises(CrevalError, match="unknown study 'nowhere'"):
+        create("wordlen", ("nowhere",))
+    assert not (REPO / "lib/creval/studies/wordlen").exists()
