@@ -14,6 +14,7 @@ import sqlite3
 import sys
 
 from creval import __version__, commands
+from creval.core.deferral import Deferred
 from creval.core.errors import CrevalError
 from creval.core.ledger import LEDGER
 
@@ -67,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"creval: error: the call cache could not be written ({e})\n  fix: free disk space or make the data "
               "home writable (CREVAL_HOME); finished calls are cached, rerun to resume", file=sys.stderr)
         return 2
+    except Deferred as e:           # a call written to a batch file outside the unit runner: one line
+        print(f"creval: the run waits for a batch answer ({e or 'a call was written to the batch file'}); answer "
+              "the file and rerun with --batch-in", file=sys.stderr)
+        return 0
     except KeyboardInterrupt:
         print("creval: interrupted; finished calls are cached, rerun the same command to resume", file=sys.stderr)
         return 130

@@ -100,3 +100,53 @@ def test_the_estimate_counts_the_reasoning_a_reasoning_model_may_spend():
     part = calls("judge", "gpt-5-mini", "verdicts", 10, 100, 8)
     assert reasoning(part) == Range(0, 20000)                # minimal effort: none to 2000 tokens a call
     assert reasoning(calls("judge", "gpt-4o", "verdicts", 10, 100, 8)) == Range(0, 0)
+
+
+def test_a_batch_answer_that_fails_its_check_is_held_back_and_the_others_are_read(tmp_path, monkeypatch):
+    import json
+
+    from creval.core.deferral import batch_out
+    from creval.models.batchfile import read_in
+    from creval.models.registry import load_model
+    monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "c.sqlite"))
+    (tmp_path / "srv.yaml").write_text("backend: openai\nmodel: srv\nbase_url: http://127.0.0.1:9/v1\n")
+    m = load_model(str(tmp_path / "srv.yaml"))
+    convos = [[{"role": "user", "content": q}] for q in ("first?", "second?")]
+    with pytest.raises(Exception), batch_out(tmp_path / "req.jsonl"):
+        m.chat_many(convos)
+    ids = [json.loads(x)["custom_id"] for x in (tmp_path / "req.srv.chat.jsonl").read_text().splitlines()]
+
+    def answer(cid, content):
+        body = {"choices": [{"message": {"content": content}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 3, "completion_tokens": 3}}
+        return json.dumps({"custom_id": cid, "response": {"status_code": 200, "body": body}})
+    (tmp_path / "ans.jsonl").write_text(answer(ids[0], "<think>hmm</think> yes") + "\n" + answer(ids[1], "no") + "\n")
+    got = read_in(tmp_path / "ans.jsonl")
+    assert got.stored == 1 and list(got.failed) == [ids[0]] and "carries thinking" in got.failed[ids[0]]
+    with batch_out(tmp_path / "again.jsonl") as wave:             # held back: not written again
+        with pytest.raises(Exception):
+            m.chat_many(convos)
+    assert wave.written == 0 and ids[0] in wave.held
+
+
+def test_a_deferral_outside_the_unit_runner_is_one_line(monkeypatch, capsys):
+    import creval.commands.check as chk
+    from creval.cli import main
+    from creval.core.deferral import Deferred
+
+    def written(args):
+        raise Deferred("chat: 3 requests written to wave.jsonl")
+    monkeypatch.setattr(chk, "cmd_check", written)
+    assert main(["check", "anything"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "3 requests written to wave.jsonl" in err and "--batch-in" in err
+
+
+def test_a_servers_log_prob_kind_is_part_of_a_calls_identity():
+    from creval.models.cached import Model
+
+    class Fake:
+        def __init__(self, kind):
+            self.spec, self.LOGPROB_KIND = spec(can={"logprobs": kind}), kind
+    raw, processed = Model(Fake("raw"))._ident(), Model(Fake("processed"))._ident()
+    assert raw != processed and raw["logprob_kind"] == "raw"         # a cached sample keeps its own kind
