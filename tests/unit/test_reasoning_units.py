@@ -150,3 +150,19 @@ def test_a_servers_log_prob_kind_is_part_of_a_calls_identity():
             self.spec, self.LOGPROB_KIND = spec(can={"logprobs": kind}), kind
     raw, processed = Model(Fake("raw"))._ident(), Model(Fake("processed"))._ident()
     assert raw != processed and raw["logprob_kind"] == "raw"         # a cached sample keeps its own kind
+
+
+def test_a_local_models_sample_that_thinks_is_refused_too(tmp_path, monkeypatch):
+    from creval.models.cached import Model
+    monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "c.sqlite"))
+
+    class Thinker:                           # a local thinking model (a Qwen3 GGUF) whose samples open with <think>
+        spec, LOGPROB_KIND = ModelSpec(name="thinker", backend="llamacpp", model="t"), "raw"
+
+        def sample(self, req, indices):
+            return [Sample("<think>", (-0.2,)) for _ in indices]
+
+        def count_tokens(self, text):
+            return len(text.split())
+    with pytest.raises(CrevalError, match=r"a sample carries thinking \(<think>\)"):
+        Model(Thinker()).sample([{"role": "user", "content": "a use for a brick?"}], 2)

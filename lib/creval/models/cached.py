@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from creval.core.cache import CallCache, cached_batch
+from creval.models import replies
 from creval.models.base import (
     Backend,
     ChatRequest,
@@ -83,6 +84,7 @@ class Model:
         req = SampleRequest(tuple(messages), temperature, top_p, max_tokens, tuple(stop), seed)
 
         def fix(s: Sample) -> Sample:
+            replies.checked_sample(self.spec, s.text, "")      # every backend: a sample that thinks is no answer
             return replace(s, prompt_tokens=s.prompt_tokens or self.prompt_tokens(messages))
 
         if self.concurrent:
