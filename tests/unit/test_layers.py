@@ -105,3 +105,14 @@ def test_the_checker_sees_a_private_name(tmp_path):
     f.write_text("from creval.datasets import macgyver\nfrom creval.judges.base import _hidden, render\n"
                  "macgyver._benchmark(1)\nmacgyver.load_pairs()\nrender.__doc__\n")
     assert sorted(private_uses(f)) == ["creval.datasets.macgyver._benchmark", "creval.judges.base._hidden"]
+
+
+REPORT_MODULES = ("report", "reading", "readers", "figures", "human")   # records in, tables and sentences out
+
+
+def test_reports_import_no_judge_model_or_sandbox():
+    reaching = [f"{mod} imports {imp}" for f, mod in modules() if mod.startswith("creval.studies.")
+                and mod.rsplit(".", 1)[-1] in REPORT_MODULES for imp in imports_of(f)
+                if imp.split(".")[:2] in (["creval", "judges"], ["creval", "models"], ["creval", "sandbox"])]
+    assert len([m for _, m in modules() if m.rsplit(".", 1)[-1] in REPORT_MODULES]) >= 9
+    assert not reaching, f"reports read records and pure maths only (move what they need to measures/): {reaching}"

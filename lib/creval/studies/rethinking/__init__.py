@@ -1,7 +1,7 @@
 """The Rethinking the metrics study (chapter 06): creativity index, perplexity, syntactic templates and rubric
 judges against people (Lu et al.)."""
 from creval.datasets import aut, macgyver, msrp, ttcw
-from creval.judges.rubric import RubricRecord
+from creval.measures.rubric import RubricRecord
 from creval.studies.contract import Study
 from creval.studies.rethinking import estimate, run, values
 from creval.studies.rethinking.config import RethinkingConfig

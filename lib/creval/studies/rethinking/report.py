@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from creval.judges.rubric import ASPECTS, RubricRecord, rerun_consistency
 from creval.measures import stats as S
+from creval.measures.rubric import ASPECTS, RubricRecord, rerun_consistency
 from creval.studies.rethinking.readers import (
     MEASURES,
     check_rows,
