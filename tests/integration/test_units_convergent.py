@@ -107,7 +107,7 @@ def test_creval_judge_runs_one_unit_per_pair_together(tmp_path, world):
         path = tmp_path / "standin.yaml"
         path.write_text(s.spec_yaml("standin", 64))
         args = build_parser().parse_args(["judge", str(f), "--out", str(tmp_path / "out"), "--judge", "chateval",
-                                          "--model", str(path)])
+                                          "--judge-model", str(path)])
         assert args.func(args) == 0
         # per pair and criterion: 2 rounds x 3 analysts, then 3 verdicts
         assert s.stats["peak_in_flight"] > 3 and s.stats["requests"] == 8 * 3 * (2 * 3 + 3)

@@ -41,7 +41,7 @@ def test_the_command_takes_its_defaults_from_the_config():
     sub = next(a for a in build_parser()._actions if a.dest == "command").choices
     d = {a.dest: a.default for a in sub["judge"]._actions}
     c = ConvergentConfig()
-    assert (d["judge"], d["model"], d["threshold"], d["k"], d["j"], d["l"], d["max_rounds"], d["word_limit"],
+    assert (d["judge"], d["judge_model"], d["threshold"], d["k"], d["j"], d["l"], d["max_rounds"], d["word_limit"],
             d["retries"], d["verdict_via"], d["seed"]) == (
         c.bench_judge, c.judge_model, c.judge_threshold, c.judge_k, c.judge_j, c.judge_l, c.judge_max_rounds,
         c.judge_word_limit, c.judge_retries, c.judge_verdict_via, c.seed)

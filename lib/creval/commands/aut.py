@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from creval.book.params import effective_params, load_params
-from creval.commands import retire
+from creval.commands import renamed, retire
 from creval.commands.book import params_path
 from creval.core.errors import CrevalError
 from creval.judges.aut import ListJob, judge_lists, pointwise_scores
@@ -39,7 +39,8 @@ def register(subparsers) -> None:
     retire(sub, "aut run", "`creval aut table` (the agreement table) or `creval run aut` (the study)")
     s = sub.add_parser("score", help="score the AUT responses of a CSV file (columns object, response)")
     s.add_argument("file", help="CSV with the columns object and response")
-    s.add_argument("--judge", default=D.judge_model, help="registered model name (default: %(default)s)")
+    s.add_argument("--judge-model", default=D.judge_model, help="the LLM that scores (default: %(default)s)")
+    renamed(s, "--judge", "--judge-model")
     s.add_argument("--mode", default="pointwise", choices=("pointwise", "segmented"),
                    help="pointwise: one response per call, expected score from the log-probs of 1..5; segmented: "
                         "lists of --list responses of the same object scored 1-5 in one call")
@@ -79,7 +80,7 @@ def read_responses(path: str | Path) -> list[dict]:
 
 def score(args) -> int:
     rows = read_responses(args.file)
-    model = load_model(args.judge)
+    model = load_model(args.judge_model)
     if args.mode == "pointwise":
         res = pointwise_scores(model, [(r["object"], r["response"]) for r in rows], via="logprobs")
         for r, (v, path) in zip(rows, res):

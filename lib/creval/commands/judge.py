@@ -14,6 +14,7 @@ import argparse
 import csv
 from pathlib import Path
 
+from creval.commands import renamed
 from creval.core.errors import CrevalError
 from creval.core.io import read_jsonl
 from creval.domains import get_domain
@@ -68,7 +69,8 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, help="folder for the verdicts (one per judge setting)")
     p.add_argument("--judge", default=C.bench_judge, choices=judge_names(),
                    help="judge (default: bench_judge, %(default)s)")
-    p.add_argument("--model", default=C.judge_model, help="judge model (default: judge_model, %(default)s)")
+    p.add_argument("--judge-model", default=C.judge_model, help="the LLM that judges (default: %(default)s)")
+    renamed(p, "--model", "--judge-model")
     p.add_argument("--domain", default="macgyver", help="domain whose criteria are judged (default: %(default)s)")
     p.add_argument("--limit", type=int, default=None, help="judge only the first N pairs")
     p.add_argument("--threshold", type=float, default=C.judge_threshold,
@@ -93,11 +95,11 @@ def main(args: argparse.Namespace) -> int:
     if args.limit is not None:
         rows = rows[:args.limit]
     crits = get_domain(args.domain).criteria
-    model = load_model(args.model)
+    model = load_model(args.judge_model)
     settings = dict(threshold=args.threshold, k=args.k, j=args.j, l=args.l, max_rounds=args.max_rounds,
                     word_limit=args.word_limit, retries=args.retries, verdict_via=args.verdict_via,
                     embedder=args.embedder, seed=args.seed)
-    st = run_judge(args.judge, model, rows, crits, args.out, width=width(args.model),
+    st = run_judge(args.judge, model, rows, crits, args.out, width=width(args.judge_model),
                    **judge_settings(args.judge, settings))
     df = st.frame("verdicts")
     print(f"{len(df)} verdicts in {args.out}/verdicts.jsonl; unparsed {int(df.unparsed.sum())}; "
