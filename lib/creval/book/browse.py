@@ -1,0 +1,148 @@
+"""The item browser: one self-contained HTML page per study listing every row of every table it wrote.
+
+The page holds its study's rows as JSON inside the page (``<script type="application/json">``), so it opens
+from the built site and as a local file (``file://``, JupyterLab) with the network off. Its script
+(``assets/browser.html``) shows one table at a time, a page of rows at a time, with a filter per column
+that has few values (dataset, model, verdict, parse state...) and a text search; a row opens into every field
+(prompts, outputs, transcripts, clusters, rounds) and the rows of the study's other tables that share its ids
+(a verdict's transcript, a problem's steps). The state lives in the address (``#t=verdicts&f.model=x&i=3``),
+so a link can open the browser filtered, or on one item.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+ASSET = Path(__file__).with_name("assets") / "browser.html"
+PLACEHOLDER = "/*CREVAL_DATA*/"
+MAX_LIST = 500              # a list longer than this (token log-probs...) is cut, saying how much was left out
+MAX_TEXT = 200_000          # characters of one string (a full transcript fits)
+MAX_FILTERS = 6
+MAX_LEVELS = 40             # a column with more distinct values is searched, not filtered
+PREFERRED = re.compile(r"dataset|domain|model|verdict|pars|agree|judge|criterion|label|source|kind|split|set\b|"
+                       r"temperature|solver|state|status", re.I)
+KEY = re.compile(r"(^|_)(id|uid|key)$|^(item|pair|problem|criterion|judge|story|prompt_id)$", re.I)
+
+
+def plain(v: Any) -> Any:
+    """``v`` as JSON can hold it: NaN and infinities become None (shown as "not recorded"), numpy scalars
+    Python numbers, long lists cut at :data:`MAX_LIST` with a last element saying how many were left out."""
+    if isinstance(v, float):
+        return None if math.isnan(v) or math.isinf(v) else v
+    if isinstance(v, str):
+        return v if len(v) <= MAX_TEXT else v[:MAX_TEXT] + f" [... {len(v) - MAX_TEXT} more characters]"
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        cut = [plain(x) for x in v[:MAX_LIST]]
+        return cut + ([f"[... {len(v) - MAX_LIST} more]"] if len(v) > MAX_LIST else [])
+    if hasattr(v, "item") and not hasattr(v, "__len__"):
+        return plain(v.item())
+    if hasattr(v, "tolist"):
+        return plain(v.tolist())
+    return v if v is None or isinstance(v, (bool, int)) else str(v)
+
+
+def declared_columns(kind: Any) -> list[str]:
+    """The columns a record type declares, in its order (none for an untyped table)."""
+    if not dataclasses.is_dataclass(kind):
+        return []
+    return [f.metadata.get("column", f.name) for f in dataclasses.fields(kind) if "spread" not in f.metadata]
+
+
+def columns_of(rows: list[dict], kind: Any = None) -> list[str]:
+    """Every column of ``rows``: the record type's first (those present), then the others as they come."""
+    seen = dict.fromkeys(k for r in rows for k in r)
+    return [c for c in declared_columns(kind) if c in seen] + [c for c in seen if c not in declared_columns(kind)]
+
+
+def is_level(v: Any) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool)) and not (isinstance(v, str) and len(v) > 80)
+
+
+def filter_columns(columns: list[str], rows: list[dict]) -> list[str]:
+    """The columns a reader filters on: scalar, short, with 2 to :data:`MAX_LEVELS` values; those named like a
+    dataset, model, verdict, parse state or agreement first; at most :data:`MAX_FILTERS`."""
+    good = []
+    for c in columns:
+        values = {json.dumps(plain(r.get(c))) for r in rows if is_level(r.get(c))}
+        if all(is_level(r.get(c)) for r in rows) and 2 <= len(values) <= MAX_LEVELS:
+            good.append(c)
+    return sorted(good, key=lambda c: (not PREFERRED.search(c), columns.index(c)))[:MAX_FILTERS]
+
+
+def key_columns(tables: dict[str, list[str]]) -> list[str]:
+    """Id-like columns that two or more tables share: how the browser finds an item's rows elsewhere."""
+    counts: dict[str, int] = {}
+    for cols in tables.values():
+        for c in cols:
+            counts[c] = counts.get(c, 0) + 1
+    return sorted(c for c, n in counts.items() if n > 1 and KEY.search(c))
+
+
+AGREES = "agrees with people"
+VERDICTS, LABELS = ("verdict",), ("label", "human_label")
+
+
+def yes_no(v: Any) -> bool | None:
+    """A verdict or label as True/False (``yes``/``no``, 1/0, booleans); None for anything else."""
+    if isinstance(v, bool) or v in (0, 1):
+        return bool(v)
+    return {"yes": True, "no": False, "true": True, "false": False}.get(str(v).strip().lower())
+
+
+def with_agreement(rows: list[dict]) -> list[dict]:
+    """``rows`` with :data:`AGREES` (the judge's yes/no verdict equals the people's label; None where either is
+    missing) when they hold both a verdict and a human label column; else unchanged."""
+    cols = set().union(*rows) if rows else set()
+    verdict = next((c for c in VERDICTS if c in cols), None)
+    label = next((c for c in LABELS if c in cols), None)
+    if verdict is None or label is None:
+        return rows
+
+    def agrees(r: dict) -> bool | None:
+        v, h = yes_no(r.get(verdict)), yes_no(r.get(label))
+        return None if v is None or h is None else v == h
+    return [{**r, AGREES: agrees(r)} for r in rows]
+
+
+def table_payload(name: str, rows: list[dict], kind: Any = None) -> dict:
+    """One table as the page holds it: its columns, the filter columns, and each row as a list of values."""
+    rows = with_agreement(rows)
+    cols = columns_of(rows, kind)
+    return {"name": name, "record": getattr(kind, "__name__", "") if kind not in (None, dict) else "",
+            "columns": cols, "filters": filter_columns(cols, rows),
+            "rows": [[plain(r.get(c)) for c in cols] for r in rows]}
+
+
+def study_payload(study: str, tables: dict[str, tuple[list[dict], Any]], links: dict | None = None) -> dict:
+    """The page's data: ``tables`` maps a table name to (its rows, its record type); ``links`` (chapter,
+    downloads) are addresses relative to the page."""
+    out = [table_payload(n, rows, kind) for n, (rows, kind) in tables.items() if rows]
+    return {"study": study, "tables": out, "keys": key_columns({t["name"]: t["columns"] for t in out}),
+            "links": links or {}}
+
+
+def embed(payload: dict) -> str:
+    """``payload`` as JSON safe inside a ``<script>`` element (no ``</`` can close it early)."""
+    return json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
+
+
+def page(payload: dict) -> str:
+    """The browser page of one study: the asset with the study's data in place."""
+    text = ASSET.read_text()
+    title = f"Items of the {payload['study']} study"
+    return text.replace("<title>creval items</title>", f"<title>{title}</title>").replace(PLACEHOLDER,
+                                                                                      embed(payload))
+
+
+def write_page(payload: dict, folder: Path) -> Path:
+    """Write ``folder/<study>.html`` and return it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / f"{payload['study']}.html"
+    out.write_text(page(payload))
+    return out

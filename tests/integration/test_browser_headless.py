@@ -1,0 +1,58 @@
+"""The item browser in a real browser (issue 43): headless Chromium opens a generated page from a file (no
+server, no network), applies the filter and opens the item that the address names, and shows the item's full
+transcript and the rows of other tables that share its ids. ``make test`` installs Debian's chromium when it
+can; elsewhere this test skips, saying why."""
+import shutil
+import subprocess
+
+import pytest
+
+from creval.book.browse import study_payload, write_page
+
+pytestmark = pytest.mark.integration
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--virtual-time-budget=5000"]
+
+
+def browser() -> str:
+    found = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+    if found is None:
+        pytest.skip("no headless browser: install Debian's chromium (`apt-get install chromium`; `make test` does "
+                    "it as root)")
+    return found
+
+
+def dom(page, address: str, tmp_path) -> str:
+    """The page's DOM after its script ran, as headless Chromium dumps it, up to its embedded data."""
+    r = subprocess.run([browser(), *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
+                        page.as_uri() + address], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return r.stdout.split('id="creval-data"', 1)[0]          # what is shown, not the data embedded after it
+
+
+def toy_page(tmp_path):
+    verdicts = [{"pair_id": f"p{i}", "model": f"m{i % 2}", "verdict": "yes" if i % 3 else "no",
+                 "score": float("nan") if i == 4 else i} for i in range(120)]
+    transcripts = [{"pair_id": f"p{i}", "transcript": [{"speaker": "critic", "text": f"turn one of pair {i}"},
+                                                       {"speaker": "judge", "text": f"final word on {i}"}]}
+                   for i in range(120)]
+    payload = study_payload("toy", {"verdicts": (verdicts, None), "transcripts": (transcripts, None)},
+                            {"chapter": "../chapters/99-toy.html"})
+    return write_page(payload, tmp_path / "browse")
+
+
+def test_the_browser_lists_pages_filters_and_opens_an_item(tmp_path):
+    page = toy_page(tmp_path)
+    first = dom(page, "", tmp_path)
+    assert "120 of 120 rows of verdicts; page 1 of 3" in first
+    assert first.count('data-row="') == 50 and "Exception" not in first and ">NaN<" not in first
+    opened = dom(page, "#t=verdicts&f.model=m1&f.verdict=yes&i=7", tmp_path)
+    # m1 and yes: odd i not divisible by 3, below 120 -> 40 rows
+    assert "40 of 120 rows of verdicts; page 1 of 1" in opened
+    assert 'id="open-item"' in opened and "verdicts #7" in opened
+    assert "turn one of pair 7" in opened and "final word on 7" in opened      # its transcript, from the other table
+    assert "turn one of pair 8" not in opened
+    nan_row = dom(page, "#t=verdicts&i=4", tmp_path)
+    assert "not recorded" in nan_row and ">NaN<" not in nan_row

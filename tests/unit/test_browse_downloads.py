@@ -1,0 +1,88 @@
+"""Downloads and provenance (issue 43): each table as CSV and Parquet that read back equal to the records, a
+data dictionary from the record types, and a provenance block and cost line that say "not recorded" for
+whatever a manifest lacks."""
+import json
+import re
+from dataclasses import dataclass
+
+import pandas as pd
+import pytest
+
+from creval.book.downloads import dictionary_rows, field_notes, write_downloads
+from creval.book.provenance import NOT_RECORDED, cost_line, provenance, quantisation
+from creval.core.records import Record, column, optional, spread
+
+
+@dataclass
+class Rated(Record):
+    item: str                  # the item's id
+    score: float
+    text_len: int = column("text length", 0)
+    note: str | None = optional()
+    raters: dict = spread("rater")
+
+
+ROWS = [{"item": "a", "score": 0.5, "text length": 3, "rounds": [{"r": 1, "ok": True}], "rater1": 2},
+        {"item": "b", "score": None, "text length": 4, "rounds": [], "rater1": 3, "note": "x"}]
+
+
+def test_the_dictionary_names_every_column_its_type_presence_and_comment():
+    rows = {r["column"]: r for r in dictionary_rows("rated", Rated)}
+    assert list(rows) == ["item", "score", "text length", "note", "rater<key>"]
+    assert rows["item"]["meaning"] == "the item's id" and rows["item"]["presence"] == "every row"
+    assert rows["note"]["presence"] == "optional" and rows["rater<key>"]["presence"] == "one column per key"
+    assert rows["score"]["type"] == "float" and rows["text length"]["presence"] == "every row (default)"
+    assert field_notes(Rated) == {"item": "the item's id"}
+    assert dictionary_rows("free", dict)[0]["type"] == "untyped"
+
+
+def test_csv_and_parquet_read_back_equal_to_the_records(tmp_path):
+    written = write_downloads({"rated": (ROWS, Rated)}, tmp_path)
+    assert written[0]["rows"] == 2 and written[0]["csv"] == "rated.csv"
+    csv = pd.read_csv(tmp_path / "rated.csv")
+    assert [json.loads(v) for v in csv["rounds"]] == [r["rounds"] for r in ROWS]
+    assert csv["item"].tolist() == ["a", "b"] and csv["text length"].tolist() == [3, 4]
+    assert csv["score"].isna().tolist() == [False, True]
+    pytest.importorskip("pyarrow")
+    pq = pd.read_parquet(tmp_path / written[0]["parquet"])
+    assert [list(map(dict, v)) for v in pq["rounds"]] == [r["rounds"] for r in ROWS]
+    assert pq["note"].tolist()[1] == "x" and pq["rater1"].tolist() == [2, 3]
+    text = (tmp_path / "dictionary.md").read_text()
+    assert "## rated (Rated)" in text and "| text length | int | every row (default) | - |" in text
+
+
+def test_a_column_of_mixed_kinds_is_json_text_in_parquet(tmp_path):
+    pytest.importorskip("pyarrow")
+    rows = [{"v": 1}, {"v": "two"}, {"v": [3]}]
+    (w,) = write_downloads({"mixed": (rows, dict)}, tmp_path)
+    assert w["json_in_parquet"] == ["v"]
+    assert pd.read_parquet(tmp_path / "mixed.parquet")["v"].tolist() == ["1", "two", "[3]"]
+
+
+MANIFEST = {"git_commit": "abc123", "creval_version": "0.9", "complete": True, "seconds": 150.0,
+            "params": {"run_id": "r1", "judge_model": "smollm2-135m", "data_source": "sample:/x/y/z.jsonl"},
+            "seeds": {"sampling": 0},
+            "models": {"smollm2-135m": {"backend": "llamacpp", "source": {"file": "smollm2-135m-Q8_0.gguf"},
+                                        "logprob_kind": "raw"}},
+            "usage": {"total": {"calls_made": 12, "cache_hits": 3, "input_tokens": 1000, "output_tokens": 200,
+                                "cost_usd": 0.0},
+                      "by_kind_model": {"chat:smollm2-135m": {"calls_made": 12, "cache_hits": 3, "input_tokens": 1000,
+                                                              "output_tokens": 200, "cost_usd": 0.0, "seconds": 9.5}}}}
+
+
+def test_the_cost_line_reads_the_totals_and_says_what_is_missing():
+    assert cost_line(MANIFEST) == ("**What this cost:** 12 calls made and 3 served from the cache; tokens in/out "
+                                   "1,000/200; $0.0000; wall time 2.5 min (the study's run, `manifest.json`).")
+    assert NOT_RECORDED in cost_line({}) and "nan" not in cost_line({"seconds": float("nan")})
+    assert cost_line({"seconds": 3}).count(NOT_RECORDED) == 5
+
+
+def test_the_provenance_block_shows_each_part_and_survives_an_empty_manifest():
+    text = provenance(MANIFEST, "toy", source_rows=["data_source: line The real data"])
+    assert "| smollm2-135m | llamacpp | not recorded | Q8_0 | raw |" in text
+    assert "- judge_model: `smollm2-135m`" in text and "**Seeds**: sampling 0." in text
+    assert "| chat:smollm2-135m | 12 | 3 | 1000/200 | $0.0000 | 10 s |" in text
+    assert "commit `abc123`" in text and "/x/y" not in text           # the build machine's folders never shown
+    empty = provenance({}, "toy")
+    assert empty.count(NOT_RECORDED) >= 6 and "None" not in empty and not re.search(r"\bnan\b", empty, re.I)
+    assert quantisation({"model": "org/Model-GGUF:q4_k_m"}) == "Q4_K_M" and quantisation({}) == NOT_RECORDED
