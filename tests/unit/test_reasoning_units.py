@@ -166,3 +166,14 @@ def test_a_local_models_sample_that_thinks_is_refused_too(tmp_path, monkeypatch)
             return len(text.split())
     with pytest.raises(CrevalError, match=r"a sample carries thinking \(<think>\)"):
         Model(Thinker()).sample([{"role": "user", "content": "a use for a brick?"}], 2)
+
+
+def test_the_vllm_specs_shipped_and_generated_score_after_the_document_start_and_say_what_vllm_returns(tmp_path):
+    from creval.models import vllm_local
+    from creval.models.registry import get_spec, read_spec
+    (tmp_path / "gen.yaml").write_text(vllm_local.spec_yaml("http://127.0.0.1:8123/v1"))
+    for s in (read_spec(tmp_path / "gen.yaml"), get_spec("smollm2-135m-vllm")):
+        assert s.document_start == "<|endoftext|>"            # SmolLM2's document separator, as in-process
+        assert s.can == {"logprobs": "raw", "completions": True, "echo": True, "adds_document_start": False}
+    gen, shipped = read_spec(tmp_path / "gen.yaml"), get_spec("smollm2-135m-vllm")
+    assert gen.identity() == shipped.identity()                 # the same calls, the same cache keys
