@@ -36,6 +36,7 @@ class Cgroup:
 
     def __init__(self, dirs: dict[str, Path], version: int):
         self.dirs, self.version = dirs, version
+        self.peak_fd: int | None = None       # memory.peak held open between reset_peak and peak_kb (v2)
 
     @staticmethod
     def create(memory_bytes: int, pids: int, prefix: str = "creval-sbx") -> "Cgroup | None":
@@ -146,6 +147,44 @@ class Cgroup:
 
     def oom_killed(self) -> bool:
         return self.oom_kills() > 0
+
+    def reset_peak(self) -> bool:
+        """Reset the memory high-water mark before a run (the slot's cgroup is kept between runs): v1 writes 0
+        to ``memory.max_usage_in_bytes``; v2 opens ``memory.peak`` and writes to it (a reset seen through that
+        descriptor, Linux 6.12+). False where it cannot be reset: :meth:`peak_kb` then gives None."""
+        try:
+            if "v2" in self.dirs:
+                fd = os.open(self.dirs["v2"] / "memory.peak", os.O_RDWR)
+                try:
+                    os.write(fd, b"reset")
+                except OSError:
+                    os.close(fd)
+                    return False
+                self.peak_fd = fd
+                return True
+            if "memory" in self.dirs:
+                (self.dirs["memory"] / "memory.max_usage_in_bytes").write_text("0")
+                return True
+        except OSError:
+            pass
+        return False
+
+    def peak_kb(self) -> int | None:
+        """The memory high-water mark (KiB) since :meth:`reset_peak`: every page charged to the cgroup's
+        processes (anonymous memory and the file pages they first touched); None when it was not reset."""
+        try:
+            if self.peak_fd is not None:
+                os.lseek(self.peak_fd, 0, os.SEEK_SET)
+                return int(os.read(self.peak_fd, 64).split()[0]) // 1024
+            if "memory" in self.dirs:
+                return int((self.dirs["memory"] / "memory.max_usage_in_bytes").read_text()) // 1024
+        except (OSError, ValueError, IndexError):
+            return None
+        finally:
+            if self.peak_fd is not None:
+                os.close(self.peak_fd)
+                self.peak_fd = None
+        return None
 
 
 _COUNTER = itertools.count()

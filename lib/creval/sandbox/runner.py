@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import resource
 import select
 import shutil
 import signal
@@ -26,8 +27,9 @@ from creval.sandbox.jail import FALLBACK_ROOMS, SLOTS, Isolation, as_uid, slot_u
 from creval.sandbox.limits import WALL_CAP
 
 BOOT = Path(__file__).with_name("_boot.py")
-RUNNER_VERSION = 6          # bump when the runner's semantics change (part of every cache key); 6: one jail and
-                            # one fresh interpreter per program run, every record computed by the host (issue 25)
+RUNNER_VERSION = 7          # bump when the runner's semantics change (part of every cache key); 7: max_rss_kb is
+                            # the program's peak, not the host's; 6: one jail and one fresh interpreter per program
+                            # run, every record computed by the host (issue 25)
 NOT_PARSABLE = "creval-boot: not parsable: "
 
 
@@ -323,6 +325,8 @@ def run_case(iso: Isolation, py: str, code: bytes, stdin: str, lim: dict, nproc:
         pipe = StatusPipe(iso.kind == "bwrap")
         cmd, as_user, work = case_command(iso, py, fcode.fileno(), lim, nproc, uid, cg, delegated, pipe.w)
         keep = (fcode.fileno(),) + ((pipe.w,) if pipe.w is not None else ())
+        host_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peaked = cg.reset_peak() if cg is not None else False
         t0 = time.monotonic()
         try:
             proc = subprocess.Popen(cmd, stdin=fin, stdout=fout, stderr=ferr, pass_fds=keep, env={},
@@ -334,6 +338,7 @@ def run_case(iso: Isolation, py: str, code: bytes, stdin: str, lim: dict, nproc:
         try:
             timed_out, capped, cpu_at_kill = wait_for(proc, iso, pipe, lim["wall_s"], t0)
             status, ru = reap(proc, timed_out, cg)
+            cg_kb = cg.peak_kb() if peaked else None
         finally:
             if proc.returncode is None:
                 kill_group_quiet(proc)
@@ -352,8 +357,19 @@ def run_case(iso: Isolation, py: str, code: bytes, stdin: str, lim: dict, nproc:
     if not timed_out and (rc or sig) and out_size >= lim["output_bytes"]:
         rc, sig = None, signal.SIGXFSZ
     return {"rc": rc, "signal": sig, "timed_out": timed_out, "wall_capped": capped, "wall_s": round(wall, 4),
-            "cpu_s": round(cpu, 4), "max_rss_kb": ru.ru_maxrss if ru is not None else 0,
+            "cpu_s": round(cpu, 4), "max_rss_kb": child_rss_kb(ru.ru_maxrss if ru is not None else 0, host_kb, cg_kb),
             "stdout": out, "stdout_truncated": out_trunc, "stderr_tail": err[-2000:]}
+
+
+def child_rss_kb(wait_kb: int, host_kb: int, cgroup_kb: int | None) -> int:
+    """The program's peak memory (KiB) as the host can know it: the cgroup's high-water mark when the run had
+    a cgroup reset just before it; else ``wait4``'s ru_maxrss only when it exceeds the host's own peak at
+    launch. Below that it is the host's: the jail is forked from the host, and the kernel keeps a forked
+    child's resident set before its exec as its maxrss, so every program would show the host's ~2 GB.
+    0 when the program's peak is not known."""
+    if cgroup_kb is not None:
+        return int(cgroup_kb)
+    return int(wait_kb) if wait_kb > host_kb else 0
 
 
 def kill_group(proc) -> None:

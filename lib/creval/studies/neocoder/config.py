@@ -15,6 +15,7 @@ class NeoCoderConfig(JudgeConfig, BootstrapConfig):
     """Chapter 05: every model under test (``model``, ``models``) writes the code of the live denial run;
     ``judge_model`` is the LLM technique detector (``neocoder_detector`` llm or hybrid)."""
     study: ClassVar[str] = "neocoder"
+    records_version: ClassVar[int] = 3     # 3: a verdict's max_rss_kb is the program's peak, no longer the host's
     # not identity here: no dataset is shuffled, and the judge model is asked only by the llm/hybrid detector
     # (then it enters the identity through resolved())
     data_seed: int = 42                    # shuffle of a dataset before its first `limit` items (paper: 42)
