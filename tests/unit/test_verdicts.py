@@ -32,7 +32,10 @@ def test_a_judge_that_copies_the_order_is_untestable():
     why = S.copies_order(means=[0.5] * 60)
     assert why == ("the judge copies the order it was shown (every one of 60 items averages exactly 0.5 under "
                    "order swapping)")
-    assert S.copies_order(means=[0.5] * 59 + [0.75]) is None
+    # by share: one imputed item does not hide an order-copying judge; the share is shown
+    assert S.copies_order(means=[0.5] * 59 + [0.75]) == ("the judge copies the order it was shown (59 of 60 (98%) "
+                                                         "items average exactly 0.5 under order swapping)")
+    assert S.copies_order(means=[0.5] * 53 + [0.75] * 7) is None          # 88%: below the 90% share
     shown = [["a", "b", "c"], ["d", "e", "f"]]
     assert "all 2 rankings equal the presentation order" in S.copies_order(ranks=shown, shown=shown)
     assert S.copies_order(ranks=[["a", "b", "c"], ["e", "d", "f"]], shown=shown) is None
@@ -57,7 +60,8 @@ def test_agrees_reads_value_and_interval():
     assert S.agrees(0.10, -0.05, 0.25, (0.3, 0.47)) is False
     assert S.agrees(0.35, 0.10, 0.50, (0.3, 0.47)) is True
     assert S.agrees(0.35, -0.10, 0.60, (0.3, 0.47)) is False       # holds the paper and chance: tells nothing
-    assert S.agrees(0.35, -0.10, 0.60, (0.3, 0.47), null=None) is True
+    assert S.agrees(0.35, -0.10, 0.60, (0.3, 0.47), null=None) is False  # no chance to exclude: inside the range
+    assert S.agrees(0.35, 0.32, 0.45, (0.3, 0.47), null=None) is True
     assert S.agrees(0.20, 0.05, 0.25, (0.3, 0.47)) is False         # clear of chance but short of the paper
     # a direction: the whole interval on the paper's side of chance
     assert S.agrees(0.10, -0.05, 0.25, "+") is False
@@ -65,8 +69,8 @@ def test_agrees_reads_value_and_interval():
     assert S.agrees(0.40, 0.30, 0.45, "-", null=0.5) is True       # an AUROC below chance, as claimed
     assert S.agrees(0.40, 0.30, 0.52, -1, null=0.5) is False
     assert S.agrees(0.4, float("nan"), float("nan"), "+") is None  # no interval: not testable
-    with pytest.raises(ValueError):
-        S.agrees(0.9, 0.1, 0.2, "+")
+    assert S.agrees(0.9, 0.1, 0.2, "+") is True                    # a point outside its interval: never raises
+    assert S.agrees(0.80, 0.60, 0.95, (0.3, 0.47)) is True          # a stronger effect in the claimed direction
 
 
 def test_excludes_chance_needs_interval_and_test():
@@ -93,3 +97,100 @@ def test_wilson_by_hand():
     assert all(math.isnan(x) for x in S.wilson(0, 0))
     with pytest.raises(ValueError):
         S.wilson(13, 12)
+
+
+# -- the rule of issue 40: four words, read off the interval, never the point -------------------------------
+from creval.measures import verdicts as V  # noqa: E402
+from creval.measures.multiple import adjusted, bh, holm  # noqa: E402
+
+
+def test_the_claim_is_read_off_the_interval_not_the_point():
+    # the same point 0.10, three intervals, three words
+    assert V.claim_verdict(0.10, 0.02, 0.18, 60, claimed="+").word == V.SUPPORTS
+    assert V.claim_verdict(0.10, -0.05, 0.25, 60, claimed="+").word == V.INCONCLUSIVE
+    assert V.claim_verdict(0.10, -0.20, -0.01, 60, claimed="+").word == V.CONTRADICTS     # the other side
+    # an AUROC claimed below chance
+    assert V.claim_verdict(0.40, 0.30, 0.45, 60, claimed="-", null=0.5).word == V.SUPPORTS
+    assert V.claim_verdict(0.60, 0.55, 0.70, 60, claimed="-", null=0.5).word == V.CONTRADICTS
+
+
+def test_a_range_accepts_a_stronger_effect_and_rejects_a_weaker_one():
+    paper = (0.30, 0.47)
+    assert V.claim_verdict(0.80, 0.60, 0.95, 60, claimed=paper).word == V.SUPPORTS         # stronger: supports
+    assert V.claim_verdict(0.35, 0.12, 0.55, 60, claimed=paper).word == V.SUPPORTS
+    assert V.claim_verdict(0.15, 0.05, 0.25, 60, claimed=paper).word == V.CONTRADICTS      # short of the paper
+    assert V.claim_verdict(0.35, -0.10, 0.60, 60, claimed=paper).word == V.INCONCLUSIVE    # chance and paper
+    # a range below chance is mirrored; a range that holds chance is an overlap test
+    assert V.claim_verdict(0.2, 0.10, 0.25, 60, claimed=(0.30, 0.40), null=0.5).word == V.SUPPORTS
+    assert V.claim_verdict(0.45, 0.42, 0.48, 60, claimed=(0.30, 0.40), null=0.5).word == V.CONTRADICTS
+    assert V.claim_verdict(2.0, 1.9, 2.1, 60, claimed=(1.8, 2.2), null=None).word == V.SUPPORTS
+    assert V.claim_verdict(2.0, 1.5, 2.1, 60, claimed=(1.8, 2.2), null=None).word == V.INCONCLUSIVE
+    assert V.claim_verdict(1.0, 0.9, 1.1, 60, claimed=(1.8, 2.2), null=None).word == V.CONTRADICTS
+
+
+def test_no_difference_needs_a_margin_two_one_sided_tests():
+    same = ("equivalent", 0.05)
+    assert V.claim_verdict(0.01, -0.02, 0.03, 200, claimed=same).word == V.SUPPORTS       # inside +-0.05
+    assert V.claim_verdict(0.01, -0.10, 0.12, 40, claimed=same).word == V.INCONCLUSIVE    # holds zero, not shown
+    assert V.claim_verdict(0.20, 0.08, 0.30, 60, claimed=same).word == V.CONTRADICTS      # wholly beyond the band
+    assert V.claim_verdict(0.04, 0.01, 0.07, 60, claimed=same).word == V.INCONCLUSIVE     # clear of 0, not of band
+    with pytest.raises(ValueError):
+        V.outcome(0.0, 0.1, ("bigger", 0.05))
+
+
+def test_a_margin_makes_a_negligible_effect_contradict_a_directional_claim():
+    assert V.claim_verdict(0.02, -0.01, 0.04, 500, claimed="+").word == V.INCONCLUSIVE
+    assert V.claim_verdict(0.02, -0.01, 0.04, 500, claimed="+", margin=0.05).word == V.CONTRADICTS
+
+
+def test_inconclusive_names_the_smallest_detectable_effect():
+    v = V.claim_verdict(0.10, -0.05, 0.25, 60, claimed="+")
+    d = V.smallest_detectable(-0.05, 0.25)
+    assert d == pytest.approx((1.959964 + 0.8416) * 0.30 / (2 * 1.959964), rel=1e-5)      # 2.8 SE, SE = 0.0765
+    assert v.reason.endswith(f"the smallest effect this test could detect is about {d:.2g}") and f"{d:.2g}" == "0.21"
+    assert "about 0.5" in V.claim_verdict(0.1, -0.1, 0.3, 60, claimed="+", detectable=0.5).reason
+
+
+def test_untestable_before_anything_else():
+    assert V.claim_verdict(0.5, 0.4, 0.6, 29, claimed="+").word == V.TESTABLE
+    v = V.claim_verdict(0.5, 0.4, 0.6, 4, claimed="+", min_n=5, units="writer")
+    assert (v.word, v.reason) == (V.TESTABLE, "4 writer(s), fewer than the 5 a verdict needs")
+    assert V.claim_verdict(0.5, float("nan"), 0.6, 99, claimed="+").word == V.TESTABLE
+    v = V.claim_verdict(0.5, 0.4, 0.6, 99, claimed="+", degenerate="a constant score (1 on all 99 items)",
+                        sample=True)
+    assert v.reason == "a constant score (1 on all 99 items); bundled sample data"
+    assert V.claim_verdict(0.9, 0.6, 0.4, 99, claimed="+").word == V.SUPPORTS             # bounds in any order
+
+
+def test_a_verdict_the_monte_carlo_margin_could_flip_is_borderline():
+    v = V.claim_verdict(0.3, 0.0004, 0.6, 60, claimed="+", mc=0.001)
+    assert v.word == V.SUPPORTS and v.borderline and v.label == "supports the paper, borderline"
+    assert str(v).startswith("supports the paper, borderline (")
+    assert not V.claim_verdict(0.3, 0.01, 0.6, 60, claimed="+", mc=0.001).borderline
+    assert V.claim_verdict(0.3, 0.2, 0.6, 60, claimed="+", mc=(0.3, 0.0)).borderline         # the lower bound's
+    s = V.seed_verdict([V.Verdict(V.SUPPORTS), V.Verdict(V.INCONCLUSIVE), V.Verdict(V.SUPPORTS)])
+    assert s.word == V.SUPPORTS and s.borderline and s.reason == "2 of 3 seeds give supports the paper"
+    assert not V.seed_verdict([V.Verdict(V.SUPPORTS)] * 10).borderline
+
+
+def test_detectors_by_share_show_the_share():
+    assert S.all_tied([0] * 19 + [1]) == "19 of 20 (95%) comparisons tied: the order is mostly the tie-break's"
+    assert S.all_tied([0] * 17 + [1] * 3) is None
+    assert S.constant([0] * 19 + [1], "judge answer") is None                              # default: all items
+    assert S.constant([0] * 19 + [1], "judge answer", share=0.9) == \
+        "a near-constant judge answer (0 on 19 of 20 (95%) items)"
+    shown = [["a", "b"]] * 10
+    ranks = [["a", "b"]] * 9 + [["b", "a"]]
+    assert "9 of 10 (90%) rankings equal the presentation order" in S.copies_order(ranks=ranks, shown=shown)
+
+
+def test_holm_and_benjamini_hochberg_by_hand():
+    p = [0.01, 0.04, 0.03, 0.005, float("nan")]
+    # Holm: sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1 -> 0.02, 0.03, 0.06, 0.06 (monotone)
+    assert holm(p)[:4] == pytest.approx([0.03, 0.06, 0.06, 0.02]) and math.isnan(holm(p)[4])
+    # BH: 0.005*4/1, 0.01*4/2, 0.03*4/3, 0.04*4/4 -> 0.02, 0.02, 0.04, 0.04
+    assert bh(p)[:4] == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    vs = [V.Verdict(V.SUPPORTS), V.Verdict(V.CONTRADICTS), V.Verdict(V.INCONCLUSIVE), V.Verdict(V.SUPPORTS)]
+    adj = adjusted(vs, [0.01, 0.04, 0.5, 0.005])
+    assert [a.word for a in adj] == [V.SUPPORTS, V.INCONCLUSIVE, V.INCONCLUSIVE, V.SUPPORTS]
+    assert adj[1].reason == "Holm-adjusted p = 0.08 over 4 claims; unadjusted: contradicts the paper"

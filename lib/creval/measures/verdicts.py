@@ -1,6 +1,15 @@
-"""The one verdict rule of the book (issue 33), and the small pure tests it rests on.
+"""The one verdict rule of the book (issues 33 and 40), and the small pure tests it rests on.
 
-A claim of a paper is *reproduced*, *not reproduced* or *not testable here*, decided by :func:`decide` from
+The rule (:func:`claim_verdict`, specified in docs/verdicts.md) reads a paper's claim off an estimate's
+*interval*, never its point: *supports the paper* when the interval lies wholly on the claimed side (a
+stronger effect in the claimed direction included), *contradicts the paper* when it lies wholly on the other
+side or short of the claimed range, *inconclusive here* when it holds both (at adequate n, with the smallest
+effect the test could have detected), *not testable here* when the data cannot test it. "No difference"
+claims need a stated margin (two one-sided tests). A verdict that a Monte-Carlo margin on the interval's
+bounds could flip is marked *borderline*.
+
+The older two-word rule (issue 33), kept for callers not yet moved: a claim is *reproduced*, *not
+reproduced* or *not testable here*, decided by :func:`decide` from
 
 1. whether the data can test it at all: a detector below names the degenerate case (no two samples merged,
    every comparison tied, a judge that copies the order it was shown, a constant score, too few items);
@@ -21,21 +30,34 @@ from typing import Sequence
 
 ENOUGH = 30        # items below which a claim is not testable: too few to count as evidence either way
 TESTABLE = "not testable here"
+SUPPORTS = "supports the paper"
+CONTRADICTS = "contradicts the paper"
+INCONCLUSIVE = "inconclusive here"
+BORDERLINE = "borderline"    # marks a verdict that moving its interval's bounds by their Monte-Carlo margin flips
+WORDS = (SUPPORTS, CONTRADICTS, INCONCLUSIVE, TESTABLE)
+POWER_Z = 0.8416   # the normal quantile of 80% power: the smallest detectable effect is (z_alpha/2 + POWER_Z) SE
 MIN_ITEMS = 5      # fewer items than this make any statistic meaningless (stats.MIN_N)
 
 
 class Verdict(str):
-    """A claim's verdict: *reproduced*, *not reproduced* or *not testable here*, with its reason (may be
-    empty). It is a ``str`` ("word (reason)") so that it drops into a sentence; ``.word`` and ``.reason``
-    keep the parts apart for tables."""
+    """A claim's verdict: one of :data:`WORDS` (or the older *reproduced* / *not reproduced*), with its
+    reason (may be empty) and whether it is :data:`BORDERLINE`. It is a ``str`` ("word (reason)", "word,
+    borderline (reason)") so that it drops into a sentence; ``.word``, ``.reason`` and ``.borderline`` keep
+    the parts apart for tables; ``.label`` is the word with its borderline mark."""
 
     word: str
     reason: str
+    borderline: bool
 
-    def __new__(cls, word: str, reason: str = "") -> "Verdict":
-        obj = super().__new__(cls, f"{word} ({reason})" if reason else word)
-        obj.word, obj.reason = word, reason
+    def __new__(cls, word: str, reason: str = "", borderline: bool = False) -> "Verdict":
+        label = f"{word}, {BORDERLINE}" if borderline else word
+        obj = super().__new__(cls, f"{label} ({reason})" if reason else label)
+        obj.word, obj.reason, obj.borderline = word, reason, bool(borderline)
         return obj
+
+    @property
+    def label(self) -> str:
+        return f"{self.word}, {BORDERLINE}" if self.borderline else self.word
 
     @property
     def testable(self) -> bool:
@@ -80,45 +102,70 @@ def no_merge(classes: Sequence[int], samples: Sequence[int] | int) -> str | None
     return f"no two samples merged on any of the {len(classes)} steps ({shown}): the check is empty"
 
 
-def all_tied(outcomes: Sequence, tie=0) -> str | None:
-    """Every comparison tied (``outcome == tie``; e.g. a pairwise judge's -1/0/+1 or a difference of
-    scores): the ranking left is the tie-break's (a seeded shuffle), not the measure's."""
+DEGENERATE_SHARE = 0.9   # a detector fires when at least this share of the items shows the degenerate pattern
+
+
+def _share(k: int, n: int) -> str:
+    return f"every one of {n}" if k == n else f"{k} of {n} ({100 * k / n:.0f}%)"
+
+
+def all_tied(outcomes: Sequence, tie=0, share: float = DEGENERATE_SHARE) -> str | None:
+    """At least ``share`` of the comparisons tied (``outcome == tie``; e.g. a pairwise judge's -1/0/+1 or a
+    difference of scores): the ranking left is mostly the tie-break's (a seeded shuffle), not the measure's.
+    The reason shows the share."""
     outcomes = list(outcomes)
-    if not outcomes or any(o != tie for o in outcomes):
+    k = sum(o == tie for o in outcomes)
+    if not outcomes or k < share * len(outcomes):
         return None
-    return f"all {len(outcomes)} comparisons tied: the order is the tie-break's"
+    if k == len(outcomes):
+        return f"all {k} comparisons tied: the order is the tie-break's"
+    return f"{_share(k, len(outcomes))} comparisons tied: the order is mostly the tie-break's"
 
 
 ORDER_COPY = "the judge copies the order it was shown"
 
 
 def copies_order(means: Sequence[float] | None = None, ranks: Sequence[Sequence] | None = None,
-                 shown: Sequence[Sequence] | None = None, tol: float = 1e-9) -> str | None:
-    """A judge that returns the order it was shown. Two signs of it:
+                 shown: Sequence[Sequence] | None = None, tol: float = 1e-9,
+                 share: float = DEGENERATE_SHARE) -> str | None:
+    """A judge that returns the order it was shown, on at least ``share`` of the items (one imputed or odd
+    item does not hide it). Two signs of it, the share shown in the reason:
 
     - ``means``: each item's mean preference when presented both first and second (order swapped); an
-      order-copying judge gives every item exactly 0.5;
-    - ``ranks`` against ``shown``: every ranking equals the presentation order of its list.
+      order-copying judge gives an item exactly 0.5;
+    - ``ranks`` against ``shown``: a ranking equal to the presentation order of its list.
     """
     if means is not None:
         m = [float(x) for x in means if x is not None and not math.isnan(float(x))]
-        if m and all(abs(x - 0.5) <= tol for x in m):
-            return f"{ORDER_COPY} (every one of {len(m)} items averages exactly 0.5 under order swapping)"
+        k = sum(abs(x - 0.5) <= tol for x in m)
+        if m and k >= share * len(m):
+            verb = "averages" if k == len(m) else "average"
+            return f"{ORDER_COPY} ({_share(k, len(m))} items {verb} exactly 0.5 under order swapping)"
     if ranks is not None and shown is not None:
         ranks, shown = [list(r) for r in ranks], [list(s) for s in shown]
         if len(ranks) != len(shown):
             raise ValueError(f"{len(ranks)} rankings for {len(shown)} presented lists")
-        if ranks and all(r == s for r, s in zip(ranks, shown)):
-            return f"{ORDER_COPY} (all {len(ranks)} rankings equal the presentation order)"
+        k = sum(r == s for r, s in zip(ranks, shown))
+        if ranks and k >= share * len(ranks):
+            head = f"all {k}" if k == len(ranks) else _share(k, len(ranks))
+            return f"{ORDER_COPY} ({head} rankings equal the presentation order)"
     return None
 
 
-def constant(values: Sequence[float], what: str = "score") -> str | None:
-    """Every (non-missing) value the same: a constant ``what`` can rank nothing."""
+def constant(values: Sequence[float], what: str = "score", share: float = 1.0) -> str | None:
+    """At least ``share`` of the (non-missing) values the same (by default every one): a constant ``what``
+    can rank nothing; a near-constant one (``share`` < 1, e.g. a judge that says NO to 95% of items) ranks
+    only the few others. The reason shows the share."""
     v = [float(x) for x in values if x is not None and not math.isnan(float(x))]
-    if len(v) < 2 or max(v) != min(v):
+    if len(v) < 2:
         return None
-    return f"a constant {what} ({v[0]:g} on all {len(v)} items)"
+    mode = max(set(v), key=v.count)
+    k = v.count(mode)
+    if k == len(v):
+        return f"a constant {what} ({v[0]:g} on all {len(v)} items)"
+    if k >= share * len(v):
+        return f"a near-constant {what} ({mode:g} on {_share(k, len(v))} items)"
+    return None
 
 
 def first_reason(*reasons: str | None) -> str | None:
@@ -129,34 +176,145 @@ def first_reason(*reasons: str | None) -> str | None:
 # -- reading a number against the paper -------------------------------------------------------------------
 def _side(target) -> int | None:
     if isinstance(target, str):
-        return {"+": 1, "positive": 1, ">": 1, "-": -1, "negative": -1, "<": -1}[target.strip().lower()]
-    if isinstance(target, (int, float)) and target in (1, -1):
+        return {"+": 1, "positive": 1, ">": 1, "-": -1, "negative": -1, "<": -1}.get(target.strip().lower())
+    if isinstance(target, (int, float)) and not isinstance(target, bool) and target in (1, -1):
         return int(target)
     return None
 
 
-def agrees(value: float, lo: float, hi: float, target, null: float | None = 0.0) -> bool | None:
-    """Whether an estimate with its interval ``[lo, hi]`` agrees with the paper. ``target`` is
+def _missing(*xs) -> bool:
+    return any(x is None or (isinstance(x, (int, float)) and math.isnan(float(x))) for x in xs)
 
-    - a sign (``"+"``/``"-"`` or +1/-1): the paper says the statistic lies above (below) ``null`` (0 for a
-      correlation, 0.5 for an AUROC); agreed only when the whole interval lies on that side;
-    - a range ``(a, b)`` (a single figure ``(a, a)``): agreed when the interval overlaps it and, given a
-      ``null``, also excludes the null (an interval that holds both the paper and chance tells nothing);
-      the value itself must lie inside the interval.
 
-    None when the value or the interval is undefined (the caller's verdict is then *not testable*)."""
-    if any(x is None or (isinstance(x, float) and math.isnan(x)) for x in (value, lo, hi)):
-        return None
-    if not lo <= value <= hi:
-        raise ValueError(f"value {value} outside its interval [{lo}, {hi}]")
-    side = _side(target)
+def equivalence_margin(claimed) -> float | None:
+    """The margin of a "no difference" claim written ``("equivalent", margin)``; None for any other claim."""
+    if isinstance(claimed, (tuple, list)) and len(claimed) == 2 and isinstance(claimed[0], str):
+        if claimed[0].strip().lower() not in ("equivalent", "equivalence", "same", "="):
+            raise ValueError(f"unknown claim {claimed!r}: a no-difference claim is ('equivalent', margin)")
+        return abs(float(claimed[1]))
+    return None
+
+
+def outcome(lo: float, hi: float, claimed, null: float | None = 0.0, margin: float | None = None) -> str:
+    """The word an interval ``[lo, hi]`` gives a claim (no degeneracy or size check: :func:`claim_verdict`).
+
+    - a direction ``"+"`` / ``"-"`` (or +1 / -1): above (below) ``null``. *supports* when the whole interval
+      lies beyond ``null`` on that side; *contradicts* when it lies wholly on the other side, or, given a
+      ``margin`` (the smallest effect that matters), wholly short of ``null`` +- ``margin``;
+    - a range ``(a, b)`` (a single figure ``(a, a)``) on one side of ``null``: the paper's effect and any
+      stronger one in its direction. *supports* when the interval excludes ``null`` and reaches ``a`` (for
+      a range above ``null``; mirrored below); *contradicts* when it lies wholly short of the range (so an
+      effect weaker than claimed, or of the other sign). A range that holds ``null``, or ``null=None``:
+      *supports* when the interval lies inside the range, *contradicts* when it misses it;
+    - ``("equivalent", margin)``: no difference beyond ``margin`` (two one-sided tests, Schuirmann 1987:
+      a 1 - 2 alpha interval inside ``null`` +- ``margin``). *supports* when the interval lies inside the
+      band, *contradicts* when it lies wholly outside it.
+
+    Anything else is *inconclusive here*."""
+    lo, hi = sorted((float(lo), float(hi)))
+    ref = 0.0 if null is None else float(null)
+    band = equivalence_margin(claimed)
+    if band is not None:
+        if ref - band < lo and hi < ref + band:
+            return SUPPORTS
+        return CONTRADICTS if lo > ref + band or hi < ref - band else INCONCLUSIVE
+    side = _side(claimed)
     if side is not None:
-        ref = 0.0 if null is None else null
-        return lo > ref if side > 0 else hi < ref
-    a, b = sorted(float(t) for t in target)
-    overlaps = lo <= b and hi >= a
-    clear = null is None or lo > null or hi < null
-    return bool(overlaps and clear)
+        m = abs(float(margin or 0.0))
+        if (lo > ref) if side > 0 else (hi < ref):
+            return SUPPORTS
+        short = (hi < ref + m if m else hi < ref) if side > 0 else (lo > ref - m if m else lo > ref)
+        return CONTRADICTS if short else INCONCLUSIVE
+    a, b = sorted(float(t) for t in claimed)
+    if null is not None and a > ref:
+        return SUPPORTS if lo > ref and hi >= a else CONTRADICTS if hi < a else INCONCLUSIVE
+    if null is not None and b < ref:
+        return SUPPORTS if hi < ref and lo <= b else CONTRADICTS if lo > b else INCONCLUSIVE
+    if a <= lo and hi <= b:
+        return SUPPORTS
+    return CONTRADICTS if hi < a or lo > b else INCONCLUSIVE
+
+
+def agrees(value: float, lo: float, hi: float, target, null: float | None = 0.0) -> bool | None:
+    """Whether an estimate's interval ``[lo, hi]`` *supports* the paper's ``target`` (:func:`outcome`:
+    a direction, a range accepting a stronger effect in its direction, or ``("equivalent", margin)``).
+    None when the value or the interval is undefined (the caller's verdict is then *not testable*). Never
+    raises on a value outside its interval (a percentile interval need not hold its point): the interval
+    decides; the point estimate never does."""
+    if _missing(value, lo, hi):
+        return None
+    return outcome(lo, hi, target, null) == SUPPORTS
+
+
+def smallest_detectable(lo: float, hi: float, alpha: float = 0.05) -> float:
+    """The smallest effect (distance from the null) this test could have detected with 80% power:
+    (z_{1-alpha/2} + z_{0.8}) SE, the standard error read off the interval's width, SE = (hi - lo) / 2 z."""
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    return (z + POWER_Z) * abs(hi - lo) / (2 * z)
+
+
+def _claim_text(claimed, null) -> str:
+    band = equivalence_margin(claimed)
+    if band is not None:
+        return f"within {band:g} of {0.0 if null is None else null:g}"
+    side = _side(claimed)
+    if side is not None:
+        return f"{'above' if side > 0 else 'below'} {0.0 if null is None else null:g}"
+    a, b = sorted(float(t) for t in claimed)
+    return f"{a:g}" if a == b else f"{a:g} to {b:g}"
+
+
+def claim_verdict(value: float, lo: float, hi: float, n: int, *, claimed, null: float | None = 0.0,
+                  margin: float | None = None, detectable: float | None = None,
+                  degenerate: str | None = None, min_n: int = ENOUGH, sample: bool = False,
+                  mc: float | tuple[float, float] = 0.0, units: str = "item") -> Verdict:
+    """The one verdict rule (docs/verdicts.md). A claim is *not testable here* when the data is degenerate
+    (``degenerate``: a detector's reason), when its interval is undefined, or when fewer than ``min_n``
+    independent units (``n``, counted in ``units``) carry it; otherwise :func:`outcome` reads the interval
+    ``[lo, hi]`` against ``claimed``, never the point ``value`` (shown in the reason only). *inconclusive
+    here* names the smallest effect the test could have detected (``detectable``, else
+    :func:`smallest_detectable` from the interval). ``mc``: the Monte-Carlo margin of the bounds (one number or
+    ``(lo, hi)``, :func:`creval.measures.resample.mc_margin`); a verdict that moving either bound by its
+    margin would change is marked borderline. Bundled sample data is named in the reason."""
+    tail = ["bundled sample data"] if sample else []
+    if degenerate:
+        return Verdict(TESTABLE, "; ".join([degenerate] + tail))
+    if _missing(lo, hi):
+        return Verdict(TESTABLE, "; ".join(["no interval could be computed"] + tail))
+    if n < min_n:
+        return Verdict(TESTABLE, "; ".join([f"{n} {units}(s), fewer than the {min_n} a verdict needs"] + tail))
+    lo, hi = sorted((float(lo), float(hi)))
+    word = outcome(lo, hi, claimed, null, margin)
+    mlo, mhi = (mc, mc) if isinstance(mc, (int, float)) else mc
+    mlo, mhi = (0.0 if _missing(x) else abs(float(x)) for x in (mlo, mhi))
+    moved = {outcome(lo + a, hi + b, claimed, null, margin) for a in (-mlo, mlo) for b in (-mhi, mhi)}
+    shown = f"{'' if _missing(value) else f'{float(value):.3g} '}[{lo:.3g}, {hi:.3g}] on {n} {units}s"
+    paper = _claim_text(claimed, null)
+    if word == SUPPORTS:
+        why = f"{shown}: the interval lies where the paper put it ({paper})"
+    elif word == CONTRADICTS:
+        why = f"{shown}: the interval excludes the paper's claim ({paper})"
+    else:
+        d = smallest_detectable(lo, hi) if detectable is None else detectable
+        why = (f"{shown}: the interval holds both the paper's claim ({paper}) and its opposite; the smallest "
+               f"effect this test could detect is about {d:.2g}")
+    return Verdict(word, "; ".join([why] + tail), borderline=len(moved) > 1)
+
+
+def seed_verdict(verdicts: Sequence[Verdict]) -> Verdict:
+    """One claim's verdicts under several bootstrap seeds: the first, marked borderline unless every seed
+    gave the same word."""
+    verdicts = list(verdicts)
+    if not verdicts:
+        raise ValueError("no verdicts to combine")
+    words = [v.word for v in verdicts]
+    first = verdicts[0]
+    flips = len(set(words)) > 1
+    reason = first.reason
+    if flips:
+        reason = "; ".join(t for t in (reason, f"{words.count(first.word)} of {len(words)} seeds give "
+                                              f"{first.word}") if t)
+    return Verdict(first.word, reason, borderline=first.borderline or flips)
 
 
 def excludes_chance(lo: float, hi: float, p: float | None, null: float, alpha: float = 0.05) -> bool:

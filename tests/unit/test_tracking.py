@@ -1,0 +1,110 @@
+"""Cluster bootstrap, Monte-Carlo margins and ``tracks_people`` (issue 40) on data whose truth is known."""
+import math
+
+import numpy as np
+import pytest
+
+from creval.measures import resample as R
+from creval.measures import tracking as T
+from creval.measures.verdicts import INCONCLUSIVE, TESTABLE
+
+
+def test_units_and_cluster_draws_keep_a_unit_whole():
+    assert [u.tolist() for u in R.units(["w1", "w2", "w1", "w3"], 4)] == [[0, 2], [1], [3]]
+    assert len(R.units(None, 3)) == 3
+    for idx in R.cluster_draws(["a", "a", "b", "b", "b"], 5, 20, seed=3):
+        rows = idx.tolist()
+        assert rows.count(0) == rows.count(1) and rows.count(2) == rows.count(3) == rows.count(4)
+    with pytest.raises(ValueError):
+        R.units([1, 2], 3)
+
+
+def test_a_cluster_bootstrap_is_wider_than_a_row_bootstrap_on_clustered_data():
+    rng = np.random.default_rng(0)
+    writer = np.repeat(np.arange(8), 25)                        # 200 rows, 8 independent writers
+    v = rng.normal(size=8)[writer] + 0.1 * rng.normal(size=200)
+    rows = R.cluster_bootstrap(np.mean, v, n_boot=500)
+    whole = R.cluster_bootstrap(np.mean, v, cluster=writer, n_boot=500)
+    assert whole["n_units"] == 8 and rows["n_units"] == 200
+    assert (whole["hi"] - whole["lo"]) > 3 * (rows["hi"] - rows["lo"])
+
+
+def test_mc_margin_shrinks_with_more_resamples_and_boot_p():
+    rng = np.random.default_rng(1)
+    small, big = R.mc_margin(rng.normal(size=200), 0.025), R.mc_margin(rng.normal(size=20000), 0.025)
+    assert 0 < big < small / 4
+    assert math.isnan(R.mc_margin([1.0] * 5, 0.5))
+    assert R.boot_p([0.1, 0.2, -0.1, 0.3], 0.0, +1) == pytest.approx(2 / 5)
+    assert R.boot_p([0.1, 0.2, -0.1, 0.3], 0.0, -1) == pytest.approx(4 / 5)
+    p = R.percentile([np.nan] * 10 + list(range(90)))
+    assert math.isnan(p["lo"]) and p["note"] == "no interval: the statistic is undefined on 10 of 100 resamples"
+
+
+def test_column_stats_match_scipy():
+    from scipy import stats
+    rng = np.random.default_rng(2)
+    a, b, y = rng.normal(size=50), rng.integers(0, 4, 50).astype(float), rng.normal(size=50)
+    got = T.column_stats(np.column_stack([a, b]), y, "spearman")
+    assert got == pytest.approx([stats.spearmanr(a, y).statistic, stats.spearmanr(b, y).statistic])
+    lab = (y > 0).astype(float)
+    u = stats.mannwhitneyu(b[lab == 1], b[lab == 0]).statistic / ((lab == 1).sum() * (lab == 0).sum())
+    assert T.column_stats(b[:, None], lab, "auc")[0] == pytest.approx(u)
+    assert math.isnan(T.column_stats(np.ones((50, 1)), y, "spearman")[0])
+
+
+def _pooled(seed, n=160, within=0.0):
+    """People rate the human texts 2 points higher; the measure separates authors; within each author it
+    carries ``within`` of the rating."""
+    rng = np.random.default_rng(seed)
+    author = np.repeat(["human", "model"], n // 2)
+    y = np.where(author == "human", 2.0, 0.0) + rng.normal(size=n)
+    x = np.where(author == "human", 1.5, 0.0) + within * (y - y.mean()) + rng.normal(size=n)
+    return x, y, author, {"length": rng.normal(size=n)}
+
+
+def test_pooling_by_author_is_authorship_not_tracking():
+    x, y, author, base = _pooled(0)
+    r = T.tracks_people(x, y, stat="spearman", baselines=base, author=author, n_boot=400)
+    assert r["word"] == T.AUTHORSHIP and r["baseline"] == T.AUTHOR
+    assert r["value"] > 0.4 and r["lo"] > 0 and r["diff hi"] < 0                    # pooled it looks good
+    assert r["within lo"] < 0 < r["within hi"] and {w["author"] for w in r["within"]} == {"human", "model"}
+    # without the author label the same data would "beat length": the trap the issue names
+    r0 = T.tracks_people(x, y, stat="spearman", baselines=base, n_boot=400)
+    assert r0["diff lo"] > 0
+
+
+def test_a_measure_that_tracks_people_within_authors():
+    x, y, author, base = _pooled(1, within=1.5)
+    r = T.tracks_people(x, y, stat="spearman", baselines=base, author=author, n_boot=400)
+    assert r["word"] == T.TRACKS and r["within lo"] > 0 and r["diff lo"] > 0
+    assert "best baseline author label" in r["reason"]
+
+
+def test_a_length_proxy_does_not_track_people():
+    rng = np.random.default_rng(3)
+    length = rng.normal(size=300)
+    y = length + 0.5 * rng.normal(size=300)
+    x = length + 2.0 * rng.normal(size=300)                    # a noisy copy of length
+    r = T.tracks_people(x, y, stat="spearman", baselines={"length": length}, n_boot=400)
+    assert r["word"] == T.NO_TRACK and r["baseline"] == "length" and r["diff hi"] < 0
+
+
+def test_a_baseline_counts_in_its_better_orientation():
+    rng = np.random.default_rng(4)
+    y = (rng.random(200) < 0.5).astype(float)
+    markers = 1.0 - y + 0.01 * rng.normal(size=200)              # "no step markers" = the label
+    r = T.tracks_people(y + rng.normal(size=200), y, stat="auc", baselines={"step markers": markers}, n_boot=300)
+    assert r["baselines"]["step markers"] == pytest.approx(1.0) and r["word"] == T.NO_TRACK
+
+
+def test_too_few_units_or_items_is_untestable_and_a_null_is_not_tracks():
+    x, y, author, base = _pooled(5)
+    r = T.tracks_people(x, y, stat="spearman", baselines=base, cluster=np.repeat([1, 2, 3, 4], 40), n_boot=50)
+    assert r["word"] == TESTABLE and r["reason"].startswith("4 independent unit(s)")
+    r = T.tracks_people(x[:20], y[:20], stat="spearman", baselines={"l": base["length"][:20]}, n_boot=50)
+    assert r["word"] == TESTABLE
+    rng = np.random.default_rng(6)
+    r = T.tracks_people(rng.normal(size=80), rng.normal(size=80), stat="spearman",
+                        baselines={"l": rng.normal(size=80)}, n_boot=300)
+    assert r["word"] == INCONCLUSIVE and "smallest lead this test could detect" in r["reason"]
+    assert r["lo"] < 0 < r["hi"] and r["diff lo"] < 0 < r["diff hi"]
