@@ -58,5 +58,5 @@ def test_a_bad_name_or_an_unknown_upstream_study_is_refused_before_anything_is_w
     with pytest.raises(CrevalError, match="exists already"):
         create("divergent", ("apparatus",))
     with pytest.raises(CrevalError, match="unknown study 'nowhere'"):
-        create("wordlen", ("nowhere",))
-    assert not (REPO / "lib/creval/studies/wordlen").exists()
+        create("never_written", ("nowhere",))
+    assert not (REPO / "lib/creval/studies/never_written").exists()
