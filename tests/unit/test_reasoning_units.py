@@ -177,3 +177,12 @@ def test_the_vllm_specs_shipped_and_generated_score_after_the_document_start_and
         assert s.can == {"logprobs": "raw", "completions": True, "echo": True, "adds_document_start": False}
     gen, shipped = read_spec(tmp_path / "gen.yaml"), get_spec("smollm2-135m-vllm")
     assert gen.identity() == shipped.identity()                 # the same calls, the same cache keys
+
+
+def test_check_marks_a_reasoning_models_chat_unsure_until_the_spec_gives_it_room():
+    from creval.models import capabilities
+    ok, why = capabilities.able(spec(can={"reasoning": True}), "chat")
+    assert ok is None and "no `reasoning_room`" in why
+    assert capabilities.able(spec(can={"reasoning": True}, reasoning_room=2000), "chat")[0] is True
+    assert capabilities.able(spec(can={"reasoning": True}, reasoning_effort="none"), "chat")[0] is True
+    assert capabilities.able(spec(can={"reasoning": False}), "chat")[0] is True

@@ -79,6 +79,9 @@ def able(spec: ModelSpec, verb: str, caps: Capabilities | None = None) -> tuple[
     c = caps or of(spec)
     dropped = set((spec.request or {}).get("drop") or ())
     if verb == "chat":
+        if c.reasoning and not spec.reasoning_room and spec.reasoning_effort != "none":
+            return None, ("it reasons before answering and the spec gives it no `reasoning_room`: a study's small "
+                          "budget may come back empty")
         return True, "every model chats"
     if verb in ("sample", "choice"):
         if "logprobs" in dropped or c.logprobs == "none":
