@@ -1,4 +1,5 @@
 """Diversity metrics and human-data loaders against hand-computed values (statistics: test_stats.py)."""
+import json
 import math
 
 import numpy as np
@@ -111,3 +112,130 @@ def test_metrics_cli_ci_uses_the_config_range(tmp_path, capsys):
     prof.write_text("rethink_ci_l_min: 2\nrethink_ci_l_max: 3\nrethink_ci_agg: sum\n")
     assert main(["metrics", "ci", str(f), "--params", str(prof)]) == 0
     assert "CI = sum of uniq_L, L = 2..3" in capsys.readouterr().out
+
+
+# -- `creval metrics` over a user's table: ids, columns, per-text output, saturation, resuming (issue 42) -----
+def test_ci_echoes_ids_reads_a_named_text_column_and_writes_one_row_per_text(tmp_path, capsys):
+    import csv
+
+    from creval.cli import main
+    f = tmp_path / "t.csv"
+    f.write_text("key,story\nk1,tie the rope to the chair and pull it hard\nk2,use the rope to the chair and "
+                 "pull to climb\nk3,nothing alike at all in these words here\n")
+    out = tmp_path / "ci.csv"
+    assert main(["metrics", "ci", str(f), "--text", "story", "--id", "key", "--L", "3", "3",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "k1" in printed and "k3" in printed and "leave-own-item-out" in printed
+    rows = list(csv.DictReader(out.open()))
+    assert [r["id"] for r in rows] == ["k1", "k2", "k3"]
+    # k1: 10 words, its 3-grams "the rope to", "rope to the", "to the chair", "the chair and", "chair and pull"
+    # occur in k2, covering words 2..8 (7 of 10); k3 shares nothing with the others
+    assert float(rows[0]["ci"]) == pytest.approx(1 - 7 / 10)
+    assert float(rows[2]["ci"]) == 1.0 and rows[2]["n_tokens"] == "8"
+
+
+def test_ci_leave_group_out_drops_the_own_groups_reuse(tmp_path, capsys):
+    import json as js
+
+    from creval.cli import main
+    f = tmp_path / "t.jsonl"
+    rows = [{"id": "a", "g": "box", "text": "uses for a box: a hat for a cat"},
+            {"id": "b", "g": "box", "text": "uses for a box: a bed for a dog"},
+            {"id": "c", "g": "brick", "text": "a hat for a cat made of clay"}]
+    f.write_text("".join(js.dumps(r) + "\n" for r in rows))
+    own = tmp_path / "own.jsonl"
+    grp = tmp_path / "grp.jsonl"
+    assert main(["metrics", "ci", str(f), "--id", "id", "--L", "4", "4", "--out", str(own)]) == 0
+    assert main(["metrics", "ci", str(f), "--id", "id", "--L", "4", "4", "--leave", "group", "--group", "g",
+                 "--out", str(grp)]) == 0
+    ci_own = {r["id"]: r["ci"] for r in map(js.loads, own.read_text().splitlines())}
+    ci_grp = {r["id"]: r["ci"] for r in map(js.loads, grp.read_text().splitlines())}
+    # "uses for a box:" is shared by a and b only: reuse against the pool, none once the own group is left out;
+    # "a hat for a cat" of a is also in c (another group), so it counts either way
+    assert ci_own["b"] < 1.0 and ci_grp["b"] == 1.0
+    assert ci_grp["a"] < 1.0 and ci_grp["a"] > ci_own["a"]
+    assert main(["metrics", "ci", str(f), "--leave", "group"]) == 2
+    assert "--leave group needs --group COL" in capsys.readouterr().err
+
+
+def test_ci_warns_when_most_texts_sit_at_the_bound(tmp_path, capsys):
+    from creval.cli import main
+    f = tmp_path / "t.txt"
+    f.write_text("one short line\nanother tiny text\nthird one here\n")
+    assert main(["metrics", "ci", str(f)]) == 0
+    err = capsys.readouterr().err
+    assert "warning: the creativity index saturates: 100% of 3 texts score exactly 1" in err
+
+
+def test_saturation_share():
+    from creval.measures.pertext import saturation
+    assert saturation([1.0, 1.0, 0.5, 0.2], 1.0, "x", share=0.5).startswith("x saturates: 50% of 4 texts")
+    assert saturation([1.0, 0.9, 0.5, 0.2], 1.0, "x", share=0.5) is None
+    assert saturation([float("nan")], 1.0, "x") is None
+
+
+def test_a_bad_column_and_an_empty_text_are_one_clear_error(tmp_path, capsys):
+    from creval.cli import main
+    f = tmp_path / "t.csv"
+    f.write_text("id,body\n1,some words\n")
+    assert main(["metrics", "ci", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert f"{f}: no column 'text' (its columns: id, body)" in err
+    assert main(["metrics", "ci", str(f), "--text", "body", "--id", "nope"]) == 2
+    assert "no column 'nope'" in capsys.readouterr().err
+    from creval.core.errors import CrevalError
+    from creval.core.table import read_table
+    g = tmp_path / "e.csv"
+    g.write_text("id,text\nx,fine\ny,\n")
+    with pytest.raises(CrevalError, match=r"column 'text', row 2 \(id y\) is empty"):
+        read_table(g, id="id")
+    g.write_text("id,text\nx,fine\nx,again\n")
+    with pytest.raises(CrevalError, match="id 'x' of column 'id' appears on rows 1 and 2"):
+        read_table(g, id="id")
+
+
+class CountingBackend:
+    """A local backend scoring 1 nat per word; it counts the texts it computes and can be made to stop
+    (a Ctrl-C) after ``stop_after`` texts."""
+    LOGPROB_KIND = "raw"
+
+    def __init__(self, stop_after=None):
+        from creval.models.base import ModelSpec
+        self.spec = ModelSpec(name="counting", backend="llamacpp", model="counting.gguf")
+        self.computed, self.stop_after = [], stop_after
+
+    def loglikelihood(self, reqs):
+        from creval.models.base import LogLikelihood
+        out = []
+        for r in reqs:
+            if self.stop_after is not None and len(self.computed) >= self.stop_after:
+                raise KeyboardInterrupt
+            self.computed.append(r.text)
+            lps = tuple([-1.0] * len(r.text.split()))
+            out.append(LogLikelihood(sum(lps), lps, len(r.text.encode()), model="counting"))
+        return out
+
+
+def test_an_interrupted_ppl_run_resumes_without_rescoring_a_text(tmp_path, monkeypatch, capsys):
+    from creval.cli import main
+    from creval.commands import metrics
+    from creval.core.cache import CallCache
+    from creval.models.cached import Model
+    cache = CallCache(tmp_path / "cache.sqlite")
+    texts = [f"text number {i} has {i + 1} more words" + " w" * i for i in range(6)]
+    f = tmp_path / "t.csv"
+    f.write_text("sid,text\n" + "".join(f"s{i},{t}\n" for i, t in enumerate(texts)))
+    first = CountingBackend(stop_after=4)
+    monkeypatch.setattr(metrics, "load_model", lambda name: Model(first, cache))
+    assert main(["metrics", "ppl", str(f), "--id", "sid", "--quiet"]) == 130       # interrupted after 4 texts
+    assert first.computed == texts[:4]
+    again = CountingBackend()
+    monkeypatch.setattr(metrics, "load_model", lambda name: Model(again, cache))
+    out = tmp_path / "ppl.jsonl"
+    assert main(["metrics", "ppl", str(f), "--id", "sid", "--out", str(out)]) == 0
+    assert again.computed == texts[4:]                        # the four scored before are read from the cache
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == [f"s{i}" for i in range(6)]
+    assert rows[2]["n_tokens"] == len(texts[2].split()) and rows[2]["ppl"] == pytest.approx(math.e)
+    assert "perplexity under counting" in capsys.readouterr().err      # the progress bar, with its rate

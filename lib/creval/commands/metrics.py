@@ -1,81 +1,81 @@
 """``creval metrics diversity|novelty|ci|ppl|templates|rubric FILE``.
 
 ``ci``, ``ppl``, ``templates`` and ``rubric`` are the measures of chapter 06 (Rethinking creativity
-evaluation): creativity index against the file's other texts or a folder of reference texts, perplexity
-(optionally given each row's ``question``), syntactic templates and CR-POS, and the rubric LLM judge.
+evaluation): creativity index against the file's other texts (leave-own-item-out), the other groups' texts
+(leave-group-out) or a folder of reference texts, perplexity (optionally given each row's ``question``),
+syntactic templates and CR-POS, and the rubric LLM judge.
 
 Every default comes from the studies' Configs (:class:`~creval.studies.rethinking.config.RethinkingConfig`):
 the n-gram range and aggregation of the creativity index, the template length and count, the model under
 test (``model``, for perplexity) and the LLM behind every judge (``judge_model``, for the rubric and novelty
 judges), the judge's analysis budget and the seed. ``--params FILE`` takes them from a parameter profile.
 
-FILE holds one text per item: ``.txt`` (one per non-empty line), ``.jsonl`` (a ``text`` field per row) or
-``.csv`` (a ``text`` column). For ``novelty`` an optional ``question`` field/column gives each text's task
-(``--question`` sets one for all).
+FILE holds one text per row: ``.txt`` (one per non-empty line), ``.jsonl`` or ``.csv``; ``--text COL`` names
+the text column (default ``text``) and ``--id COL`` an id column echoed in every output (default: the row
+number). ``--out FILE.csv|FILE.jsonl`` writes one row per text. For ``novelty``, ``ppl --conditional`` and
+``rubric`` an optional ``question`` column gives each text's task (``--question`` sets one for all).
+Perplexity is scored one text at a time with a progress bar; each text's log-likelihood is cached as soon as
+it is computed, so an interrupted run resumes where it stopped. A measure with many texts at its bound (a
+creativity index of exactly 1, distinct-1 of 1, no template) gets a warning: it cannot rank those texts.
 """
 from __future__ import annotations
 
-import csv
 import json
-from pathlib import Path
+import sys
+
+from tqdm import tqdm
 
 from creval.book.params import effective_params, load_params
 from creval.core.errors import CrevalError
+from creval.core.table import TextTable, read_table, write_rows
 from creval.judges.novelty import NoveltyJudge, rank_by_novelty
 from creval.judges.rubric import ASPECTS, rubric_judge
 from creval.measures import creativity_index as C
+from creval.measures import pertext as P
 from creval.measures import templates as T
-from creval.measures.diversity import diversity
+from creval.measures.diversity import diversity, item_originality
 from creval.measures.ngram_index import NgramIndex, folder_documents
-from creval.measures.perplexity import perplexity_many
 from creval.models.registry import load_model
 from creval.studies.rethinking.config import RethinkingConfig
 
 
-def read_texts(path: str | Path) -> tuple[list[str], list[str | None]]:
-    """(texts, questions) from a .txt/.jsonl/.csv file; any problem is a CrevalError naming the file."""
-    p = Path(path)
-    if not p.exists():
-        raise CrevalError(f"{p}: no such file", "give a .txt, .jsonl or .csv file of texts")
-    try:
-        raw = p.read_text(encoding="utf-8")
-    except (UnicodeDecodeError, OSError) as e:
-        raise CrevalError(f"{p}: cannot read it as UTF-8 text ({e})", "save the file as UTF-8") from None
-    suffix = p.suffix.lower()
-    texts, questions = [], []
-    if suffix == ".txt":
-        texts = [line.strip() for line in raw.splitlines() if line.strip()]
-        questions = [None] * len(texts)
-    elif suffix == ".jsonl":
-        for i, line in enumerate(raw.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                raise CrevalError(f"{p}: line {i} is not valid JSON", "one JSON object per line") from None
-            if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-                raise CrevalError(f"{p}: line {i} has no string field 'text'", 'write rows like {"text": "..."}')
-            texts.append(row["text"])
-            questions.append(row.get("question"))
-    elif suffix == ".csv":
-        rows = list(csv.DictReader(raw.splitlines()))
-        if not rows or "text" not in rows[0]:
-            raise CrevalError(f"{p}: no 'text' column", "add a header row with a column named text")
-        texts = [r["text"] or "" for r in rows]
-        questions = [r.get("question") for r in rows]
-    else:
-        raise CrevalError(f"{p}: unsupported file type {suffix or '(none)'}", "use .txt, .jsonl or .csv")
-    if not texts:
-        raise CrevalError(f"{p}: contains no texts", "put at least one text in it (two for diversity)")
-    return texts, questions
+def read(args) -> TextTable:
+    """The file's texts, read with the command's ``--text`` and ``--id`` columns."""
+    return read_table(args.file, text=getattr(args, "text", None) or "text", id=getattr(args, "id", None),
+                      allow_empty=True)
+
+
+def questions(table: TextTable) -> list:
+    """Each row's ``question`` (None where the file has no such column)."""
+    return [r.get("question") for r in table.rows]
+
+
+def warn(message: str | None) -> None:
+    if message:
+        print(f"creval: warning: {message}", file=sys.stderr)
+
+
+def finish(args, table: TextTable, per_text: list[dict]) -> None:
+    """Write ``--out`` (one row per text, its id first) when given."""
+    if getattr(args, "out", None):
+        rows = [{"id": k, **r} for k, r in zip(table.ids, per_text)]
+        print(f"wrote {len(rows)} rows to {write_rows(args.out, rows)}", file=sys.stderr)
+
+
+def bar(args, total: int, what: str):
+    """A progress bar with rate and time left on stderr (none with ``--quiet``)."""
+    return tqdm(total=total, desc=what, unit="text", disable=bool(getattr(args, "quiet", False)), file=sys.stderr)
 
 
 def cmd_diversity(args) -> int:
-    texts, _ = read_texts(args.file)
+    table = read(args)
+    texts = table.texts
     if len(texts) < 2:
         raise CrevalError(f"{args.file}: diversity needs at least 2 texts, found {len(texts)}", "add more texts")
     d = diversity(texts)
+    per = item_originality(texts, bleu=len(texts) <= 500)
+    warn(P.saturation(per["distinct_1"], 1.0, "distinct-1 of the text alone"))
+    finish(args, table, per.to_dict("records"))
     if args.json:
         print(json.dumps(d))
         return 0
@@ -88,63 +88,89 @@ def cmd_diversity(args) -> int:
 
 
 def cmd_novelty(args) -> int:
-    texts, questions = read_texts(args.file)
-    qs = [args.question or q or "" for q in questions]
+    table = read(args)
+    texts = table.texts
+    qs = [args.question or q or "" for q in questions(table)]
     judge = NoveltyJudge(load_model(args.model), domain=args.domain)
     r = rank_by_novelty(list(zip(qs, texts)), judge, seed=args.seed)
     n = len(texts)
-    print(f"rank  item  text (most novel first; {n} texts)")
+    rank = {i: k for k, i in enumerate(r.order, start=1)}
+    finish(args, table, [{"novelty_rank": rank[i]} for i in range(n)])
+    print(f"rank  {'id':>6}  text (most novel first; {n} texts)")
     for k, i in enumerate(r.order, start=1):
         t = texts[i].replace("\n", " ")
-        print(f"{k:>4}  {i:>4}  {t[:100]}")
+        print(f"{k:>4}  {table.ids[i]:>6}  {t[:100]}")
     print(f"comparisons: {r.comparisons} (each asked in both orders: {r.llm_calls} judge calls; "
           f"{r.ties} ties where the orders disagreed); bubble sort would need {n * (n - 1) // 2}")
     return 0
 
 
+def ci_reference(args, table: TextTable, Ls) -> tuple[NgramIndex, list, str]:
+    """The index the texts are scored against, each text's excluded group, and a line saying which."""
+    texts = table.texts
+    if args.reference != "pool":
+        if args.leave == "group":
+            raise CrevalError("--leave group needs --reference pool", "drop --leave group, or --reference pool")
+        return NgramIndex.build(folder_documents(args.reference), Ls, str(args.reference)), [None] * len(texts), ""
+    if args.leave == "group":
+        if not args.group:
+            raise CrevalError("--leave group needs --group COL", "name the column that groups the texts")
+        groups = [str(g) for g in table.column(args.group)]
+        return (NgramIndex.build(list(zip(groups, texts)), Ls, "file-pool"), groups,
+                f"; each text against the texts of the OTHER groups of column {args.group!r} (leave-group-out)")
+    return (NgramIndex.build(list(zip(table.ids, texts)), Ls, "file-pool"), list(table.ids),
+            "; each text against the OTHER texts (leave-own-item-out)")
+
+
 def cmd_ci(args) -> int:
-    texts, _ = read_texts(args.file)
+    table = read(args)
+    texts = table.texts
     lo, hi = args.L
     if lo < 1 or hi < lo:
         raise CrevalError(f"--L {lo} {hi}: not a range of n-gram lengths", "give two lengths lo <= hi, e.g. --L 5 7")
-    if args.reference == "pool":
-        idx = NgramIndex.build([(f"text-{i}", t) for i, t in enumerate(texts)], range(lo, hi + 1), "file-pool")
-        groups = [f"text-{i}" for i in range(len(texts))]
-    else:
-        idx = NgramIndex.build(folder_documents(args.reference), range(lo, hi + 1), str(args.reference))
-        groups = [None] * len(texts)
-    recs = C.creativity_index_many(texts, idx, range(lo, hi + 1), args.agg, groups)
+    Ls = range(lo, hi + 1)
+    idx, groups, how = ci_reference(args, table, Ls)
+    recs = C.creativity_index_many(texts, idx, Ls, args.agg, groups)
+    warn(P.saturation([r.ci for r in recs], P.ci_bound(Ls, args.agg), "the creativity index"))
+    finish(args, table, [{"ci": r.ci, "n_tokens": r.n_tokens, **{f"uniq_{L}": v for L, v in r.l_uniq.items()}}
+                         for r in recs])
     if args.json:
-        for r in recs:
-            print(json.dumps(r.to_dict()))
+        for k, r in zip(table.ids, recs):
+            print(json.dumps({"id": k, **r.to_dict()}))
         return 0
     ref = idx.describe()
     print(f"reference {ref['reference']} ({ref['docs']} docs, {ref['tokens']} words, sha256 {ref['reference_hash']}); "
-          f"CI = {args.agg} of uniq_L, L = {lo}..{hi}"
-          + ("; each text against the OTHER texts" if args.reference == "pool" else ""))
-    print(f"{'item':>4}  {'CI':>6}  {'words':>5}  text (reused spans in [brackets])")
-    for i, (t, r, g) in enumerate(zip(texts, recs, groups)):
+          f"CI = {args.agg} of uniq_L, L = {lo}..{hi}{how}")
+    print(f"{'id':>6}  {'CI':>6}  {'words':>5}  text (reused spans in [brackets])")
+    for k, t, r, g in zip(table.ids, texts, recs, groups):
         shown = C.highlight(t, idx, lo, g)
-        print(f"{i:>4}  {r.ci:6.3f}  {r.n_tokens:>5}  {shown[:110]}")
+        print(f"{k:>6}  {r.ci:6.3f}  {r.n_tokens:>5}  {shown[:110]}")
     print(f"mean CI {sum(r.ci for r in recs) / len(recs):.3f} over {len(recs)} texts")
     return 0
 
 
 def cmd_ppl(args) -> int:
-    texts, questions = read_texts(args.file)
-    ctx = [args.context or q for q in questions] if (args.conditional or args.context) else None
-    recs = perplexity_many(load_model(args.model), texts, ctx)
-    print(f"{'item':>4}  {'PPL':>8}  {'bits/byte':>9}  {'tokens':>6}  text"
-          + ("   (given its question)" if ctx else ""))
-    for i, (t, r) in enumerate(zip(texts, recs)):
-        print(f"{i:>4}  {r.ppl:8.2f}  {r.bits_per_byte:9.3f}  {r.n_tokens:>6}  {t.replace(chr(10), ' ')[:80]}")
+    table = read(args)
+    texts = table.texts
+    ctx = [args.context or q for q in questions(table)] if (args.conditional or args.context) else None
+    model = load_model(args.model)
+    with bar(args, len(texts), f"perplexity under {model.name}") as b:
+        recs = P.perplexity_each(model, texts, ctx, step=lambda: b.update(1))
+    finish(args, table, [{"ppl": r.ppl, "bits_per_byte": r.bits_per_byte, "n_tokens": r.n_tokens,
+                          "n_bytes": r.n_bytes, "model": r.model} for r in recs])
+    print(f"{'id':>6}  {'PPL':>8}  {'bits/byte':>9}  {'tokens':>6}  text" + ("   (given its question)" if ctx else ""))
+    for k, t, r in zip(table.ids, texts, recs):
+        print(f"{k:>6}  {r.ppl:8.2f}  {r.bits_per_byte:9.3f}  {r.n_tokens:>6}  {t.replace(chr(10), ' ')[:80]}")
     return 0
 
 
 def cmd_templates(args) -> int:
-    texts, _ = read_texts(args.file)
+    table = read(args)
+    texts = table.texts
     tagged = T.pos_tag(texts)
     st = T.template_stats(tagged, texts, n=args.n, top_n=args.top, mode="compat" if args.compat else "sequence")
+    warn(P.saturation(st["tpt"], 0.0, "templates per token", share=0.5))
+    finish(args, table, [{"templates_per_token": t, "has_template": h} for t, h in zip(st["tpt"], st["has"])])
     kind = "compat: surface strings" if args.compat else "tag sequences"
     print(f"texts {len(texts)}; templates = top {args.top} POS {args.n}-grams ({kind})")
     print(f"share of texts with >= 1 template   {100 * st['rate']:.1f}%")
@@ -157,18 +183,19 @@ def cmd_templates(args) -> int:
 
 
 def cmd_rubric(args) -> int:
-    texts, questions = read_texts(args.file)
-    if args.domain == "ps" and not any(args.question or q for q in questions):
+    table = read(args)
+    qs = questions(table)
+    if args.domain == "ps" and not any(args.question or q for q in qs):
         raise CrevalError(f"{args.file}: the ps rubric needs each solution's problem",
                           "add a question field/column, or give --question")
-    items = [{"id": str(i), "text": t, "problem": args.question or q or ""}
-             for i, (t, q) in enumerate(zip(texts, questions))]
+    items = [{"id": k, "text": t, "problem": args.question or q or ""} for k, t, q in zip(table.ids, table.texts, qs)]
     recs = rubric_judge(load_model(args.model), items, args.domain, analysis_tokens=args.tokens)
     names = [a for a, _, _ in ASPECTS[args.domain]]
-    print(f"{'item':>4}  " + "  ".join(f"{n[:14]:>14}" for n in names) + "  state")
+    finish(args, table, [{**{n: r.scores[n] for n in names}, "state": r.state, "via": r.via} for r in recs])
+    print(f"{'id':>6}  " + "  ".join(f"{n[:14]:>14}" for n in names) + "  state")
     for r in recs:
         vals = ["      unparsed" if r.scores[n] is None else f"{r.scores[n]:14.2f}" for n in names]
-        print(f"{int(r.item_id):>4}  " + "  ".join(vals) + f"  {r.state} ({r.via})")
+        print(f"{r.item_id:>6}  " + "  ".join(vals) + f"  {r.state} ({r.via})")
     return 0
 
 
@@ -196,68 +223,93 @@ def _with_profile(fn):
     return lambda args: fn(fill_defaults(args))
 
 
+def table_options(p) -> None:
+    """The options every metric takes: the text and id columns, the per-text output, quiet."""
+    p.add_argument("--text", default="text", metavar="COL", help="column holding the texts (default: text)")
+    p.add_argument("--id", default=None, metavar="COL",
+                   help="column of ids, echoed in every output (default: the row number from 0)")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="write one row per text, id first, to FILE (.csv, or .jsonl for JSON lines)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def profile_option(p) -> None:
+    p.add_argument("--params", default=None, metavar="FILE",
+                   help="take the defaults from this parameter profile (default: the Config defaults)")
+
+
+FILE_HELP = ".txt (one text per line), .jsonl or .csv (a text column; see --text, --id)"
+
+
 def register(subparsers) -> None:
     d0 = RethinkingConfig()
     p = subparsers.add_parser("metrics", help="diversity, novelty, creativity index, perplexity, templates, "
                                               "rubric judge of texts",
                               description="Measures of a set of texts in a file: diversity, pairwise LLM novelty, "
                                           "and chapter 06's creativity index, perplexity, syntactic templates and "
-                                          "rubric judge.")
+                                          "rubric judge. Every metric takes --text COL, --id COL and --out "
+                                          "FILE.csv|FILE.jsonl (one row per text), e.g. `creval metrics ppl "
+                                          "stories.csv --id story_id --text story --out ppl.csv`.")
     sub = p.add_subparsers(dest="metric", metavar="METRIC")
     d = sub.add_parser("diversity", help="cosine similarity, self-BLEU, distinct-1/2 of the texts in FILE")
-    d.add_argument("file", help=".txt (one text per line), .jsonl (field text) or .csv (column text)")
-    d.add_argument("--json", action="store_true", help="print one JSON object")
+    d.add_argument("file", help=FILE_HELP)
+    d.add_argument("--json", action="store_true", help="print one JSON object (the set's figures)")
+    table_options(d)
     d.set_defaults(func=cmd_diversity)
     n = sub.add_parser("novelty", help="rank the texts in FILE by novelty with a pairwise LLM judge")
-    n.add_argument("file", help=".txt, .jsonl (fields text, question) or .csv (columns text, question)")
+    n.add_argument("file", help=FILE_HELP + "; an optional question column")
     n.add_argument("--model", default=None, help=f"judge model (default: judge_model, {d0.judge_model})")
     n.add_argument("--domain", default="default", help="novelty definition: macgyver, aut, hypogen, bookmia, default")
     n.add_argument("--question", default=None, help="the task every text answers (overrides the file's)")
     n.add_argument("--seed", type=int, default=None,
                    help=f"seed of the input shuffle (decides the order of ties; default: seed, {d0.seed})")
-    n.add_argument("--params", default=None, metavar="FILE",
-                   help="take the defaults from this parameter profile (default: the Config defaults)")
+    table_options(n)
+    profile_option(n)
     n.set_defaults(func=_with_profile(cmd_novelty))
     c = sub.add_parser("ci", help="creativity index of the texts in FILE (exact n-gram reuse, Lu et al.)")
-    c.add_argument("file", help=".txt (one text per line), .jsonl (field text) or .csv (column text)")
+    c.add_argument("file", help=FILE_HELP)
     c.add_argument("--reference", default="pool",
-                   help="pool (each text against the file's other texts) or a folder of .txt reference texts")
+                   help="pool (the file's own texts; see --leave) or a folder of .txt reference texts")
+    c.add_argument("--leave", choices=["own", "group"], default="own",
+                   help="with the pool: leave each text's own item out (own, default), or its whole group "
+                        "(group: the other texts of its --group, e.g. answers to the same prompt)")
+    c.add_argument("--group", default=None, metavar="COL", help="column grouping the texts (for --leave group)")
     c.add_argument("--L", nargs=2, type=int, default=None, metavar=("LO", "HI"),
                    help=f"n-gram lengths (default: rethink_ci_l_min rethink_ci_l_max, {d0.rethink_ci_l_min} "
                         f"{d0.rethink_ci_l_max})")
     c.add_argument("--agg", choices=["mean", "sum"], default=None,
                    help=f"aggregation over L (default: rethink_ci_agg, {d0.rethink_ci_agg}; paper: mean)")
     c.add_argument("--json", action="store_true", help="one JSON record per text")
-    c.add_argument("--params", default=None, metavar="FILE",
-                   help="take the defaults from this parameter profile (default: the Config defaults)")
+    table_options(c)
+    profile_option(c)
     c.set_defaults(func=_with_profile(cmd_ci))
     pp = sub.add_parser("ppl", help="perplexity and bits per byte of the texts in FILE under a model")
-    pp.add_argument("file", help=".txt, .jsonl (fields text, question) or .csv")
+    pp.add_argument("file", help=FILE_HELP + "; an optional question column")
     pp.add_argument("--model", default=None, help=f"scoring model (default: model, {d0.model})")
     pp.add_argument("--conditional", action="store_true", help="condition each text on its question field")
     pp.add_argument("--context", default=None, help="one context for every text (implies --conditional)")
-    pp.add_argument("--params", default=None, metavar="FILE",
-                   help="take the defaults from this parameter profile (default: the Config defaults)")
+    table_options(pp)
+    profile_option(pp)
     pp.set_defaults(func=_with_profile(cmd_ppl))
     tp = sub.add_parser("templates", help="syntactic templates (POS n-grams) and CR-POS of the texts in FILE")
-    tp.add_argument("file", help=".txt, .jsonl or .csv")
+    tp.add_argument("file", help=FILE_HELP)
     tp.add_argument("--n", type=int, default=None,
                     help=f"template length in POS tags (default: rethink_template_n, {d0.rethink_template_n})")
     tp.add_argument("--top", type=int, default=None, help=f"most frequent n-grams kept as templates "
                                                           f"(default: rethink_template_top, {d0.rethink_template_top})")
     tp.add_argument("--compat", action="store_true", help="the diversity library's surface-string matching")
     tp.add_argument("--show", type=int, default=10, help="templates listed")
-    tp.add_argument("--params", default=None, metavar="FILE",
-                   help="take the defaults from this parameter profile (default: the Config defaults)")
+    table_options(tp)
+    profile_option(tp)
     tp.set_defaults(func=_with_profile(cmd_templates))
     r = sub.add_parser("rubric", help="rubric LLM judge scores (creative writing, problem solving, research ideas)")
-    r.add_argument("file", help=".txt, .jsonl (fields text, question = the problem) or .csv")
+    r.add_argument("file", help=FILE_HELP + "; a question column = the problem")
     r.add_argument("--domain", choices=["cw", "ps", "ri"], default="ps", help="rubric: cw, ps or ri")
     r.add_argument("--model", default=None, help=f"judge model (default: judge_model, {d0.judge_model})")
     r.add_argument("--question", default=None, help="the problem every solution answers (ps)")
     r.add_argument("--tokens", type=int, default=None,
                    help=f"token budget of the analysis turn (default: rethink_judge_tokens, {d0.rethink_judge_tokens})")
-    r.add_argument("--params", default=None, metavar="FILE",
-                   help="take the defaults from this parameter profile (default: the Config defaults)")
+    table_options(r)
+    profile_option(r)
     r.set_defaults(func=_with_profile(cmd_rubric))
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])

@@ -1,0 +1,84 @@
+"""``creval grade TEXTS.csv|jsonl --labels COL``: grade every cheap measure against your own human ratings.
+
+Computes each text's creativity index (leave-own-item-out, and leave-group-out with ``--group``), perplexity
+and bits per byte under the default local model, templates per token, similarity to the other texts,
+lexical measures and (with a prompt column) semantic distance to the prompt; optionally a rubric judge
+(``--judge MODEL``). Each measure then goes through the report card's rule against the labels and gets its
+word. Writes ``card.html``, ``card.jsonl`` and ``measures.csv`` under ``--out``
+(:mod:`creval.studies.grade`, :mod:`creval.studies.grade_card`)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tqdm import tqdm
+
+from creval.studies.grade import CHEAP, GROUPS, GradeOptions, grade_file
+from creval.studies.grade_card import write_card
+from creval.studies.rethinking.config import RethinkingConfig
+
+EXAMPLE = """example (the labelled sample bundled with creval: 60 short stories in the styles of people and
+two models, with our own 1-5 ratings):
+
+  creval grade data/samples/grade/stories.csv --labels rating --id id --text text \\
+      --group prompt_id --author author --prompt prompt --out runs/grade-sample
+
+  writes runs/grade-sample/card.html (open it in a browser), card.jsonl (one row per measure) and
+  measures.csv (one row per text). Each measure gets one of: tracks people, tracks authorship only,
+  does not track people, inconclusive here, not testable here.
+  Faster, without the model or the embedder: --measures ci lexical templates"""
+
+
+def cmd_grade(args) -> int:
+    d0 = RethinkingConfig()
+    opt = GradeOptions(labels=args.labels, text=args.text, id=args.id, group=args.group, author=args.author,
+                       prompt=args.prompt, measures=args.measures, model=args.model or d0.model, judge=args.judge,
+                       L=(d0.rethink_ci_l_min, d0.rethink_ci_l_max), agg=d0.rethink_ci_agg,
+                       template_n=d0.rethink_template_n, template_top=d0.rethink_template_top, stat=args.stat,
+                       n_boot=args.n_boot, seed=args.seed)
+    with tqdm(desc="perplexity", unit="text", disable=args.quiet or "ppl" not in args.measures,
+              file=sys.stderr) as bar:
+        result = grade_file(args.file, opt, step=lambda: bar.update(1))
+    for w in result["warnings"]:
+        print(f"creval: warning: {w}", file=sys.stderr)
+    paths = write_card(result, args.out, str(args.file))
+    width = max(len(r["measure"]) for r in result["card"]) if result["card"] else 10
+    stat = "AUROC" if result["stat"] == "auc" else "rho"
+    print(f"{len(result['table'])} texts graded against {args.labels!r} ({stat}, 95% intervals)")
+    for r in result["card"]:
+        print(f"{r['measure']:<{width}}  {stat} {r['value']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]  "
+              f"vs {r.get('baseline', '')} {r.get('baseline value', float('nan')):+.3f}  ->  {r['word']}")
+    print(f"card: {paths['html']}  rows: {paths['jsonl']}  per text: {paths['table']}")
+    return 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("grade", help="grade every cheap measure against your own human ratings",
+                              description="Compute every measure that needs no new sample for each text of "
+                                          "TEXTS, then apply the report card's rule to each against the human "
+                                          "labels: its statistic beside the strongest trivial baseline (length, "
+                                          "format features, author), within each author, and its word.",
+                              epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", metavar="TEXTS", help=".csv or .jsonl, one text per row")
+    p.add_argument("--labels", required=True, metavar="COL",
+                   help="column of human labels: 0/1 (AUROC) or ratings (Spearman rho)")
+    p.add_argument("--text", default="text", metavar="COL", help="column of the texts (default: text)")
+    p.add_argument("--id", default=None, metavar="COL", help="column of ids (default: the row number from 0)")
+    p.add_argument("--group", default=None, metavar="COL",
+                   help="column of the item/prompt each text answers: leave-group-out creativity index, "
+                        "and the unit of the bootstrap")
+    p.add_argument("--author", default=None, metavar="COL",
+                   help="column of who wrote each text (a person, a model): a baseline and the within-author check")
+    p.add_argument("--prompt", default=None, metavar="COL",
+                   help="column of the prompt text, for semantic distance to it (default: a column named prompt)")
+    p.add_argument("--measures", nargs="+", default=list(CHEAP), choices=GROUPS, metavar="NAME",
+                   help=f"measure families, from: {', '.join(GROUPS)} (default: all but judge)")
+    p.add_argument("--model", default=None, help=f"perplexity model (default: model, {RethinkingConfig().model})")
+    p.add_argument("--judge", default=None, metavar="MODEL", help="also grade a rubric LLM judge run by MODEL")
+    p.add_argument("--stat", choices=["auto", "auc", "spearman"], default="auto",
+                   help="auto: AUROC for two-valued labels, Spearman rho otherwise")
+    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples of every interval (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--out", default="grade", metavar="DIR", help="folder for the card (default: ./grade)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_grade)

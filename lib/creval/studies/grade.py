@@ -1,0 +1,182 @@
+"""Grade measures on a user's own rated texts (issue 42, ``creval grade``): every measure that needs no new
+sample is computed per text, then each is put to the report card's rule (:func:`~creval.measures.tracking.
+tracks_people`: the statistic against the human labels with its cluster-bootstrap interval, against the
+strongest trivial baseline on the same texts, and within each author) and gets its word.
+
+:func:`measure_table` computes the per-text table, :func:`grade` the card rows, :func:`grade_file` both from
+a file (what the command and chapter 08 call); :mod:`creval.studies.grade_card` writes the card.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from creval.core import paths
+from creval.core.errors import CrevalError
+from creval.core.table import TextTable, check_lengths, read_table
+from creval.judges.rubric import rubric_judge
+from creval.measures import pertext as P
+from creval.measures import templates as T
+from creval.measures.diversity import item_originality, semdis
+from creval.measures.tracking import tracks_people
+from creval.models.embeddings import Embedder
+from creval.models.registry import load_model
+
+GROUPS = ("ci", "ppl", "templates", "diversity", "lexical", "prompt", "judge")
+"""The measure families ``--measures`` picks from (``judge`` runs only with a judge model)."""
+CHEAP = tuple(g for g in GROUPS if g != "judge")
+SAMPLE = paths.samples_dir() / "grade" / "stories.csv"
+"""The bundled labelled sample: 60 short stories written for creval, with our own 1-5 ratings."""
+
+
+@dataclass
+class GradeOptions:
+    """What to compute and how: the columns, the measure families, the models and the rule's settings."""
+    labels: str
+    text: str = "text"
+    id: str | None = None
+    group: str | None = None
+    author: str | None = None
+    prompt: str | None = None
+    measures: Sequence[str] = CHEAP
+    model: str = "smollm2-135m"             # perplexity (RethinkingConfig.model)
+    judge: str | None = None                # rubric judge model (creative-writing rubric)
+    L: tuple[int, int] = (5, 7)
+    agg: str = "mean"
+    template_n: int = 5
+    template_top: int = 100
+    stat: str = "auto"
+    n_boot: int = 2000
+    seed: int = 0
+    warnings: list = field(default_factory=list)
+
+
+def check_measures(names: Sequence[str], judge: str | None) -> list[str]:
+    """The measure families asked for, checked: unknown names and ``judge`` without a judge model are errors."""
+    bad = [m for m in names if m not in GROUPS]
+    if bad:
+        raise CrevalError(f"unknown measure(s) {', '.join(bad)}", f"choose from {', '.join(GROUPS)}")
+    out = list(dict.fromkeys(names))
+    if judge and "judge" not in out:
+        out.append("judge")
+    if "judge" in out and not judge:
+        raise CrevalError("the judge measure needs a judge model", "give --judge MODEL (e.g. --judge smollm2-135m)")
+    return out
+
+
+def _prompt_column(table: TextTable, prompt: str | None) -> str | None:
+    if prompt:
+        table.column(prompt)          # an error naming the file when it has no such column
+        return prompt
+    return "prompt" if table.rows and "prompt" in table.rows[0] else None
+
+
+def measure_table(table: TextTable, opt: GradeOptions, step: Callable[[], None] = lambda: None) -> dict:
+    """``{column: array}`` of every asked-for measure per text, plus the baselines (:data:`~creval.measures.
+    pertext.BASELINES`). Perplexity calls ``step()`` after each text (a progress bar). Long: one branch per
+    measure family, each a few lines."""
+    texts, names = table.texts, check_measures(opt.measures, opt.judge)
+    cols: dict[str, np.ndarray] = dict(P.format_features(texts))
+    groups = [str(g) for g in table.column(opt.group)] if opt.group else None
+    if "ci" in names:
+        Ls = range(opt.L[0], opt.L[1] + 1)
+        cols.update(P.ci_references(texts, table.ids, groups, Ls, opt.agg))
+        for k in ("ci_own", "ci_group"):
+            if k in cols:
+                opt.warnings.append(P.saturation(cols[k], P.ci_bound(Ls, opt.agg), P.DESCRIBE[k]))
+    if "lexical" in names:
+        cols.update(P.lexical(texts))
+        opt.warnings.append(P.saturation(cols["distinct_1"], 1.0, P.DESCRIBE["distinct_1"], share=0.5))
+    if "templates" in names:
+        cols["templates_per_token"] = P.templates_per_token(T.pos_tag(texts), opt.template_n, opt.template_top)
+    if "diversity" in names or "prompt" in names:
+        emb = Embedder()
+        if "diversity" in names:
+            cols["cosine_to_others"] = item_originality(texts, groups, emb, bleu=False)["cosine_to_others"].to_numpy()
+        prompt = _prompt_column(table, opt.prompt)
+        if "prompt" in names and prompt:
+            cols["prompt_distance"] = semdis([str(p or "") for p in table.column(prompt)], texts, emb)
+    if "ppl" in names:
+        recs = P.perplexity_each(load_model(opt.model), texts, step=step)
+        cols["ppl"] = np.array([r.ppl for r in recs])
+        cols["bits_per_byte"] = np.array([r.bits_per_byte for r in recs])
+    if "judge" in names:
+        cols["judge"] = judge_scores(table, opt.judge)
+    opt.warnings = [w for w in opt.warnings if w]
+    return cols
+
+
+def judge_scores(table: TextTable, model: str) -> np.ndarray:
+    """The creative-writing rubric judge's mean aspect score per text (NaN where no aspect parsed)."""
+    items = [{"id": k, "text": t} for k, t in zip(table.ids, table.texts)]
+    recs = rubric_judge(load_model(model), items, "cw")
+    return np.array([np.nanmean([v for v in r.scores.values() if v is not None] or [np.nan]) for r in recs], float)
+
+
+def statistic_for(y: Sequence[float], stat: str = "auto") -> str:
+    """``auc`` for labels with two values (the higher one is the positive class), ``spearman`` otherwise."""
+    if stat != "auto":
+        return stat
+    return "auc" if len(set(y)) == 2 else "spearman"
+
+
+def as_binary(y: Sequence[float]) -> np.ndarray:
+    """Two-valued labels as 0/1 (1 = the higher value)."""
+    y = np.asarray(y, float)
+    return (y == np.max(y)).astype(float)
+
+
+def rule(x, y, *, stat: str, baselines: dict, author=None, cluster=None, n_boot: int = 2000, seed: int = 0) -> dict:
+    """The report card's rule on one measure (:func:`creval.measures.tracking.tracks_people`): the one call
+    site, so the card of ``creval grade`` and chapter 08's card read the same words."""
+    return tracks_people(x, y, stat=stat, baselines=baselines, author=author, cluster=cluster, n_boot=n_boot,
+                         seed=seed)
+
+
+def grade(cols: dict, y: Sequence[float], *, author=None, cluster=None, stat: str = "auto", n_boot: int = 2000,
+          seed: int = 0) -> list[dict]:
+    """One card row per measure in ``cols`` (its values oriented by :data:`~creval.measures.pertext.
+    DIRECTION`), the baselines being the :data:`~creval.measures.pertext.BASELINES` columns of ``cols``."""
+    y = np.asarray(y, float)
+    check_lengths("the grade", len(y), author=author, cluster=cluster,
+                  **{f"measure {k!r}": v for k, v in cols.items()})
+    stat = statistic_for(y, stat)
+    if stat == "auc":
+        y = as_binary(y)
+    base = {k: np.asarray(cols[k], float) for k in P.BASELINES if k in cols}
+    rows = []
+    for name, values in cols.items():
+        if name in P.BASELINES:
+            continue
+        r = rule(P.oriented(name, values), y, stat=stat, baselines=base, author=author, cluster=cluster,
+                 n_boot=n_boot, seed=seed)
+        rows.append({"measure": name, "description": P.DESCRIBE.get(name, name), **r})
+    return rows
+
+
+def grade_file(path: str | Path, opt: GradeOptions, step: Callable[[], None] = lambda: None) -> dict:
+    """Read ``path``, compute :func:`measure_table` and :func:`grade` it against column ``opt.labels``:
+    ``{"table": TextTable, "measures": {column: array}, "card": [rows], "stat": ..., "warnings": [...]}``."""
+    table = read_table(path, text=opt.text, id=opt.id)
+    y = table.numbers(opt.labels)
+    if len(set(y)) < 2:
+        raise CrevalError(f"{path}: column {opt.labels!r} holds one value only ({y[0]:g})",
+                          "grade against labels that vary")
+    author = [str(a) for a in table.column(opt.author)] if opt.author else None
+    cluster = [str(g) for g in table.column(opt.group)] if opt.group else None
+    check_lengths(path, len(table), labels=y, author=author, group=cluster)
+    cols = measure_table(table, opt, step)
+    card = grade(cols, y, author=author, cluster=cluster, stat=opt.stat, n_boot=opt.n_boot, seed=opt.seed)
+    return {"table": table, "labels": y, "author": author, "group": cluster, "measures": cols, "card": card,
+            "stat": statistic_for(y, opt.stat), "warnings": list(opt.warnings), "options": opt}
+
+
+def per_text_rows(result: dict) -> list[dict]:
+    """The per-text table: id, label and every measure and baseline, one row per text."""
+    table, cols = result["table"], result["measures"]
+    extra = {"author": result.get("author"), "group": result.get("group")}
+    return [{"id": k, "label": result["labels"][i], **{c: v[i] for c, v in extra.items() if v is not None},
+             **{c: float(v[i]) for c, v in cols.items()}} for i, k in enumerate(table.ids)]

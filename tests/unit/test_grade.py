@@ -1,0 +1,121 @@
+"""`creval grade` (issue 42): every cheap measure per text, then the report card's rule against a user's own
+labels. A synthetic set with a known answer gets the three words; the bundled sample is graded end to end
+without a model; bad inputs are one clear error each."""
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from creval.core.errors import CrevalError
+from creval.core.paths import REPO
+from creval.measures import tracking as R
+from creval.studies.grade import GradeOptions, grade, grade_file, measure_table
+from creval.studies.grade_card import write_card
+
+SAMPLE = REPO / "data" / "samples" / "grade" / "stories.csv"   # as creval.studies.grade.SAMPLE
+
+
+def known_answer(seed=0, groups=30, per_author=4):
+    """Texts by people and a model on ``groups`` prompts. People's texts are rated one point higher; within
+    each author the rating follows a hidden quality q. ``tracks`` follows q, ``authorship`` only says who
+    wrote the text, ``noise`` is noise."""
+    rng = np.random.default_rng(seed)
+    author = np.array((["human"] * per_author + ["model"] * per_author) * groups)
+    group = np.repeat([f"g{i}" for i in range(groups)], 2 * per_author)
+    q = rng.normal(size=author.size)
+    y = q + 1.0 * (author == "human")
+    cols = {"words": rng.integers(20, 200, author.size).astype(float),
+            "tracks": q + 0.3 * rng.normal(size=q.size),
+            "authorship": (author == "human") + 0.05 * rng.normal(size=q.size),
+            "noise": rng.normal(size=q.size)}
+    return cols, y, list(author), list(group)
+
+
+def test_a_known_answer_gets_the_three_right_words():
+    cols, y, author, group = known_answer()
+    card = {r["measure"]: r for r in grade(cols, y, author=author, cluster=group, n_boot=400, seed=1)}
+    assert set(card) == {"tracks", "authorship", "noise"}           # the length column is a baseline, not graded
+    assert card["tracks"]["word"] == R.TRACKS
+    assert card["authorship"]["word"] == R.AUTHORSHIP
+    assert card["noise"]["word"] == R.NO_TRACK
+    assert card["tracks"]["statistic"].lower().startswith("spearman") and card["tracks"]["n"] == len(y)
+
+
+def test_two_valued_labels_are_graded_by_auroc():
+    cols, y, author, group = known_answer(seed=2)
+    label = (np.asarray(y) > np.median(y)).astype(float) * 4 + 1          # 1 or 5
+    card = grade({"words": cols["words"], "tracks": cols["tracks"]}, label, author=author, cluster=group,
+                 n_boot=300)
+    assert card[0]["statistic"].lower().startswith("au") and card[0]["value"] > 0.7
+
+
+def test_mismatched_lengths_are_one_error_naming_the_column():
+    cols, y, author, group = known_answer()
+    with pytest.raises(CrevalError, match="author has 3 values for 240 texts"):
+        grade(cols, y, author=author[:3], cluster=group)
+    with pytest.raises(CrevalError, match="measure 'noise' has 10 values"):
+        grade({**cols, "noise": cols["noise"][:10]}, y)
+
+
+def test_the_bundled_sample_is_graded_end_to_end_without_a_model(tmp_path):
+    opt = GradeOptions(labels="rating", id="id", group="prompt_id", author="author", measures=["ci", "lexical"],
+                       L=(2, 3), n_boot=300)
+    result = grade_file(SAMPLE, opt)
+    assert len(result["table"]) == 60 and result["stat"] == "spearman"
+    names = [r["measure"] for r in result["card"]]
+    assert names == ["ci_own", "ci_group", "distinct_1", "distinct_2", "mattr", "mean_word_length"]
+    words = {R.TRACKS, R.AUTHORSHIP, R.NO_TRACK, R.INCONCLUSIVE, R.TESTABLE}
+    assert all(r["word"] in words and r["reason"] is not None for r in result["card"])
+    # leaving the prompt's other answers out can only remove reuse: CI never falls
+    assert np.all(result["measures"]["ci_group"] >= result["measures"]["ci_own"] - 1e-12)
+    paths = write_card(result, tmp_path / "card", str(SAMPLE))
+    page = paths["html"].read_text()
+    assert page.startswith("<!doctype html>") and "<script" not in page and "ci_group" in page
+    rows = [json.loads(line) for line in paths["jsonl"].read_text().splitlines()]
+    assert [r["measure"] for r in rows] == names
+    table = list(csv.DictReader(paths["table"].open()))
+    assert table[0]["id"] == "p1-01" and table[0]["author"] == "human" and float(table[0]["label"]) == 5
+    assert float(table[0]["words"]) == 28
+
+
+def test_measure_table_orients_nothing_and_keeps_the_baselines():
+    from creval.core.table import read_table
+    t = read_table(SAMPLE, id="id")
+    cols = measure_table(t, GradeOptions(labels="rating", measures=["lexical"]))
+    assert set(cols) >= {"words", "lines", "list_lines", "markup", "distinct_1", "mattr"}
+    assert cols["distinct_1"].shape == (60,) and 0 < cols["mattr"].min() <= cols["mattr"].max() <= 1
+
+
+GOOD = "id,text,score\n1,a story,3\n2,another,4\n"
+
+
+@pytest.mark.parametrize("body,args,message", [
+    (GOOD, {"labels": "rating"}, "no column 'rating' (its columns: id, text, score)"),
+    (GOOD.replace(",3", ",high"), {"labels": "score"}, "column 'score', row 1 (id 0): 'high' is not a number"),
+    (GOOD.replace("another", ""), {"labels": "score"}, "column 'text', row 2 (id 1) is empty"),
+    (GOOD.replace(",4", ",3"), {"labels": "score"}, "column 'score' holds one value only"),
+    (GOOD.replace("text", "story", 1), {"labels": "score"}, "no column 'text' (its columns: id, story, score)"),
+    (GOOD, {"labels": "score", "group": "prompt"}, "no column 'prompt'"),
+])
+def test_bad_inputs_are_one_clear_error_naming_the_file_and_column(tmp_path, body, args, message):
+    f = tmp_path / "texts.csv"
+    f.write_text(body)
+    with pytest.raises(CrevalError) as e:
+        grade_file(f, GradeOptions(measures=["lexical"], **args))
+    assert str(f) in str(e.value) and message in str(e.value)
+
+
+def test_the_command_grades_the_sample_and_its_help_shows_an_example(tmp_path, capsys):
+    from creval.cli import build_parser, main
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["grade", "--help"])
+    assert "creval grade data/samples/grade/stories.csv --labels rating" in capsys.readouterr().out
+    out = tmp_path / "g"
+    assert main(["grade", str(SAMPLE), "--labels", "rating", "--id", "id", "--author", "author", "--measures", "ci",
+                 "--n-boot", "200", "--out", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "60 texts graded against 'rating'" in printed and "ci_own" in printed
+    assert (out / "card.html").exists() and (out / "measures.csv").exists()
+    assert main(["grade", str(SAMPLE), "--labels", "rating", "--measures", "judge", "--out", str(out)]) == 2
+    assert "the judge measure needs a judge model" in capsys.readouterr().err
