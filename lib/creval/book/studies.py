@@ -1,5 +1,5 @@
 """Run studies in dependency order, each with its wall time and calls: the first half of ``creval book``
-and all of ``creval run``. The chapters then only read the records (``records(cfg)`` finds them finished)."""
+and all of ``creval run``. The chapters then only read the records (``STUDY.records(cfg)`` finds them finished)."""
 from __future__ import annotations
 
 import sys

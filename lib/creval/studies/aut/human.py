@@ -1,6 +1,6 @@
 """Chapter 07 against people, pure: the judges and two trivial baselines against human originality ratings
 (Ocsai-1 ``main2_test``, Cambridge AUT), how far the Cambridge raters agree with each other and what that allows
-a judge, and Ocsai's published figures. Records in (:func:`creval.studies.aut.run.records`), captioned
+a judge, and Ocsai's published figures. Records in (``STUDY.records(cfg)``), captioned
 DataFrames out."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reading chapter 06's records (:func:`creval.studies.rethinking.run.records`): which text sets carry human
+"""Reading chapter 06's records (``STUDY.records(cfg)``): which text sets carry human
 labels, one frame of measures per set (perplexity columns of one model), the rubric judge's scores, and the
 rows of a check of a measure against people. Pure: records in, DataFrames and dicts out."""
 from __future__ import annotations

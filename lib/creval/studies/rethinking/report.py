@@ -1,6 +1,6 @@
 """Chapter 06, "Rethinking the metrics" (Lu et al. 2025): the tables, each one pure function.
 
-Each function takes the study's records (:func:`creval.studies.rethinking.run.records`: a
+Each function takes the study's records (``STUDY.records(cfg)``: a
 :class:`~creval.studies.contract.Records` whose ``cfg`` is the chapter's config) and returns a DataFrame
 (caption in ``df.attrs["caption"]``). Every measure was computed by the run (creativity index, perplexity
 under each model under test, templates, rubric judge, twist, reruns, the formatting control, the example's

@@ -1,6 +1,6 @@
 """Chapter 04, "Validating semantic entropy": every table and figure, pure.
 
-Each function takes the validation records (:func:`creval.studies.validation.run.records`: tables
+Each function takes the validation records (``STUDY.records(cfg)``: tables
 ``step_diversity``, ``solution_novelty``, ``sample_size``, ``aut_items``, ``cambridge``, ``macgyver_items``,
 ``human_full``, ``human_reference``, ``data_sources``; ``n_boot``, ``seed`` and ``draws`` from its config) and
 returns a DataFrame (its caption in ``df.attrs["caption"]``), a plotly Figure or a (Markdown) string; the
