@@ -205,7 +205,7 @@ def test_the_sentences_values_come_from_the_records(recs):
     assert v["repo"] == {0: "1/2", 1: "0/2", 2: "0/1"} and v["strict"] == {0: "2/2", 1: "1/2", 2: "0/1"}
     assert v["more"] == 2 and v["first"] == 0 and v["last"] == 2 and v["paper"] and not v["equal_to_paper"]
     assert v["strict_first"] == "100.0%" and v["repo_last"] == "0.0%" and v["table1_equal"] is False
-    assert v["flatter"] is False          # strict keeps 0 of 100%, repo 0 of 50%: neither keeps more
+    assert (v["n_first"], v["n_last"]) == (2, 1)     # each state over its own problems
     assert v["ratio_later"] == ""         # no state >= 3 here
     assert reading.per_state({3: "2.9x", 4: "6.3x", 5: "5.5x"}) == "2.9x, 6.3x and 5.5x at states 3-5"
     assert reading.unverifiable(recs) == {"problems": 3, "unverifiable": 1, "share": "33.3%"}
@@ -215,8 +215,15 @@ def test_the_sentences_values_come_from_the_records(recs):
     assert f["while loop"]["later"] == "0.0-100.0%" and f["recursion"]["max"] == "100.0%" and f["recursion"]["rises"]
     md = reading.pass_md(recs)        # the chapter's sentences, from those values
     assert "repo-compatible judge does not give the paper's counts" in md and "2 more programs" in md
-    assert "goes from 100.0% at state 0 to 0.0% at state 2, against 50.0% to 0.0%" in md
-    assert md.endswith("does not flatten the decline on these records.")
+    assert "(2 at state 0, 1 at state 2) the strict judge's pass@1 goes from 100.0% to 0.0%, against 50.0% to " \
+           "0.0%" in md
+    # the paired reading: only 1A has a code at states 0 and 2; both judges lose it
+    d = reading.decline_values(recs)
+    assert (d["problems"], d["n_first"], d["n_last"]) == (1, 2, 1)
+    assert (d["strict"]["lost"], d["strict"]["gained"], d["repo"]["lost"]) == (1, 0, 1)
+    assert reading.decline_md(recs).startswith("Table 3 counts each state over its own problems (2 at state 0, 1 at "
+                                               "state 2), so its two ends are different problem sets. On the 1 "
+                                               "problems present at both states, the strict judge passes 100.0%")
     assert reading.fig2_md(recs).startswith("For loops go from 50.0% of GPT-4's solutions at state 0 to 0.0%")
     assert reading.live_md(recs) == ("`m1` answered 2 rounds on 1 problem(s): 0 passed the strict judge and 2 "
                                      "followed the constraints.")
@@ -228,15 +235,76 @@ def test_what_this_shows_reads_each_claim_off_the_records(recs):
 
     def row(prefix):
         return t[t["the paper's claim"].str.startswith(prefix)].iloc[0]
-    # three problems, not the paper's 199: Table 1 and Table 3 cannot match; the tests of 1 of 3 cannot verify
-    assert row("Problems per state")["verdict"] == "not reproduced"
-    assert row("GPT-4's pass@1 per state")["verdict"] == "not reproduced"
+    # three problems, not the paper's 199: Table 1 and Table 3's exact counts differ; the tests of 1 of 3 cannot
+    # verify a correct program
+    assert row("Problems per state")["verdict"] == "contradicts the paper"
+    assert row("GPT-4's pass@1 per state")["verdict"] == "contradicts the paper"
     unver = row("The released tests")
-    assert unver["verdict"] == "not reproduced" and unver["this build"].startswith("1 of 3 problems (33.3%)")
-    # strict 2/2 at state 0 and 0/1 at state 2, repo 1/2 then 0/1: neither keeps anything, the decline is not flatter
-    decline = row("pass@1 falls")
-    assert decline["verdict"] == "reproduced" and "goes from 100.0% to 0.0%" in decline["this build"]
+    assert unver["verdict"] == "contradicts the paper"
+    assert unver["this build"].startswith("1 of 3 problems (33.3%, Wilson 95% [6.1, 79.2])")
+    # the decline, one row per judge, on the one problem present at both ends: too few to test
+    decline = t[t["the paper's claim"].str.startswith("pass@1 falls")]
+    assert len(decline) == 2 and set(decline["verdict"]) == {"not testable here"}
+    assert decline["why"].str.startswith("1 problem(s), fewer than the 30").all()
+    # Fig. 5 compares our detector (GPT-4) with the stored labels (humans): shown, not judged
+    fig5 = row("Humans have far greater convergent")
+    assert fig5["verdict"] == "not testable here" and fig5["why"].startswith("two instruments")
     live = row("Live")
     assert live["verdict"] == "not testable here"
     assert "m1: 0 of 2 rounds pass the strict judge" in live["this build"]
-    assert {v.split(" (")[0] for v in t["verdict"]} <= {"reproduced", "not reproduced", "not testable here"}
+    assert set(t["verdict"]) <= {"supports the paper", "contradicts the paper", "inconclusive here",
+                                 "not testable here"}
+
+
+def paired_records(tmp_path, strict, repo, n=97):
+    """``n`` problems with a code at state 0 and at state 5: ``strict``/``repo`` give, per judge, how many pass at
+    both states, only at 0, only at 5 (the rest pass at neither)."""
+    def outcomes(both, lost, gained):
+        return [(True, True)] * both + [(True, False)] * lost + [(False, True)] * gained + [(False, False)] * (
+            n - both - lost - gained)
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    problems, codes = [], []
+    for i, ((s0, s5), (r0, r5)) in enumerate(zip(outcomes(*strict), outcomes(*repo))):
+        pid = f"neocoder-{i}A"
+        problems.append(problem(pid, True, [0, 1, 2, 3, 4, 5], [[]] * 6, [["for loop"]]))
+        for state, st, rp in ((0, s0, r0), (5, s5, r5)):
+            codes.append(code(pid, state, state, [], "OK" if rp else "wrong answer", "OK" if st else "wrong answer",
+                              ["for loop"], True, 0.0))
+    for name, rows in {**TABLES, "problems": problems, "codes": codes}.items():
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r if isinstance(r, dict) else r.to_dict()) + "\n"
+                                                        for r in rows))
+    return Records(tmp_path, NeoCoderConfig(n_boot=200, neocoder_problems=0))
+
+
+def test_the_decline_is_tested_on_the_same_problems_under_both_judges(tmp_path):
+    # the reviewer's case: strict 25 -> 11 of 97 (17 lost, 3 gained); repo 32 -> 2 (30 lost, 0 gained)
+    recs = paired_records(tmp_path, strict=(8, 17, 3), repo=(2, 30, 0))
+    d = reading.decline_values(recs)
+    s, r = d["strict"], d["repo"]
+    assert (d["problems"], d["first"], d["last"]) == (97, 0, 5)
+    assert (s["k_x"], s["k_y"], s["lost"], s["gained"]) == (25, 11, 17, 3) and s["p"] == pytest.approx(0.0025768,
+                                                                                                         abs=1e-7)
+    assert (r["k_x"], r["k_y"]) == (32, 2) and r["drop"] == pytest.approx(30 / 97)
+    # per problem, strict drop minus repo drop: (17 - 3 - 30) / 97 points
+    assert d["between"]["diff"] == pytest.approx(-16 / 97) and d["between"]["hi"] < 0
+    md = reading.decline_md(recs)
+    assert "On the 97 problems present at both states, the strict judge passes 25.8% [18.1, 35.3] at state 0 and " \
+           "11.3% [6.5, 19.2] at state 5 (17 lost, 3 gained): a drop of 14.4 [5.8, 23.3] points (exact McNemar p = " \
+           "0.0026); it keeps 44% of its state-0 rate" in md
+    assert "The two drops differ by -16.5" in md and "does not explain" not in md
+    t = reading.what_this_shows(recs)
+    decline = t[t["the paper's claim"].str.startswith("pass@1 falls")]
+    assert decline["verdict"].tolist() == ["supports the paper", "supports the paper"]
+    assert decline["the paper's claim"].str.endswith(("under the repo-compatible judge.",
+                                                      "under the strict judge.")).all()
+    # the same drop in points under both judges: the sentence says the harness does not explain the decline
+    same = reading.decline_md(paired_records(tmp_path / "same", strict=(8, 17, 3), repo=(8, 17, 3)))
+    assert "The two drops differ by 0.0 [0.0, 0.0] points" in same and "does not explain the decline" in same
+
+
+def test_a_drop_whose_interval_holds_zero_is_inconclusive(tmp_path):
+    recs = paired_records(tmp_path, strict=(10, 3, 2), repo=(10, 3, 2), n=60)
+    t = reading.what_this_shows(recs)
+    decline = t[t["the paper's claim"].str.startswith("pass@1 falls")]
+    assert set(decline["verdict"]) == {"inconclusive here"}
+    assert decline["why"].str.contains("smallest effect this test could detect").all()

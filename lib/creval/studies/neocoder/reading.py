@@ -1,15 +1,17 @@
 """Chapter 05's computed sentences (Lu et al., NAACL 2025, NeoCoder): the numbers its reading cites
 (:func:`pass_values`, :func:`unverifiable`, :func:`fig2_values`, :func:`live_values`) and the closing "What this
-shows" (:func:`what_this_shows`): which of the paper's claims this build reproduces, which not, which it cannot
-test. Pure: records in, dicts or a DataFrame out; every number rounded once (``stats.fmt_number``)."""
+shows" (:func:`what_this_shows`): which of the paper's claims this build's records support, contradict, leave
+inconclusive or cannot test. Pure: records in, dicts or a DataFrame out; every number rounded once
+(``stats.fmt_number``)."""
 from __future__ import annotations
 
 from collections import Counter
 
 import pandas as pd
 
+from creval.measures import paired as P
 from creval.measures import stats as S
-from creval.studies.claims import TESTABLE, verdict
+from creval.measures.verdicts import CONTRADICTS, SUPPORTS, TESTABLE, Verdict, claim_verdict
 from creval.studies.neocoder.records import RoundRecord
 from creval.studies.neocoder.report import (
     PAPER_PASS,
@@ -23,8 +25,6 @@ from creval.studies.neocoder.report import (
     table1,
 )
 from creval.studies.tables import captioned, guard_module
-
-REPRODUCED, NOT_REPRODUCED, UNTESTABLE = "reproduced", "not reproduced", TESTABLE    # the one rule's words
 
 
 def pct(k: int, n: int) -> str:
@@ -59,32 +59,85 @@ def pass_values(recs, subset: str = "all") -> dict:
     paper = not is_sample(recs) and not recs.cfg.neocoder_problems
     ratio = {t: f"{S.fmt_number(st / rep, 1)}x" if rep else f"{st} passes against none"
              for t, (rep, st, n) in per.items() if t >= 3 and (rep or st)}
-    flatter = None
-    if per[first][0] and per[first][1] and last != first:
-        keep_repo = per[last][0] / per[last][2] / (per[first][0] / per[first][2])
-        keep_strict = per[last][1] / per[last][2] / (per[first][1] / per[first][2])
-        flatter = keep_strict > keep_repo
     t1 = table1(recs)
     return {"states": len(per), "first": first, "last": last, "paper": paper,
             "table1_equal": None if is_sample(recs) else bool(t1["equal"].all()),
             "equal_to_paper": paper and all(f"{rep}/{n}" == PAPER_PASS[t] for t, (rep, st, n) in per.items()),
             "repo": {t: f"{rep}/{n}" for t, (rep, st, n) in per.items()},
             "strict": {t: f"{st}/{n}" for t, (rep, st, n) in per.items()},
+            "n_first": per[first][2], "n_last": per[last][2],
             "repo_first": pct(per[first][0], per[first][2]), "repo_last": pct(per[last][0], per[last][2]),
             "strict_first": pct(per[first][1], per[first][2]), "strict_last": pct(per[last][1], per[last][2]),
             "more": sum(v[1] for v in per.values()) - sum(v[0] for v in per.values()),
-            "ratio_later": per_state(ratio) if ratio else "", "flatter": flatter, "sample": is_sample(recs)}
+            "ratio_later": per_state(ratio) if ratio else "", "sample": is_sample(recs)}
 
 
-DECLINE = {True: "The strict judge's decline is the flatter one: much of the paper's steep drop is the harness "
-                 "rejecting correct programs (a blank line inside `solve()`, a read-all input, a count line fed to a "
-                 "single-test problem), not GPT-4 losing the ability to solve the problem under constraints.",
-           False: "The strict judge does not flatten the decline on these records.",
-           None: "Too few programs pass to compare the two declines."}
+JUDGES = {"repo": "repo-compatible", "strict": "strict"}
+
+
+def decline_values(recs, subset: str = "all") -> dict:
+    """The pass@1 decline tested on the same problems: those with a scored code at the first state (0) and at
+    the last state present (5 on the release, 97 problems), under each judge: :func:`paired.paired_change`
+    (Wilson intervals of both shares, the drop in points with Newcombe's interval, exact McNemar p, the share
+    kept). ``between``: the strict judge's drop minus the repo-compatible one's, per problem, with a bootstrap
+    interval over problems (the problem is the unit both judges share). Empty when fewer than two states."""
+    codes = codes_of(recs)
+    states = sorted({r.state for r in codes if r.state is not None})
+    if len(states) < 2:
+        return {}
+    first, last = states[0], states[-1]
+    at = {t: {r.problem_id: r for r in state_rows(codes, t, subset)} for t in (first, last)}
+    both = sorted(set(at[first]) & set(at[last]))
+    if not both:
+        return {}
+    out = {"first": first, "last": last, "problems": len(both), "n_first": len(at[first]), "n_last": len(at[last])}
+    for j in JUDGES:
+        x = [getattr(at[first][p], f"correct_{j}") for p in both]
+        y = [getattr(at[last][p], f"correct_{j}") for p in both]
+        out[j] = P.paired_change(x, y)
+    drops = {j: [getattr(at[first][p], f"correct_{j}") - getattr(at[last][p], f"correct_{j}") for p in both]
+             for j in JUDGES}
+    out["between"] = S.paired_mean_diff_ci(drops["strict"], drops["repo"], n_boot=recs.cfg.n_boot,
+                                           seed=recs.cfg.seed)
+    return out
+
+
+def _share(p: float, ci: tuple[float, float]) -> str:
+    """A share as "25.8% [18.1, 35.3]" (each number rounded once)."""
+    return f"{S.fmt_number(p, 1, 100)}% {S.fmt_interval(*ci, 1, 100)}".strip()
+
+
+def _change_text(c: dict, first: int, last: int) -> str:
+    """One judge's paired change in words: both shares with their Wilson intervals, lost and gained problems,
+    the drop in points with its interval, the exact McNemar p and the share kept."""
+    kept = (f"; it keeps {S.fmt_number(c['kept'], 0, 100)}% of its state-{first} rate" if c["kept"] == c["kept"]
+            else "")
+    return (f"{_share(c['p_x'], c['ci_x'])} at state {first} and {_share(c['p_y'], c['ci_y'])} at state {last} "
+            f"({c['lost']} lost, "
+            f"{c['gained']} gained): a drop of {S.fmt_estimate(c['drop'], c['lo'], c['hi'], digits=1, scale=100)} "
+            f"points (exact McNemar p = {S.fmt_number(c['p'], 4)}){kept}")
+
+
+def decline_md(recs) -> str:
+    """The paired reading of Table 3's decline (:func:`decline_values`), said with its problem sets."""
+    d = decline_values(recs)
+    if not d:
+        return "No problem has a scored code at two states: the decline cannot be tested on the same problems."
+    b = d["between"]
+    gap = ("cannot be compared (too few problems)" if b["verdict"] == "n/a" else
+           f"differ by {S.fmt_estimate(b['diff'], b['lo'], b['hi'], digits=1, scale=100)} points (strict minus "
+           "repo-compatible, bootstrap over problems)")
+    same = (": the interval holds 0, so the harness does not explain the decline in points (the shares each judge "
+            "keeps are above)" if b["verdict"] == "indistinguishable" else "")
+    return (f"Table 3 counts each state over its own problems ({d['n_first']} at state {d['first']}, {d['n_last']} "
+            f"at state {d['last']}), so its two ends are different problem sets. On the {d['problems']} problems "
+            f"present at both states, the strict judge passes {_change_text(d['strict'], d['first'], d['last'])}; the "
+            f"repo-compatible judge passes {_change_text(d['repo'], d['first'], d['last'])}. The two drops {gap}"
+            f"{same}.")
 
 
 def pass_md(recs) -> str:
-    """The sentence under Table 3: both judges' pass@1 per state and their declines, from :func:`pass_values`."""
+    """The sentence under Table 3: both judges' pass@1 per state, each state over its own problems."""
     v = pass_values(recs)
     if not v["states"]:
         return "No scored code in these records: Table 3 has no state to read."
@@ -93,9 +146,10 @@ def pass_md(recs) -> str:
             if v["paper"] else "is not comparable with the paper's counts, which cover all problems")
     return (f"On these records the repo-compatible judge {same} ({row}). It passes {per_state(v['repo'])}; the strict "
             f"judge passes {per_state(v['strict'])}, {abs(v['more'])} {'more' if v['more'] >= 0 else 'fewer'} "
-            f"programs over all states; its pass@1 goes from {v['strict_first']} at state {v['first']} to "
-            f"{v['strict_last']} at state {v['last']}, against {v['repo_first']} to {v['repo_last']} under the "
-            f"repo-compatible judge. {DECLINE[v['flatter']]}")
+            f"programs over all states. Over each state's own problems ({v['n_first']} at state {v['first']}, "
+            f"{v['n_last']} at state {v['last']}) the strict judge's pass@1 goes from {v['strict_first']} to "
+            f"{v['strict_last']}, against {v['repo_first']} to {v['repo_last']} under the repo-compatible judge; "
+            "the paired test on the same problems follows the table.")
 
 
 def fig2_md(recs) -> str:
@@ -215,36 +269,68 @@ def paper_pass_pct(t: int) -> str:
     return pct(k, n)
 
 
-def harness_claims(recs) -> list[tuple[str, str, str]]:
-    """Table 1, the pass@1 row of Table 3, and what its decline measures."""
-    v, u = pass_values(recs), unverifiable(recs)
+def _exact_check(equal: bool | None, sample: bool) -> Verdict:
+    """A count the paper printed against ours on the whole release: a census, not an estimate, so equality
+    decides (no interval). Bundled sample data cannot test it."""
+    if equal is None or sample:
+        return Verdict(TESTABLE, "the bundled sample problems, not the release")
+    return Verdict(SUPPORTS if equal else CONTRADICTS, "exact counts on the whole release")
+
+
+def decline_claims(recs) -> list[tuple[str, str, Verdict]]:
+    """The paper's decline of pass@1 with the number of banned techniques, tested on the same problems at the
+    first and last state under each judge (:func:`decline_values`): the drop's Newcombe interval must lie
+    above 0 to support the paper."""
+    d, sample = decline_values(recs), is_sample(recs)
+    claim = (f"pass@1 falls as techniques are banned: {paper_pass_pct(0)} at state 0 to {paper_pass_pct(5)} at "
+             "state 5 (the paper, Table 3; its two ends are 199 and 97 different problems)")
+    if not d:
+        return [(claim + ".", "no problem has a scored code at two states", Verdict(TESTABLE, "no paired problems"))]
     out = []
-    claim = "Problems per state, Table 1 of the paper: " + "/".join(str(n) for n in PAPER_TABLE1.values()) + "."
-    status = {True: REPRODUCED, False: NOT_REPRODUCED, None: UNTESTABLE}[v.get("table1_equal")]
-    ours = "/".join(str(x) for x in table1(recs)["problems (ours)"])
-    out.append((claim, f"our state rule on the release gives {ours}" if status != UNTESTABLE
-                else "the bundled sample problems, not the release", status))
-    claim = "GPT-4's pass@1 per state, Table 3 of the paper: " + ", ".join(PAPER_PASS.values()) + "."
-    if not v["states"] or not v["paper"]:
-        out.append((claim, "a subset of the problems, or the bundled sample", UNTESTABLE))
-        return out
-    out.append((claim, "the repo-compatible judge gives " + ", ".join(v["repo"].values()) +
-                ("; it copies the paper's harness, blank-line cut and all" if v["equal_to_paper"] else ""),
-                REPRODUCED if v["equal_to_paper"] else NOT_REPRODUCED))
-    claim = (f"pass@1 falls from {paper_pass_pct(0)} at state 0 to {paper_pass_pct(5)} at state 5 as techniques are "
-             "banned (the paper, Table 3), a loss of GPT-4's ability to solve under constraints.")
-    here = (f"the strict judge, which runs each whole program on the real input, goes from {v['strict_first']} to "
-            f"{v['strict_last']}" + (": the decline is flatter, much of the paper's is its harness" if v["flatter"]
-                                     else ""))
-    out.append((claim, here, NOT_REPRODUCED if v["flatter"] else REPRODUCED if v["flatter"] is False else UNTESTABLE))
-    out.append(("The released tests verify a correct program (assumed by the paper's pass@1).",
-                f"{u['unverifiable']} of {u['problems']} problems ({u['share']}) cannot verify one: flattened "
-                "inputs, or several valid answers and one stored", NOT_REPRODUCED if u["unverifiable"] else REPRODUCED))
+    for j, name in JUDGES.items():
+        c = d[j]
+        here = (f"on the {d['problems']} problems present at states {d['first']} and {d['last']}, the {name} judge "
+                f"passes {_change_text(c, d['first'], d['last'])}")
+        v = claim_verdict(c["drop"], c["lo"], c["hi"], d["problems"], claimed="+", null=0.0, sample=sample,
+                          units="problem")
+        out.append((f"{claim}, under the {name} judge.", here, v))
     return out
 
 
-def creativity_claims(recs) -> list[tuple[str, str, str]]:
-    """The creativity columns of Table 3, Fig. 5's humans against GPT-4, and the live run."""
+def harness_claims(recs) -> list[tuple[str, str, Verdict]]:
+    """Table 1, the pass@1 row of Table 3, its decline on the same problems, and the released tests."""
+    v, u, sample = pass_values(recs), unverifiable(recs), is_sample(recs)
+    out = []
+    claim = "Problems per state, Table 1 of the paper: " + "/".join(str(n) for n in PAPER_TABLE1.values()) + "."
+    ours = "/".join(str(x) for x in table1(recs)["problems (ours)"])
+    check = _exact_check(v.get("table1_equal"), sample)
+    out.append((claim, f"our state rule on the release gives {ours}" if check.testable
+                else "the bundled sample problems, not the release", check))
+    claim = "GPT-4's pass@1 per state, Table 3 of the paper: " + ", ".join(PAPER_PASS.values()) + "."
+    if not v["states"] or not v["paper"]:
+        out.append((claim, "a subset of the problems, or the bundled sample",
+                    Verdict(TESTABLE, "a subset of the problems, or the bundled sample")))
+        return out
+    out.append((claim, "the repo-compatible judge gives " + ", ".join(v["repo"].values()) +
+                ("; it copies the paper's harness, blank-line cut and all" if v["equal_to_paper"] else ""),
+                _exact_check(v["equal_to_paper"], sample)))
+    out += decline_claims(recs)
+    lo, hi = S.wilson(u["unverifiable"], u["problems"])
+    out.append(("The released tests verify a correct program (assumed by the paper's pass@1).",
+                f"{u['unverifiable']} of {u['problems']} problems ({u['share']}, Wilson 95% "
+                f"{S.fmt_interval(lo, hi, 1, 100)}) cannot verify one: flattened inputs, or several valid answers "
+                "and one stored", _exact_check(u["unverifiable"] == 0, sample)))
+    return out
+
+
+TWO_INSTRUMENTS = ("two instruments: GPT-4's techniques by our static detector, the humans' by the stored GPT-4 "
+                   "labels; a difference between them may be the detectors'")
+
+
+def creativity_claims(recs) -> list[tuple[str, str, Verdict]]:
+    """The creativity columns of Table 3, Fig. 5's humans against GPT-4, and the live run. Fig. 5 compares
+    techniques found by two instruments (ours for GPT-4's codes, the stored labels for the humans'), so its
+    comparisons are shown and not judged: one instrument per comparison."""
     out = []
     c = creativity(recs)
     if len(c):
@@ -252,38 +338,35 @@ def creativity_claims(recs) -> list[tuple[str, str, str]]:
         paper_ng = [p[3] for p in PAPER_T3.values()]
         out.append((f"GPT-4's divergent creativity and NeoGauge per state (paper: {span(paper_div)} and "
                     f"{span(paper_ng)}, Table 3).",
-                    f"{span(c['divergent %'])} and {span(c['NeoGauge %'])} with our static detector; GPT-4's own "
-                    "technique detections were not released, so these are estimates, not a reproduction", UNTESTABLE))
+                    f"{span(c['divergent %'])} and {span(c['NeoGauge %'])} with our static detector",
+                    Verdict(TESTABLE, "GPT-4's own technique detections of these codes were not released")))
     cv = curve_values(recs).dropna()
     early = cv[cv["state t"] < 3]
     if len(early):
-        conv = int((early["human convergent"] > early["GPT-4 convergent"]).sum())
-        here = (f"human convergent above GPT-4's at {conv} of {len(early)} states before state 3 ("
+        here = ("human convergent against GPT-4's before state 3: "
                 + ", ".join(f"{S.fmt_number(h, 1, 100)}% vs {S.fmt_number(g, 1, 100)}%"
-                            for h, g in zip(early["human convergent"], early["GPT-4 convergent"])) + ")")
+                            for h, g in zip(early["human convergent"], early["GPT-4 convergent"])))
         out.append(("Humans have far greater convergent creativity than GPT-4 before state 3 (the paper, Fig. 5).",
-                    here, REPRODUCED if conv == len(early) else NOT_REPRODUCED))
+                    here, Verdict(TESTABLE, TWO_INSTRUMENTS)))
     if len(cv):
-        div = int((cv["GPT-4 divergent"] > cv["human divergent"]).sum())
         out.append(("GPT-4's divergent creativity is slightly above the humans' lowest level, Eq. 6 (the paper, "
-                    "Fig. 5).", f"GPT-4's above at {div} of {len(cv)} states: {span(100 * cv['GPT-4 divergent'])} "
-                    f"against {S.fmt_number(cv['human divergent'].iloc[0], 1, 100)}% (human techniques: the stored "
-                    "GPT-4 labels; GPT-4's: our static detector)", REPRODUCED if div == len(cv) else NOT_REPRODUCED))
+                    "Fig. 5).", f"GPT-4 {span(100 * cv['GPT-4 divergent'])} per state against "
+                    f"{S.fmt_number(cv['human divergent'].iloc[0], 1, 100)}% for the humans",
+                    Verdict(TESTABLE, TWO_INSTRUMENTS)))
     lv = live_values(recs)
     here = "; ".join(f"{m}: {x['strict_ok']} of {x['rounds']} rounds pass the strict judge, {x['follows']} follow "
                      "the constraints" for m, x in lv.items()) or "no live rounds in these records"
-    out.append(("Live denial prompting of the paper's models (GPT-4 and the others of Table 3).",
-                here + "; the paper's models are not run here", UNTESTABLE))
+    out.append(("Live denial prompting of the paper's models (GPT-4 and the others of Table 3).", here,
+                Verdict(TESTABLE, "the paper's models are not run here")))
     return out
 
 
 def what_this_shows(recs) -> pd.DataFrame:
     """The closing "What this shows": each claim of the paper (with its figure and source) beside what this
-    build's records give, and whether it is reproduced, not reproduced, or cannot be tested here."""
-    n, sample = unverifiable(recs)["problems"], is_sample(recs)
-    rows = [{"the paper's claim": c, "this build": h,
-             "verdict": s if s == UNTESTABLE else verdict(s == REPRODUCED, n, sample=sample, min_n=1)}
-            for c, h, s in harness_claims(recs) + creativity_claims(recs)]
+    build's records give, and the one rule's word (:func:`~creval.measures.verdicts.claim_verdict`: supports
+    the paper, contradicts the paper, inconclusive here, not testable here) with its reason."""
+    rows = [{"the paper's claim": c, "this build": h, "verdict": v.label, "why": v.reason}
+            for c, h, v in harness_claims(recs) + creativity_claims(recs)]
     return captioned(pd.DataFrame(rows), "What this shows: the paper's claims (Lu et al., NAACL 2025) against this "
                                           "build's records")
 

@@ -1,5 +1,5 @@
 """Chapter 05's tables and figures, pure: the study's records in (a :class:`~creval.studies.contract.Records`
-of :func:`creval.studies.neocoder.run.records`; report settings such as ``n_boot`` come from ``recs.cfg``),
+of ``STUDY.records(cfg)``; report settings such as ``n_boot`` come from ``recs.cfg``),
 a DataFrame (caption in ``attrs``) or a plotly Figure out. Each function is one notebook cell."""
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from creval.datasets.neocoder import problem_id
 from creval.measures import neogauge as ng
 from creval.measures import stats as S
 from creval.measures.neocoder.judges import VERDICTS
+from creval.measures.paired import share_interval
 from creval.measures.techniques import STATIC_NAMES
 from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord, RoundRecord
 from creval.studies.tables import captioned, guard_module, public_text
@@ -101,10 +102,11 @@ def state_rows(codes, t: int, subset: str):
 
 
 def table3(recs, subset: str = "all") -> pd.DataFrame:
-    """pass@1 per state under both judges side by side, with the paper's counts."""
-    cfg = recs.cfg
+    """pass@1 per state under both judges side by side, with the paper's counts; each proportion with its
+    Wilson interval (a percentile bootstrap gives 2 of 97 as [0.0, 5.2], Wilson [0.6, 7.2]). Each state has
+    its own problems (all 199 at state 0, 97 at state 5 on the release): the rows are not paired."""
     codes = codes_of(recs)
-    paper = not is_sample(recs) and not cfg.neocoder_problems
+    paper = not is_sample(recs) and not recs.cfg.neocoder_problems
     rows = []
     for t in range(6):
         rs = state_rows(codes, t, subset)
@@ -112,18 +114,15 @@ def table3(recs, subset: str = "all") -> pd.DataFrame:
             continue
         rep = sum(r.correct_repo for r in rs)
         st = sum(r.correct_strict for r in rs)
-        ci_r = ng.state_metrics([r.correct_repo for r in rs], [1] * len(rs), [0] * len(rs), n_boot=cfg.n_boot,
-                                seed=cfg.seed)["pass@1 CI"]
-        ci_s = ng.state_metrics([r.correct_strict for r in rs], [1] * len(rs), [0] * len(rs), n_boot=cfg.n_boot,
-                                seed=cfg.seed)["pass@1 CI"]
         rows.append({"state t": t, "problems": len(rs),
                      "paper pass@1": PAPER_PASS[t] if paper and subset == "all" else "",
                      "repo-compatible": f"{rep}/{len(rs)}", "repo %": round(100 * rep / len(rs), 1),
-                     "repo 95% CI": ci_text(ci_r), "strict": f"{st}/{len(rs)}",
+                     "repo 95% CI": ci_text(S.wilson(rep, len(rs))), "strict": f"{st}/{len(rs)}",
                      "strict %": round(100 * st / len(rs), 1),
-                     "strict 95% CI": ci_text(ci_s),
+                     "strict 95% CI": ci_text(S.wilson(st, len(rs))),
                      "equal to paper": (f"{rep}/{len(rs)}" == PAPER_PASS[t]) if paper and subset == "all" else None})
-    return _frame(rows, f"Table 3, pass@1 of the stored GPT-4 codes under both judges ({subset} problems)")
+    return _frame(rows, f"Table 3, pass@1 of the stored GPT-4 codes under both judges ({subset} problems; each "
+                        "state over its own problems, Wilson 95% intervals)")
 
 
 def ci_text(ci) -> str:
@@ -160,16 +159,21 @@ def creativity(recs, judge: str = "strict", subset: str = "all") -> pd.DataFrame
         if not rs:
             continue
         m = ng.state_metrics([getattr(r, f"correct_{judge}") for r in rs], [r.follows for r in rs],
-                             [r.novelty for r in rs], creative_mask=[r.has_humans for r in rs], n_boot=cfg.n_boot,
-                             seed=cfg.seed)
+                             [r.novelty for r in rs], creative_mask=[r.has_humans for r in rs], ci=False)
+        mine = [r for r in rs if r.has_humans]
+        conv = [r.follows * getattr(r, f"correct_{judge}") for r in mine]
         ngs.append(m["NeoGauge"])
         p = PAPER_T3[t]
         rows.append({"state t": t, "problems": m["n"], "with human solutions": m["n_creative"],
-                     "following %": round(100 * m["constraint following"], 1), "paper following": p[0],
-                     "convergent %": round(100 * m["convergent"], 1), "paper convergent": p[1],
-                     "divergent %": round(100 * m["divergent"], 1), "divergent 95% CI": ci_text(m["divergent CI"]),
+                     "following %": round(100 * m["constraint following"], 1),
+                     "following 95% CI": ci_text(share_interval([r.follows for r in rs])), "paper following": p[0],
+                     "convergent %": round(100 * m["convergent"], 1),
+                     "convergent 95% CI": ci_text(share_interval(conv)),
+                     "paper convergent": p[1], "divergent %": round(100 * m["divergent"], 1),
+                     "divergent 95% CI": ci_text(share_interval([r.novelty for r in mine])),
                      "paper divergent": p[2], "NeoGauge %": round(100 * m["NeoGauge"], 2),
-                     "NeoGauge 95% CI": ci_text(m["NeoGauge CI"]), "paper NeoGauge": p[3]})
+                     "NeoGauge 95% CI": ci_text(share_interval([c * r.novelty for c, r in zip(conv, mine)])),
+                     "paper NeoGauge": p[3]})
     cum = ng.cumulative(ngs)
     for row, c in zip(rows, cum):
         row["cumulative NeoGauge % (running sum: our definition)"] = round(100 * c, 2)
@@ -178,7 +182,8 @@ def creativity(recs, judge: str = "strict", subset: str = "all") -> pd.DataFrame
                         f"{subset} problems). Following is over all the state's problems, like pass@1; convergent, "
                         "divergent and NeoGauge only over those with human solutions (the paper's rule), so a "
                         "state's convergent and pass@1 have different denominators ('problems' and 'with human "
-                        "solutions')")
+                        "solutions'). Intervals: Wilson's on the per-problem shares (conservative for shares, "
+                        "never [0, 0])")
 
 
 def curve_values(recs) -> pd.DataFrame:
