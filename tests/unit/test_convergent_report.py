@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from creval.studies.contract import Records
-from creval.studies.convergent import report
+from creval.studies.convergent import reading, report
 from creval.studies.convergent.config import ConvergentConfig
 
 
@@ -74,7 +74,32 @@ def test_threshold_table_from_the_sweep_records(tmp_path):
     empty = report.threshold_table(recs_of(tmp_path / "b"))
     assert list(empty.columns) == report.SWEEP_COLUMNS and empty.empty
     fig = report.fig_threshold(recs)
-    assert list(fig.data[2].y) == [1.0, 2.0]
+    assert list(fig.data[2].y) == [1.0, 2.0] and "flat" not in fig.layout.title.text
+    assert t.loc[0.9, "answers"] == "" and "flat" not in report.threshold_table(recs).attrs["caption"]
+
+
+def test_a_flat_sweep_of_a_constant_judge_is_flagged(tmp_path):
+    # the judge says NO to both pairs at every T: the curve cannot show what T does
+    sweep = [{**verdict("retrieval", p, "feasibility", False, lab, conf=0.9), "T": T}
+             for T in (0.3, 0.9) for p, lab in (("a", True), ("b", False))]
+    calls = [{"T": T, "pairs": 2, "calls_made": 4, "calls_cached": 0} for T in (0.3, 0.9)]
+    recs = recs_of(tmp_path, sweep=sweep, sweep_calls=calls)
+    t = report.threshold_table(recs)
+    assert t["answers"].tolist() == ["always NO", "always NO"] and t["accuracy"].tolist() == [0.5, 0.5]
+    assert ("flat: accuracy and AUARC are the same at every T; the judge gives one answer to every item at every T "
+            "(always NO): the threshold changes nothing here") in t.attrs["caption"]
+    assert "flat: accuracy and AUARC" in report.fig_threshold(recs).layout.title.text
+
+
+def test_benchmark_rows_name_the_criteria_a_judge_answered_one_way(tmp_path):
+    rows = [verdict("retrieval", f"p{i}::m", c, c == "feasibility" or i == 0, model="m", domain="macgyver",
+                    mean_semantic_entropy=1.0) for i in range(3) for c in ("feasibility", "safety")]
+    recs = recs_of(tmp_path, bench_verdicts=rows)
+    t = report.convergent_table(recs)
+    assert t["one answer to every solution"].tolist() == ["feasibility: always YES"]
+    assert "In 1 row(s) the judge gave one answer" in t.attrs["caption"]
+    names = [tr.name for tr in report.fig_entropy_vs_criteria(recs).data]
+    assert names == ["m · feasibility (always YES)", "m · safety"]
 
 
 def test_tokens_by_agent_and_phase_per_pair(tmp_path):
@@ -120,11 +145,12 @@ def test_what_this_shows_reads_accuracy_and_tokens_from_the_records(tmp_path):
              _labelled("chateval", "b", "feasibility", False, False, 900, 100)]
     bench = [verdict("retrieval", "p::m", "feasibility", True, model="m", domain="macgyver",
                      mean_semantic_entropy=1.0)]
-    md = report.what_this_shows(recs_of(tmp_path, human_verdicts=human, bench_verdicts=bench)).split("\n")
-    assert md[0].startswith("- **not testable here (2 item(s), fewer than the 30")
+    md = reading.what_this_shows(recs_of(tmp_path, human_verdicts=human, bench_verdicts=bench)).split("\n")
+    # the pair is the unit (its criteria share one solution): two pairs carry no verdict
+    assert md[0].startswith("- **not testable here (2 pair(s), fewer than the 30")
     assert "retrieval 1.000 on 2 parsed verdicts" in md[0]
-    assert "chateval 0.500 on 2 parsed verdicts" in md[0] and "(retrieval 0.847, chateval 0.767" in md[0]
-    assert md[1].startswith("- **not testable here (2 item(s)") and "36.5%" in md[1] and "spends 33%" in md[1]
+    assert "chateval 0.500 on 2 parsed verdicts (constant)" in md[0] and "(retrieval 0.847, chateval 0.767" in md[0]
+    assert md[1].startswith("- **not testable here (2 pair(s)") and "36.5%" in md[1] and "spends 33%" in md[1]
     assert md[2].startswith("- **not testable here**") and "1 model(s)" in md[2]
     note = report.fig7_note(recs_of(tmp_path, bench_verdicts=bench))
     assert note == ("Solutions per model in this build: m 1; with fewer than one bin of 15, each such line is a "
@@ -133,12 +159,32 @@ def test_what_this_shows_reads_accuracy_and_tokens_from_the_records(tmp_path):
 
 def test_a_tie_in_accuracy_does_not_reproduce_the_ranking(tmp_path):
     human = [_labelled(j, p, "feasibility", True, True, 100, 10) for j in ("retrieval", "chateval") for p in "ab"]
-    md = report.what_this_shows(recs_of(tmp_path, human_verdicts=human)).split("\n")
-    assert md[0].startswith("- **not testable here (2 item(s)") and "retrieval 1.000 on 2 parsed" in md[0]
+    md = reading.what_this_shows(recs_of(tmp_path, human_verdicts=human)).split("\n")
+    assert md[0].startswith("- **not testable here (the retrieval judge is constant (always YES))**")
+    assert "retrieval 1.000 on 2 parsed" in md[0]
     many = [_labelled(j, f"p{i}", "feasibility", True, True, 100, 10) for j in ("retrieval", "chateval")
             for i in range(30)]
-    md = report.what_this_shows(recs_of(tmp_path / "many", human_verdicts=many)).split("\n")
-    assert md[0].startswith("- **not reproduced**: ") and "retrieval 1.000 on 30 parsed" in md[0]
+    md = reading.what_this_shows(recs_of(tmp_path / "many", human_verdicts=many)).split("\n")
+    # a judge that says YES to every pair agrees with labels that are all YES: no evidence of accuracy
+    assert md[0].startswith("- **not testable here (the retrieval judge is constant (always YES))**")
+    assert "retrieval 1.000 on 30 parsed" in md[0]
+    # equal tokens per pair: the interval [0, 0] neither supports nor contradicts "fewer"
+    assert md[1].startswith("- **inconclusive here**") and "0 [0, 0] tokens per pair on 30 pairs" in md[1]
+
+
+def test_a_paired_accuracy_gain_over_pairs_supports_the_paper(tmp_path):
+    # retrieval right on 2 of 3 pairs, chateval always NO against labels that are all YES (a constant judge)
+    human = ([_labelled("retrieval", f"p{i}", "feasibility", i % 3 != 0, True, 100, 10) for i in range(40)]
+             + [_labelled("chateval", f"p{i}", "feasibility", False, True, 300, 10) for i in range(40)])
+    recs = recs_of(tmp_path, human_verdicts=human)
+    md = reading.what_this_shows(recs).split("\n")
+    assert md[0].startswith("- **supports the paper**") and "retrieval minus chateval 0.650 [" in md[0]
+    assert "chateval 0.000 on 40 parsed verdicts (constant)" in md[0]
+    assert md[1].startswith("- **supports the paper**") and "-200 [-200, -200] tokens per pair on 40 pairs" in md[1]
+    t = report.agreement_table(recs).set_index(["judge", "criterion"])
+    assert t.loc[("chateval", "all"), "answers"] == "always NO" and t.loc[("retrieval", "all"), "answers"] == ""
+    assert t.loc[("chateval", "all"), "majority baseline"] == 1.0
+    assert "Constant judges: chateval (always NO)" in report.agreement_table(recs).attrs["caption"]
 
 
 def test_auarc_says_when_it_ranks_verdicts_without_a_confidence_lowest(tmp_path):

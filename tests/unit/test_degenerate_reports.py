@@ -227,6 +227,7 @@ OTHER_ARGS: dict[str, list[tuple]] = {
     "tables.short_path": [("/",)],
     "convergent.report.auarc_caveat": [(pd.DataFrame(),)],
     "convergent.report.no_confidence": [([], [])],
+    "convergent.report.one_answer": [([],), ([None, math.nan],)],
     "validation.reading.novelty_agrees": [({"rho": math.nan},)],
     "tables.missing_table": [("x", "y")],
     "tables.missing_figure": [("x", "y")],

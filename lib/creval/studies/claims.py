@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from creval.measures.stats import ENOUGH, TESTABLE, Verdict, decide
+from creval.measures.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, WORDS
 from creval.models.registry import BACKENDS
 from creval.studies.contract import Records
 
-__all__ = ["ENOUGH", "TESTABLE", "Verdict", "claims_md", "decide", "local_models", "verdict"]
+__all__ = ["ENOUGH", "TESTABLE", "Verdict", "claims_md", "decide", "every_row", "local_models", "too_few_of",
+           "verdict"]
 
 def verdict(ok: bool | None, n: int, sample: bool = False, degenerate: str | None = None,
             min_n: int = ENOUGH) -> Verdict:
@@ -30,3 +32,24 @@ def claims_md(rows: list[tuple[str, str, str]], recs: Records | None = None) -> 
         out += (f"\n\nThese verdicts rest on local models ({', '.join(local)}): a small local model tests the "
                 "pipeline more than the paper's claims about large models.")
     return out
+
+
+def every_row(verdicts: list[Verdict]) -> Verdict:
+    """One verdict for a claim that must hold on every row it is tested on (each model, judge, generator):
+    *not testable here* when no row is testable (with the first row's reason), *contradicts the paper* when
+    any testable row contradicts it, *supports the paper* when every testable row supports it, else
+    *inconclusive here*. The reason counts the rows' words."""
+    live = [v for v in verdicts if v.testable]
+    if not live:
+        return Verdict(TESTABLE, verdicts[0].reason if verdicts else "no row to test")
+    words = [v.word for v in live]
+    word = CONTRADICTS if CONTRADICTS in words else SUPPORTS if set(words) == {SUPPORTS} else INCONCLUSIVE
+    counts = [f"{[v.word for v in verdicts].count(w)} {w}" for w in WORDS if w in {v.word for v in verdicts}]
+    return Verdict(word, f"over {len(verdicts)} rows: " + ", ".join(counts),
+                   borderline=any(v.borderline for v in live))
+
+
+def too_few_of(n: int, units: str, min_n: int = ENOUGH) -> str | None:
+    """The reason a claim carried by ``n`` independent ``units`` (problems, pairs, objects) is not testable,
+    or None when there are enough: checked before any interval, which too few units cannot give."""
+    return f"{n} {units}(s), fewer than the {min_n} a verdict needs" if n < min_n else None

@@ -1,5 +1,5 @@
 """Tables, figures and sentences of chapter 03 (convergent creativity), pure: the study's records in
-(:func:`creval.studies.convergent.run.records`), a captioned DataFrame (``df.attrs["caption"]``), a Figure, an
+(``STUDY.records(cfg)``), a captioned DataFrame (``df.attrs["caption"]``), a Figure, an
 HTML object or a Markdown string out. Each chapter cell calls one function here.
 
 The records: ``bench_verdicts`` (``bench_judge`` on chapter 02's solutions; Tables 3-5, Fig. 7),
@@ -16,7 +16,6 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
-from creval.studies.claims import claims_md, verdict
 from creval.studies.contract import Records
 from creval.studies.tables import captioned, guard_module, public_text
 
@@ -32,17 +31,33 @@ def convergent_table(recs: Records) -> pd.DataFrame:
     for (model, domain), g in verdicts.groupby(["model", "domain"], sort=False):
         se = g.groupby("pair_id").mean_semantic_entropy.first().mean() if "mean_semantic_entropy" in g else np.nan
         row = {"domain": domain, "model": model, "semantic entropy": se}
-        shares = []
+        shares, same = [], []
         for c, gc in g.groupby("criterion", sort=False):
             ok = gc[~gc.unparsed.astype(bool)]
             share = ok.verdict.astype(float).mean() if len(ok) else np.nan
             row[c] = share
             shares.append(share)
+            if one_answer([bool(x) for x in ok.verdict]):
+                same.append(f"{c}: {one_answer([bool(x) for x in ok.verdict])}")
         row["Overall"] = np.nanmean(shares) if any(np.isfinite(shares)) else np.nan
         row["unparsed"] = f"{int(g.unparsed.sum())}/{len(g)}"
+        row["one answer to every solution"] = "; ".join(same)
         rows.append(row)
     who = f" ({cfg.bench_judge} judge, {cfg.judge_model})" if cfg else ""
-    return captioned(pd.DataFrame(rows), f"Convergent creativity{who}")
+    t = pd.DataFrame(rows)
+    flagged = int((t["one answer to every solution"] != "").sum()) if len(t) else 0
+    note = (f". In {flagged} row(s) the judge gave one answer to every solution of a criterion (named in the last "
+            "column): that share says nothing about the solutions") if flagged else ""
+    return captioned(t, f"Convergent creativity{who}{note}")
+
+
+def one_answer(pred) -> str:
+    """"always YES" / "always NO" when a judge's parsed verdicts (``None`` = unparsed, left out) are all the
+    same over at least two items: a constant judge, whose accuracy is only the share of that label; else ""."""
+    got = [bool(p) for p in pred if p is not None and p == p]
+    if len(got) < 2 or len(set(got)) > 1:
+        return ""
+    return "always YES" if got[0] else "always NO"
 
 
 BIN_SIZE = 15      # solutions per bin of Fig. 7 (as in the paper)
@@ -61,9 +76,10 @@ def fig_entropy_vs_criteria(recs: Records, bin_size: int = BIN_SIZE) -> go.Figur
         g = g.sort_values("mean_semantic_entropy").reset_index(drop=True)
         small |= len(g) < bin_size
         b = g.groupby(np.arange(len(g)) // bin_size)
+        same = one_answer([bool(x) for x in g.verdict])
         fig.add_trace(go.Scatter(x=b.mean_semantic_entropy.median(),
                                  y=b.verdict.apply(lambda s: s.astype(float).mean()),
-                                 mode="lines+markers", name=f"{model} · {crit}"))
+                                 mode="lines+markers", name=f"{model} · {crit}" + (f" ({same})" if same else "")))
     title = f"Semantic entropy vs convergent criteria (bins of {bin_size})"
     if small:
         title += " — fewer solutions than one bin: single points"
@@ -86,14 +102,30 @@ def agreement_table(recs: Records) -> pd.DataFrame:
         for c, g in list(gj.groupby("criterion", sort=False)) + [("all", gj)]:
             pred = [None if r.unparsed or pd.isna(r.verdict) else bool(r.verdict) for r in g.itertuples()]
             conf = [None if pd.isna(r.confidence) else float(r.confidence) for r in g.itertuples()]
-            rows.append({"judge": j, "criterion": c, **S.agreement([bool(x) for x in g.label], pred, conf),
-                         "no confidence": no_confidence(pred, conf)})
+            labels = [bool(x) for x in g.label]
+            parsed = [lab for lab, p in zip(labels, pred) if p is not None]
+            rows.append({"judge": j, "criterion": c, **S.agreement(labels, pred, conf),
+                         "no confidence": no_confidence(pred, conf), "answers": one_answer(pred),
+                         "majority baseline": (max(np.mean(parsed), 1 - np.mean(parsed)) if parsed else np.nan)})
     cols = ["judge", "criterion", "n", "coverage", "unparsed", "accuracy", "accuracy_all", "auarc", "no confidence",
-            "kappa", "label_yes_rate"]
+            "kappa", "label_yes_rate", "answers", "majority baseline"]
     pairs = verdicts["pair_id"].nunique() if len(verdicts) else 0
     judge = f", judge {recs.cfg.judge_model}" if recs.cfg else ""
     t = pd.DataFrame(rows, columns=cols)
-    return captioned(t, f"Judges vs human labels ({pairs} pairs{judge})" + auarc_caveat(t))
+    return captioned(t, f"Judges vs human labels ({pairs} pairs{judge})" + auarc_caveat(t) + _constant_caveat(t))
+
+
+def _constant_caveat(t: pd.DataFrame) -> str:
+    """The caption's note naming the judges that gave one answer to every item of all their criteria
+    ('answers' of the 'all' row): their accuracy is the majority baseline's or its complement, not agreement."""
+    if t.empty or "answers" not in t:
+        return ""
+    flat = t[(t["criterion"] == "all") & (t["answers"] != "")]
+    if flat.empty:
+        return ""
+    names = ", ".join(f"{r['judge']} ({r['answers']})" for r in flat.to_dict("records"))
+    return (f". Constant judges: {names} gave one answer to every item, so their accuracy is the share of that "
+            "label (compare 'majority baseline'), not agreement with the annotators")
 
 
 def no_confidence(pred: list, conf: list) -> int:
@@ -170,7 +202,7 @@ def token_breakdown(recs: Records, judge: str = "retrieval") -> pd.DataFrame:
 
 # -- threshold sweep (Fig. 12) --------------------------------------------------------------------
 SWEEP_COLUMNS = ["T", "accuracy", "auarc", "no confidence", "coverage", "mean rounds", "tokens per pair", "calls made",
-                 "calls cached"]
+                 "calls cached", "answers"]
 
 
 def threshold_table(recs: Records) -> pd.DataFrame:
@@ -191,8 +223,23 @@ def threshold_table(recs: Records) -> pd.DataFrame:
                      "tokens per pair": (sum(int(i) + int(o) for i, o in zip(v.input_tokens, v.output_tokens))
                                          if len(v) else 0) / max(int(c["pairs"]), 1),
                      "calls made": int(c["calls_made"]), "calls cached": int(c["calls_cached"])})
+        rows[-1]["answers"] = one_answer(pred)
     t = pd.DataFrame(rows, columns=SWEEP_COLUMNS)
-    return captioned(t, "Threshold sweep" + auarc_caveat(t))
+    return captioned(t, "Threshold sweep" + auarc_caveat(t) + _flat_caveat(t))
+
+
+def _flat_caveat(t: pd.DataFrame) -> str:
+    """The note for a sweep whose accuracy and AUARC are the same at every threshold (or whose judge gives one
+    answer at every T): the curve shows nothing about T. "" otherwise."""
+    if len(t) < 2:
+        return ""
+    notes = []
+    if all(t[c].nunique(dropna=False) == 1 for c in ("accuracy", "auarc")):
+        notes.append("flat: accuracy and AUARC are the same at every T")
+    if (t["answers"] != "").all():
+        notes.append("the judge gives one answer to every item at every T (" + ", ".join(sorted(set(t["answers"])))
+                     + ")")
+    return (". " + "; ".join(notes) + ": the threshold changes nothing here") if notes else ""
 
 
 def fig_threshold(recs: Records) -> go.Figure:
@@ -201,7 +248,9 @@ def fig_threshold(recs: Records) -> go.Figure:
     for col in ("accuracy", "auarc"):
         fig.add_trace(go.Scatter(x=sweep["T"], y=sweep[col], mode="lines+markers", name=col))
     fig.add_trace(go.Bar(x=sweep["T"], y=sweep["mean rounds"], name="mean rounds", yaxis="y2", opacity=0.3))
-    fig.update_layout(title="Retrieval judge: early-exit threshold T", xaxis_title="T",
+    flat = _flat_caveat(sweep)
+    fig.update_layout(title="Retrieval judge: early-exit threshold T" + (f" ({flat[2:]})" if flat else ""),
+                      xaxis_title="T",
                       yaxis=dict(title="accuracy / AUARC", range=[0, 1.05]),
                       yaxis2=dict(title="mean rounds", overlaying="y", side="right", range=[0, 2.2],
                                   tickvals=[0, 0.5, 1, 1.5, 2], showgrid=False),
@@ -292,41 +341,6 @@ def fig7_note(recs: Records) -> str:
     return (f"Solutions per model in this build: {', '.join(f'{m} {n}' for m, n in per.items()) or 'none'}; "
             + (f"with fewer than one bin of {BIN_SIZE}, each such line is a single point."
                if few else f"every model fills at least one bin of {BIN_SIZE}."))
-
-
-def what_this_shows(recs: Records) -> str:
-    """The closing list: which of the paper's convergent claims this build reproduces, which not, and which
-    it cannot test."""
-    cfg, acc, rows = recs.cfg, judge_accuracy(recs), []
-    paper = ", ".join(f"{j} {S.fmt_number(a, 3)}" for j, a in PAPER_ACCURACY.items())
-    ours = {j: a for j, a in acc.items() if a["accuracy"] == a["accuracy"]}
-    if "retrieval" in ours and len(ours) > 1:
-        top = all(ours["retrieval"]["accuracy"] > a["accuracy"] for j, a in ours.items() if j != "retrieval")
-        rows.append((verdict(top, ours["retrieval"]["parsed"]),
-                     f"In the paper's Table 2 the retrieval judge is the most accurate against human labels ({paper}).",
-                     f"Here, with `{cfg.judge_model}`: " + ", ".join(
-                         f"{j} {S.fmt_number(a['accuracy'], 3)} on {a['parsed']} parsed verdicts"
-                         for j, a in ours.items()) + "."))
-    else:
-        rows.append(("not testable here", f"The paper's Table 2 ranks the judges by accuracy ({paper}).",
-                     "This build has no parsed retrieval verdict, or no other judge to compare it with."))
-    tok = token_table(recs)
-    if "share of chateval" in tok:
-        share = float(tok.set_index("judge").loc["retrieval", "share of chateval"])
-        rows.append((verdict(share < 1, int(tok["pairs"].min())),
-                     "The paper's Table 15 has the retrieval judge spending fewer tokens per pair than ChatEval "
-                     f"({S.fmt_number(PAPER_SHARE, 1, 100)}% of them).",
-                     f"Here it spends {S.fmt_number(share, 0, 100)}% (both judges at `judge_word_limit` = "
-                     f"{cfg.judge_word_limit} words per turn)."))
-    else:
-        rows.append(("not testable here", "The paper's Table 15 token comparison with ChatEval.",
-                     "This build did not run both the retrieval judge and ChatEval."))
-    models = recs.bench_verdicts["model"].nunique() if len(recs.bench_verdicts) else 0
-    rows.append(("not testable here", "The paper's convergent scores of its models (Tables 3-5) and their relation "
-                 "to semantic entropy (Fig. 7).", f"This build judges {models} model(s) with `{cfg.judge_model}` on "
-                 f"`limit` = {cfg.limit} problem(s) per domain; both need strong models, a strong judge and hundreds "
-                 "of solutions."))
-    return claims_md(rows, recs)
 
 
 guard_module(globals())
