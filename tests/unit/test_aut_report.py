@@ -102,9 +102,10 @@ def test_what_this_shows_with_one_judge_and_ordered_levels(tmp_path):
         (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in t))
     md = reading.what_this_shows(recs).split("\n")
     assert md[0].startswith("- **not testable here**") and "1 judge(s) (g)" in md[0]
-    assert md[1].startswith("- **not testable here (3 item(s), fewer than the 30 a verdict needs)**")
-    assert "(judged by g) the mean SRC against the oracle is 1.00" in md[1]
-    assert md[2].startswith("- **not testable here (3 item(s)") and "for 1 of 1 generator(s)" in md[2]
+    # the object is the unit of agreement: one object cannot carry a verdict, however high its SRC
+    assert md[1].startswith("- **not testable here (1 object(s), fewer than the 30 a verdict needs)**")
+    assert "(Judged by g.) Here the mean over settings and judge pairs is 1.00" in md[1]
+    assert md[2].startswith("- **not testable here (") and "for 1 of 1 generator(s)" in md[2]
     assert md[3].startswith("- **not testable here**")
 
 
@@ -174,14 +175,21 @@ def test_degenerate_settings_are_left_out_of_the_agreement_verdicts(tmp_path):
     copied = [{**_judgment("g", "g", lvl, code, 1 - (code - 1) / 2), "method": "rank", "identity_order": True}
               for lvl, code in levels]
     recs = _records(tmp_path, {"uses": uses, "judgments": const + copied})
-    assert report.degenerate_settings(recs) == {"comprehensive rank": "a judge that copies the presented order",
-                                                "comprehensive score": "a constant score"}
+    assert report.degenerate_settings(recs) == {
+        "comprehensive rank": "a judge that copies the presented order (1 of 1 rankings, 100%)",
+        "comprehensive score": "a constant score (3 on all 3 items)"}
+    t = report.table_agreement(recs).set_index("setting")
+    assert t.loc["comprehensive score", "degenerate"] == "a constant score (3 on all 3 items)"
+    assert "Degenerate settings (comprehensive rank, comprehensive score" in report.table_agreement(recs).attrs[
+        "caption"]
+    assert "(degenerate)" in report.fig_heatmaps(recs).layout.annotations[0].text
     md = reading.what_this_shows(recs).split("\n")
-    assert md[1].startswith("- **not testable here (comprehensive rank: a judge that copies the presented order; "
-                            "comprehensive score: a constant score)**")
+    assert md[1].startswith("- **not testable here (comprehensive rank: a judge that copies the presented order (1 "
+                            "of 1 rankings, 100%); comprehensive score: a constant score (3 on all 3 items))**")
     good = [_judgment("g", "g", lvl, code, float(code)) for lvl, code in levels]
     recs = _records(tmp_path, {"uses": uses, "judgments": good + copied})
     assert list(report.degenerate_settings(recs)) == ["comprehensive rank"]
     md = reading.what_this_shows(recs).split("\n")
-    assert "the mean SRC against the oracle is 1.00" in md[1]
-    assert "Left out, as degenerate: comprehensive rank: a judge that copies the presented order." in md[1]
+    assert "the mean over settings and judge pairs is 1.00" in md[1]
+    assert ("Left out, as degenerate: comprehensive rank: a judge that copies the presented order (1 of 1 rankings, "
+            "100%).") in md[1]

@@ -6,19 +6,20 @@ import numpy as np
 import pandas as pd
 
 from creval.measures import stats
+from creval.measures.verdicts import TESTABLE, Verdict, claim_verdict
 from creval.studies.aut.human import OCSAI_REFERENCE, table_human, table_human_reference, table_vs_baselines
 from creval.studies.aut.report import (
-    FALLBACK,
+    ORACLE,
+    agreement,
     degenerate_settings,
     fallback_settings,
     generation_health,
     human_values,
     level_check,
-    table_agreement,
     table_bias,
     table_self_preference,
 )
-from creval.studies.claims import claims_md, verdict
+from creval.studies.claims import claims_md, every_row, too_few_of
 from creval.studies.contract import Records
 from creval.studies.tables import guard_module
 
@@ -34,6 +35,17 @@ def null_halfwidth(n: int) -> float:
 def _fmt_counts(ns) -> str:
     ns = sorted(set(int(n) for n in ns))
     return ", ".join(map(str, ns[:-1])) + (" and " if len(ns) > 1 else "") + str(ns[-1]) if ns else ""
+
+
+def _repeats_pointwise(t: pd.DataFrame) -> pd.Series:
+    """Rows of the judges-vs-people table that are the pointwise row again: every value read from the
+    log-probability fallback (the one-response prompt pointwise scoring uses) while the same dataset and scorer
+    has a pointwise row. Counting them would count one measurement twice."""
+    if t.empty or "via logprobs" not in t:
+        return pd.Series(False, index=t.index)
+    point = set(zip(t.loc[t["mode"] == "pointwise", "dataset"], t.loc[t["mode"] == "pointwise", "scorer"]))
+    return pd.Series([m != "pointwise" and lp == 1.0 and (d, s) in point
+                      for d, s, m, lp in zip(t["dataset"], t["scorer"], t["mode"], t["via logprobs"])], index=t.index)
 
 
 def reading_values(recs: Records) -> dict:
@@ -71,7 +83,13 @@ def reading_values(recs: Records) -> dict:
         ns = sorted(set(int(n) for n in per_object))
         t = table_human(recs)
         tj = t[t["mode"] != "baseline"]
+        again = _repeats_pointwise(tj)
+        tj = tj[~again]
         vs = table_vs_baselines(recs)
+        if len(vs):
+            twice = set(zip(t.loc[again[again].index, "dataset"], t.loc[again[again].index, "scorer"],
+                            t.loc[again[again].index, "mode"])) if again.any() else set()
+            vs = vs[[k not in twice for k in zip(vs["dataset"], vs["judge"], vs["mode"])]]
         counts = vs["verdict"].value_counts().to_dict() if len(vs) else {}
         out["human"] = {
             "per_object": _fmt_counts(ns),
@@ -161,60 +179,90 @@ def reading_md(recs: Records) -> str:
 PAPER_JUDGES, PAPER_ORACLE = 0.7, 0.77      # Rabeyah et al. 2024: judges agree "above 0.7", with the oracle "over 0.77"
 
 
+def _by_object(long: pd.DataFrame, cfg) -> dict:
+    """The mean SRC over settings and pairs with a bootstrap interval over objects (the object is the
+    independent unit: every setting and pair of an object rates the same uses): value, lo, hi, n objects."""
+    per = long.groupby("object")["src"].mean().dropna()
+    if per.empty:
+        return {"value": float("nan"), "lo": float("nan"), "hi": float("nan"), "n": 0}
+    lo, hi = stats.bootstrap_ci(np.mean, per.to_numpy(), n_boot=cfg.n_boot, seed=cfg.seed, min_n=2)
+    return {"value": float(per.mean()), "lo": float(lo), "hi": float(hi), "n": int(len(per))}
+
+
+def _agreement_claim(long: pd.DataFrame, claimed: float, cfg, note: str) -> tuple[str, str]:
+    """(verdict text, evidence) of "the mean SRC is above ``claimed``", read off its interval over objects."""
+    b = _by_object(long, cfg)
+    v = claim_verdict(b["value"], b["lo"], b["hi"], b["n"], claimed=(claimed, 1.0), null=0.0,
+                      degenerate=too_few_of(b["n"], "object"), units="object")
+    return (str(v) if not v.testable else v.label,
+            f"Here the mean over settings and judge pairs is {stats.fmt_estimate(b['value'], b['lo'], b['hi'])} "
+            f"(bootstrap over {b['n']} objects).{note}")
+
+
 def what_this_shows(recs: Records) -> str:
-    """The closing list: which of Rabeyah et al.'s claims this build reproduces, which not, and which it cannot
-    test (one judge, tiny local models, few uses)."""
+    """The closing list: each of Rabeyah et al.'s claims with the rule's word (supports the paper, contradicts
+    the paper, inconclusive here, not testable here), read off intervals over the independent unit (objects
+    for agreement, uses for the level check, a judge's uses for self-preference); degenerate settings (a
+    judge copying the order shown on most lists, a near-constant score) are left out with their share."""
     cfg, rows = recs.cfg, []
-    t, uses = table_agreement(recs), len(recs["uses"])
+    a = agreement(recs)
     bad, fb = degenerate_settings(recs), fallback_settings(recs)
-    why = {s: bad.get(s) or (bad.get(fb[0]) if s == FALLBACK and fb else None) for s in set(t.get("setting", []))}
-    left_out = "; ".join(f"{s}: {w}" for s, w in sorted(why.items()) if w)
-    t = t[[not why.get(s) for s in t["setting"]]] if len(t) else t      # settings that can carry agreement
-    degenerate = left_out if left_out and t.empty else None
-    note = f" Left out, as degenerate: {left_out}." if left_out and not t.empty else ""
-    oracle = t[t["pair"].str.startswith("O – ")] if len(t) else t
-    judges = t[~t["pair"].str.startswith("O – ")] if len(t) else t
+    left_out = "; ".join(f"{s}: {w}" for s, w in sorted(bad.items()))
+    keep = a[~a["setting"].isin(bad)] if len(a) else a
+    if fb and len(keep):       # the fallback's settings are one measurement: keep one of them
+        keep = keep[~keep["setting"].isin(fb[1:])]
+    degenerate = left_out if left_out and keep.empty else None
+    note = f" Left out, as degenerate: {left_out}." if left_out and not keep.empty else ""
+    oracle = keep[keep["a"] == ORACLE] if len(keep) else keep
+    judges = keep[keep["a"] != ORACLE] if len(keep) else keep
     claim = (f"Rabeyah et al. report the judges agreeing with each other above {PAPER_JUDGES} (Spearman of the level "
              "sequences, their Table 2).")
     if len(judges) and judges["src"].notna().any():
-        m = float(judges["src"].mean())
-        rows.append((verdict(m > PAPER_JUDGES, uses), claim, f"Here the mean over settings and judge pairs is "
-                     f"{stats.fmt_number(m)} ({len(judges)} setting x pair rows).{note}"))
+        word, here = _agreement_claim(judges, PAPER_JUDGES, cfg, note)
+        rows.append((word, claim, here))
     elif degenerate:
-        rows.append((verdict(None, uses, degenerate=degenerate), claim, "No setting is left to compare."))
+        rows.append((str(Verdict(TESTABLE, degenerate)), claim, "No setting is left to compare."))
     else:
         seen = sorted(set(recs["judgments"]["judge"])) if len(recs["judgments"]) else []
-        rows.append(("not testable here", claim, f"This build's judgments come from {len(seen)} judge(s) "
+        rows.append((TESTABLE, claim, f"This build's judgments come from {len(seen)} judge(s) "
                      f"({', '.join(seen) or 'none'}): agreement between judges needs two."))
     claim = f"Rabeyah et al. report the judges agreeing with the oracle over {PAPER_ORACLE} (their Table 2)."
     if len(oracle) and oracle["src"].notna().any():
-        m = float(oracle["src"].mean())
+        word, here = _agreement_claim(oracle, PAPER_ORACLE, cfg, note)
         who = ", ".join(sorted(set(recs["judgments"]["judge"])))
-        rows.append((verdict(m > PAPER_ORACLE, uses), claim, f"Here (judged by {who}) the mean SRC against the "
-                     f"oracle is {stats.fmt_number(m)}, pair_acc {stats.fmt_number(float(oracle['pair_acc'].mean()))} "
-                     f"($0.5$ = chance), on {uses} generated uses.{note}"))
+        rows.append((word, claim, f"(Judged by {who}.) {here} pair_acc "
+                     f"{stats.fmt_number(float(oracle['pair_acc'].mean()))} ($0.5$ = chance)."))
     elif degenerate:
-        rows.append((verdict(None, uses, degenerate=degenerate), claim, "No setting is left to compare."))
+        rows.append((str(Verdict(TESTABLE, degenerate)), claim, "No setting is left to compare."))
     else:
-        rows.append(("not testable here", claim, "This build has no judgment to compare with the oracle."))
-    lc = level_check(recs)
+        rows.append((TESTABLE, claim, "This build has no judgment to compare with the oracle."))
+    lc, u = level_check(recs), recs["uses"]
     claim = "The paper's oracle assumes every generator's uses grow more creative from level to level; it never checks."
     if len(lc) and "levels ordered" in lc:
-        rows.append((verdict(bool(lc["levels ordered"].all()), uses), claim,
-                     f"Here the semantic distance rises with the level for {int(lc['levels ordered'].sum())} of "
-                     f"{len(lc)} generator(s) ({', '.join(lc['generator'])})."))
+        found = []
+        for g, x in u.groupby("generator"):
+            r = stats.spearman_ci(x["level_code"], x["semdis"], n_boot=cfg.n_boot, seed=cfg.seed)
+            found.append(claim_verdict(r["rho"], r["lo"], r["hi"], r["n"], claimed="+", null=0.0,
+                                       degenerate=too_few_of(r["n"], "use"), units="use"))
+        v = every_row(found)
+        rows.append((str(v) if not v.testable else v.label, claim,
+                     "Here the semantic distance rises strictly with the level for "
+                     f"{int(lc['levels ordered'].sum())} of {len(lc)} generator(s) ({', '.join(lc['generator'])}); "
+                     "Spearman of level and distance per generator: "
+                     + "; ".join(v.reason for v in found) + "."))
     else:
-        rows.append(("not testable here", claim, "No uses were generated."))
+        rows.append((TESTABLE, claim, "No uses were generated."))
     sp = table_self_preference(recs)
     sp = sp[sp["sp"].notna()] if len(sp) else sp
     claim = "The paper reads self-preference (a judge favouring its own uses) off its Tables 12-15."
     if len(sp):
-        sure = sp[(sp["lo"] > 0) | (sp["hi"] < 0)]
-        rows.append((verdict(bool((sure["sp"] > 0).any()), uses), claim, f"Here {len(sure)} of {len(sp)} judge x "
-                     "setting rows have an interval that excludes zero, "
-                     f"{int((sure['sp'] > 0).sum())} of them in favour of the judge's own uses."))
+        found = [claim_verdict(r["sp"], r["lo"], r["hi"], int(r["n_own"]), claimed="+", null=0.0,
+                               degenerate=too_few_of(int(r["n_own"]), "own use"), units="own use")
+                 for r in sp.to_dict("records")]
+        v = every_row(found)
+        rows.append((str(v) if not v.testable else v.label, claim, f"Here, {v.reason} (judge x setting rows)."))
     else:
-        rows.append(("not testable here", claim, "The test needs at least two models that both generate and judge; "
+        rows.append((TESTABLE, claim, "The test needs at least two models that both generate and judge; "
                      f"this build's generators are {', '.join(cfg.generators)}."))
     return claims_md(rows, recs)
 

@@ -1,5 +1,5 @@
 """Chapter 07's tables and figures of the generated uses and the judges, pure: records in
-(:func:`creval.studies.aut.run.records`), captioned DataFrame or Figure out; no model, judge or dataset is loaded
+(``STUDY.records(cfg)``), captioned DataFrame or Figure out; no model, judge or dataset is loaded
 here. The comparison with people is :mod:`creval.studies.aut.human`, the chapter's sentences
 :mod:`creval.studies.aut.reading`.
 
@@ -20,6 +20,7 @@ from plotly.subplots import make_subplots
 
 from creval.measures import aut_agreement as A
 from creval.measures import stats
+from creval.measures import verdicts as V
 from creval.studies.aut.generate import COMMON, CREATIVE, FOLLOWUPS, HIGHLY
 from creval.studies.contract import Records
 from creval.studies.tables import captioned, echoes, guard_module
@@ -146,9 +147,11 @@ def fallback_settings(recs: Records) -> list[str]:
 
 
 def degenerate_settings(recs: Records) -> dict[str, str]:
-    """Settings whose values cannot carry agreement, with why: no parsed value at all (a judge that parsed
-    nothing), every parsed ranking identical to the order shown (a judge that copies the presented order), or
-    one value for every use (a constant score). The verdicts leave these settings out."""
+    """Settings whose values cannot carry agreement, with why and on what share of the items: no parsed value
+    at all (a judge that parsed nothing), at least :data:`~creval.measures.verdicts.DEGENERATE_SHARE` of its
+    parsed rankings identical to the order shown (a judge that copies the presented order: one imputed list
+    does not hide it), or one value for that share of the uses (a near-constant score). The verdicts leave
+    these settings out."""
     j = recs["judgments"]
     if j.empty:
         return {}
@@ -157,12 +160,15 @@ def degenerate_settings(recs: Records) -> dict[str, str]:
     for s, x in j.groupby("setting"):
         v = x["value"].dropna()
         lists = x[x["value"].notna()].groupby(["judge", "object", "group", "order"])
+        same = lists["identity_order"].first().astype(bool) if lists.ngroups else pd.Series(dtype=bool)
+        flat = V.constant(list(v), "score", share=V.DEGENERATE_SHARE)
         if v.empty:
             out[s] = "a judge that parsed nothing"
-        elif s.endswith("rank") and lists.ngroups and bool(lists["identity_order"].first().astype(bool).all()):
-            out[s] = "a judge that copies the presented order"
-        elif v.nunique() == 1:
-            out[s] = "a constant score"
+        elif s.endswith("rank") and len(same) and same.mean() >= V.DEGENERATE_SHARE:
+            out[s] = (f"a judge that copies the presented order ({int(same.sum())} of {len(same)} rankings, "
+                      f"{same.mean():.0%})")
+        elif flat:
+            out[s] = flat
     return out
 
 
@@ -206,15 +212,18 @@ def table_agreement(recs: Records) -> pd.DataFrame:
         **{"cells without a value": ("no_value", "sum")})
     t["setting"] = pd.Categorical(t["setting"], [s for s in SETTINGS if s in set(t["setting"])])
     t = t.sort_values(["setting", "pair"]).reset_index(drop=True)
-    fb = fallback_settings(recs)
+    fb, bad = fallback_settings(recs), degenerate_settings(recs)
     t["setting"] = t["setting"].astype(str)
     t.insert(1, "from fallback", t["setting"].isin(fb))
-    once = ""
+    t.insert(2, "degenerate", [bad.get(s, "") for s in t["setting"]])
+    flagged = sorted(set(t.loc[t["degenerate"] != "", "setting"]))
+    once = (f"Degenerate settings ({', '.join(flagged)}; why in 'degenerate'): their agreement is the judge's "
+            "constant answer or the order it was shown, not a finding. " if flagged else "")
     if fb:      # every value of these settings is the one-use log-prob score: one measurement, shown once
         t.loc[t["from fallback"], "setting"] = FALLBACK
         t = t.drop_duplicates(["setting", "pair"]).reset_index(drop=True)
-        once = (f"Every value of {', '.join(fb)} came from the log-probability fallback (one use per prompt, the "
-                f"same prompt whatever the setting): that one measurement is shown once, as '{FALLBACK}'. ")
+        once += (f"Every value of {', '.join(fb)} came from the log-probability fallback (one use per prompt, the "
+                 f"same prompt whatever the setting): that one measurement is shown once, as '{FALLBACK}'. ")
     return captioned(t, once + "Agreement per setting, mean over objects. src = the paper's SRC (Spearman between the "
                    "sequences of level labels of the sorted cells; multiples of 1/8 with 12 cells, of "
                    f"{_step(len(recs.cfg.generators))} here); cell_rho = Spearman of the cell means (counts which "
@@ -246,7 +255,9 @@ def fig_heatmaps(recs: Records, metric: str = "src") -> go.Figure:
     a = agreement(recs)
     names = [ORACLE, *recs.cfg.judges]
     panels = [s for s in SETTINGS if s in set(a["setting"])] + ["mean of settings"]
-    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=panels, horizontal_spacing=0.06)
+    bad = degenerate_settings(recs)
+    titles = [f"{s} (degenerate)" if s in bad else s for s in panels]
+    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=titles, horizontal_spacing=0.06)
     for c, s in enumerate(panels, start=1):
         sub = a if s == "mean of settings" else a[a["setting"] == s]
         mean = sub.groupby(["a", "b"])[metric].mean()
@@ -259,7 +270,8 @@ def fig_heatmaps(recs: Records, metric: str = "src") -> go.Figure:
                         z[i, k] = mean[key]
         fig.add_trace(go.Heatmap(z=z, x=names, y=names, zmin=-1, zmax=1, colorscale="RdBu", showscale=c == 1,
                                  text=np.round(z, 2), texttemplate="%{text}"), row=1, col=c)
-    fig.update_layout(title=f"Agreement ({metric}), mean over objects", height=330 + 20 * len(names))
+    note = " (degenerate: a constant score or a copied order, named in the agreement table)" if bad else ""
+    fig.update_layout(title=f"Agreement ({metric}), mean over objects{note}", height=330 + 20 * len(names))
     return fig
 
 
