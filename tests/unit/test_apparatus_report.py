@@ -28,7 +28,8 @@ def test_sample_values_and_what_this_shows(tmp_path):
     assert (v["samples"], v["distinct"], v["lo"], v["hi"], v["max_gap"]) == (3, 2, -3.0, -0.5, 0.0)
     assert "3 samples from `smollm2-135m`, 2 distinct texts" in report.samples_sentence(recs)
     md = report.what_this_shows(recs).split("\n")
-    assert md[0].startswith("- **reproduced**") and md[1].startswith("- **reproduced**")
+    # an identity and a count are checks of the apparatus, not claims of the paper
+    assert md[0].startswith("- **checked**: Check: the length-normalised") and md[1].startswith("- **checked**")
     assert md[-1].startswith("These verdicts rest on local models (`smollm2-135m` (SmolLM2-135M-Instruct)):")
     assert "made (3)" in md[2] and "cache (1)" in md[2]
 
@@ -36,5 +37,5 @@ def test_sample_values_and_what_this_shows(tmp_path):
 def test_a_stored_mean_that_is_not_the_token_mean_is_reported(tmp_path):
     recs = _records(tmp_path, [_sample(0, "a", [-1.0, -2.0], mean=-1.0)], {"calls_made": 1, "cache_hits": 0})
     md = report.what_this_shows(recs).split("\n")
-    assert md[0].startswith("- **not reproduced**") and "5.0e-01" in md[0]
-    assert md[1].startswith("- **not testable here (1 item(s), fewer than the 2")     # one sample cannot differ
+    assert md[0].startswith("- **check failed**") and "5.0e-01" in md[0]
+    assert md[1].startswith("- **not testable here (fewer than two samples)**")     # one sample cannot differ

@@ -48,10 +48,11 @@ def test_what_this_shows_gives_a_verdict_per_claim(tmp_path):
     sweep = [_problem("a", 0.5, t=0.3), _problem("a", 1.5, t=1.0), _problem("a", 1.2, t=1.5)]
     recs = _records(tmp_path, {"problems": [_problem("a", 2.1)], "steps": steps, "sweep": sweep})
     md = rd.what_this_shows(recs).split("\n")
-    assert md[0].startswith("- **not testable here (1 item(s), fewer than the 30") and "(91%)" in md[0]
-    assert md[1].startswith("- **not testable here (1 item(s)")
+    # the problem is the unit of the entropy claims, the step of Fig. 5a's: one problem, four steps are too few
+    assert md[0].startswith("- **not testable here (1 problem(s), fewer than the 30") and "(91% of it)" in md[0]
+    assert md[1].startswith("- **not testable here (1 problem(s)")
     assert "0.50 at T = 0.3, 1.50 at T = 1, 1.20 at T = 1.5" in md[1]
-    assert md[2].startswith("- **not testable here (4 item(s)") and "Spearman 1.00 over 4 steps" in md[2]
+    assert md[2].startswith("- **not testable here (4 step(s), fewer than the 30") and "over 4 steps" in md[2]
     assert md[3].startswith("- **not testable here**") and "1 model(s)" in md[3]
     from creval.studies.claims import verdict
     assert verdict(True, 40) == "reproduced" and verdict(None, 40).word == "not testable here"
@@ -71,7 +72,20 @@ def test_no_merge_makes_the_entropy_claims_not_testable(tmp_path):
     merged = [dict(s, n_clusters=9) if s["step_index"] == 0 else s for s in steps]
     recs = _records(tmp_path, {"problems": problems, "steps": merged})
     assert rd.no_merge(recs) is None
-    assert rd.what_this_shows(recs).startswith("- **reproduced**: The paper's semantic entropies")
+    # 40 problems at 91% of the ceiling, inside the paper's 85-95%: the interval lies in the range
+    assert rd.what_this_shows(recs).startswith("- **supports the paper**: The paper's semantic entropies")
+
+
+def test_entropy_rising_with_temperature_is_read_on_the_same_problems(tmp_path):
+    # 40 problems, each 0.5 nats higher at T = 1.5 than at T = 0.3 (give or take 0.1): the rise's interval is above 0
+    sweep = [_problem(f"p{i}", base + (0.5 + 0.1 * (-1) ** i) * (t == 1.5), t=t)
+             for i, base in enumerate(0.5 + 0.01 * k for k in range(40)) for t in (0.3, 1.5)]
+    md = rd.what_this_shows(_records(tmp_path, {"sweep": sweep})).split("\n")
+    assert md[0].startswith("- **supports the paper**: The paper's Fig. 5b")
+    assert "highest minus lowest temperature on the same problems 0.50 [" in md[0]
+    flat = [dict(r, mean_semantic_entropy=1.0 + 0.01 * (i % 7) - 0.03) for i, r in enumerate(sweep)]
+    md = rd.what_this_shows(_records(tmp_path, {"sweep": flat})).split("\n")
+    assert md[0].startswith("- **inconclusive here**") or md[0].startswith("- **contradicts the paper**")
 
 
 def test_the_sweep_leaves_out_duplicate_filtered_solutions_as_the_tables_do(tmp_path):

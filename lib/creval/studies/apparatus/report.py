@@ -1,4 +1,4 @@
-"""Chapter 01 "The apparatus", pure: the records of :func:`creval.studies.apparatus.run.records` in (one
+"""Chapter 01 "The apparatus", pure: the records of ``STUDY.records(cfg)`` in (one
 problem, n sampled next steps with their token log-probs, the run's accounting), tables and figures out."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
-from creval.studies.claims import claims_md, verdict
+from creval.studies.claims import TESTABLE, claims_md
 from creval.studies.contract import Records
 from creval.studies.tables import captioned, guard_module, public_text
 
@@ -77,21 +77,25 @@ def samples_sentence(recs: Records) -> str:
             f"`{v['kind']}`).")
 
 
+CHECKED, CHECK_FAILED = "checked", "check failed"    # an identity or a count: a check of the apparatus, no claim
+
+
 def what_this_shows(recs: Records) -> str:
-    """The closing list: what the apparatus was checked to do on this build, and what it cannot show."""
+    """The closing list: what the apparatus was checked to do on this build (an identity and a count: *checked*
+    or *check failed*, never a paper's claim "supported"), and the one claim it cannot test here."""
     v = sample_values(recs)
     known = bool(v["with_tokens"]) and bool(np.isfinite(v["max_gap"]))
     gap = (f"largest difference {v['max_gap']:.1e}" if known else
            "no sample has finite token log-probs and a stored mean to compare")
-    # an identity and a count: one sample with its token log-probs, two samples, are enough to check them
-    rows = [(verdict(v["max_gap"] <= 1e-9 if known else None, v["with_tokens"], min_n=1),
-             "The paper's length-normalised log-likelihood (its appendix C) is the mean of the token log-probs.",
-             f"Here every sample's stored `mean_logprob` equals the mean of its {v['with_tokens']} token lists "
-             f"({gap})."),
-            (verdict(v["distinct"] > 1, v["samples"], min_n=2),
-             "Sampling at the paper's temperature and nucleus gives different next steps to cluster.",
-             f"Here {v['distinct']} distinct texts among {v['samples']} samples."),
-            ("not testable here", "Whether these log-probs behave like those of the paper's models (GPT-4o, Llama).",
+    same = (CHECKED if v["max_gap"] <= 1e-9 else CHECK_FAILED) if known else f"{TESTABLE} (nothing to compare)"
+    differ = (CHECKED if v["distinct"] > 1 else CHECK_FAILED) if v["samples"] >= 2 else \
+        f"{TESTABLE} (fewer than two samples)"
+    rows = [(same, "Check: the length-normalised log-likelihood (the paper's appendix C) is the mean of the token "
+             "log-probs.", f"Here every sample's stored `mean_logprob` is compared with the mean of its "
+             f"{v['with_tokens']} token lists ({gap})."),
+            (differ, "Check: sampling at the paper's temperature and nucleus gives different "
+             "next steps to cluster.", f"Here {v['distinct']} distinct texts among {v['samples']} samples."),
+            (TESTABLE, "Whether these log-probs behave like those of the paper's models (GPT-4o, Llama).",
              f"This build samples `{v['model']}`; the manifest above says which calls were made "
              f"({v['made']}) and which were served from the cache ({v['cached']}).")]
     return claims_md(rows, recs)

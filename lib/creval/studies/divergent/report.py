@@ -1,5 +1,5 @@
 """Tables, figures and sentences of chapter 02 (divergent creativity), pure: the study's records in
-(:func:`creval.studies.divergent.run.records`), a captioned DataFrame (``df.attrs["caption"]``), a Figure or a
+(``STUDY.records(cfg)``), a captioned DataFrame (``df.attrs["caption"]``), a Figure or a
 Markdown string out. Each function is one notebook cell; the records' columns are data names, the tables
 here give them their display names.
 """
@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
 from creval.measures.entropy import distinct_at_k
-from creval.studies.claims import claims_md, verdict
+from creval.measures.verdicts import TESTABLE, Verdict, claim_verdict
+from creval.studies.claims import claims_md, every_row, too_few_of
 from creval.studies.contract import Records
 from creval.studies.tables import captioned, echoes, guard_module, public_text
 
@@ -306,40 +308,76 @@ def build_caveats(recs: Records) -> str:
             "exercises the code.")
 
 
+def _near_ceiling(recs: Records, row: dict, claimed: tuple[float, float]) -> Verdict:
+    """One model x domain's mean semantic entropy as a share of its ceiling ln n, with a bootstrap interval
+    over its kept problems (the independent unit), read against the paper's range of shares."""
+    g = recs.problems
+    g = g[(g["model"] == row["model"]) & (g["domain"] == row["domain"]) & ~g["duplicate_filtered"].astype(bool)]
+    x = g["mean_semantic_entropy"].dropna().to_numpy(float) / row["ceiling"]
+    lo, hi = S.bootstrap_ci(np.mean, x, n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed) if len(x) \
+        else (math.nan, math.nan)
+    return claim_verdict(row["share"], lo, hi, len(x), claimed=claimed, null=None,
+                         degenerate=no_merge(recs) or too_few_of(len(x), "problem"), sample=row["data"] == "sample",
+                         units="problem")
+
+
+def _temperature_rise(recs: Records, model: str) -> tuple[dict, Verdict]:
+    """Semantic entropy at the sweep's highest temperature minus its lowest, on the problems solved at both
+    (paired, bootstrap over problems), read against the paper's rise (Fig. 5b)."""
+    s = kept_sweep(recs)
+    s = s[s["model"] == model]
+    wide = s.pivot_table(index="problem_id", columns="temperature", values="mean_semantic_entropy", aggfunc="mean")
+    if wide.shape[1] < 2:
+        d = {"diff": math.nan, "lo": math.nan, "hi": math.nan, "n": 0}
+    else:
+        d = S.paired_mean_diff_ci(wide[wide.columns.max()].to_numpy(), wide[wide.columns.min()].to_numpy(),
+                                  n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed)
+    return d, claim_verdict(d["diff"], d["lo"], d["hi"], d["n"], claimed="+", null=0.0,
+                            degenerate=no_merge(recs) or too_few_of(d["n"], "problem"), units="problem")
+
+
 def what_this_shows(recs: Records) -> str:
-    """The closing list: which of the paper's divergent claims this build reproduces, which not, and which it
-    cannot test."""
+    """The closing list: each of the paper's divergent claims with the book's one rule (supports the paper,
+    contradicts the paper, inconclusive here, not testable here), read off intervals over problems or steps,
+    never off a point estimate."""
     lv, rows = entropy_levels(recs), []
     near = [r for r in lv if r["share"] == r["share"]]
     if near:
         ln10 = math.log(10)
         lo, hi = (f([paper_range(r["domain"])[k] for r in near]) for k, f in ((0, min), (1, max)))
-        within = [r for r in near if lo / ln10 <= r["share"] <= hi / ln10]
+        found = [_near_ceiling(recs, r, (lo / ln10, hi / ln10)) for r in near]
+        v = every_row(found)
         ours = "; ".join(f"{r['model']} on {r['domain']} {S.fmt_number(r['se'])} of a ceiling ln {r['n']} = "
-                         f"{S.fmt_number(r['ceiling'])} ({S.fmt_number(r['share'], 0, 100)}%)" for r in near)
-        rows.append((verdict(len(within) == len(near), sum(r["kept"] for r in near),
-                             any(r["data"] == "sample" for r in near), degenerate=no_merge(recs)),
+                         f"{S.fmt_number(r['ceiling'])} ({S.fmt_number(r['share'], 0, 100)}% of it)" for r in near)
+        rows.append((str(v) if not v.testable else v.label,
                      f"The paper's semantic entropies on these domains lie close to the ceiling (Tables 3-5: "
                      f"{S.fmt_number(lo)} to {S.fmt_number(hi)} nats of ln 10 = {S.fmt_number(ln10)}, "
                      f"{S.fmt_number(lo / ln10, 0, 100)}% to {S.fmt_number(hi / ln10, 0, 100)}%).",
-                     f"Here: {ours}; {len(within)} of {len(near)} inside that share of the ceiling."))
+                     f"Here: {ours}; shares read with a bootstrap interval over problems, {v.reason}."))
     kept = kept_sweep(recs)
     dropped = len(recs.sweep) - len(kept)
     for m, pts in sweep_means(recs).items():
         if len(pts) >= 2:
-            rises = all(b[1] >= a[1] for a, b in zip(pts, pts[1:]))
-            rows.append((verdict(rises, kept["problem_id"].nunique(), degenerate=no_merge(recs)),
+            d, v = _temperature_rise(recs, m)
+            rows.append((str(v) if not v.testable else v.label,
                          "The paper's Fig. 5b has entropy rising with temperature, then levelling off.",
                          f"Here ({m}, {kept['problem_id'].nunique()} problem(s) per temperature"
                          + (f"; {dropped} duplicate-filtered solution(s) left out, as in the tables" if dropped else "")
-                         + f"): {fmt_temperature_row(pts)}; levelling off needs more temperatures and problems."))
-    r = classes_rho(recs)
-    ok = r["rho"] == r["rho"]
-    rows.append((verdict(r["rho"] > 0 if ok else None, r["n"], degenerate=no_merge(recs)),
+                         + f"): {fmt_temperature_row(pts)}; highest minus lowest temperature on the same problems "
+                         f"{S.fmt_estimate(d['diff'], d['lo'], d['hi'])}; levelling off needs more temperatures and "
+                         "problems."))
+    s = live(recs.steps)
+    r = (S.spearman_ci(s["n_clusters"], s["semantic_entropy"], n_boot=getattr(recs.cfg, "n_boot", 1000),
+                       seed=recs.cfg.seed) if len(s) and "n_clusters" in s
+         else {"rho": math.nan, "lo": math.nan, "hi": math.nan, "n": 0, "note": "no step recorded"})
+    v = claim_verdict(r["rho"], r["lo"], r["hi"], r["n"], claimed="+", null=0.0,
+                      degenerate=no_merge(recs) or too_few_of(r["n"], "step"), units="step")
+    rows.append((str(v) if not v.testable else v.label,
                  "In the paper's Fig. 5a entropy grows with the number of semantic classes of a step.",
-                 f"Here: Spearman {S.fmt_number(r['rho'])} over {r['n']} steps" + ("." if ok else f" ({r['note']}).")))
+                 f"Here: Spearman {S.fmt_estimate(r['rho'], r['lo'], r['hi'])} over {r['n']} steps"
+                 + (f" ({r['note']})." if r.get("note") else ".")))
     models = {x["model"] for x in lv}
-    rows.append(("not testable here", "The paper ranks fourteen models on MacGyver (Table 3).",
+    rows.append((TESTABLE, "The paper ranks fourteen models on MacGyver (Table 3).",
                  f"This build measured {len(models)} model(s), on {max((x['problems'] for x in lv), default=0)} "
                  "problem(s) per domain: a ranking needs strong models and hundreds of problems (`limit`)."))
     return claims_md(rows, recs)
