@@ -103,10 +103,11 @@ def test_one_model_says_what_to_run_and_names_the_judge():
 
 def test_cost_per_point_splits_the_shared_calls():
     values = pd.concat([values_of({"a": BASE[:4], "b": BASE[:4]})])
-    cols = ["root", "study", "model", "calls", "input tokens", "output tokens", "cost usd"]
-    costs = pd.DataFrame([("r", "divergent", "a", 8, 40, 0, 0.4), ("r", "divergent", "shared", 4, 0, 0, 0.0)],
+    cols = ["root", "study", "model", "calls", "input tokens", "output tokens", "cost usd", "sandbox runs"]
+    costs = pd.DataFrame([("r", "divergent", "a", 8, 40, 0, 0.4, 2), ("r", "divergent", "shared", 4, 0, 0, 0.0, 0)],
                          columns=cols)
     c = report.cost_per_point(values, costs).set_index("model")
+    assert c.loc["a", "sandbox runs / point"] == pytest.approx(2 / 4) and c.loc["b", "sandbox runs / point"] == 0
     assert c.loc["a", "calls / point"] == pytest.approx((8 + 2) / 4) and c.loc["a", "USD / point"] == pytest.approx(0.1)
     assert c.loc["b", "calls / point"] == pytest.approx(2 / 4) and c.loc["b", "tokens / point"] == 0
 
@@ -181,6 +182,24 @@ def test_a_run_of_several_models_splits_its_calls_and_the_judge_is_shared(tmp_pa
     assert {r["model"]: r["calls"] for r in cost_rows(src)} == {"m1": 1, "m2": 2, "shared": 2}
     src = Source("r", "aut", ("m1", "m2"), CompareConfig(judge_model="m2"), Records(tmp_path), shared=True)
     assert {r["model"]: r["calls"] for r in cost_rows(src)} == {"m1": 1, "shared": 4}
+    # the sandbox run is local work: not a call, but counted in its own column (no model asked: shared)
+    assert {r["model"]: r["sandbox runs"] for r in cost_rows(src)} == {"m1": 0, "shared": 1}
+    costs = pd.DataFrame(cost_rows(src))
+    assert report.cost_by_model(costs).set_index("model").loc["shared", "sandbox runs"] == 1
+    assert "'sandbox runs'" in report.table_costs(Recs(CompareConfig(), costs=costs)).attrs["caption"]
+
+
+def test_a_constant_judge_is_flagged_in_the_table_and_the_figure():
+    # a judge that gives 2 to all but one of 20 items: its mean's narrow interval is no finding
+    flat = np.full(N, 2.0)
+    flat[0] = 1.0
+    recs = Recs(CompareConfig(n_boot=100), values=values_of({"a": flat, "b": BASE}, "AUT originality", "jm"))
+    t = report.table_models(recs)
+    assert "CONSTANT: a near-constant value (2 on 19 of 20 (95%) items)" in t.loc[0, "a"]
+    assert "CONSTANT" not in t.loc[0, "b"] and "1 cell(s) marked CONSTANT" in t.attrs["caption"]
+    fig = report.fig_models(recs)
+    assert [list(tr.marker.symbol) for tr in fig.data] == [["x-open"], ["circle"]]
+    assert "a constant value" in fig.layout.title.text
 
 
 def test_compare_over_other_roots_runs_nothing_upstream_here():

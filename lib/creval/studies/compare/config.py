@@ -16,7 +16,7 @@ from creval.studies.reader import ReaderConfig
 class CompareConfig(ReaderConfig, JudgeConfig):
     """Chapter 09: ``judge_model`` is its pairwise and equivalence judges' model."""
     study: ClassVar[str] = "compare"
-    records_version: ClassVar[int] = 6      # 6: bits per byte replaces perplexity; 5: judged values carry provenance
+    records_version: ClassVar[int] = 7      # 7: costs count sandbox runs; 6: bits per byte replaces perplexity; 5: judged values carry provenance
     compare_roots: tuple[str, ...] = identity(())   # run roots of `creval batch` (one model each); empty: this run root
     compare_embedder: str = identity("all-MiniLM-L6-v2")   # sentence embedder of the homogeneity cosines
     compare_human_max: int = identity(10)   # human responses per prompt in the homogeneity tables

@@ -54,6 +54,7 @@ class CostRecord(Record):
     input_tokens: int = column("input tokens", 0)
     output_tokens: int = column("output tokens", 0)
     cost_usd: float = column("cost usd", 0.0)
+    sandbox_runs: int = column("sandbox runs", 0)     # programs run on their test cases (local work, no tokens)
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """Chapter 09, comparing models, pure: the comparison's records in (tables of
-:func:`creval.studies.compare.run.records`), DataFrames (caption in ``df.attrs["caption"]``), a Figure or the
+``STUDY.records(cfg)``), DataFrames (caption in ``df.attrs["caption"]``), a Figure or the
 values of a sentence out. No model, judge, embedding or network call.
 
 Every estimate is a mean over items with a 95% percentile bootstrap interval over those items; a difference
@@ -16,6 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
+from creval.measures import verdicts as V
 from creval.studies.compare import provenance as P
 from creval.studies.compare.sources import THIS_ROOT
 from creval.studies.compare.values import HIGHER, PEOPLE, family
@@ -57,17 +58,20 @@ def comparable_values(values: pd.DataFrame) -> pd.DataFrame:
 
 def model_estimates(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """One row per measure x model: ``n`` items, ``mean``, its bootstrap ``lo``/``hi``, ``judge`` (measures
-    judged differently for different models are left out: :func:`refused_measures`)."""
+    judged differently for different models are left out: :func:`refused_measures`) and ``constant``: the
+    reason when at least :data:`~creval.measures.verdicts.DEGENERATE_SHARE` of the items got one value (a judge
+    that gives about 2 to everything ranks nothing), else ""."""
     rows, values = [], comparable_values(values)
     if not len(values):
-        return pd.DataFrame(columns=["measure", "model", "n", "mean", "lo", "hi", "judge"])
+        return pd.DataFrame(columns=["measure", "model", "n", "mean", "lo", "hi", "judge", "constant"])
     for (measure, model), g in values.groupby(["measure", "model"], sort=False):
         x = g["value"].astype(float).to_numpy()
         x = x[np.isfinite(x)]
         lo, hi = S.bootstrap_ci(np.mean, x, n_boot=n_boot, seed=seed) if len(x) else (np.nan, np.nan)
         rows.append({"measure": measure, "model": model, "n": len(x), "mean": float(x.mean()) if len(x) else np.nan,
-                     "lo": lo, "hi": hi, "judge": ", ".join(sorted({j for j in g["judge"] if j}))})
-    return pd.DataFrame(rows)
+                     "lo": lo, "hi": hi, "judge": ", ".join(sorted({j for j in g["judge"] if j})),
+                     "constant": V.constant(list(x), "value", share=V.DEGENERATE_SHARE) or ""})
+    return pd.DataFrame(rows, columns=["measure", "model", "n", "mean", "lo", "hi", "judge", "constant"])
 
 
 def paired_differences(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
@@ -89,8 +93,8 @@ def table_models(recs) -> pd.DataFrame:
     est = model_estimates(recs["values"], *_boot(recs))
     if est.empty:
         return captioned(pd.DataFrame(), "No values: no study's records were read (see the sources).")
-    est["cell"] = [f"{S.fmt_estimate(m, lo, hi, 2)} (n={n})" for m, lo, hi, n in
-                   zip(est["mean"], est["lo"], est["hi"], est["n"])]
+    est["cell"] = [f"{S.fmt_estimate(m, lo, hi, 2)} (n={n})" + (f" CONSTANT: {c}" if c else "") for m, lo, hi, n, c
+                   in zip(est["mean"], est["lo"], est["hi"], est["n"], est["constant"])]
     t = est.pivot(index="measure", columns="model", values="cell").reindex(columns=models_of(recs["values"]))
     t = t.reindex(list(dict.fromkeys(est["measure"]))).reset_index()
     t.insert(1, "higher means", t["measure"].map(lambda m: HIGHER.get(family(m), "")))
@@ -98,8 +102,12 @@ def table_models(recs) -> pd.DataFrame:
     refused = refused_measures(recs["values"])
     left_out = "".join(f" Left out, judged differently for different models: {m} ({why})." for m, why in
                        refused.items())
+    flat = est[est["constant"] != ""]
+    constant = (f" {len(flat)} cell(s) marked CONSTANT: one value for nearly every item, so their narrow interval "
+                "shows a judge or measure that ranks nothing, not a precise finding." if len(flat) else "")
     return captioned(t, "Each model on each measure: the mean over the items with its 95% bootstrap interval "
-                        "(n items). Intervals are missing where fewer than 5 items were measured." + left_out)
+                        "(n items). Intervals are missing where fewer than 5 items were measured." + constant
+                        + left_out)
 
 
 def table_differences(recs) -> pd.DataFrame:
@@ -140,14 +148,16 @@ def fig_models(recs) -> go.Figure:
     z = normalised(est, v)
     for model in models_of(v):
         g = z[z["model"] == model]
-        hover = [f"{model}<br>{m}: {S.fmt_estimate(x, lo, hi, 3)}, n={n}" for m, x, lo, hi, n in
-                 zip(g["measure"], g["mean"], g["lo"], g["hi"], g["n"])]
+        hover = [f"{model}<br>{m}: {S.fmt_estimate(x, lo, hi, 3)}, n={n}" + (f"<br>CONSTANT: {c}" if c else "")
+                 for m, x, lo, hi, n, c in zip(g["measure"], g["mean"], g["lo"], g["hi"], g["n"], g["constant"])]
         err = dict(type="data", symmetric=False, array=(g["z_hi"] - g["z"]).fillna(0),
                    arrayminus=(g["z"] - g["z_lo"]).fillna(0))
         fig.add_trace(go.Scatter(x=g["z"], y=g["measure"], mode="markers", name=model, error_x=err,
-                                 hovertext=hover, hoverinfo="text", marker=dict(size=9)))
+                                 hovertext=hover, hoverinfo="text",
+                                 marker=dict(size=9, symbol=["x-open" if c else "circle" for c in g["constant"]])))
+    flat = " (x: a constant value, which ranks nothing)" if (est["constant"] != "").any() else ""
     fig.update_layout(title="Every model on every measure (normalised: 0 = the models' average, 1 = one SD of "
-                            "the item values)", xaxis_title="normalised mean (95% interval)",
+                            "the item values)" + flat, xaxis_title="normalised mean (95% interval)",
                       yaxis=dict(autorange="reversed"), height=180 + 26 * est["measure"].nunique(),
                       margin=dict(l=20))
     return fig
@@ -193,7 +203,7 @@ def table_homogeneity(recs) -> pd.DataFrame:
 
 
 # -- cost -------------------------------------------------------------------------------------------------
-COST_COLS = ["calls", "input tokens", "output tokens", "cost usd"]
+COST_COLS = ["calls", "input tokens", "output tokens", "cost usd", "sandbox runs"]
 
 
 def cost_by_model(costs: pd.DataFrame) -> pd.DataFrame:
@@ -201,6 +211,7 @@ def cost_by_model(costs: pd.DataFrame) -> pd.DataFrame:
     that asked no model under test (judge, embeddings, entailment) are ``shared``."""
     if not len(costs):
         return pd.DataFrame(columns=["model", "study", *COST_COLS])
+    costs = costs if "sandbox runs" in costs else costs.assign(**{"sandbox runs": 0})   # read before the column
     return costs.groupby(["model", "study"], sort=False)[COST_COLS].sum().reset_index()
 
 
@@ -210,7 +221,9 @@ def table_costs(recs) -> pd.DataFrame:
                         "or served from the call cache, paid when first made), their tokens and cost in USD (0 for "
                         "local models). 'shared': calls of a run of several models that asked none of them (the "
                         "judge, embeddings, entailment; a model under test that also judges counts there whole). "
-                        "One run root per model (creval batch) gives each model its own calls exactly.")
+                        "'sandbox runs': programs run on their test cases (local work, no tokens), made or served "
+                        "from the cache. One run root per model (creval batch) gives each model its own calls "
+                        "exactly.")
 
 
 def cost_per_point(values: pd.DataFrame, costs: pd.DataFrame) -> pd.DataFrame:
@@ -221,7 +234,8 @@ def cost_per_point(values: pd.DataFrame, costs: pd.DataFrame) -> pd.DataFrame:
     c = cost_by_model(costs)
     rows = []
     if not len(values):
-        return pd.DataFrame(columns=["measure", "model", "points", "calls / point", "tokens / point", "USD / point"])
+        return pd.DataFrame(columns=["measure", "model", "points", "calls / point", "tokens / point", "USD / point",
+                                     "sandbox runs / point"])
     for (measure, model, study), g in values.groupby(["measure", "model", "study"], sort=False):
         mine = c[(c["study"] == study) & (c["model"] == model)][COST_COLS].sum()
         shared = c[(c["study"] == study) & (c["model"] == "shared")][COST_COLS].sum()
@@ -231,7 +245,8 @@ def cost_per_point(values: pd.DataFrame, costs: pd.DataFrame) -> pd.DataFrame:
         rows.append({"measure": measure, "model": model, "points": n,
                      "calls / point": tot["calls"] / n if n else np.nan,
                      "tokens / point": (tot["input tokens"] + tot["output tokens"]) / n if n else np.nan,
-                     "USD / point": tot["cost usd"] / n if n else np.nan})
+                     "USD / point": tot["cost usd"] / n if n else np.nan,
+                     "sandbox runs / point": tot["sandbox runs"] / n if n else np.nan})
     return pd.DataFrame(rows)
 
 

@@ -139,19 +139,20 @@ def cost_rows(src: Source) -> list[dict]:
     embeddings, entailment) to ``shared`` (a model under test that is also ``judge_model``: all its calls,
     which cannot be told from its judging). Every call the measurement needed counts, whether made in that run
     or served from the call cache (paid when first made): the same records cost the same, however warm the
-    cache was. Sandbox runs are local work, not calls: left out (how many launches a batch of programs takes
-    depends on what the cache already held)."""
+    cache was. Sandbox runs (a program on its test cases, local work: no tokens, no cost) are counted in their
+    own column, made or served alike, so that a study that runs programs shows that work."""
     if src.records is None:
         return []
     rows: dict[str, dict] = {}
     judge = model_name(src.cfg.judge_model) if getattr(src.cfg, "judge_model", "") else ""
     own = set(src.models) - {judge}
     for c in read_jsonl(src.records.root / "calls.jsonl"):
-        if c.get("kind") == "sandbox":
-            continue
         who = (c.get("model") if c.get("model") in own else "shared") if src.shared else src.models[0]
         r = rows.setdefault(who, {"root": src.root, "study": src.study, "model": who, "calls": 0,
-                                  "input tokens": 0, "output tokens": 0, "cost usd": 0.0})
+                                  "input tokens": 0, "output tokens": 0, "cost usd": 0.0, "sandbox runs": 0})
+        if c.get("kind") == "sandbox":
+            r["sandbox runs"] += 1
+            continue
         r["calls"] += 1
         r["input tokens"] += int(c.get("input_tokens") or 0)
         r["output tokens"] += int(c.get("output_tokens") or 0)
