@@ -37,7 +37,18 @@ def test_convergent_rows_grade_a_judge_against_the_majority_label(tmp_path):
     recs = _recs(tmp_path / "conv", None, {"human_verdicts": rows, "labels_source": [{"line": "Human labels: staged"}]})
     r = card.convergent_rows(recs, n_boot=300, seed=0)[0]
     assert r["value"] == pytest.approx(0.9) and r["baseline value"] == pytest.approx(0.6)
-    assert r["difference"] == pytest.approx(0.3) and r["n"] == 10 and r["lo"] <= 0.9 <= r["hi"]
+    assert r["difference"] == pytest.approx(0.3) and r["n"] == 10 and (r["lo"], r["hi"]) == S.wilson(9, 10)
+    assert r["units"] == 10 and r["verdict"] == S.TESTABLE               # 10 pairs: fewer than 30
+
+
+def test_a_judge_that_always_says_no_is_flagged_and_pairs_are_the_units(tmp_path):
+    labels = [False] * 45 + [True] * 15
+    rows = [{"judge": "few-shot", "pair_id": f"p{i // 2}", "criterion": "c", "label": lab, "verdict": False,
+             "unparsed": False, "confidence": 0.9} for i, lab in enumerate(labels)]
+    recs = _recs(tmp_path / "conv", None, {"human_verdicts": rows, "labels_source": [{"line": "Human labels"}]})
+    r = card.convergent_rows(recs, n_boot=300, seed=0)[0]
+    assert r["value"] == pytest.approx(0.75) == r["baseline value"] and r["units"] == 30
+    assert r["verdict"] == S.TESTABLE and r["reason"] == "a constant judge answer (0 on all 60 items)"
 
 
 def test_aut_rows_keep_the_strongest_baseline_and_the_verdict(tmp_path):
@@ -48,33 +59,30 @@ def test_aut_rows_keep_the_strongest_baseline_and_the_verdict(tmp_path):
     length = [5.0] * 30                                 # a constant one: no correlation at all
 
     def rows(scorer, mode, vals):
-        return [{"dataset": "ocsai1", "object": "brick", "item_id": f"i{k}", "human": h, "scorer": scorer,
+        return [{"dataset": "ocsai1", "object": f"o{k % 6}", "item_id": f"i{k}", "human": h, "scorer": scorer,
                  "mode": mode, "group": 0, "position": 0, "value": v, "parse_path": "text"}
                 for k, (v, h) in enumerate(zip(vals, humans))]
     recs = _recs(tmp_path / "aut", AutConfig(), {"human": rows("j", "pointwise", judge) +
                                                  rows("semantic distance", "baseline", sd) +
                                                  rows("length (words)", "baseline", length)})
     r = card.aut_rows(recs, n_boot=300, seed=0)[0]
-    assert r["baseline"] == "semantic distance"
+    assert r["baseline"] == "semantic distance" and r["units"] == 6          # resampled by object
     assert r["value"] == pytest.approx(S.spearman(judge, humans)["rho"])
-    assert r["baseline value"] == pytest.approx(S.spearman(sd, humans)["rho"])
+    assert r["baseline value"] == pytest.approx(abs(S.spearman(sd, humans)["rho"]))
     assert r["difference"] == pytest.approx(r["value"] - r["baseline value"])
-    expect = ("beats baseline" if r["diff lo"] > 0 else "indistinguishable" if r["diff hi"] >= 0
-              else "worse than baseline")
-    assert r["vs baseline"] == expect
-    assert r["verdict"] == S.TESTABLE and r["reason"] == "30 item(s), fewer than the 30 a verdict needs" or \
-        r["verdict"] == ("reproduced" if expect == "beats baseline" and r["lo"] > 0 else "not reproduced")
+    # Rabeyah et al. report no human ratings: the row tests nothing of theirs, whatever the judge does
+    assert r["verdict"] == S.TESTABLE and r["reason"].startswith("Rabeyah et al. report no human ratings")
+    assert r["tracking"] in ("tracks people", "inconclusive here", "does not track people")
 
 
 def test_card_table_and_figure_from_records(tmp_path):
-    row = card.graded("P", "m", "d", [1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1], [1, 2, 3, 4, 5, 6], "length",
-                        "spearman", 200, 0)
-    # the baseline agrees perfectly once flipped: it enters flipped, and the measure only ties it
+    row = card.graded(card.TAN, "m", "d", [1, 2, 3, 4, 5, 6], {"length": [6, 5, 4, 3, 2, 1]}, [1, 2, 3, 4, 5, 6],
+                      "spearman", 200, 0)
+    # the baseline agrees perfectly in its better orientation: the measure only ties it
     assert row["value"] == pytest.approx(1) and row["baseline value"] == pytest.approx(1)
-    assert row["baseline orientation"] == card.FLIPPED and row["baseline"] == "length, negated"
-    assert row["difference"] == pytest.approx(0) and row["vs baseline"] == "indistinguishable"
+    assert row["baseline"] == "length" and row["difference"] == pytest.approx(0)
     assert row["verdict"] == S.TESTABLE and row["reason"] == "6 item(s), fewer than the 30 a verdict needs"
-    recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": [row], "sources": []})
+    recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": card.with_adjusted([row]), "sources": []})
     assert len(report.table_card(recs)) == 1 and len(report.fig_card(recs).data) == 2
 
 
@@ -95,25 +103,64 @@ def test_a_baseline_enters_in_its_better_orientation(tmp_path):
         "measures_ttcw": rows, "sets": [{"set": "ttcw", "texts": 12, "labelled": True, "why": ""}]})
     got = {r["measure"]: r for r in card.rethinking_rows(recs, n_boot=300, seed=0)}
     r = got["creativity index"]
-    assert r["baseline"] == "length (words), negated" and r["baseline orientation"] == card.FLIPPED
+    assert r["baseline"] == "length as stored (words)"
     assert r["value"] == pytest.approx(S.spearman(ci, passes)["rho"])
     assert r["baseline value"] == pytest.approx(-S.spearman(words, passes)["rho"])
     assert r["difference"] == pytest.approx(r["value"] - r["baseline value"])
     # against raw length (rho < 0) the index would have "beaten" the baseline by about 1.9; flipped it does not
-    assert abs(r["difference"]) < 0.1 and r["vs baseline"] == "indistinguishable"
+    assert abs(r["difference"]) < 0.1
     assert r["verdict"] == S.TESTABLE and r["reason"].startswith("12 item(s)")     # 12 stories: too few either way
 
 
-def test_what_this_shows_sorts_the_rows_by_verdict(tmp_path):
-    good = card.graded("P", "good", "d", list(range(30)), [1.0] * 15 + [0.0] * 15, list(range(30)), "length",
-                       "spearman", 200, 0)
-    flat = card.graded("P", "flat", "d", [0.0, 1.0] * 15, list(range(30)), list(range(30)), "length", "spearman", 200,
-                       0, note="bundled sample", degenerate="bundled sample")
-    recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": [good, flat], "sources": []})
+def _texts(n, seed):
+    """A MacGyver-like set: the label is carried by step markers (a format bit), the measure by the markers
+    too plus noise."""
+    rng = np.random.default_rng(seed)
+    label = (np.arange(n) % 2).astype(bool)
+    marked = label ^ (rng.random(n) < 0.1)
+    text = ["Step 1: a\nStep 2: b" if m else "a then b" for m in marked]
+    ci = marked + 0.8 * rng.normal(size=n)
+    return [{"id": f"t{i}", "group": f"p{i // 2}", "text": t, "label": bool(lab), "kind": "k", "ci": float(c),
+             "tpt": 0.1, "n_words": 40 + i % 7, "full_words": 60 + i % 11}
+            for i, (t, lab, c) in enumerate(zip(text, label, ci))], marked
+
+
+def test_a_step_marker_baseline_bites_and_supports_lu_et_al(tmp_path):
+    rows, marked = _texts(120, 0)
+    recs = _recs(tmp_path / "rethinking", RethinkingConfig(), {
+        "measures_solver": rows, "sets": [{"set": "solver", "texts": 120, "labelled": True, "why": ""}],
+        "formatting": [{"set": "solver", "id": r["id"], "marked": bool(m), "ci_unmarked": r["ci"],
+                        "n_words_unmarked": 1} for r, m in zip(rows, marked)]})
+    r = {x["measure"]: x for x in card.rethinking_rows(recs, n_boot=300, seed=0)}["creativity index"]
+    assert r["baseline"] in ("step markers", "list lines", "line count") and r["baseline value"] > 0.85
+    assert r["units"] == 60 and r["diff hi"] < 0                                  # pairs are the units
+    # the measure does not track people beyond a format bit: what Lu et al. claimed, so it supports them
+    assert r["tracking"] == "does not track people" and r["verdict"] == card.SUPPORTS
+
+
+def test_claim_words_follow_the_papers_direction():
+    assert card.claim_word("tracks people", "+") == card.SUPPORTS
+    assert card.claim_word("tracks people", "-") == card.CONTRADICTS
+    assert card.claim_word("tracks authorship only", "+") == card.CONTRADICTS
+    assert card.claim_word("tracks authorship only", "-") == card.SUPPORTS
+    assert card.claim_word("does not track people", "-") == card.SUPPORTS
+    assert card.claim_word("inconclusive here", "-") == "inconclusive here"
+    assert card.claim_word("tracks people", None) == S.TESTABLE
+
+
+def test_what_this_shows_and_the_tally_count_support_per_paper(tmp_path):
+    good = card.graded(card.TAN, "good", "d", list(range(40)), {"length": [1.0] * 20 + [0.0] * 20}, list(range(40)),
+                       "spearman", 300, 0)
+    flat = card.graded(card.LU_R, "flat", "d", [0.0, 1.0] * 20, {"length": list(range(40))}, list(range(40)),
+                       "spearman", 300, 0, note="bundled sample", degenerate="bundled sample")
+    recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": card.with_adjusted([good, flat]), "sources": []})
+    assert good["tracking"] == "tracks people" and good["verdict"] == card.SUPPORTS and good["p"] < 0.01
     t = report.what_this_shows(recs).set_index("verdict")
-    assert good["vs baseline"] == "beats baseline" and good["verdict"] == "reproduced"
-    assert t.iloc[0]["rows"] == 1 and t.iloc[0]["which"].startswith("good")
-    assert t.iloc[3]["rows"] == 1 and t.iloc[3]["which"] == "flat · d (bundled sample)"
+    assert t.loc[card.SUPPORTS, "rows"] == 1 and t.loc[card.SUPPORTS, "which"].startswith("good")
+    assert t.loc[S.TESTABLE, "which"] == "flat · d (Lu et al. 2025 (rethinking)) (bundled sample)"
+    tally = report.table_verdicts(recs).set_index("paper")
+    assert tally.loc[card.TAN, card.SUPPORTS] == 1 and tally.loc[card.TAN, card.CONTRADICTS] == 0
+    assert tally.loc[card.LU_R, S.TESTABLE] == 1 and tally.loc[card.TAN, "after Holm: supports the paper"] == 1
 
 
 def test_sources_name_folders_under_the_shared_run_root(tmp_path):

@@ -18,7 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
-from creval.measures.resample import cluster_draws, percentile, units
+from creval.measures.resample import boot_p, cluster_draws, percentile, units
 from creval.measures.verdicts import ENOUGH, INCONCLUSIVE, TESTABLE, smallest_detectable
 
 TRACKS = "tracks people"
@@ -126,7 +126,8 @@ def tracks_people(x, y, *, stat: str, baselines: dict[str, Sequence[float]], aut
     baselines`` (each, better orientation), ``difference, diff lo, diff hi`` (lead over the best baseline,
     chosen inside every replicate), ``format difference`` and its bounds (without the author label),
     ``within`` (per author ``{author, n, value, lo, hi}``), ``within value/lo/hi``, ``within difference``
-    and bounds, ``word`` (:data:`WORDS`), ``borderline`` (a bound's Monte-Carlo margin could flip it) and
+    and bounds, ``word`` (:data:`WORDS`), ``borderline`` (a bound's Monte-Carlo margin could flip it), ``p``
+    (the one-sided bootstrap p of the test that decided the word, for a correction across claims) and
     ``reason``. Rows with a missing value anywhere are dropped."""
     if stat not in NULL:
         raise ValueError(f"unknown statistic {stat!r}: spearman or auc")
@@ -146,14 +147,17 @@ def tracks_people(x, y, *, stat: str, baselines: dict[str, Sequence[float]], aut
     every = names + ([AUTHOR] if aut is not None else [])
     out.update({"value": math.nan if obs is None else float(obs["value"]),
                 "baselines": {} if obs is None else dict(zip(every, map(float, obs["bases"])))})
+    if out["baselines"]:
+        bv = out["baselines"]
+        best = max(bv, key=lambda k: -math.inf if math.isnan(bv[k]) else bv[k])
+        out.update({"baseline": best, "baseline value": out["baselines"][best],
+                    "difference": float(obs["value"] - obs["best"])})
     if why:
         return {**out, "reason": why}
     reps = [_replicate(x[i], y[i], base[i], None if aut is None else aut[i], stat, names)
             for i in cluster_draws(clu, n, n_boot, seed)]
     ci = {"value": _ci_of(reps, "value", None, alpha, n_boot)}
-    best = max(out["baselines"], key=lambda k: -math.inf if math.isnan(out["baselines"][k]) else out["baselines"][k])
-    out.update({"lo": ci["value"]["lo"], "hi": ci["value"]["hi"], "baseline": best,
-                "baseline value": out["baselines"][best], "difference": float(obs["value"] - obs["best"])})
+    out.update({"lo": ci["value"]["lo"], "hi": ci["value"]["hi"]})
     bounds = {"lo": ci["value"]["lo"], "hi": ci["value"]["hi"]}
     mcs = {"lo": ci["value"]["mc_lo"], "hi": ci["value"]["mc_hi"]}
     diff, fdiff = _ci_of(reps, "value", "best", alpha, n_boot), _ci_of(reps, "value", "best format", alpha, n_boot)
@@ -176,12 +180,31 @@ def tracks_people(x, y, *, stat: str, baselines: dict[str, Sequence[float]], aut
     nan_ok = {k: (v if not math.isnan(v) else (-math.inf if k.endswith("lo") else math.inf)) for k, v in bounds.items()}
     word = _word(nan_ok, null, aut is not None, margin)
     out["word"], out["borderline"] = word, _flips(nan_ok, mcs, null, aut is not None, margin, word)
+    out["p"] = _p_of(word, reps, null, margin, aut is not None)
     out["reason"] = _reason(out, word)
     return out
 
 
 def _ci_of(reps, key, minus, alpha, n_boot) -> dict:
     return percentile([r[key] - (r[minus] if minus else 0.0) for r in reps], alpha, n_boot)
+
+
+def _p_of(word: str, reps: list[dict], null: float, margin: float, has_author: bool) -> float:
+    """The one-sided bootstrap p-value of the test that decided ``word`` (for a correction across claims): every
+    condition of *tracks people* must hold, so its p is their largest; *does not track people* needs one of
+    its conditions, so its p is their smallest; NaN for the words no test decided."""
+    def p(key, minus, ref, side):
+        return boot_p([r[key] - (r[minus] if minus else 0.0) for r in reps], ref, side)
+    if word == TRACKS:
+        parts = [p("value", None, null, 1), p("value", "best", 0.0, 1)]
+        if has_author:
+            parts += [p("within", None, null, 1), p("within", "within base", 0.0, 1)]
+        return max(parts)
+    if word == AUTHORSHIP:
+        return max(p("value", None, null, 1), p("value", "best format", 0.0, 1))
+    if word == NO_TRACK:
+        return min(p("value", None, null, -1), p("value", "best", margin, -1))
+    return math.nan
 
 
 def _per_author(g, n_g, obs, reps, alpha, n_boot) -> dict:

@@ -10,25 +10,31 @@ from creval.core.records import Record, column
 
 @dataclass
 class CardRecord(Record):
-    """One graded row: a measure or judge against one human data set, beside its strongest trivial baseline
-    (:mod:`creval.studies.reportcard.card`; ``None`` where a number could not be computed)."""
+    """One graded row: a paper's claim about a measure or judge, tested against one human data set beside the
+    strongest trivial baseline (:mod:`creval.studies.reportcard.card`; ``None`` where a number could not be
+    computed)."""
     paper: str | None = None
+    claim: str | None = None                  # who claimed what, in which direction
     measure: str | None = None
     human_data: str | None = column("human data")
-    statistic: str | None = None              # auc | spearman
+    statistic: str | None = None              # AUROC | Spearman rho | accuracy
     n: int | None = None
+    units: int | None = None                  # independent units the bootstrap resampled (prompt, pair, object)
     value: float | None = None
     lo: float | None = None
     hi: float | None = None
-    baseline: str | None = None
-    baseline_orientation: str | None = column("baseline orientation")
+    baseline: str | None = None               # the strongest trivial baseline on these items
     baseline_value: float | None = column("baseline value")
     difference: float | None = None
     diff_lo: float | None = column("diff lo")
     diff_hi: float | None = column("diff hi")
-    vs_baseline: str | None = column("vs baseline")    # how it stands against its baseline (beats / ... / no interval)
-    verdict: str | None = None                          # the one rule: reproduced / not reproduced / not testable
-    reason: str | None = None                           # why: the rule's reason, or the baseline comparison
+    within: str | None = None                 # the statistic within each author's texts, where authors are pooled
+    tracking: str | None = None               # tracks people / tracks authorship only / does not track people / ...
+    verdict: str | None = None                # supports / contradicts the paper, inconclusive, not testable here
+    borderline: bool | None = None            # a Monte-Carlo margin on a bound could flip the verdict
+    p: float | None = None                    # one-sided bootstrap p of the test that decided it
+    adjusted: str | None = None               # the verdict after Holm's correction across the card
+    reason: str | None = None
     paper_figure: str | None = column("paper figure")
     note: str | None = None
 

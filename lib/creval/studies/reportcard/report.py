@@ -10,51 +10,58 @@ import plotly.graph_objects as go
 
 from creval.core.paths import home
 from creval.measures import stats as S
-from creval.studies.reportcard.card import COLUMNS, FLIPPED, VERDICTS, card_verdict
+from creval.measures.verdicts import CONTRADICTS, SUPPORTS, WORDS
+from creval.studies.reportcard.card import COLUMNS
 from creval.studies.tables import captioned
 
-COMPACT = ["measure", "human data", "value [95% interval]", "baseline", "verdict", "reason"]
+COMPACT = ["paper", "measure", "human data", "value [95% interval]", "baseline", "verdict", "reason"]
 ENOUGH = S.ENOUGH
 
 
 # -- what the chapter shows -------------------------------------------------------------------------------
 def card_frame(recs) -> pd.DataFrame:
-    """The card's rows, each with ``vs baseline``, ``verdict`` and ``reason`` (a card written before the one
-    verdict rule carried only the paired verdict: it is graded again here from its own columns)."""
-    c = recs["card"]
-    if c.empty or "vs baseline" in c:
-        return c
-    c = c.rename(columns={"verdict": "vs baseline"}).replace({"vs baseline": {"not enough data": VERDICTS["n/a"]}})
-    graded = [card_verdict(r) for r in c.to_dict("records")]
-    return c.assign(verdict=[v.word for v in graded], reason=[v.reason for v in graded])
+    """The card's rows (a card written before claims were stated the papers' way has no ``claim`` column: its
+    rows are shown as they are, its run id differs from today's)."""
+    return recs["card"]
+
+
+def _verdict_text(r: dict) -> str:
+    """The verdict as the card shows it: the word, "borderline" where a Monte-Carlo margin could flip it, and
+    Holm's adjusted word beside it where the correction changes it."""
+    word = f"{r['verdict']}, borderline" if r.get("borderline") else str(r["verdict"])
+    adj = r.get("adjusted")
+    return f"{word} (after Holm: {adj})" if adj and isinstance(adj, str) and adj != r["verdict"] else word
 
 
 def against_baseline(r: dict) -> str:
-    """The reason column of a testable row: how it stands against its baseline, with the interval."""
-    d = S.fmt_estimate(r["difference"], r["diff lo"], r["diff hi"])
-    return {VERDICTS["better"]: f"beats {r['baseline']} by {d}",
-            VERDICTS["worse"]: f"worse than {r['baseline']} by {d}"}.get(
-        r["vs baseline"], f"indistinguishable from {r['baseline']}: difference {d}")
+    """The baseline column: the strongest trivial baseline's value and the measure's lead over it."""
+    if r.get("baseline") is None or pd.isna(r.get("baseline value")):
+        return str(r.get("baseline") or "")
+    return (f"{r['baseline']}: {S.fmt_number(r['baseline value'])}; lead "
+            f"{S.fmt_estimate(r['difference'], r['diff lo'], r['diff hi'])}")
 
 
 def table_card(recs) -> pd.DataFrame:
-    """The compact card, the one a reader reads: measure, human data, the value with its interval and n, the
-    baseline on the same items, the verdict and its reason (the full table: :func:`table_card_full`)."""
+    """The compact card, the one a reader reads: whose claim, measure, human data, the value with its interval
+    and n, the strongest baseline with the lead over it, the verdict on the paper's claim and its reason."""
     c = card_frame(recs)
     if c.empty:
         return captioned(pd.DataFrame(columns=COMPACT), "Nothing to grade: no study found human data.")
-    rows = [{"measure": r["measure"], "human data": r["human data"],
+    rows = [{"paper": r["paper"], "measure": r["measure"], "human data": r["human data"],
              "value [95% interval]": (f"{r['statistic']} {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, n = {r['n']}"
                                       if pd.notna(r["value"]) else f"{r['statistic']}: not computable, n = {r['n']}"),
-             "baseline": f"{r['baseline']}: {S.fmt_number(r['baseline value'])}", "verdict": r["verdict"],
-             "reason": r["reason"] or against_baseline(r)} for r in c.to_dict("records")]
+             "baseline": against_baseline(r), "verdict": _verdict_text(r), "reason": r["reason"]}
+            for r in c.to_dict("records")]
     return captioned(pd.DataFrame(rows, columns=COMPACT),
-                     "The report card. Value: the statistic against people (higher = agrees) with its 95% interval "
-                     "(none where too many resamples are undefined); baseline: the strongest trivial baseline on the "
-                     f"same items. Verdict (docs/verdicts.md): reproduced when the measure beats its baseline (paired "
-                     f"interval above 0) and its own interval clears chance; not testable here on fewer than {ENOUGH} "
-                     "items, bundled sample data, a constant score, a judge that copies the order it was shown, or a "
-                     "measurement counted on another row.")
+                     "The report card. Each row tests a paper's claim: Tan et al. say their judges agree with "
+                     "people; Lu et al. say these measures fail to track what people judge creative (so a measure "
+                     "that fails supports them); Rabeyah et al. report no human ratings. Value: the statistic "
+                     "against people with its 95% interval, resampled by independent unit; baseline: the strongest "
+                     "of every trivial baseline (length as stored and as cut, step markers, line count, list "
+                     "lines, the author label), chosen inside each resample, and the measure's lead over it. "
+                     "Verdict (docs/verdicts.md): read off the intervals, never a point; borderline where a "
+                     "Monte-Carlo margin could flip it; Holm's correction across the card beside it; not "
+                     f"testable here on fewer than {ENOUGH} items or degenerate data.")
 
 
 def table_card_full(recs) -> pd.DataFrame:
@@ -62,17 +69,27 @@ def table_card_full(recs) -> pd.DataFrame:
     c = card_frame(recs)
     if c.empty:
         return captioned(pd.DataFrame(columns=COLUMNS), "No rows.")
-    return captioned(c[[k for k in COLUMNS if k in c]], "The full card: baseline orientation flipped where the "
-                     "negated baseline agrees better; difference = value minus baseline with a 95% paired bootstrap "
-                     "interval (vs baseline: indistinguishable when it holds 0).")
+    return captioned(c[[k for k in COLUMNS if k in c]], "The full card: the claim, independent units, the lead "
+                     "over the strongest baseline with its 95% paired cluster-bootstrap interval, the statistic "
+                     "within each author's texts, what the measure tracks, the one-sided p of the deciding test "
+                     "and the verdict after Holm's correction.")
 
 
 def table_verdicts(recs) -> pd.DataFrame:
+    """Per paper: how many rows support its claim, contradict it, are inconclusive or not testable, raw and
+    after Holm's correction across the card."""
     c = card_frame(recs)
-    if c.empty:
+    if c.empty or "claim" not in c:
         return captioned(pd.DataFrame(), "No rows.")
-    t = c.groupby(["paper", "verdict"]).size().unstack(fill_value=0).reset_index()
-    return captioned(t, "Verdicts per paper (rows of the card).")
+    rows = []
+    for paper, g in c.groupby("paper", sort=False):
+        row = {"paper": paper, "claim": g["claim"].iloc[0]}
+        row.update({w: int((g["verdict"] == w).sum()) for w in WORDS})
+        row.update({f"after Holm: {w}": int((g["adjusted"] == w).sum()) for w in (SUPPORTS, CONTRADICTS)})
+        row["borderline"] = int(g["borderline"].fillna(False).astype(bool).sum())
+        rows.append(row)
+    return captioned(pd.DataFrame(rows), "Per paper: rows that support or contradict what the paper claimed "
+                                         "(a paper without human data has nothing to support or contradict).")
 
 
 def home_relative(path: str) -> str:
@@ -95,7 +112,7 @@ def table_sources(recs) -> pd.DataFrame:
 
 
 def fig_card(recs) -> go.Figure:
-    """Forest plot: each row's statistic with its interval, and the baseline on the same items."""
+    """Forest plot: each row's statistic with its interval, and the strongest baseline on the same items."""
     c = card_frame(recs)
     fig = go.Figure()
     if c.empty:
@@ -103,41 +120,35 @@ def fig_card(recs) -> go.Figure:
     labels = [f"{m} · {d}" for m, d in zip(c["measure"], c["human data"])]
     err = dict(type="data", symmetric=False, array=(c["hi"] - c["value"]).fillna(0),
                arrayminus=(c["value"] - c["lo"]).fillna(0))
-    cols = zip(labels, c["statistic"], c["value"], c["lo"], c["hi"], c["n"], c["baseline"], c["baseline value"],
-               c["verdict"], c["reason"])
-    hover = [f"{lab}<br>{s} {S.fmt_estimate(v, lo, hi, 3)}, n={n}<br>baseline {b}: {S.fmt_number(bv, 3)}<br>{verdict}"
-             + (f" ({why})" if why else "") for lab, s, v, lo, hi, n, b, bv, verdict, why in cols]
+    hover = [f"{lab}<br>{r['statistic']} {S.fmt_estimate(r['value'], r['lo'], r['hi'], 3)}, n={r['n']}<br>"
+             f"baseline {r['baseline']}: {S.fmt_number(r['baseline value'], 3)}<br>{_verdict_text(r)}"
+             for lab, r in zip(labels, c.to_dict("records"))]
     fig.add_trace(go.Scatter(x=c["value"], y=labels, mode="markers", error_x=err, name="measure or judge",
                              hovertext=hover, hoverinfo="text", marker=dict(size=9)))
-    fig.add_trace(go.Scatter(x=c["baseline value"], y=labels, mode="markers", name="baseline, same items",
+    fig.add_trace(go.Scatter(x=c["baseline value"], y=labels, mode="markers", name="strongest baseline, same items",
                              marker=dict(symbol="x", size=9)))
-    fig.update_layout(title="Each measure against people, beside its trivial baseline", height=160 + 28 * len(c),
-                      xaxis_title="statistic (AUROC: 0.5 = chance; rho and accuracy as they are)",
-                      yaxis=dict(autorange="reversed"), margin=dict(l=20))
+    fig.update_layout(title="Each measure against people, beside its strongest trivial baseline",
+                      height=160 + 28 * len(c), xaxis_title="statistic (AUROC: 0.5 = chance; rho and accuracy as "
+                      "they are)", yaxis=dict(autorange="reversed"), margin=dict(l=20))
     return fig
 
 
 def what_this_shows(recs) -> pd.DataFrame:
-    """The closing "What this shows", from the card's verdicts (the one rule): which measures beat their
-    strongest trivial baseline on the same items (reproduced), which do not (not reproduced: indistinguishable
-    or worse), which rows cannot test it here and why; then the baselines that only hold up flipped."""
+    """The closing "What this shows", from the card's verdicts: per word, which rows (and whose claim) it
+    applies to, with the lead over the strongest baseline or, for the untestable, why; borderline rows and
+    rows Holm's correction changes are listed last."""
     c = card_frame(recs)
-    if c.empty:
+    if c.empty or "claim" not in c:
         return captioned(pd.DataFrame(columns=["verdict", "rows", "which"]), "What this shows: no rows to read.")
-    c = c.assign(_name=[f"{m} · {d}" for m, d in zip(c["measure"], c["human data"])])
-    testable = c["verdict"] != S.TESTABLE
-    groups = (("reproduced: beats its strongest trivial baseline", c["verdict"] == "reproduced", "difference"),
-              ("not reproduced: no better than its baseline (or its own interval holds chance)",
-               testable & (c["verdict"] == "not reproduced") & (c["vs baseline"] != VERDICTS["worse"]), "difference"),
-              ("not reproduced: worse than its baseline",
-               testable & (c["verdict"] == "not reproduced") & (c["vs baseline"] == VERDICTS["worse"]), "difference"),
-              ("not testable here", ~testable, "reason"),
-              ("note, across the verdicts above: the strongest baseline is a flipped one (for example, shorter "
-               "texts rated higher)",
-               c["baseline orientation"] == FLIPPED, "difference"))
+    c = c.assign(_name=[f"{m} · {d} ({p})" for m, d, p in zip(c["measure"], c["human data"], c["paper"])])
+    groups = [(w, c["verdict"] == w, "reason" if w == S.TESTABLE else "difference") for w in WORDS]
+    groups += [("borderline: a Monte-Carlo margin could flip it", c["borderline"].fillna(False).astype(bool),
+                "difference"),
+               ("changed by Holm's correction across the card", c["adjusted"] != c["verdict"], "difference")]
     rows = [{"verdict": name, "rows": int(mask.sum()),
              "which": "; ".join(f"{n} ({S.fmt_number(x, 2) if col == 'difference' else x})"
                                 for n, x in zip(c.loc[mask, "_name"], c.loc[mask, col]))}
             for name, mask, col in groups]
-    return captioned(pd.DataFrame(rows), "What this shows: each card row by its verdict (in brackets: the "
-                                          "difference from the baseline, or why the row cannot test its measure)")
+    return captioned(pd.DataFrame(rows), "What this shows: each card row by its verdict on the paper's claim (in "
+                                          "brackets: the lead over the strongest baseline, or why the row cannot "
+                                          "test its claim)")
