@@ -8,6 +8,7 @@ import pkgutil
 from dataclasses import dataclass
 from typing import ClassVar
 
+import pandas as pd
 import pytest
 
 import creval.studies
@@ -20,6 +21,7 @@ from creval.studies.registry import STUDIES, discover, ordered, plugin, upstream
 from creval.studies.reportcard.card import COLUMNS
 from creval.studies.reportcard.config import ReportCardConfig
 from creval.studies.reportcard.records import CardRecord
+from creval.studies.tables import guarded
 
 
 @dataclass(frozen=True)
@@ -151,3 +153,19 @@ def test_the_card_record_writes_the_chapter_columns():
     row = {c: i for i, c in enumerate(COLUMNS)}
     assert CardRecord.from_dict(row).to_dict() == row
     assert dataclasses.is_dataclass(CardRecord)
+
+
+def test_the_report_guard_falls_back_on_thin_records_but_not_on_a_misspelt_table(tmp_path):
+    (tmp_path / "items.jsonl").write_text(json.dumps({"a": 1, "b": "x"}) + "\n")
+    recs = Records(tmp_path, tables={"items": Row})
+
+    def thin(recs) -> pd.DataFrame:
+        """The c column."""
+        return recs.items[["c"]]
+
+    def misspelt(recs) -> pd.DataFrame:
+        """The items."""
+        return recs.itmes
+    assert "['c']" in guarded(thin)(recs).attrs["missing"]          # thin records: "not computed", saying why
+    with pytest.raises(UndeclaredTable, match="no table 'itmes'"):
+        guarded(misspelt)(recs)

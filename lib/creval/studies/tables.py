@@ -21,11 +21,13 @@ from pathlib import Path
 import pandas as pd
 
 from creval.core import paths
+from creval.core.errors import CrevalError
 
 log = logging.getLogger(__name__)
 
 # What records that lack something raise inside pandas and numpy code (a missing column, an empty
-# selection, an empty mean, a None where a number was expected); anything else is a bug and propagates.
+# selection, an empty mean, a None where a number was expected); anything else is a bug and propagates, and so
+# does creval's own error among them (reading a table the study does not declare is an AttributeError too).
 MISSING_DATA = (KeyError, IndexError, ValueError, ZeroDivisionError, AttributeError, TypeError)
 
 
@@ -138,6 +140,8 @@ def guarded(fn):
         try:
             return fn(*args, **kwargs)
         except MISSING_DATA as e:
+            if isinstance(e, CrevalError):      # our own error (a table the study does not declare): a bug
+                raise
             why = why_missing(e)
             log.info("%s.%s: %s", fn.__module__, fn.__name__, why)     # the page says it; no stderr noise
             return _fallback(fn, what, why)
