@@ -61,6 +61,8 @@ def test_filters_are_the_short_columns_with_few_values_named_ones_first():
     assert filter_columns(cols, rows)[:2] == ["model", "verdict"]
     assert "text" not in filter_columns(cols, rows) and "steps" not in filter_columns(cols, rows)
     assert filter_columns(["c"], [{"c": 1}, {"c": 1}]) == []          # one value: nothing to filter
+    assert filter_columns(["c"], [{"c": 0.25}, {"c": 0.5}]) == []      # a measured fraction: searched, not filtered
+    assert filter_columns(["c"], [{"c": 1.0}, {"c": float("nan")}]) == ["c"]
 
 
 def test_key_columns_are_the_id_columns_two_tables_share():

@@ -61,11 +61,15 @@ def columns_of(rows: list[dict], kind: Any = None) -> list[str]:
 
 
 def is_level(v: Any) -> bool:
-    return v is None or isinstance(v, (str, int, float, bool)) and not (isinstance(v, str) and len(v) > 80)
+    """Whether ``v`` can be one value of a filter: missing, a short string, a boolean or a whole number (a
+    measured fraction is continuous: it is searched, not filtered)."""
+    if isinstance(v, float):
+        return v.is_integer() or math.isnan(v)
+    return v is None or isinstance(v, (bool, int)) or isinstance(v, str) and len(v) <= 80
 
 
 def filter_columns(columns: list[str], rows: list[dict]) -> list[str]:
-    """The columns a reader filters on: scalar, short, with 2 to :data:`MAX_LEVELS` values; those named like a
+    """The columns a reader filters on: short and discrete, with 2 to :data:`MAX_LEVELS` values; those named like a
     dataset, model, verdict, parse state or agreement first; at most :data:`MAX_FILTERS`."""
     good = []
     for c in columns:
