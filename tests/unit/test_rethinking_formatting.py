@@ -86,12 +86,12 @@ def test_raw_and_stripped_aurocs_side_by_side(recs):
 def test_what_this_shows_credits_the_gap_to_ideas_only_when_it_survives_stripping(recs, tmp_path):
     t = reading.what_this_shows(recs).set_index("the paper's claim")
     human_llm = t[t.index.str.startswith("The creativity index is higher for human")].iloc[0]
-    assert human_llm["verdict"] == "reproduced" and "0.75" in human_llm["this build"]   # stripped still above chance
+    assert human_llm["verdict"] == "supports the paper" and "0.75" in human_llm["this build"]   # stripped: above chance
     cw = t[t.index.str.startswith("Creative writing")].iloc[0]
     assert cw["verdict"] == "not testable here" and cw["reason"] == "their texts are not released"
-    # stripped to chance: the same claim is not reproduced, the gap was formatting
+    # stripped to chance: the same claim is no longer supported, the gap was formatting
     f = recs["formatting"].assign(ci_unmarked=0.5)
     write(recs.root, "formatting", f.to_dict("records"))
     again = reading.what_this_shows(Records(recs.root, recs.cfg)).set_index("the paper's claim")
     row = again[again.index.str.startswith("The creativity index is higher for human")].iloc[0]
-    assert row["verdict"] == "not reproduced" and row["this build"].endswith("the gap is formatting")
+    assert row["verdict"] == "inconclusive here" and row["this build"].endswith("the gap is formatting")

@@ -90,7 +90,8 @@ def check_rows(check: str, m: pd.DataFrame, label_col: str, kind: str, cols=None
                seed: int = 0, names: dict | None = None) -> list[dict]:
     """One row per measure: AUROC (``kind="auc"``, two labelled groups) or Spearman rho (``"rho"``) of the
     measure against ``m[label_col]``, percentile bootstrap 95% CI, n, p, whether it goes the creative way, and
-    whether it excludes chance (:func:`~creval.measures.stats.excludes_chance`: interval and test together)."""
+    whether its interval excludes chance (strictly, as the report card reads it: the interval decides, never
+    the point or a p-value alone)."""
     names = {**MEASURES, **(names or {})}
     rows = []
     for c in cols or [c for c in MEASURES if c in m.columns]:
@@ -102,7 +103,7 @@ def check_rows(check: str, m: pd.DataFrame, label_col: str, kind: str, cols=None
             r = S.spearman_ci(x, m[label_col].astype(float).to_numpy(), n_boot=n_boot, seed=seed)
             val, chance = r["rho"], 0.0
         agrees = "" if np.isnan(val) else ("yes" if (val - chance) * DIRECTION[c] > 0 else "no")
-        sig = S.excludes_chance(r["lo"], r["hi"], r["p"], chance)      # the interval and the test together
+        sig = S.excludes_chance(r["lo"], r["hi"], None, chance)      # the interval, as on the report card
         rows.append({"check": check, "measure": names[c], "statistic": "AUROC" if kind == "auc" else "Spearman rho",
                      "value": val, "ci_low": r["lo"], "ci_high": r["hi"], "n": r["n"], "p": r["p"],
                      "right direction": agrees, "CI excludes chance": "yes" if sig else "no", "note": r["note"]})

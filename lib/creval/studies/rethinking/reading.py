@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from creval.measures import stats as S
+from creval.measures import verdicts as V
 from creval.measures.perplexity import perplexity_summary
 from creval.studies.rethinking.figures import table_l_ranges
 from creval.studies.rethinking.readers import labelled, measures, unlabelled_reason
@@ -22,7 +23,9 @@ from creval.studies.rethinking.report import (
 from creval.studies.tables import captioned
 
 WEAK_RHO = 0.1          # |rho| under this on a rating scale: "does not track the ratings"
-REPRODUCED, NOT_REPRODUCED, UNTESTABLE = "reproduced", "not reproduced", S.TESTABLE
+REPRODUCED, NOT_REPRODUCED, UNTESTABLE = V.SUPPORTS, V.CONTRADICTS, S.TESTABLE
+SAME_AUROC = 0.06       # "barely differs": an AUROC within 0.5 +- 0.06, a standardized gap under about 0.2 (small)
+TWIST_BAND = 0.1        # "about 20%": a share within 0.2 +- 0.1
 
 
 def value_range(lo, hi, digits: int = 2, scale: float = 1.0, unit: str = "") -> str:
@@ -172,12 +175,14 @@ def reading_values(recs) -> dict:
 
 
 def claim_verdict(c: dict | None, target, why: str = "") -> S.Verdict:
-    """A claim read off one estimate by the one rule: :func:`~creval.measures.stats.agrees` on its value and
-    interval against the paper's ``target`` (a sign, or a range), its n against the rule's minimum."""
+    """A claim read off one estimate's interval by the one rule (:func:`creval.measures.verdicts.claim_verdict`)
+    against the paper's ``target`` (a sign, a range, or ``("equivalent", margin)``), its n against the rule's
+    minimum: supports / contradicts the paper, inconclusive here, or not testable here."""
     if c is None:
-        return S.decide(None, 0, degenerate=why or "not computed in these records")
-    return S.decide(S.agrees(c["value"], c["lo"], c["hi"], target, null=c["null"]), c["n"],
-                    degenerate=why or None, unknown=c["note"] or "no interval")
+        return V.Verdict(S.TESTABLE, why or "not computed in these records")
+    return V.claim_verdict(c["value"], c["lo"], c["hi"], c["n"], claimed=target, null=c["null"],
+                           degenerate=why or (None if c["lo"] == c["lo"] else c["note"] or "no interval"),
+                           units="text")
 
 
 def with_chance(c: dict | None) -> str:
@@ -207,11 +212,12 @@ def ci_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
         a = s["auc"]
         here = f"crowd vs GPT-4 MacGyver solutions, AUROC {with_chance(a)} as written"
         status = claim_verdict(a, "+")
-        if f:
+        if f:                   # the index with step markers stripped is the one that can speak for the ideas
             here += (f", {f['stripped']['text']} with step markers stripped (markers in {f['marked_gpt4']} of GPT-4's "
                      f"texts, {f['marked_crowd']} of the crowd's)")
-            if status.word == REPRODUCED and not f["still_separates"]:
-                status, here = S.decide(False, a["n"]), here + ": the gap is formatting"
+            raw_word, status = status.word, claim_verdict(f["stripped"], "+")
+            if raw_word == REPRODUCED and status.word != REPRODUCED:
+                here += ": the gap is formatting"
         out.append((claim, here, status))
     claim = ("The creativity index barely differs between unconventional and conventional solutions (paper: 0.76 vs "
              "0.75, Table 2).")
@@ -220,10 +226,10 @@ def ci_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
         out.append((claim, "no labelled MacGyver solutions here",
                     claim_verdict(None, "+", unlabelled_reason(recs, "ps") or "no labelled MacGyver solutions")))
     else:
-        a = p["auc"]
-        ok = None if a["lo"] != a["lo"] else bool(a["lo"] <= 0.5 <= a["hi"])      # "barely differs": holds chance
+        a = p["auc"]          # "barely differs": an AUROC within 0.5 +- SAME_AUROC (two one-sided tests)
         out.append((claim, f"{p['ci_pos']} vs {p['ci_neg']} ({p['n_pos']} and {p['n_neg']} solutions), AUROC "
-                           f"{with_chance(a)}", S.decide(ok, a["n"], unknown=a["note"] or "no interval")))
+                           f"{with_chance(a)} (the same: within 0.5 +- {SAME_AUROC})",
+                    claim_verdict(a, ("equivalent", SAME_AUROC))))
     return out
 
 
@@ -232,14 +238,16 @@ def twist_claim(recs, v: dict) -> tuple[str, str, S.Verdict]:
     j, tw = v["judge"], recs["twist"]
     claim = "The rubric judge contradicts itself under a prompt twist on about 20% of solutions (the paper, App. F)."
     if not len(tw):
-        return claim, "no prompt twist in these records", S.decide(None, 0, degenerate="no prompt twist run")
+        return claim, "no prompt twist in these records", V.Verdict(S.TESTABLE, "no prompt twist run")
     k, n = int(tw["contradiction"].astype(bool).sum()), len(tw)
     lo, hi = S.wilson(k, n)
     here = (f"{j['contradictions']} {S.fmt_interval(lo, hi, 0, 100)} (Wilson interval) of {n} solutions with "
             f"{recs.cfg.judge_model}")
     weak = "this judge does not separate the MacGyver labels, so it cannot stand in for the paper's" \
         if j["all_chance"] is not False else None
-    return claim, here, S.decide(bool(lo <= 0.2 <= hi), n, degenerate=weak)
+    here += f" (about 20%: within {value_range(0.2 - TWIST_BAND, 0.2 + TWIST_BAND, 0, 100, '%')})"
+    return claim, here, V.claim_verdict(k / n, lo, hi, n, claimed=("equivalent", TWIST_BAND), null=0.2,
+                                        degenerate=weak, units="solution")
 
 
 def other_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
@@ -259,7 +267,7 @@ def other_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
                 f"template rates {v['templates']['rates']} in every group", claim_verdict(tpt, "+")))
     out.append(twist_claim(recs, v))
     out.append(("Creative writing and research ideation (the paper's other domains, Table 2).",
-                "their texts are not released", S.decide(None, 0, degenerate="their texts are not released")))
+                "their texts are not released", V.Verdict(S.TESTABLE, "their texts are not released")))
     return out
 
 
@@ -295,11 +303,12 @@ def paper_template_reading() -> str:
 
 def what_this_shows(recs) -> pd.DataFrame:
     """The closing "What this shows": each claim of the paper (with its figure and source) beside what this
-    build's records give, and its verdict by the one rule (:func:`creval.measures.stats.decide`) with its reason
+    build's records give, and its verdict by the one rule (:func:`creval.measures.verdicts.claim_verdict`:
+    supports / contradicts the paper, inconclusive here, not testable here) with its reason
     (sample data, too few items, an interval that could not be computed, a judge that separates nothing,
     unreleased data)."""
     v = reading_values(recs)
-    rows = [{"the paper's claim": c, "this build": h, "verdict": s.word, "reason": s.reason}
+    rows = [{"the paper's claim": c, "this build": h, "verdict": s.label, "reason": s.reason}
             for c, h, s in ci_claims(recs, v) + other_claims(recs, v)]
     return captioned(pd.DataFrame(rows), "What this shows: the paper's claims (Lu et al. 2025) against this build's "
                                           "records, each verdict by the one rule (docs/verdicts.md)")
