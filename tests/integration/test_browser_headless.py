@@ -56,3 +56,16 @@ def test_the_browser_lists_pages_filters_and_opens_an_item(tmp_path):
     assert "turn one of pair 8" not in opened
     nan_row = dom(page, "#t=verdicts&i=4", tmp_path)
     assert "not recorded" in nan_row and ">NaN<" not in nan_row
+
+
+def test_an_item_shows_its_samples_by_cluster_and_only_the_rows_of_its_own_model(tmp_path):
+    problems = [{"problem_id": "q1", "model": m, "solution": f"the solution of {m}"} for m in ("a", "b")]
+    steps = [{"problem_id": "q1", "model": "a", "step_index": 0, "cluster_ids": [0, 1, 0],
+              "samples": [{"text": "tie the rope"}, {"text": "use the magnet"}, {"text": "knot the rope"}]}]
+    page = write_page(study_payload("steps", {"steps": (steps, None), "problems": (problems, None)}),
+                      tmp_path / "browse")
+    shown = dom(page, "#t=steps&i=0", tmp_path)
+    assert "samples by cluster (2)" in shown
+    cluster0 = shown.split("cluster 0", 1)[1].split("cluster 1", 1)[0]
+    assert "tie the rope" in cluster0 and "knot the rope" in cluster0 and "use the magnet" not in cluster0
+    assert "the solution of a" in shown and "the solution of b" not in shown      # matched on id and model

@@ -13,6 +13,7 @@ from creval.book.browse import (
     AGREES,
     MAX_LIST,
     columns_of,
+    context_columns,
     embed,
     filter_columns,
     key_columns,
@@ -66,8 +67,10 @@ def test_filters_are_the_short_columns_with_few_values_named_ones_first():
 
 
 def test_key_columns_are_the_id_columns_two_tables_share():
-    assert key_columns({"verdicts": ["pair_id", "model", "judge"], "transcripts": ["pair_id", "judge", "text"],
-                        "other": ["model"]}) == ["judge", "pair_id"]
+    tables = {"verdicts": ["pair_id", "model", "judge"], "transcripts": ["pair_id", "judge", "text"],
+              "other": ["model", "text"]}
+    assert key_columns(tables) == ["judge", "pair_id"]
+    assert context_columns(tables) == ["judge", "model"]          # text is shared but neither id nor context
 
 
 def test_the_payload_holds_every_row_as_a_list_and_skips_empty_tables():

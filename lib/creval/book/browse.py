@@ -26,6 +26,7 @@ MAX_LEVELS = 40             # a column with more distinct values is searched, no
 PREFERRED = re.compile(r"dataset|domain|model|verdict|pars|agree|judge|criterion|label|source|kind|split|set\b|"
                        r"temperature|solver|state|status", re.I)
 KEY = re.compile(r"(^|_)(id|uid|key)$|^(item|pair|problem|criterion|judge|story|prompt_id)$", re.I)
+CONTEXT = re.compile(r"^(model|domain|dataset|temperature|mode|criterion|judge)$", re.I)   # narrow a match on ids
 
 
 def plain(v: Any) -> Any:
@@ -79,13 +80,25 @@ def filter_columns(columns: list[str], rows: list[dict]) -> list[str]:
     return sorted(good, key=lambda c: (not PREFERRED.search(c), columns.index(c)))[:MAX_FILTERS]
 
 
-def key_columns(tables: dict[str, list[str]]) -> list[str]:
-    """Id-like columns that two or more tables share: how the browser finds an item's rows elsewhere."""
+def shared_columns(tables: dict[str, list[str]], pattern: re.Pattern) -> list[str]:
+    """The columns named like ``pattern`` that two or more tables share."""
     counts: dict[str, int] = {}
     for cols in tables.values():
         for c in cols:
             counts[c] = counts.get(c, 0) + 1
-    return sorted(c for c, n in counts.items() if n > 1 and KEY.search(c))
+    return sorted(c for c, n in counts.items() if n > 1 and pattern.search(c))
+
+
+def key_columns(tables: dict[str, list[str]]) -> list[str]:
+    """Id-like columns that two or more tables share: how the browser finds an item's rows elsewhere (a
+    problem's steps, a verdict's transcript)."""
+    return shared_columns(tables, KEY)
+
+
+def context_columns(tables: dict[str, list[str]]) -> list[str]:
+    """Shared columns that narrow a match on ids where both tables hold them (the same problem's steps of the
+    same model and temperature), never a match by themselves."""
+    return shared_columns(tables, CONTEXT)
 
 
 AGREES = "agrees with people"
@@ -127,7 +140,8 @@ def study_payload(study: str, tables: dict[str, tuple[list[dict], Any]], links: 
     """The page's data: ``tables`` maps a table name to (its rows, its record type); ``links`` (chapter,
     downloads) are addresses relative to the page."""
     out = [table_payload(n, rows, kind) for n, (rows, kind) in tables.items() if rows]
-    return {"study": study, "tables": out, "keys": key_columns({t["name"]: t["columns"] for t in out}),
+    columns = {t["name"]: t["columns"] for t in out}
+    return {"study": study, "tables": out, "keys": key_columns(columns), "context": context_columns(columns),
             "links": links or {}}
 
 
