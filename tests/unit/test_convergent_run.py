@@ -12,9 +12,10 @@ import pytest
 from creval.core.ledger import LEDGER
 from creval.models.base import ChoiceScores, Completion, ModelSpec
 from creval.models.cached import Model
-from creval.studies.convergent import report
+from creval.studies.convergent import STUDY, report
 from creval.studies.convergent import run as convergent_run
 from creval.studies.convergent.config import ConvergentConfig
+from creval.studies.registry import upstream_configs
 
 
 class Scripted:
@@ -65,13 +66,13 @@ def world(tmp_path, monkeypatch):
     monkeypatch.delenv("CREVAL_MACGYVER_DIR", raising=False)
     backend = Scripted()
     import creval.models.registry as registry
-    import creval.studies.divergent.run as divergent
     import creval.studies.units as units
     monkeypatch.setattr(registry, "load_model",
                         lambda name, cache=None: Model(backend if name == "scripted" else Scripted(name)))
     monkeypatch.setattr(units, "width", lambda *models: 4)     # units in threads, as against a server
     read = []
-    monkeypatch.setattr(divergent, "records", lambda cfg: read.append(cfg) or SimpleNamespace(problems=SOLUTIONS))
+    monkeypatch.setattr(convergent_run, "upstream_records", lambda cfg: read.append(upstream_configs(cfg)["divergent"])
+                        or {"divergent": SimpleNamespace(problems=SOLUTIONS)})
     cfg = ConvergentConfig(run_root=str(tmp_path / "runs"), model="fake-a", judge_model="scripted",
                            domains=("macgyver",), limit=2, judges=("zero-shot", "retrieval"), human_pairs=3,
                            confidence_thresholds=(0.5, 0.7), judge_word_limit=30, bench_judge="zero-shot",
@@ -81,7 +82,7 @@ def world(tmp_path, monkeypatch):
 
 def test_run_writes_every_table_the_report_reads(world):
     cfg = world.cfg
-    recs = convergent_run.records(cfg)
+    recs = STUDY.records(cfg)
     assert world.read == [cfg.divergent()]                   # chapter 02's records, read with their own config
     assert recs.manifest["complete"] and set(recs.manifest["models"]) == {"scripted", "fake-a"}
 
@@ -122,6 +123,6 @@ def test_an_unfinished_run_resumes_without_new_calls(world):
     m.write_text(m.read_text().replace('"complete": true', '"complete": false'))
     (cfg.run_dir / "human_verdicts.jsonl").unlink()           # as if killed before the table was written
     with LEDGER.collect() as t:
-        recs = convergent_run.records(cfg)
+        recs = STUDY.records(cfg)
     assert world.backend.calls == made and [r for r in t.records if r.kind == "chat"] == []
     assert len(recs.human_verdicts) == 12 and recs.manifest["complete"]

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from creval.studies.rethinking import report, run
+from creval.studies.rethinking import STUDY, report, run
 from creval.studies.rethinking.config import RethinkingConfig
 
 
@@ -92,7 +92,7 @@ def test_run_writes_every_table_and_resumes(samples_only, monkeypatch):
     run.run(cfg)
     assert run.contract.is_finished(cfg)
     again = models["fake-a"].ll_texts
-    recs = run.records(cfg)
+    recs = STUDY.records(cfg)
     ppl = recs["perplexity"]
     done_a = ppl[ppl["model"] == "fake-a"]
     assert not done_a.duplicated(["set", "id"]).any() and first == list(done_a["id"][:2])
@@ -122,4 +122,4 @@ def test_run_writes_every_table_and_resumes(samples_only, monkeypatch):
 
     # a finished run is read back without a model
     monkeypatch.setattr(run, "load_model", lambda *a, **k: pytest.fail("a finished run loaded a model"))
-    assert run.records(cfg).root == cfg.run_dir
+    assert STUDY.records(cfg).root == cfg.run_dir
