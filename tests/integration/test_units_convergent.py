@@ -34,9 +34,9 @@ def world(tmp_path, monkeypatch, fresh_cache):
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.setenv("CREVAL_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("CREVAL_MACGYVER_DIR", raising=False)
-    import creval.studies.divergent.run as divergent
+    import creval.studies.convergent.run as convergent
     given = SimpleNamespace(problems=solutions())
-    monkeypatch.setattr(divergent, "records", lambda cfg: given)
+    monkeypatch.setattr(convergent, "upstream_records", lambda cfg: {"divergent": given})
     return given
 
 
