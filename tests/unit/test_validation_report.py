@@ -181,14 +181,14 @@ def test_what_this_shows_checks_the_papers_signs(tmp_path):
                            for i, (n, c) in enumerate([(10, 5), (20, 10)])])
     recs = recs_of(tmp_path, step_diversity=steps, solution_novelty=_novelty(), sample_size=sample)
     md = reading.what_this_shows(recs).split("\n")
-    assert md[0].startswith("- **not testable here (6 item(s), fewer than the 30")
+    assert md[0].startswith("- **not testable here (5 item(s), fewer than the 30")      # each row's own n
     assert "4 of 4 step-level correlations" in md[0] and "Average cosine similarity -1.00" in md[0]
     assert md[1].startswith("- **not testable here (5 item(s)")
     assert "m on macgyver 1.00 (n = 5; 2/7 comparisons tied)" in md[1]
     # the fixture's naive entropy is its semantic entropy: Table 13's tie is the missing clustering, not a finding
     assert md[2].startswith("- **not testable here (no merge: semantic entropy equals naive entropy")
     assert "semantic beats naive in 0 of 1" in md[2]
-    assert md[3].startswith("- **not testable here (2 item(s), fewer than the 60")
+    assert md[3].startswith("- **not testable here (2 step(s), fewer than the 60")
     assert "5.00 classes per step at n = 10" in md[3]
     assert "on 5 solution(s) with 6 step(s)" in reading.build_caveats(recs)
 
@@ -198,7 +198,8 @@ def test_novelty_is_read_against_the_papers_range_not_its_sign():
     assert not reading.novelty_agrees(row)                                  # above zero, below 0.3-0.47
     assert reading.novelty_agrees({"rho": 0.35, "ci_low": 0.12, "ci_high": 0.55})
     assert not reading.novelty_agrees({"rho": 0.35, "ci_low": -0.1, "ci_high": 0.6})      # holds zero
-    assert reading.novelty_agrees({"rho": 0.40, "ci_low": float("nan"), "ci_high": float("nan")})
+    assert not reading.novelty_agrees({"rho": 0.40, "ci_low": float("nan"), "ci_high": float("nan")})  # no point
+    assert reading.novelty_agrees({"rho": 0.80, "ci_low": 0.6, "ci_high": 0.95})          # stronger than the paper
     assert not reading.novelty_agrees({"rho": 0.10, "ci_low": float("nan"), "ci_high": float("nan")})
 
 
@@ -219,4 +220,6 @@ def test_all_comparisons_tied_makes_the_novelty_claims_not_testable(tmp_path):
     assert md[2].startswith("- **not testable here (all ties")
     untied = recs_of(tmp_path / "b", solution_novelty=novelty.assign(ties=0))
     assert reading.all_ties(untied) is None
-    assert reading.what_this_shows(untied).split("\n")[1].startswith("- **not reproduced**")
+    # rho 0.17 whose interval holds both zero and the paper's range: inconclusive, with the detectable effect
+    line = reading.what_this_shows(untied).split("\n")[1]
+    assert line.startswith("- **inconclusive here (over 1 rows: 1 inconclusive here)**")

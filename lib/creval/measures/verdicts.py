@@ -269,20 +269,21 @@ def claim_verdict(value: float, lo: float, hi: float, n: int, *, claimed, null: 
                   degenerate: str | None = None, min_n: int = ENOUGH, sample: bool = False,
                   mc: float | tuple[float, float] = 0.0, units: str = "item") -> Verdict:
     """The one verdict rule (docs/verdicts.md). A claim is *not testable here* when the data is degenerate
-    (``degenerate``: a detector's reason), when its interval is undefined, or when fewer than ``min_n``
-    independent units (``n``, counted in ``units``) carry it; otherwise :func:`outcome` reads the interval
-    ``[lo, hi]`` against ``claimed``, never the point ``value`` (shown in the reason only). *inconclusive
-    here* names the smallest effect the test could have detected (``detectable``, else
-    :func:`smallest_detectable` from the interval). ``mc``: the Monte-Carlo margin of the bounds (one number or
-    ``(lo, hi)``, :func:`creval.measures.resample.mc_margin`); a verdict that moving either bound by its
-    margin would change is marked borderline. Bundled sample data is named in the reason."""
+    (``degenerate``: a detector's reason), when fewer than ``min_n`` independent units (``n``, counted in
+    ``units``) carry it, or when its interval is undefined (checked in that order); otherwise
+    :func:`outcome` reads the interval ``[lo, hi]`` against ``claimed``, never the point ``value`` (shown
+    in the reason only). *inconclusive here* names the smallest effect the test could have detected
+    (``detectable``, else :func:`smallest_detectable` from the interval). ``mc``: the Monte-Carlo margin of
+    the bounds (one number or ``(lo, hi)``, :func:`creval.measures.resample.mc_margin`); a verdict that
+    moving either bound by its margin would change is marked borderline. Bundled sample data is named in
+    the reason."""
     tail = ["bundled sample data"] if sample else []
     if degenerate:
         return Verdict(TESTABLE, "; ".join([degenerate] + tail))
-    if _missing(lo, hi):
-        return Verdict(TESTABLE, "; ".join(["no interval could be computed"] + tail))
     if n < min_n:
         return Verdict(TESTABLE, "; ".join([f"{n} {units}(s), fewer than the {min_n} a verdict needs"] + tail))
+    if _missing(lo, hi):
+        return Verdict(TESTABLE, "; ".join(["no interval could be computed"] + tail))
     lo, hi = sorted((float(lo), float(hi)))
     word = outcome(lo, hi, claimed, null, margin)
     mlo, mhi = (mc, mc) if isinstance(mc, (int, float)) else mc

@@ -1,11 +1,13 @@
 """Chapter 04's sentences about this build, from the validation records: the caveat the chapter opens with and
-the closing list of the paper's claims this build reproduces, does not, or cannot test."""
+the closing list of the paper's claims (Tan et al. 2026) this build supports, contradicts, leaves inconclusive or
+cannot test, each read off its intervals by the one rule (docs/verdicts.md)."""
 from __future__ import annotations
 
 import numpy as np
 
 from creval.measures import stats as S
-from creval.studies.claims import ENOUGH, claims_md, verdict
+from creval.measures import verdicts as V
+from creval.studies.claims import ENOUGH, claims_md, every_row
 from creval.studies.contract import Records
 from creval.studies.tables import guard_module
 from creval.studies.validation.report import (
@@ -45,13 +47,29 @@ PAPER_NOVELTY = (0.30, 0.47)   # Table 11: rho of judged novelty with semantic e
 
 
 def novelty_agrees(row: dict) -> bool:
-    """A Table 11 row agrees with the paper when its 95% interval reaches the paper's range and excludes zero
-    (without an interval: when rho itself lies in the range); rho > 0 alone is not the paper's figure."""
-    lo, hi = PAPER_NOVELTY
-    ci_lo, ci_hi = row.get("ci_low", np.nan), row.get("ci_high", np.nan)
-    if np.isfinite(ci_lo) and np.isfinite(ci_hi):
-        return bool(ci_lo > 0 and ci_hi >= lo and ci_lo <= hi)
-    return bool(lo <= row["rho"] <= hi)
+    """Whether a Table 11 row supports the paper: its 95% interval excludes zero and reaches the paper's range
+    (a stronger rho included: :func:`creval.measures.verdicts.outcome`). Without an interval, never: no
+    verdict from a point estimate."""
+    return bool(V.agrees(row.get("rho", np.nan), row.get("ci_low", np.nan), row.get("ci_high", np.nan),
+                         PAPER_NOVELTY))
+
+
+def _row_verdict(row: dict, claimed, degenerate: str | None = None) -> V.Verdict:
+    """One table row's rho and interval read against the paper's ``claimed`` sign or range."""
+    return V.claim_verdict(row.get("rho", np.nan), row.get("ci_low", np.nan), row.get("ci_high", np.nan),
+                           int(row.get("n") or 0), claimed=claimed, degenerate=degenerate, units="item")
+
+
+def _same_shape(ss) -> tuple[float, float, float]:
+    """H.2: the mean share of classes per sample (n_clusters / n) at the larger n minus at the smaller, with a
+    95% normal interval from the two groups' variances: ``(difference, lo, hi)``; NaN unless two sizes."""
+    groups = [(g["n_clusters"] / n).astype(float) for n, g in ss.groupby("n")] if len(ss) else []
+    if len(groups) != 2 or min(len(g) for g in groups) < 2:
+        return float("nan"), float("nan"), float("nan")
+    a, b = groups
+    d = float(b.mean() - a.mean())
+    se = float(np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b)))
+    return d, d - 1.959964 * se, d + 1.959964 * se
 
 
 def all_ties(recs: Records) -> str | None:
@@ -87,7 +105,11 @@ def what_this_shows(recs: Records) -> str:
     claim = ("The paper finds semantic entropy moving with every diversity metric (Tables 8-10, |rho| from 0.1 "
              "to 0.6): against cosine similarity and self-BLEU, with distinct-n.")
     if d["rows"]:
-        rows.append((verdict(d["right"] == d["rows"], d["steps"]), claim,
+        t = table_entropy_vs_diversity(recs)
+        t = t[(t["level"] == "step") & t["rho"].notna()]
+        v = every_row([_row_verdict({**r, "n": r.get("n", d["steps"])}, "+" if EXPECTED_SIGN[r["metric"]] > 0 else "-")
+                       for r in t.to_dict("records")])
+        rows.append((v, claim,
                      f"Here {d['right']} of {d['rows']} step-level correlations have the paper's sign, {d['sure']} "
                      f"with a 95% interval that excludes zero ({d['rhos']})."))
     else:
@@ -98,7 +120,8 @@ def what_this_shows(recs: Records) -> str:
              "sign convention).")
     if len(nov):
         agree = sum(novelty_agrees(r) for r in nov.to_dict("records"))
-        rows.append((verdict(agree == len(nov), int(nov["n"].min()), degenerate=all_ties(recs)), claim,
+        v = every_row([_row_verdict(r, PAPER_NOVELTY, all_ties(recs)) for r in nov.to_dict("records")])
+        rows.append((v, claim,
                      f"{agree} of {len(nov)} row(s) reach the paper's range with an interval that excludes zero. "
                      "Here: " + "; ".join(f"{r['model']} on {r['domain']} {S.fmt_number(r['rho'])} (n = {r['n']}"
                                           + (f"; {r['note']}" if r["note"] else "") + ")"
@@ -111,20 +134,22 @@ def what_this_shows(recs: Records) -> str:
     claim = "The paper's Table 13 has semantic entropy tracking judged novelty better than naive entropy."
     if len(t13):
         better = int((t13["semantic rho"] > t13["naive rho"]).sum())
-        rows.append((verdict(better == len(t13), int(t13["n"].min()), degenerate=no_merge(recs) or all_ties(recs)),
-                     claim,
-                     f"Here semantic beats naive in {better} of {len(t13)} model x domain rows."))
+        why = no_merge(recs) or all_ties(recs) or ("no interval on the difference of the two correlations: a "
+                                                   "point comparison decides nothing")
+        rows.append((V.Verdict(S.TESTABLE, why), claim,
+                     f"Here semantic beats naive in {better} of {len(t13)} model x domain rows (points only)."))
     else:
         rows.append(("not testable here", claim, "No row has both correlations defined."))
     ss = recs.sample_size
     sizes = ", ".join(f"{S.fmt_number(g['n_clusters'].mean())} classes per step at n = {n}"
                       for n, g in ss.groupby("n")) if len(ss) else "no steps"
-    share = {n: float((g["n_clusters"] / n).mean()) for n, g in ss.groupby("n")} if len(ss) else {}
-    same = abs(max(share.values()) - min(share.values())) < SAME_SHAPE if len(share) == 2 else None
-    rows.append((verdict(same, len(ss), min_n=2 * ENOUGH),       # two sample sizes: enough steps at each
+    diff, lo, hi = _same_shape(ss)           # "keeps its shape": equivalence within SAME_SHAPE (two one-sided tests)
+    rows.append((V.claim_verdict(diff, lo, hi, len(ss), claimed=("equivalent", SAME_SHAPE), min_n=2 * ENOUGH,
+                                 units="step"),       # two sample sizes: enough steps at each
                  "The paper's appendix H.2 finds the distribution of steps over semantic classes keeping its shape "
                  "when the samples per step grow.",
-                 f"Here {len(ss)} step(s) over `h2_limit` = {cfg.h2_limit} problem(s): {sizes}."))
+                 f"Here {len(ss)} step(s) over `h2_limit` = {cfg.h2_limit} problem(s): {sizes}; the same shape: "
+                 f"shares within {SAME_SHAPE} of each other."))
     return claims_md(rows, recs)
 
 
