@@ -47,6 +47,7 @@ def test_a_failed_unit_fails_alone_and_only_it_runs_again(tmp_path):
     calls.clear()
     out = run_units(tmp_path, "demo", _units(8), lambda u: work(u, broken=False), width=4, progress=False)
     assert calls == ["u003"] and [r["i"] for r in out["t"]] == list(range(8))
+    assert not (tmp_path / "units" / "demo.failed.jsonl").exists()      # done now: no longer listed as failed
     with pytest.raises(ValueError, match="twice"):
         run_units(tmp_path, "dup", [Unit("a"), Unit("a")], work, progress=False)
 
@@ -242,3 +243,17 @@ def test_a_thread_inside_a_local_computation_waits_on_nobody(tmp_path):
         got["a"] = cached_batch("k", {}, ["x-a"], slow_describe, lambda items: ["from a"], cache=cache)
     t.join(5)
     assert not t.is_alive() and got["a"] == ["from a"] and got["b"] in (["from a"], ["from b"])
+
+
+def test_a_failure_record_goes_once_its_unit_is_done_and_others_stay(tmp_path):
+    folder = tmp_path / "units"
+    folder.mkdir()
+    (folder / "demo.failed.jsonl").write_text("".join(json.dumps({"unit": k, "error": "E: old", "at": 1.0}) + "\n"
+                                                      for k in ("u001", "u005")))
+    (folder / "demo.jsonl").write_text(json.dumps({"unit": "u005", "tables": {"t": [{"i": 5}]}, "usage": {},
+                                                   "seconds": 0.1}) + "\n")
+    with pytest.raises(UnitsFailed, match="1 of 6 units"):
+        run_units(tmp_path, "demo", _units(6), lambda u: {"t": [{"i": u.item}]} if u.item != 2 else 1 / 0,
+                  width=2, progress=False)
+    left = [json.loads(x)["unit"] for x in (folder / "demo.failed.jsonl").read_text().splitlines()]
+    assert left == ["u002"]          # u001 ran and u005 was done already: their old records are gone

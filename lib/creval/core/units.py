@@ -6,13 +6,15 @@ in order). :func:`run_units` executes them:
 
 - **together**: up to ``width`` units at once in threads (:func:`creval.studies.units.width` picks it from the
   models involved); a server's requests from all of them go out
-  through its spec's one shared in-flight budget (:mod:`creval.models.endpoint`); local backends serialise
-  on the process's local-compute lock, so the width only matters for servers;
+  through its spec's one shared in-flight budget (:mod:`creval.models.endpoint`); a local model computes one
+  batch at a time behind the process's local-compute lock, which guards the model, not the unit: a backend that
+  gathers (:mod:`creval.models.gather`) runs the requests that queued while it was busy as its next batch, so
+  :data:`LOCAL_WIDTH` units in flight keep it fed;
 - **resumable per unit**: each finished unit's rows and usage are appended (fsync) to
   ``units/<name>.jsonl`` in the run folder the moment it ends; a rerun skips them;
 - **nothing lost**: a unit that fails is recorded with its reason in ``units/<name>.failed.jsonl`` while every
   other unit finishes (its calls made so far are in the cache); the runner then raises :class:`UnitsFailed`
-  and the next run retries only the failed units;
+  and the next run retries only the failed units (a unit's failure record goes once it is done);
 - **independent of scheduling**: the rows come back in the order of ``units``, whatever finished first, and
   each unit's tokens and cost are its own (a ledger tally per unit, not a process-global slice);
 - **in waves through files**: inside :func:`creval.core.deferral.batch_out` a unit whose next server request
@@ -40,6 +42,9 @@ from creval.core.errors import CrevalError
 from creval.core.io import read_jsonl
 from creval.core.ledger import LEDGER
 from creval.core.runs import jsonable
+
+LOCAL_WIDTH = 16
+"""Units in flight for a local backend that gathers requests across units (its batches hold their requests)."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,8 @@ class UnitRun:
         self.costs: list[float] = []
         self.stopped = False
         self.lock = threading.Lock()
+        self.failed_before = {r.get("unit") for r in read_jsonl(self.failed_file)}
+        self.forget_failed(set(self.done))
 
     def todo(self) -> list[Unit]:
         return [u for u in self.units if u.key not in self.done]
@@ -146,6 +153,22 @@ class UnitRun:
                 fh.write(json.dumps({"unit": u.key, "error": self.failed[u.key], "at": time.time()}) + "\n")
         else:
             self.costs.append(self.done[u.key]["usage"]["cost_usd"])
+            self.forget_failed({u.key})
+
+    def forget_failed(self, keys: set[str]) -> None:
+        """Drop the failure records of ``keys`` (units now done) from the failed file, so it lists only the
+        units still failing."""
+        with self.lock:
+            if not self.failed_before & keys:
+                return
+            self.failed_before -= keys
+            kept = [r for r in read_jsonl(self.failed_file) if r.get("unit") not in keys]
+            if not kept:
+                self.failed_file.unlink(missing_ok=True)
+                return
+            tmp = self.failed_file.with_suffix(".tmp")
+            tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
+            os.replace(tmp, self.failed_file)
 
     def over_budget(self, limit: float | None, in_flight: int) -> bool:
         """Would one more unit (at the dearest unit's cost so far) pass the spending limit?"""

@@ -45,6 +45,7 @@ class Model:
         self.name = self.spec.name
         self.logprob_kind = backend.LOGPROB_KIND
         self.concurrent = bool(getattr(backend, "CONCURRENT", False))   # a server: results stream in
+        self.lock = getattr(backend, "CALL_LOCK", None)   # a backend that gathers across units locks itself
 
     def _verb(self, fn):
         """``(compute, stream)`` for :func:`cached_batch`: a server's verb streams its results."""
@@ -97,7 +98,8 @@ class Model:
         offline = self._offline(lambda idx: self.backend.sample_requests(req, idx),
                                 lambda i: {"prompt_tokens": self.prompt_tokens(messages)})
         return cached_batch("sample", self._ident(), list(range(n)), lambda i: {**req.describe(), "index": i},
-                            compute, model=self.name, cache=self.cache, stream=self.concurrent, offline=offline,
+                            compute, model=self.name, cache=self.cache, lock=self.lock, stream=self.concurrent,
+                            offline=offline,
                             usage=_Usage(self.spec, lambda s: (s.prompt_tokens, s.n_tokens)),
                             encode=Sample.to_dict, decode=Sample.from_dict)
 
@@ -109,7 +111,7 @@ class Model:
         compute, stream = self._verb(self.backend.chat)
         offline = self._offline(lambda rs: self.backend.chat_requests(rs), lambda r: {"item": r.describe()})
         return cached_batch("chat", self._ident(), reqs, ChatRequest.describe, compute, stream=stream, offline=offline,
-                            model=self.name, cache=self.cache, tags=tags,
+                            model=self.name, cache=self.cache, lock=self.lock, tags=tags,
                             usage=_Usage(self.spec, lambda c: (c.input_tokens, c.output_tokens + c.reasoning_tokens)),
                             encode=Completion.to_dict, decode=lambda d: Completion(**d))
 
@@ -125,7 +127,7 @@ class Model:
         offline = self._offline(lambda rs: self.backend.choice_requests(rs), lambda r: {"item": r.describe()})
         return cached_batch("choice", self._ident(), reqs, ChoiceRequest.describe, compute, stream=stream,
                             offline=offline,
-                            model=self.name, cache=self.cache, tags=tags,
+                            model=self.name, cache=self.cache, lock=self.lock, tags=tags,
                             usage=_Usage(self.spec, lambda r: (r.input_tokens, 1)),
                             encode=ChoiceScores.to_dict, decode=ChoiceScores.from_dict)
 
@@ -142,7 +144,7 @@ class Model:
         compute, stream = self._verb(self.backend.loglikelihood)
         offline = self._offline(lambda rs: self.backend.loglikelihood_requests(rs), lambda r: {"item": r.describe()})
         out = cached_batch("loglikelihood", self._ident(), reqs, LoglikelihoodRequest.describe, compute,
-                           stream=stream, offline=offline, model=self.name, cache=self.cache, tags=tags,
+                           stream=stream, offline=offline, model=self.name, cache=self.cache, lock=self.lock, tags=tags,
                            usage=_Usage(self.spec, lambda r: (r.context_tokens + r.n_tokens + r.skipped_tokens + 1, 0)),
                            encode=LogLikelihood.to_dict, decode=LogLikelihood.from_dict)
         return [r if r.model == self.name else replace(r, model=self.name) for r in out]

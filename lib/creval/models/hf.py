@@ -1,16 +1,19 @@
 """Hugging Face transformers backend: any causal LM by Hub id or local path (GPU if available).
 
-The n samples of a prompt come from ONE ``generate`` call with ``num_return_sequences=n``.
-Log-probs (``LOGPROB_KIND = "raw"``) are the log-softmax of ``output_logits`` (the unprocessed
-logits), not of ``output_scores`` (which are after temperature and top-p). Sample ``i`` is not
-individually seeded here: the batch is seeded from ``(seed, first index, count)``, and the cache
-keeps every drawn sample stable afterwards. Offline, a GGUF file loads through ``gguf_file=``
-(dequantised: ``quantisation`` then names the file's type and the dtype it runs in).
-``loglikelihood`` scores ``[document start] + context + text`` (:func:`~creval.models.base.document_start`)
-with one forward pass per rolling window.
+Requests from every unit in flight are gathered while the model is busy (:mod:`creval.models.gather`) and run as
+one padded batch per verb and settings: ``sample`` and ``chat`` rows decode together (left padding, each row
+with its own length, end-of-sequence and stop strings), ``choice_logprobs`` and ``loglikelihood`` rows share
+forward passes. The decode loop is our own (:mod:`creval.models.hf_decode`): one forward per token for the whole
+batch with the KV cache, the log-prob of the chosen token only (not the whole vocabulary kept at every step),
+no host sync per token, and per-row seeded sampling, so sample ``i`` of a request draws the same stream whatever
+shares its batch (up to float rounding of padded rows). Log-probs (``LOGPROB_KIND = "raw"``) are the
+log-softmax of the unscaled logits. Offline, a GGUF file loads through ``gguf_file=`` (dequantised:
+``quantisation`` then names the file's type and the dtype it runs in). ``loglikelihood`` scores
+``[document start] + context + text`` (:func:`~creval.models.base.document_start`) in rolling windows.
 """
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Sequence
 
@@ -33,11 +36,18 @@ from creval.models.base import (
     scored_tokens,
     split_thinking,
 )
+from creval.models.gather import UNLOCKED, Gatherer
+from creval.models.hf_decode import Counter, decode, score_rows
 from creval.models.registry import locate_weights
+
+MAX_ROWS = 256
+"""Rows (sequences) one gathered batch decodes or scores at most."""
 
 
 class HFBackend:
     LOGPROB_KIND = "raw"
+    CALL_LOCK = UNLOCKED     # Model hands cached_batch no lock: the gatherer takes the local-compute lock itself
+    GATHERS = True           # many units in flight help (creval.studies.units.width)
 
     def __init__(self, spec: ModelSpec):
         torch, transformers = heavy.torch(), heavy.transformers()
@@ -78,29 +88,23 @@ class HFBackend:
         self.begin = int(vocab[start]) if start in vocab else int(self.tok.convert_tokens_to_ids(start))
         limit = getattr(self.lm.config, "max_position_embeddings", None) or spec.context
         self.window = min(spec.context, int(limit))     # tokens per forward pass of ``loglikelihood``
+        self.calls = Counter()                            # forward passes run (for tests and the benchmark)
+        self.gather = Gatherer(self._run, limit=MAX_ROWS)
+        self.tok_lock = threading.Lock()
 
     def render(self, messages: Sequence[dict]) -> str:
         return self.tok.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=False)
 
+    def tokens(self, text: str) -> list[int]:
+        """The token ids of ``text`` (one thread at a time: a fast tokenizer is not safe across threads)."""
+        with self.tok_lock:
+            return self.tok(text, add_special_tokens=False).input_ids
+
     def count_tokens(self, text: str) -> int:
-        return len(self.tok(text, add_special_tokens=False).input_ids)
+        return len(self.tokens(text))
 
-    def _encode(self, messages):
-        return self.tok(self.render(messages), return_tensors="pt", add_special_tokens=False).input_ids.to(self.device)
-
-    def _generate(self, ids, n: int, temperature: float, top_p: float, max_tokens: int, seed: int):
-        torch = self.torch
-        torch.manual_seed(seed)
-        sampling = temperature > 0
-        with torch.no_grad():
-            out = self.lm.generate(ids, do_sample=sampling, temperature=temperature if sampling else None,
-                                   top_p=top_p if sampling else None, top_k=0 if sampling else None,
-                                   max_new_tokens=max_tokens, num_return_sequences=n, output_logits=True,
-                                   return_dict_in_generate=True, pad_token_id=self.tok.pad_token_id)
-        new = out.sequences[:, ids.shape[1]:]
-        logp = torch.stack(out.logits, dim=1).float().log_softmax(-1)           # (n, steps, vocab), raw logits
-        chosen = logp.gather(-1, new[:, :logp.shape[1], None]).squeeze(-1)
-        return new.tolist(), chosen.tolist()
+    def _ids(self, messages) -> list[int]:
+        return self.tokens(self.render(messages))
 
     def _to_sample(self, toks: list[int], lps: list[float], stop: Sequence[str]) -> Sample:
         kept_t, kept_l, reason = [], [], "length"
@@ -119,52 +123,105 @@ class HFBackend:
                 text = text[:text.index(x)]
         return Sample(text, tuple(kept_l), reason)
 
+    # -- the verbs: each request joins the gatherer's queue; ``_run`` computes a gathered batch ---------------
     def sample(self, req: SampleRequest, indices: Sequence[int]) -> list[Sample]:
-        ids = self._encode(req.messages)
-        seed = derive_seed(req.seed, indices[0]) ^ len(indices)
-        toks, lps = self._generate(ids, len(indices), req.temperature, req.top_p, req.max_tokens, seed)
-        return [self._to_sample(t, lp, req.stop) for t, lp in zip(toks, lps)]
+        """Sample ``i`` is drawn with seed ``derive_seed(req.seed, i)`` (its own stream, whatever the batch)."""
+        group = ("sample", req.temperature, req.top_p, req.max_tokens)
+        return self.gather(group, [(req, i) for i in indices])
 
     def chat(self, reqs: Sequence[ChatRequest]) -> list[Completion]:
         out = []
-        for r in reqs:
-            ids = self._encode(r.messages)
-            toks, lps = self._generate(ids, 1, r.temperature, 1.0, r.max_tokens, derive_seed(r.seed, 0))
-            s = self._to_sample(toks[0], lps[0], ())
-            text, reasoning = split_thinking(s.text) if self.spec.thinking else (s.text.strip(), "")
-            rt = self.count_tokens(reasoning) if reasoning else 0
-            out.append(Completion(text, ids.shape[1], s.n_tokens - rt, reasoning, rt, s.finish_reason))
-        return out
+        for (temperature, max_tokens), idx in _by(reqs, lambda r: (r.temperature, r.max_tokens)).items():
+            got = self.gather(("chat", temperature, 1.0, max_tokens), [reqs[i] for i in idx])
+            out += list(zip(idx, got))
+        return [c for _, c in sorted(out, key=lambda x: x[0])]
 
     def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[ChoiceScores]:
-        """Exact log-prob of each choice's tokens after the prompt: one padded forward per request."""
-        torch, out = self.torch, []
-        for r in reqs:
-            prompt = self._encode(r.messages)[0].tolist()
-            seqs = [prompt + self.tok(c, add_special_tokens=False).input_ids for c in r.choices]
-            width = max(map(len, seqs))
-            ids = torch.tensor([s + [self.tok.pad_token_id] * (width - len(s)) for s in seqs], device=self.device)
-            mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in seqs], device=self.device)
-            with torch.no_grad():
-                logp = self.lm(input_ids=ids, attention_mask=mask).logits.float().log_softmax(-1)
-            res = {c: float(sum(logp[i, j - 1, s[j]] for j in range(len(prompt), len(s))))
-                   for i, (c, s) in enumerate(zip(r.choices, seqs))}
-            out.append(ChoiceScores(res, len(prompt)))
-        return out
+        """Exact log-prob of each choice's tokens after the prompt (all choices of all gathered requests scored
+        in shared forward passes)."""
+        return self.gather(("choice",), list(reqs))
 
     def loglikelihood(self, reqs: Sequence[LoglikelihoodRequest]) -> list[LogLikelihood]:
-        torch, out = self.torch, []
-        tokenize = lambda t: self.tok(t, add_special_tokens=False).input_ids   # noqa: E731
+        return self.gather(("loglikelihood",), list(reqs))
+
+    def _run(self, group: tuple, items: list) -> list:
+        verb = group[0]
+        if verb == "sample":
+            return self._samples(group, items)
+        if verb == "chat":
+            return self._chats(group, items)
+        if verb == "choice":
+            return self._choices(items)
+        return self._loglikelihoods(items)
+
+    def _decode(self, prompts: list[list[int]], seeds: list[int], temperature: float, top_p: float,
+                max_tokens: int):
+        return decode(self.lm, self.torch, prompts, seeds, temperature=temperature, top_p=top_p,
+                      max_tokens=max_tokens, eos=sorted(self.eos), pad=self.tok.pad_token_id, device=self.device,
+                      counter=self.calls)
+
+    def _samples(self, group: tuple, items: list[tuple[SampleRequest, int]]) -> list[Sample]:
+        _, temperature, top_p, max_tokens = group
+        prompts: dict[int, list[int]] = {}              # the n rows of a request share its prompt's tokens
+        for req, _ in items:
+            if id(req) not in prompts:
+                prompts[id(req)] = self._ids(req.messages)
+        rows = [prompts[id(req)] for req, _ in items]
+        toks, lps = self._decode(rows, [derive_seed(req.seed, i) for req, i in items], temperature, top_p, max_tokens)
+        return [self._to_sample(t, lp, req.stop) for (req, _), t, lp in zip(items, toks, lps)]
+
+    def _chats(self, group: tuple, reqs: list[ChatRequest]) -> list[Completion]:
+        _, temperature, top_p, max_tokens = group
+        rows = [self._ids(r.messages) for r in reqs]
+        toks, lps = self._decode(rows, [derive_seed(r.seed, 0) for r in reqs], temperature, top_p, max_tokens)
+        out = []
+        for ids, t, lp in zip(rows, toks, lps):
+            s = self._to_sample(t, lp, ())
+            text, reasoning = split_thinking(s.text) if self.spec.thinking else (s.text.strip(), "")
+            rt = self.count_tokens(reasoning) if reasoning else 0
+            out.append(Completion(text, len(ids), s.n_tokens - rt, reasoning, rt, s.finish_reason))
+        return out
+
+    def _choices(self, reqs: list[ChoiceRequest]) -> list[ChoiceScores]:
+        prompts = [self._ids(r.messages) for r in reqs]
+        rows, spans = [], []
+        for p, r in zip(prompts, reqs):
+            for c in r.choices:
+                seq = p + self.tokens(c)
+                rows.append(seq)
+                spans.append((len(p), len(seq)))
+        lps = score_rows(self.lm, self.torch, rows, spans, pad=self.tok.pad_token_id, device=self.device,
+                         counter=self.calls)
+        out, at = [], 0
+        for p, r in zip(prompts, reqs):
+            out.append(ChoiceScores({c: float(sum(lps[at + k])) for k, c in enumerate(r.choices)}, len(p)))
+            at += len(r.choices)
+        return out
+
+    def _loglikelihoods(self, reqs: list[LoglikelihoodRequest]) -> list[LogLikelihood]:
+        rows, spans, plan = [], [], []
         for r in reqs:
-            prefix, text = scored_tokens(tokenize, self.begin, r.text, r.context)
-            seq, lps = prefix + text, []
+            prefix, text = scored_tokens(self.tokens, self.begin, r.text, r.context)
+            seq = prefix + text
             wins = rolling_windows(len(prefix), len(seq), self.window) if text else []
             for lo, start, hi in wins:
-                ids = torch.tensor([seq[lo:hi - 1]], device=self.device)
-                with torch.no_grad():
-                    logp = self.lm(input_ids=ids).logits[0].float().log_softmax(-1)
-                tgt = torch.tensor(seq[start:hi], device=self.device)
-                lps += logp[start - lo - 1:].gather(-1, tgt[:, None]).squeeze(-1).tolist()
-            out.append(LogLikelihood(float(sum(lps)), tuple(lps), len(r.text.encode()), len(prefix) - 1,
-                                     max(len(wins), 1), 0, self.spec.name, self.quantisation, self.LOGPROB_KIND))
+                rows.append(seq[lo:hi])
+                spans.append((start - lo, hi - lo))
+            plan.append((r, prefix, len(wins)))
+        lps = score_rows(self.lm, self.torch, rows, spans, pad=self.tok.pad_token_id, device=self.device,
+                         counter=self.calls)
+        out, at = [], 0
+        for r, prefix, n in plan:
+            got = [x for w in lps[at:at + n] for x in w]
+            at += n
+            out.append(LogLikelihood(float(sum(got)), tuple(got), len(r.text.encode()), len(prefix) - 1,
+                                     max(n, 1), 0, self.spec.name, self.quantisation, self.LOGPROB_KIND))
         return out
+
+
+def _by(items: Sequence, key) -> dict:
+    """``{key(item): [indices]}`` in first-seen order."""
+    out: dict = {}
+    for i, it in enumerate(items):
+        out.setdefault(key(it), []).append(i)
+    return out

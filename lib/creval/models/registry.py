@@ -247,6 +247,7 @@ class LazyBackend:
         cls = backend_class(spec)
         self.LOGPROB_KIND = logprob_kind_of(cls, spec)
         self.CONCURRENT = getattr(cls, "CONCURRENT", False)
+        self.CALL_LOCK = getattr(cls, "CALL_LOCK", None)     # read before loading (models/cached.py)
         self._backend = None
 
     def __getattr__(self, name):

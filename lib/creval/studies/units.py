@@ -1,12 +1,14 @@
 """How many units of a study to run at once (the runner itself is :mod:`creval.core.units`)."""
 from __future__ import annotations
 
-from creval.models.registry import get_spec
+from creval.core.units import LOCAL_WIDTH
+from creval.models.registry import backend_class, get_spec
 
 
 def width(*models: str) -> int:
     """How many units to run at once: the largest in-flight budget among the named models that are servers
-    (their requests overlap), else 1 (a local model computes one batch at a time anyway)."""
+    (their requests overlap), :data:`~creval.core.units.LOCAL_WIDTH` for a local model that gathers the requests of
+    units in flight into one batch, else 1 (a local model computes one batch at a time anyway)."""
     best = 1
     for m in models:
         if not m:
@@ -14,4 +16,6 @@ def width(*models: str) -> int:
         spec = get_spec(m)
         if spec.is_server:
             best = max(best, int(spec.concurrency))
+        elif getattr(backend_class(spec), "GATHERS", False):     # a local model that batches across units
+            best = max(best, LOCAL_WIDTH)
     return best

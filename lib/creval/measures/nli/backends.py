@@ -38,6 +38,7 @@ from creval.models import heavy, registry
 from creval.models.base import no_evidence, quiet_transformers
 from creval.models.device import torch_device
 from creval.models.embeddings import Embedder
+from creval.models.gather import UNLOCKED, Gatherer
 
 __all__ = ["Label", "NLI", "CrossEncoderNLI", "CosineNLI", "LLMNLI", "load_nli", "resolved_name", "label_from_name",
            "DEBERTA_ID", "COSINE_THRESHOLD"]
@@ -83,6 +84,7 @@ class _CachedNLI:
     name: str = "nli"
     use_cache: bool = True
     fallback_reason: str | None = None
+    lock = None     # the cache's lock around ``_compute``; UNLOCKED where ``_compute`` locks what it uses itself
 
     @property
     def requested(self) -> str:
@@ -102,7 +104,7 @@ class _CachedNLI:
             return list(self._compute(pairs))
         return callcache.cached_batch("nli", self._identity(), pairs,
                                       lambda ph: {"premise": ph[0], "hypothesis": ph[1]}, self._compute,
-                                      model=self.name, encode=lambda lab: lab.value, decode=Label)
+                                      model=self.name, encode=lambda lab: lab.value, decode=Label, lock=self.lock)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -122,8 +124,10 @@ class CrossEncoderNLI(_CachedNLI):
     (:mod:`creval.models.device`).
 
     Labels come from ``config.id2label`` (names matched case-insensitively). All pairs of a call go
-    through the model in sub-batches of ``batch_size`` under ``torch.no_grad``.
+    through the model in sub-batches of ``batch_size`` under ``torch.no_grad``. The pairs of every unit in
+    flight are gathered while the model is busy (:mod:`creval.models.gather`) and classified together.
     """
+    lock = UNLOCKED
 
     def __init__(self, path_or_hub_id: str | Path, *, name: str | None = None, batch_size: int = 64,
                  max_length: int = 256, use_cache: bool = True):
@@ -148,6 +152,7 @@ class CrossEncoderNLI(_CachedNLI):
         self.model.to(self.device).eval()
         self._labels = self._label_map()
         self._fingerprint = _dir_fingerprint(local) if local.is_dir() else ""
+        self.gather = Gatherer(lambda _, pairs: self._labels_of(pairs), limit=16 * batch_size)
 
     def _label_map(self) -> list[Label]:
         id2label = getattr(self.model.config, "id2label", None) or {}
@@ -178,8 +183,11 @@ class CrossEncoderNLI(_CachedNLI):
                 rows.append(self.model(**enc).logits.float().cpu().numpy())
         return np.concatenate(rows, axis=0) if rows else np.zeros((0, len(self._labels)))
 
-    def _compute(self, pairs: list[tuple[str, str]]) -> list[Label]:
+    def _labels_of(self, pairs: list[tuple[str, str]]) -> list[Label]:
         return [self._labels[int(k)] for k in self.logits(pairs).argmax(axis=1)]
+
+    def _compute(self, pairs: list[tuple[str, str]]) -> list[Label]:
+        return self.gather(("nli",), pairs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,7 +212,9 @@ class CosineNLI(_CachedNLI):
     is at least ``threshold``, else NEUTRAL; never CONTRADICTION. The relation is symmetric, so it can only
     say "these two say the same thing" - which is all semantic clustering asks of NLI (an exact paraphrase
     test), but it cannot tell a contradiction that shares the words (``The lamp is on`` / ``off``) from a
-    paraphrase above the threshold. Use it when no trained NLI model can be had, and measure it."""
+    paraphrase above the threshold. Use it when no trained NLI model can be had, and measure it. Its texts are
+    embedded by the :class:`Embedder`, which gathers the texts of every unit in flight into one batch."""
+    lock = UNLOCKED
 
     def __init__(self, threshold: float = COSINE_THRESHOLD, embedder: str = "all-MiniLM-L6-v2", *,
                  requested: str | None = None, reason: str | None = None, use_cache: bool = True):
@@ -252,7 +262,9 @@ def llm_messages(premise: str, hypothesis: str) -> list[dict]:
 
 
 class LLMNLI(_CachedNLI):
-    """Entailment read from a chat model's log-probs of the three label words; the argmax wins."""
+    """Entailment read from a chat model's log-probs of the three label words; the argmax wins (the model's own
+    calls take the lock they need)."""
+    lock = UNLOCKED
 
     def __init__(self, model, *, use_cache: bool = True):
         self.model = model

@@ -169,7 +169,10 @@ def train_minilm_sick(*, epochs: int = DEFAULTS["epochs"], seed: int = DEFAULTS[
 
 
 def load_base(label_id: dict):
-    """(model, tokenizer): the bundled MiniLM with a fresh 3-way classification head, from local files only."""
+    """(model, tokenizer): the bundled MiniLM with a fresh 3-way classification head, from local files only.
+
+    The weights are float32 whatever dtype the checkpoint is stored in (transformers 5 keeps the stored dtype
+    unless told): fine-tuning a float16 copy without a loss scaler lets the loss go to NaN within a few steps."""
     transformers, hf_logging = heavy.transformers(), heavy.transformers_logging()
     base = base_model_path()
     quiet_transformers()
@@ -178,10 +181,11 @@ def load_base(label_id: dict):
     hf_logging.set_verbosity_error()  # the "newly initialised classifier" warning is expected here
     try:
         model = transformers.AutoModelForSequenceClassification.from_pretrained(
-            str(base), num_labels=3, id2label=dict(enumerate(LABELS)), label2id=label_id, local_files_only=True)
+            str(base), num_labels=3, id2label=dict(enumerate(LABELS)), label2id=label_id, local_files_only=True,
+            dtype=heavy.torch().float32)
     finally:
         hf_logging.set_verbosity(level)
-    return model, tok
+    return model.float(), tok
 
 
 def resume(ckpt: Path, key: dict, model, opt, sched) -> tuple[int, float]:
