@@ -162,3 +162,15 @@ def test_runs_on_sample_data_never_share_a_folder_with_runs_on_real_data(monkeyp
 def test_default_profile_and_chapter_parameters_are_in_sync_with_the_configs():
     from creval.book.sync import sync
     assert sync(write=False) == [], "run `creval sync-params` after changing a Config"
+
+
+def test_no_config_redeclares_a_field_it_inherits():
+    from creval.studies.registry import STUDIES
+    redeclared = {}
+    for s in STUDIES.values():
+        for klass in s.config.__mro__:
+            own = set(vars(klass).get("__annotations__", {})) - {"study", "records_version"}
+            inherited = {f for base in klass.__mro__[1:] for f in getattr(base, "__dataclass_fields__", {})}
+            if own & inherited:
+                redeclared[f"{klass.__module__}.{klass.__name__}"] = sorted(own & inherited)
+    assert not redeclared, f"a field means one thing in every study: do not redeclare {redeclared}"

@@ -9,6 +9,10 @@ from creval.datasets.base import resolve
 from creval.measures.neocoder.judges import JUDGE_VERSION
 from creval.studies.config import BootstrapConfig, JudgeConfig, identity
 
+# shared keys that do not change this study's records: no dataset is shuffled, and the judge model is asked
+# only by the llm/hybrid detector (then it enters the identity through resolved())
+NOT_IDENTITY = ("data_seed", "judge_model")
+
 
 @dataclass(frozen=True)
 class NeoCoderConfig(JudgeConfig, BootstrapConfig):
@@ -16,10 +20,6 @@ class NeoCoderConfig(JudgeConfig, BootstrapConfig):
     ``judge_model`` is the LLM technique detector (``neocoder_detector`` llm or hybrid)."""
     study: ClassVar[str] = "neocoder"
     records_version: ClassVar[int] = 3     # 3: a verdict's max_rss_kb is the program's peak, no longer the host's
-    # not identity here: no dataset is shuffled, and the judge model is asked only by the llm/hybrid detector
-    # (then it enters the identity through resolved())
-    data_seed: int = 42                    # shuffle of a dataset before its first `limit` items (paper: 42)
-    judge_model: str = "smollm2-135m"      # the LLM that judges (every judge of every study)
     neocoder_problems: int = identity(0)   # problems replayed from the stored GPT-4 rounds, 0 for all (paper: 199)
     neocoder_comparator: str = identity("lines")   # strict judge output comparison: lines | tokens
     neocoder_salvage: bool = identity(True)   # strict judge: run the parsable prefix of a reply cut by the token limit
@@ -32,6 +32,10 @@ class NeoCoderConfig(JudgeConfig, BootstrapConfig):
     neocoder_temperature: float = identity(0.7)   # sampling temperature of the live run (paper code: 0.7 for open models)
     neocoder_detector: str = identity("static")   # technique detector: static | llm | hybrid
     neocoder_example: str = ""             # the problem shown round by round; empty for the first replayed one
+
+    @classmethod
+    def identity_keys(cls) -> tuple[str, ...]:
+        return tuple(k for k in super().identity_keys() if k not in NOT_IDENTITY)
 
     def resolved(self) -> dict:
         """Whether the problems are the real release or our sample, the judges' version, and the judge model

@@ -10,17 +10,16 @@ from creval.measures.nli.backends import resolved_name
 from creval.studies.config import BootstrapConfig, JudgeConfig, identity
 from creval.studies.divergent.config import DivergentConfig
 
+# the divergent parameters of what this study does not read (the sweep, the entailment evaluation)
+NOT_READ = ("temperatures", "sweep_limit", "sweep_domain", "nli_eval_pairs")
+
 
 @dataclass(frozen=True)
 class ValidationConfig(DivergentConfig, JudgeConfig, BootstrapConfig):
     """Chapter 04; ``judge_model`` is the pairwise novelty judge, ``model`` the model sampled for the human
     reference and rerun at ``n_large`` (H.2). It reads the divergent ``steps`` and ``problems`` only, so the
-    divergent sweep and entailment-evaluation parameters (redeclared below) do not change its records."""
+    divergent sweep and entailment-evaluation parameters (:data:`NOT_READ`) are left out of its run id."""
     study: ClassVar[str] = "validation"
-    temperatures: tuple[float, ...] = (0.3, 1.0, 1.5)   # Fig. 5b sweep
-    sweep_limit: int = 1                   # problems per temperature in the sweep
-    sweep_domain: str = "macgyver"         # domain of the temperature sweep
-    nli_eval_pairs: int = 20               # held-out pairs per entailment backend and dataset
     aut_items: int = identity(16)   # Ocsai-1 main2_test responses with human originality ratings
     aut_objects: int = identity(2)   # AUT objects they are spread over (the judge ranks within an object)
     cambridge_items: int = identity(60)   # Cambridge AUT responses (metrics only, no judge)
@@ -31,6 +30,10 @@ class ValidationConfig(DivergentConfig, JudgeConfig, BootstrapConfig):
     human_ref_max_tokens: int = identity(96)   # token limit of one sampled whole solution
     n_large: int = identity(20)   # H.2: the larger number of samples per step
     h2_limit: int = identity(1)   # H.2: problems rerun at n_large
+
+    @classmethod
+    def identity_keys(cls) -> tuple[str, ...]:
+        return tuple(k for k in super().identity_keys() if k not in NOT_READ)
 
     def resolved(self) -> dict:
         """The entailment backend that really runs, whether each domain's problems are our sample, and
