@@ -292,6 +292,7 @@ def test_the_decline_is_tested_on_the_same_problems_under_both_judges(tmp_path):
            "11.3% [6.5, 19.2] at state 5 (17 lost, 3 gained): a drop of 14.4 [5.8, 23.3] points (exact McNemar p = " \
            "0.0026); it keeps 44% of its state-0 rate" in md
     assert "The two drops differ by -16.5" in md and "does not explain" not in md
+    assert "(30 lost, 0 gained): a drop of 30.9 [" in md and "(exact McNemar p < 0.0001)" in md
     t = reading.what_this_shows(recs)
     decline = t[t["the paper's claim"].str.startswith("pass@1 falls")]
     assert decline["verdict"].tolist() == ["supports the paper", "supports the paper"]

@@ -115,7 +115,7 @@ def _change_text(c: dict, first: int, last: int) -> str:
     return (f"{_share(c['p_x'], c['ci_x'])} at state {first} and {_share(c['p_y'], c['ci_y'])} at state {last} "
             f"({c['lost']} lost, "
             f"{c['gained']} gained): a drop of {S.fmt_estimate(c['drop'], c['lo'], c['hi'], digits=1, scale=100)} "
-            f"points (exact McNemar p = {S.fmt_number(c['p'], 4)}){kept}")
+            f"points (exact McNemar p {'< 0.0001' if c['p'] < 1e-4 else '= ' + S.fmt_number(c['p'], 4)}){kept}")
 
 
 def decline_md(recs) -> str:
