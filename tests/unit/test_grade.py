@@ -3,6 +3,7 @@ labels. A synthetic set with a known answer gets the three words; the bundled sa
 without a model; bad inputs are one clear error each."""
 import csv
 import json
+import re
 
 import numpy as np
 import pytest
@@ -119,3 +120,26 @@ def test_the_command_grades_the_sample_and_its_help_shows_an_example(tmp_path, c
     assert (out / "card.html").exists() and (out / "measures.csv").exists()
     assert main(["grade", str(SAMPLE), "--labels", "rating", "--measures", "judge", "--out", str(out)]) == 2
     assert "the judge measure needs a judge model" in capsys.readouterr().err
+
+
+def test_the_command_scores_perplexity_with_a_progress_bar_that_knows_the_total(tmp_path, monkeypatch, capsys):
+    from test_metrics import CountingBackend
+
+    from creval.cli import main
+    from creval.core.cache import CallCache
+    from creval.models.cached import Model
+    from creval.studies import grade as G
+    backend = CountingBackend()
+    monkeypatch.setattr(G, "load_model", lambda name: Model(backend, CallCache(tmp_path / "c.sqlite")))
+    out = tmp_path / "g"
+    assert main(["grade", str(SAMPLE), "--labels", "rating", "--id", "id", "--measures", "ppl", "--n-boot", "200",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert len(backend.computed) == 60 and "60/60" in printed.err
+    rows = list(csv.DictReader((out / "measures.csv").open()))
+    # 1 nat per word: perplexity e for every text, bits per byte = words / (ln 2 * bytes)
+    assert float(rows[0]["ppl"]) == pytest.approx(np.e)
+    assert {r["measure"] for r in map(json.loads, (out / "card.jsonl").read_text().splitlines())} == \
+        {"ppl", "bits_per_byte"}
+    # perplexity e on every text cannot be graded: the card says why instead of a number
+    assert re.search(r"^ppl +not testable here: the measure or the human labels are constant", printed.out, re.M)

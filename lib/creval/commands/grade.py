@@ -13,7 +13,7 @@ import sys
 
 from tqdm import tqdm
 
-from creval.studies.grade import CHEAP, GROUPS, GradeOptions, grade_file
+from creval.studies.grade import CHEAP, GROUPS, GradeOptions, grade_file, read_texts
 from creval.studies.grade_card import write_card
 from creval.studies.rethinking.config import RethinkingConfig
 
@@ -29,6 +29,15 @@ two models, with our own 1-5 ratings):
   Faster, without the model or the embedder: --measures ci lexical templates"""
 
 
+def line(r: dict, stat: str, width: int) -> str:
+    """One measure's row of the printed card: value, interval, strongest baseline and word (or why none)."""
+    nan = float("nan")
+    if "lo" not in r:
+        return f"{r['measure']:<{width}}  {r['word']}: {r.get('reason', '')}"
+    return (f"{r['measure']:<{width}}  {stat} {r['value']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]  "
+            f"vs {r.get('baseline', '')} {r.get('baseline value', nan):+.3f}  ->  {r['word']}")
+
+
 def cmd_grade(args) -> int:
     d0 = RethinkingConfig()
     opt = GradeOptions(labels=args.labels, text=args.text, id=args.id, group=args.group, author=args.author,
@@ -36,9 +45,10 @@ def cmd_grade(args) -> int:
                        L=(d0.rethink_ci_l_min, d0.rethink_ci_l_max), agg=d0.rethink_ci_agg,
                        template_n=d0.rethink_template_n, template_top=d0.rethink_template_top, stat=args.stat,
                        n_boot=args.n_boot, seed=args.seed)
-    with tqdm(desc="perplexity", unit="text", disable=args.quiet or "ppl" not in args.measures,
+    table = read_texts(args.file, opt)
+    with tqdm(total=len(table), desc="perplexity", unit="text", disable=args.quiet or "ppl" not in args.measures,
               file=sys.stderr) as bar:
-        result = grade_file(args.file, opt, step=lambda: bar.update(1))
+        result = grade_file(args.file, opt, step=lambda: bar.update(1), table=table)
     for w in result["warnings"]:
         print(f"creval: warning: {w}", file=sys.stderr)
     paths = write_card(result, args.out, str(args.file))
@@ -46,8 +56,7 @@ def cmd_grade(args) -> int:
     stat = "AUROC" if result["stat"] == "auc" else "rho"
     print(f"{len(result['table'])} texts graded against {args.labels!r} ({stat}, 95% intervals)")
     for r in result["card"]:
-        print(f"{r['measure']:<{width}}  {stat} {r['value']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]  "
-              f"vs {r.get('baseline', '')} {r.get('baseline value', float('nan')):+.3f}  ->  {r['word']}")
+        print(line(r, stat, width))
     print(f"card: {paths['html']}  rows: {paths['jsonl']}  per text: {paths['table']}")
     return 0
 

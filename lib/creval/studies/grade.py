@@ -157,10 +157,17 @@ def grade(cols: dict, y: Sequence[float], *, author=None, cluster=None, stat: st
     return rows
 
 
-def grade_file(path: str | Path, opt: GradeOptions, step: Callable[[], None] = lambda: None) -> dict:
-    """Read ``path``, compute :func:`measure_table` and :func:`grade` it against column ``opt.labels``:
-    ``{"table": TextTable, "measures": {column: array}, "card": [rows], "stat": ..., "warnings": [...]}``."""
-    table = read_table(path, text=opt.text, id=opt.id)
+def read_texts(path: str | Path, opt: GradeOptions) -> TextTable:
+    """The texts of ``path`` read with ``opt``'s text and id columns (every error names the file)."""
+    return read_table(path, text=opt.text, id=opt.id)
+
+
+def grade_file(path: str | Path, opt: GradeOptions, step: Callable[[], None] = lambda: None,
+               table: TextTable | None = None) -> dict:
+    """Read ``path`` (or take its ``table`` already read), compute :func:`measure_table` and :func:`grade` it
+    against column ``opt.labels``: ``{"table": TextTable, "measures": {column: array}, "card": [rows],
+    "stat": ..., "warnings": [...]}``."""
+    table = table if table is not None else read_texts(path, opt)
     y = table.numbers(opt.labels)
     if len(set(y)) < 2:
         raise CrevalError(f"{path}: column {opt.labels!r} holds one value only ({y[0]:g})",
