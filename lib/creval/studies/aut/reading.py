@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from creval.measures import stats
+from creval.measures.resample import cluster_bootstrap
 from creval.measures.verdicts import TESTABLE, Verdict, claim_verdict
 from creval.studies.aut.human import OCSAI_REFERENCE, table_human, table_human_reference, table_vs_baselines
 from creval.studies.aut.report import (
@@ -181,19 +182,19 @@ PAPER_JUDGES, PAPER_ORACLE = 0.7, 0.77      # Rabeyah et al. 2024: judges agree 
 
 def _by_object(long: pd.DataFrame, cfg) -> dict:
     """The mean SRC over settings and pairs with a bootstrap interval over objects (the object is the
-    independent unit: every setting and pair of an object rates the same uses): value, lo, hi, n objects."""
+    independent unit: every setting and pair of an object rates the same uses): value, lo, hi, the bounds'
+    Monte-Carlo margin ``mc`` and n objects."""
     per = long.groupby("object")["src"].mean().dropna()
-    if per.empty:
-        return {"value": float("nan"), "lo": float("nan"), "hi": float("nan"), "n": 0}
-    lo, hi = stats.bootstrap_ci(np.mean, per.to_numpy(), n_boot=cfg.n_boot, seed=cfg.seed, min_n=2)
-    return {"value": float(per.mean()), "lo": float(lo), "hi": float(hi), "n": int(len(per))}
+    r = cluster_bootstrap(np.mean, per.to_numpy(float), n_boot=cfg.n_boot, seed=cfg.seed)
+    return {"value": float(per.mean()) if len(per) else float("nan"), "lo": r["lo"], "hi": r["hi"],
+            "mc": (r["mc_lo"], r["mc_hi"]), "n": int(len(per))}
 
 
 def _agreement_claim(long: pd.DataFrame, claimed: float, cfg, note: str) -> tuple[str, str]:
     """(verdict text, evidence) of "the mean SRC is above ``claimed``", read off its interval over objects."""
     b = _by_object(long, cfg)
     v = claim_verdict(b["value"], b["lo"], b["hi"], b["n"], claimed=(claimed, 1.0), null=0.0,
-                      degenerate=too_few_of(b["n"], "object"), units="object")
+                      degenerate=too_few_of(b["n"], "object"), mc=b["mc"], units="object")
     return (str(v) if not v.testable else v.label,
             f"Here the mean over settings and judge pairs is {stats.fmt_estimate(b['value'], b['lo'], b['hi'])} "
             f"(bootstrap over {b['n']} objects).{note}")

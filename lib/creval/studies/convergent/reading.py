@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from creval.measures import stats as S
+from creval.measures.resample import cluster_bootstrap
 from creval.measures.verdicts import TESTABLE, claim_verdict
 from creval.studies.claims import claims_md, every_row, too_few_of
 from creval.studies.contract import Records
@@ -39,12 +40,15 @@ N_BOOT = 1000      # bootstrap resamples of the paired claims (the study's Confi
 
 def _paired_claim(a: pd.Series, b: pd.Series, claimed: str, cfg, degenerate: str | None = None) -> tuple:
     """``a - b`` over the pairs both have (mean of per-pair differences, bootstrap over pairs) and the rule's
-    verdict on ``claimed`` (its direction): (difference dict, :class:`Verdict`)."""
+    verdict on ``claimed`` (its direction), borderline when the bounds' Monte-Carlo margin could flip it:
+    (difference dict, :class:`Verdict`)."""
     both = a.dropna().index.intersection(b.dropna().index)
-    d = S.paired_mean_diff_ci(a[both].to_numpy(), b[both].to_numpy(), n_boot=getattr(cfg, "n_boot", N_BOOT),
-                              seed=cfg.seed)
+    r = cluster_bootstrap(lambda x, y: float(np.mean(x - y)), a[both].to_numpy(float), b[both].to_numpy(float),
+                          n_boot=getattr(cfg, "n_boot", N_BOOT), seed=cfg.seed)
+    d = {"diff": r["value"], "lo": r["lo"], "hi": r["hi"], "n": r["n"]}
     return d, claim_verdict(d["diff"], d["lo"], d["hi"], d["n"], claimed=claimed, null=0.0,
-                            degenerate=degenerate or too_few_of(d["n"], "pair"), units="pair")
+                            degenerate=degenerate or too_few_of(d["n"], "pair"), mc=(r["mc_lo"], r["mc_hi"]),
+                            units="pair")
 
 
 def what_this_shows(recs: Records) -> str:

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from creval.measures import stats as S
 from creval.measures.entropy import distinct_at_k
+from creval.measures.resample import cluster_bootstrap
 from creval.measures.verdicts import TESTABLE, Verdict, claim_verdict
 from creval.studies.claims import claims_md, every_row, too_few_of
 from creval.studies.contract import Records
@@ -314,11 +315,10 @@ def _near_ceiling(recs: Records, row: dict, claimed: tuple[float, float]) -> Ver
     g = recs.problems
     g = g[(g["model"] == row["model"]) & (g["domain"] == row["domain"]) & ~g["duplicate_filtered"].astype(bool)]
     x = g["mean_semantic_entropy"].dropna().to_numpy(float) / row["ceiling"]
-    lo, hi = S.bootstrap_ci(np.mean, x, n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed) if len(x) \
-        else (math.nan, math.nan)
-    return claim_verdict(row["share"], lo, hi, len(x), claimed=claimed, null=None,
+    r = cluster_bootstrap(np.mean, x, n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed)
+    return claim_verdict(row["share"], r["lo"], r["hi"], len(x), claimed=claimed, null=None,
                          degenerate=no_merge(recs) or too_few_of(len(x), "problem"), sample=row["data"] == "sample",
-                         units="problem")
+                         mc=(r["mc_lo"], r["mc_hi"]), units="problem")
 
 
 def _temperature_rise(recs: Records, model: str) -> tuple[dict, Verdict]:
@@ -327,13 +327,13 @@ def _temperature_rise(recs: Records, model: str) -> tuple[dict, Verdict]:
     s = kept_sweep(recs)
     s = s[s["model"] == model]
     wide = s.pivot_table(index="problem_id", columns="temperature", values="mean_semantic_entropy", aggfunc="mean")
-    if wide.shape[1] < 2:
-        d = {"diff": math.nan, "lo": math.nan, "hi": math.nan, "n": 0}
-    else:
-        d = S.paired_mean_diff_ci(wide[wide.columns.max()].to_numpy(), wide[wide.columns.min()].to_numpy(),
-                                  n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed)
+    rise = (wide[wide.columns.max()] - wide[wide.columns.min()]).dropna().to_numpy(float) if wide.shape[1] > 1 \
+        else np.zeros(0)
+    r = cluster_bootstrap(np.mean, rise, n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed)
+    d = {"diff": r["value"], "lo": r["lo"], "hi": r["hi"], "n": r["n"]}
     return d, claim_verdict(d["diff"], d["lo"], d["hi"], d["n"], claimed="+", null=0.0,
-                            degenerate=no_merge(recs) or too_few_of(d["n"], "problem"), units="problem")
+                            degenerate=no_merge(recs) or too_few_of(d["n"], "problem"), mc=(r["mc_lo"], r["mc_hi"]),
+                            units="problem")
 
 
 def what_this_shows(recs: Records) -> str:
