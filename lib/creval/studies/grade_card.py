@@ -13,9 +13,9 @@ from creval.core.table import write_rows
 from creval.studies.grade import per_text_rows
 
 COLOURS = {"tracks people": "#1b7837", "tracks authorship only": "#b35806", "does not track people": "#b2182b"}
-STYLE = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}"
+STYLE = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:110em}table{border-collapse:collapse}"
          "td,th{padding:.3em .6em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
-         ".num{text-align:right;font-variant-numeric:tabular-nums}.word{font-weight:600}"
+         ".num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.word{font-weight:600}"
          ".warn{color:#8a5a00}small{color:#555}")
 
 
@@ -27,13 +27,16 @@ def _num(v, digits: int = 3) -> str:
     return "" if math.isnan(x) else f"{x:.{digits}f}"
 
 
-def _interval(r: dict, v: str, lo: str, hi: str) -> str:
-    val = _num(r.get(v))
-    return f"{val} [{_num(r.get(lo))}, {_num(r.get(hi))}]" if val else "no value"
+def _interval(r: dict, v: str, lo: str, hi: str, digits: int = 3) -> str:
+    val, a, b = _num(r.get(v), digits), _num(r.get(lo), digits), _num(r.get(hi), digits)
+    if not val:
+        return "no value"
+    return f"{val} [{a}, {b}]" if a and b else f"{val} (no interval)"
 
 
 def _within(r: dict) -> str:
-    parts = [f"{html.escape(str(w.get('author')))}: {_interval(w, 'value', 'lo', 'hi')} (n={w.get('n')})"
+    parts = [f"<span class=num>{html.escape(str(w.get('author')))} {_interval(w, 'value', 'lo', 'hi', 2)}, "
+             f"n={w.get('n')}</span>"
              for w in r.get("within") or []]
     return "<br>".join(parts) or "<small>no author column</small>"
 
