@@ -49,7 +49,15 @@ def chapter_modules() -> set[str]:
         text = "".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code")
         for pkg, names in re.findall(r"from (creval\.studies\.\w+) import ([\w, ]+)", text):
             out |= {f"{pkg}.{n.strip()}" for n in names.split(",")}
-    return {m for m in out if m.rsplit(".", 1)[1] not in NOT_REPORT and importlib.util.find_spec(m)}
+    return {m for m in out if m.rsplit(".", 1)[1] not in NOT_REPORT and is_module(m)}
+
+
+def is_module(name: str) -> bool:
+    """Whether ``name`` is a module (``from creval.studies.grade import SAMPLE`` names a constant of a module)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
 
 
 def report_modules() -> list[str]:
