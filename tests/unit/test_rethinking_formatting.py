@@ -51,21 +51,22 @@ def write(root, table, rows):
 
 @pytest.fixture
 def recs(tmp_path):
-    # twenty pairs, four values repeated: as written every crowd text scores above every GPT-4 text (AUROC 1);
+    # forty pairs (the independent units: enough for a verdict), four values repeated: as written every crowd
+    # text scores above every GPT-4 text (AUROC 1);
     # stripped, the crowd wins 12 of each 16 (crowd, GPT-4) pairs of values (AUROC 0.75)
     ci = {"human": [0.9, 0.8, 0.85, 0.95], "llm": [0.5, 0.6, 0.55, 0.4]}
     plain = {"human": [0.7, 0.5, 0.8, 0.9], "llm": [0.6, 0.55, 0.75, 0.45]}
     marked = {"human": [True, False, False, False], "llm": [True, True, True, True]}
     rows, fmt = [], []
     for kind in ("human", "llm"):
-        for i in range(20):
+        for i in range(40):
             rows.append({"id": f"p{i}::{kind}", "group": f"p{i}", "text": "t", "label": kind == "human", "kind": kind,
                          "ci": ci[kind][i % 4], "n_words": 10, "tpt": 0.1})
             fmt.append({"set": "solver", "id": f"p{i}::{kind}", "kind": kind, "label": kind == "human",
                         "marked": marked[kind][i % 4], "ci_unmarked": plain[kind][i % 4], "n_words_unmarked": 9})
     write(tmp_path, "measures_solver", rows)
     write(tmp_path, "formatting", fmt)
-    write(tmp_path, "sets", [{"set": "solver", "texts": 40, "labelled": True, "why": ""},
+    write(tmp_path, "sets", [{"set": "solver", "texts": 80, "labelled": True, "why": ""},
                              {"set": "ps", "texts": 0, "labelled": False, "why": "no MacGyver here"}])
     return Records(tmp_path, RethinkingConfig(n_boot=200))
 
@@ -94,4 +95,5 @@ def test_what_this_shows_credits_the_gap_to_ideas_only_when_it_survives_strippin
     write(recs.root, "formatting", f.to_dict("records"))
     again = reading.what_this_shows(Records(recs.root, recs.cfg)).set_index("the paper's claim")
     row = again[again.index.str.startswith("The creativity index is higher for human")].iloc[0]
-    assert row["verdict"] == "inconclusive here" and row["this build"].endswith("the gap is formatting")
+    assert row["verdict"] == "not testable here" and row["this build"].endswith("the gap is formatting")
+    assert row["reason"].startswith("no interval: the statistic is undefined on 200 of 200 resamples")

@@ -37,6 +37,8 @@ def cluster_draws(cluster: Sequence | None, n: int, n_boot: int, seed: int = 0) 
     and keeps every row of a drawn unit (a unit drawn twice is there twice)."""
     groups = units(cluster, n)
     rng = np.random.default_rng(seed)
+    if not groups:
+        return
     for _ in range(n_boot):
         pick = rng.integers(0, len(groups), len(groups))
         yield np.concatenate([groups[j] for j in pick])
@@ -100,6 +102,6 @@ def cluster_bootstrap(stat: Callable[..., float], *arrays, cluster: Sequence | N
                 return float(stat(*[a[idx] for a in arrs]))
             except (ValueError, ZeroDivisionError, FloatingPointError):
                 return math.nan
-    vals = np.array([safe(idx) for idx in cluster_draws(cluster, n, n_boot, seed)])
-    return {"value": safe(np.arange(n)), **percentile(vals, alpha, n_boot), "n": n,
+    vals = np.array([safe(idx) for idx in cluster_draws(cluster, n, n_boot, seed)]) if n else np.full(n_boot, np.nan)
+    return {"value": safe(np.arange(n)) if n else math.nan, **percentile(vals, alpha, n_boot), "n": n,
             "n_units": len(units(cluster, n)), "values": vals}

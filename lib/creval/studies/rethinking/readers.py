@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 
 from creval.measures import stats as S
+from creval.measures.resample import cluster_bootstrap
+from creval.measures.tracking import column_stats
 
 MEASURES = {"ci": "creativity index", "ppl": "perplexity", "ppl_cond": "PPL(text | problem)", "bpb": "bits per byte",
             "tpt": "templates per token", "has_template": ">= 1 template", "judge": "rubric judge"}
@@ -89,23 +91,33 @@ def group_templates(recs, text_set: str, n: int, mode: str = "sequence") -> pd.D
 def check_rows(check: str, m: pd.DataFrame, label_col: str, kind: str, cols=None, n_boot: int = 1000,
                seed: int = 0, names: dict | None = None) -> list[dict]:
     """One row per measure: AUROC (``kind="auc"``, two labelled groups) or Spearman rho (``"rho"``) of the
-    measure against ``m[label_col]``, percentile bootstrap 95% CI, n, p, whether it goes the creative way, and
+    measure against ``m[label_col]``, a 95% percentile bootstrap CI that resamples whole groups (``m["group"]``:
+    a problem, a pair, a plot, an object: the independent unit) with the number of ``units``, n, p, whether it
+    goes the creative way, and
     whether its interval excludes chance (strictly, as the report card reads it: the interval decides, never
     the point or a p-value alone)."""
     names = {**MEASURES, **(names or {})}
     rows = []
     for c in cols or [c for c in MEASURES if c in m.columns]:
-        x = m[c].astype(float).to_numpy()
+        x, y = m[c].astype(float).to_numpy(), m[label_col].astype(float).to_numpy()
+        keep = np.isfinite(x) & np.isfinite(y)
+        unit = m["group"].astype(str).to_numpy()[keep] if "group" in m else None
         if kind == "auc":
-            r = S.auc_ci(m[label_col].astype(float).to_numpy(), x, n_boot=n_boot, seed=seed)
-            val, chance = r["auc"], 0.5
+            r, chance, stat = S.auc(y, x), 0.5, "auc"
+            val = r["auc"]
         else:
-            r = S.spearman_ci(x, m[label_col].astype(float).to_numpy(), n_boot=n_boot, seed=seed)
-            val, chance = r["rho"], 0.0
+            r, chance, stat = S.spearman(x, y), 0.0, "spearman"
+            val = r["rho"]
+        b = cluster_bootstrap(lambda xx, yy: column_stats(xx[:, None], yy, stat)[0], x[keep], y[keep],
+                              cluster=unit, n_boot=n_boot, seed=seed)
+        ok = not r["note"] and b["n"] >= S.MIN_N
+        r = {**r, "lo": b["lo"] if ok else np.nan, "hi": b["hi"] if ok else np.nan, "units": b["n_units"],
+             "note": "; ".join(t for t in (r["note"], b["note"] if ok else "") if t)}
         agrees = "" if np.isnan(val) else ("yes" if (val - chance) * DIRECTION[c] > 0 else "no")
         sig = S.excludes_chance(r["lo"], r["hi"], None, chance)      # the interval, as on the report card
         rows.append({"check": check, "measure": names[c], "statistic": "AUROC" if kind == "auc" else "Spearman rho",
-                     "value": val, "ci_low": r["lo"], "ci_high": r["hi"], "n": r["n"], "p": r["p"],
+                     "value": val, "ci_low": r["lo"], "ci_high": r["hi"], "n": r["n"], "units": r["units"],
+                     "p": r["p"],
                      "right direction": agrees, "CI excludes chance": "yes" if sig else "no", "note": r["note"]})
     return rows
 

@@ -42,6 +42,7 @@ def check_value(t: pd.DataFrame, check_prefix: str, measure: str) -> dict | None
     r = r.iloc[0]
     return {"text": S.fmt_estimate(r["value"], r["ci_low"], r["ci_high"]), "value": float(r["value"]),
             "lo": float(r["ci_low"]), "hi": float(r["ci_high"]), "n": int(r["n"]),
+            "units": int(r["units"]) if "units" in r and pd.notna(r["units"]) else int(r["n"]),
             "null": 0.5 if r["statistic"] == "AUROC" else 0.0, "note": str(r.get("note") or ""),
             "p": float(r["p"]) if "p" in r and pd.notna(r["p"]) else float("nan"),
             "chance_in_ci": r["CI excludes chance"] != "yes", "right": r["right direction"] == "yes"}
@@ -180,9 +181,9 @@ def claim_verdict(c: dict | None, target, why: str = "") -> S.Verdict:
     minimum: supports / contradicts the paper, inconclusive here, or not testable here."""
     if c is None:
         return V.Verdict(S.TESTABLE, why or "not computed in these records")
-    return V.claim_verdict(c["value"], c["lo"], c["hi"], c["n"], claimed=target, null=c["null"],
+    return V.claim_verdict(c["value"], c["lo"], c["hi"], c.get("units", c["n"]), claimed=target, null=c["null"],
                            degenerate=why or (None if c["lo"] == c["lo"] else c["note"] or "no interval"),
-                           units="text")
+                           units="independent unit")
 
 
 def with_chance(c: dict | None) -> str:

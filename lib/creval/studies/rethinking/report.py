@@ -218,11 +218,12 @@ def table_invariance(recs, model: str | None = None) -> pd.DataFrame:
 
 def formatting_frame(recs, text_set: str) -> pd.DataFrame:
     """The texts of a MacGyver set with both creativity indexes: ``ci`` (as written) and ``ci_unmarked``
-    (step markers and list numbers stripped from the text and the pool), ``marked`` and ``label``."""
+    (step markers and list numbers stripped from the text and the pool), ``marked``, ``label`` and ``group`` (the
+    independent unit its interval resamples: a problem or a pair)."""
     m = measures(recs, text_set)
     if m.empty or "ci_unmarked" not in m:
-        return pd.DataFrame(columns=["id", "kind", "label", "marked", "ci", "ci_unmarked"])
-    return m[["id", "kind", "label", "marked", "ci", "ci_unmarked"]]
+        return pd.DataFrame(columns=["id", "group", "kind", "label", "marked", "ci", "ci_unmarked"])
+    return m[["id", "group", "kind", "label", "marked", "ci", "ci_unmarked"]]
 
 
 FORMATTING_CHECKS = (("solver", "MacGyver crowd vs GPT-4 (length-matched)"),
