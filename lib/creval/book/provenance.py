@@ -91,7 +91,7 @@ def dataset_lines(datasets: tuple) -> list[str]:
         remotes = getattr(ds, "remotes", ()) or ()
         pins = ", ".join(f"{r.name} sha256 `{r.sha256[:16]}`" if r.sha256 else f"{r.name} (no pinned hash)"
                          for r in remotes)
-        out.append(f"- {getattr(ds, 'name', ds)}: {pins or 'no public file (staged copy or bundled sample)'}")
+        out.append(f"- {getattr(ds, 'name', ds)}: {pins or 'no pinned file (an API, a staged copy or the bundled sample)'}")
     return out
 
 
