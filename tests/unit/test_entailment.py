@@ -193,3 +193,31 @@ def test_minilm_sick_without_sick_falls_back_without_training(no_sick, monkeypat
     monkeypatch.setenv("CREVAL_SICK_DIR", "/nonexistent/sick")
     with pytest.raises(CrevalError, match="CREVAL_SICK_DIR"):
         load_nli("minilm-sick")
+
+
+def test_the_pairs_of_units_in_flight_are_classified_together(tmp_path):
+    from creval.core.units import Unit, run_units
+    path = _tiny_classifier(tmp_path / "m", {0: "CONTRADICTION", 1: "Entailment", 2: "neutral"})
+    nli = CrossEncoderNLI(path, name="tiny", batch_size=64)
+    pairs = {i: [(f"Statement {i} about a dog.", f"Claim {i}.{k} about an animal.") for k in range(3)]
+             for i in range(12)}
+    alone = {i: [nli._labels[k] for k in nli.logits(p).argmax(axis=1)] for i, p in pairs.items()}
+    out = run_units(tmp_path / "run", "nli", [Unit(f"u{i}", i) for i in range(12)],
+                    lambda u: {"labels": [{"i": u.item, "labels": [x.value for x in nli.classify(pairs[u.item])]}]},
+                    width=12, progress=False)
+    assert {r["i"]: [Label(x) for x in r["labels"]] for r in out["labels"]} == alone
+    assert nli.gather.tally.batches < 12 and sum(nli.gather.tally.requests) == 12
+
+
+def test_nli_training_loads_float32_weights_even_from_a_half_precision_base(tmp_path, monkeypatch):
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from creval.measures.nli import train
+    half = tmp_path / "half"
+    _tiny_classifier(half, {0: "entailment", 1: "neutral", 2: "contradiction"})
+    AutoModelForSequenceClassification.from_pretrained(half).half().save_pretrained(half)
+    assert AutoModelForSequenceClassification.from_pretrained(half).dtype == torch.float16   # stored as float16
+    monkeypatch.setattr(train, "base_model_path", lambda: half)
+    model, _ = train.load_base({lab: i for i, lab in enumerate(train.LABELS)})
+    assert {p.dtype for p in model.parameters()} == {torch.float32}
