@@ -52,7 +52,7 @@ def test_what_this_shows_gives_a_verdict_per_claim(tmp_path):
     assert md[0].startswith("- **not testable here (1 problem(s), fewer than the 30") and "(91% of it)" in md[0]
     assert md[1].startswith("- **not testable here (1 problem(s)")
     assert "0.50 at T = 0.3, 1.50 at T = 1, 1.20 at T = 1.5" in md[1]
-    assert md[2].startswith("- **not testable here (4 step(s), fewer than the 30") and "over 4 steps" in md[2]
+    assert md[2].startswith("- **not testable here (4 problem(s), fewer than the 30") and "over 4 steps of 4" in md[2]
     assert md[3].startswith("- **not testable here**") and "1 model(s)" in md[3]
     from creval.studies.claims import verdict
     assert verdict(True, 40) == "reproduced" and verdict(None, 40).word == "not testable here"
@@ -110,3 +110,13 @@ def test_steps_that_echo_the_problem_are_counted_in_what_was_measured(tmp_path):
     problems = [{**_problem(p, 1.0), "problem_text": text, "n_steps": 2, "stopped_by": "budget"} for p in "ab"]
     t = rd.records_summary(_records(tmp_path, {"steps": steps, "problems": problems}))
     assert t["steps echoing the problem"].tolist() == [1] and "6 or more consecutive words" in t.attrs["caption"]
+
+
+def test_fig5a_is_resampled_by_problem(tmp_path):
+    # 40 problems of two steps each, entropy rising with the classes: the problem is the unit, 40 of them
+    steps = [{"model": "m", "domain": "macgyver", "is_stop": False, "n_clusters": k,
+              "semantic_entropy": 0.3 * k + 0.01 * i, "step_index": j, "n": 10, "problem_id": f"p{i}"}
+             for i in range(40) for j, k in enumerate((2 + i % 3, 6))]
+    md = rd.what_this_shows(_records(tmp_path, {"steps": steps})).split("\n")
+    assert md[0].startswith("- **supports the paper**: In the paper's Fig. 5a")
+    assert "over 80 steps of 40 problems (bootstrap over problems)" in md[0]

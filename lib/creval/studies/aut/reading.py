@@ -241,10 +241,13 @@ def what_this_shows(recs: Records) -> str:
     claim = "The paper's oracle assumes every generator's uses grow more creative from level to level; it never checks."
     if len(lc) and "levels ordered" in lc:
         found = []
-        for g, x in u.groupby("generator"):
-            r = stats.spearman_ci(x["level_code"], x["semdis"], n_boot=cfg.n_boot, seed=cfg.seed)
-            found.append(claim_verdict(r["rho"], r["lo"], r["hi"], r["n"], claimed="+", null=0.0,
-                                       degenerate=too_few_of(r["n"], "use"), units="use"))
+        for g, x in u.groupby("generator"):      # a generator's uses of one object are one unit
+            r = cluster_bootstrap(lambda a, b: stats.spearman(a, b, min_n=3)["rho"], x["level_code"].to_numpy(float),
+                                  x["semdis"].to_numpy(float), cluster=x["object"].to_numpy(), n_boot=cfg.n_boot,
+                                  seed=cfg.seed)
+            found.append(claim_verdict(r["value"], r["lo"], r["hi"], r["n_units"], claimed="+", null=0.0,
+                                       degenerate=too_few_of(r["n_units"], "object"), mc=(r["mc_lo"], r["mc_hi"]),
+                                       units="object"))
         v = every_row(found)
         rows.append((str(v) if not v.testable else v.label, claim,
                      "Here the semantic distance rises strictly with the level for "

@@ -367,15 +367,20 @@ def what_this_shows(recs: Records) -> str:
                          f"{S.fmt_estimate(d['diff'], d['lo'], d['hi'])}; levelling off needs more temperatures and "
                          "problems."))
     s = live(recs.steps)
-    r = (S.spearman_ci(s["n_clusters"], s["semantic_entropy"], n_boot=getattr(recs.cfg, "n_boot", 1000),
-                       seed=recs.cfg.seed) if len(s) and "n_clusters" in s
-         else {"rho": math.nan, "lo": math.nan, "hi": math.nan, "n": 0, "note": "no step recorded"})
-    v = claim_verdict(r["rho"], r["lo"], r["hi"], r["n"], claimed="+", null=0.0,
-                      degenerate=no_merge(recs) or too_few_of(r["n"], "step"), units="step")
+    if len(s) and {"n_clusters", "problem_id"} <= set(s):     # steps of one problem are one unit: resampled whole
+        r = cluster_bootstrap(lambda a, b: S.spearman(a, b, min_n=3)["rho"], s["n_clusters"].to_numpy(float),
+                              s["semantic_entropy"].to_numpy(float), cluster=s["problem_id"].to_numpy(),
+                              n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed)
+    else:
+        r = {"value": math.nan, "lo": math.nan, "hi": math.nan, "mc_lo": math.nan, "mc_hi": math.nan, "n": 0,
+             "n_units": 0, "note": "no step recorded"}
+    v = claim_verdict(r["value"], r["lo"], r["hi"], r["n_units"], claimed="+", null=0.0,
+                      degenerate=no_merge(recs) or too_few_of(r["n_units"], "problem"), mc=(r["mc_lo"], r["mc_hi"]),
+                      units="problem")
     rows.append((str(v) if not v.testable else v.label,
                  "In the paper's Fig. 5a entropy grows with the number of semantic classes of a step.",
-                 f"Here: Spearman {S.fmt_estimate(r['rho'], r['lo'], r['hi'])} over {r['n']} steps"
-                 + (f" ({r['note']})." if r.get("note") else ".")))
+                 f"Here: Spearman {S.fmt_estimate(r['value'], r['lo'], r['hi'])} over {r['n']} steps of "
+                 f"{r['n_units']} problems (bootstrap over problems)" + (f"; {r['note']}." if r.get("note") else ".")))
     models = {x["model"] for x in lv}
     rows.append((TESTABLE, "The paper ranks fourteen models on MacGyver (Table 3).",
                  f"This build measured {len(models)} model(s), on {max((x['problems'] for x in lv), default=0)} "
