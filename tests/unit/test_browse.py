@@ -12,10 +12,12 @@ from creval.book import publish as pub
 from creval.book.browse import (
     AGREES,
     MAX_LIST,
+    SHORT,
     columns_of,
     context_columns,
     embed,
     filter_columns,
+    fitted_payload,
     key_columns,
     page,
     plain,
@@ -87,6 +89,16 @@ def test_agreement_with_people_is_the_verdict_equal_to_the_label_where_both_are_
     assert with_agreement([{"verdict": "yes"}]) == [{"verdict": "yes"}]          # no human label: no column
     t = study_payload("toy", {"v": (rows, None)})["tables"][0]
     assert t["columns"][-1] == AGREES and AGREES in t["filters"]
+
+
+def test_a_page_past_its_budget_cuts_long_values_shorter_and_says_so():
+    rows = [{"pair_id": f"p{i}", "text": "x" * 5_000, "logprobs": list(range(80))} for i in range(20)]
+    whole = fitted_payload("toy", {"t": (rows, None)}, budget=10**7)
+    assert whole["note"] == "" and whole["tables"][0]["rows"][0][1] == "x" * 5_000
+    small = fitted_payload("toy", {"t": (rows, None)}, budget=50_000)
+    text, logprobs = small["tables"][0]["rows"][0][1:]
+    assert text == "x" * SHORT.text + " [... 3000 more characters]" and logprobs[-1] == "[... 30 more]"
+    assert "the downloads hold them whole" in small["note"] and len(embed(small)) < len(embed(whole)) / 2
 
 
 def test_the_page_embeds_the_data_so_no_text_can_close_its_script():

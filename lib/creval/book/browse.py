@@ -14,6 +14,7 @@ import dataclasses
 import json
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ ASSET = Path(__file__).with_name("assets") / "browser.html"
 PLACEHOLDER = "/*CREVAL_DATA*/"
 MAX_LIST = 500              # a list longer than this (token log-probs...) is cut, saying how much was left out
 MAX_TEXT = 200_000          # characters of one string (a full transcript fits)
+PAGE_BUDGET = 15_000_000    # bytes of one page's data; past it, long values are cut shorter (:data:`SHORT`)
 MAX_FILTERS = 6
 MAX_LEVELS = 40             # a column with more distinct values is searched, not filtered
 PREFERRED = re.compile(r"dataset|domain|model|verdict|pars|agree|judge|criterion|label|source|kind|split|set\b|"
@@ -29,22 +31,32 @@ KEY = re.compile(r"(^|_)(id|uid|key)$|^(item|pair|problem|criterion|judge|story|
 CONTEXT = re.compile(r"^(model|domain|dataset|temperature|mode|criterion|judge)$", re.I)   # narrow a match on ids
 
 
-def plain(v: Any) -> Any:
+@dataclass(frozen=True)
+class Cut:
+    """How long a string (characters) and a list (elements) a page holds before cutting it."""
+    text: int = MAX_TEXT
+    items: int = MAX_LIST
+
+
+FULL, SHORT = Cut(), Cut(2_000, 50)
+
+
+def plain(v: Any, cut: Cut = FULL) -> Any:
     """``v`` as JSON can hold it: NaN and infinities become None (shown as "not recorded"), numpy scalars
-    Python numbers, long lists cut at :data:`MAX_LIST` with a last element saying how many were left out."""
+    Python numbers, strings and lists longer than ``cut`` allows cut, saying how much was left out."""
     if isinstance(v, float):
         return None if math.isnan(v) or math.isinf(v) else v
     if isinstance(v, str):
-        return v if len(v) <= MAX_TEXT else v[:MAX_TEXT] + f" [... {len(v) - MAX_TEXT} more characters]"
+        return v if len(v) <= cut.text else v[:cut.text] + f" [... {len(v) - cut.text} more characters]"
     if isinstance(v, dict):
-        return {str(k): plain(x) for k, x in v.items()}
+        return {str(k): plain(x, cut) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        cut = [plain(x) for x in v[:MAX_LIST]]
-        return cut + ([f"[... {len(v) - MAX_LIST} more]"] if len(v) > MAX_LIST else [])
+        kept = [plain(x, cut) for x in v[:cut.items]]
+        return kept + ([f"[... {len(v) - cut.items} more]"] if len(v) > cut.items else [])
     if hasattr(v, "item") and not hasattr(v, "__len__"):
-        return plain(v.item())
+        return plain(v.item(), cut)
     if hasattr(v, "tolist"):
-        return plain(v.tolist())
+        return plain(v.tolist(), cut)
     return v if v is None or isinstance(v, (bool, int)) else str(v)
 
 
@@ -127,22 +139,33 @@ def with_agreement(rows: list[dict]) -> list[dict]:
     return [{**r, AGREES: agrees(r)} for r in rows]
 
 
-def table_payload(name: str, rows: list[dict], kind: Any = None) -> dict:
+def table_payload(name: str, rows: list[dict], kind: Any = None, cut: Cut = FULL) -> dict:
     """One table as the page holds it: its columns, the filter columns, and each row as a list of values."""
     rows = with_agreement(rows)
     cols = columns_of(rows, kind)
     return {"name": name, "record": getattr(kind, "__name__", "") if kind not in (None, dict) else "",
             "columns": cols, "filters": filter_columns(cols, rows),
-            "rows": [[plain(r.get(c)) for c in cols] for r in rows]}
+            "rows": [[plain(r.get(c), cut) for c in cols] for r in rows]}
 
 
-def study_payload(study: str, tables: dict[str, tuple[list[dict], Any]], links: dict | None = None) -> dict:
+def study_payload(study: str, tables: dict[str, tuple[list[dict], Any]], links: dict | None = None,
+                  cut: Cut = FULL) -> dict:
     """The page's data: ``tables`` maps a table name to (its rows, its record type); ``links`` (chapter,
     downloads) are addresses relative to the page."""
-    out = [table_payload(n, rows, kind) for n, (rows, kind) in tables.items() if rows]
+    out = [table_payload(n, rows, kind, cut) for n, (rows, kind) in tables.items() if rows]
     columns = {t["name"]: t["columns"] for t in out}
+    note = "" if cut == FULL else (f"This study's rows are many: on this page a text is cut at {cut.text:,} "
+                                   f"characters and a list at {cut.items} elements; the downloads hold them whole.")
     return {"study": study, "tables": out, "keys": key_columns(columns), "context": context_columns(columns),
-            "links": links or {}}
+            "links": links or {}, "note": note}
+
+
+def fitted_payload(study: str, tables: dict[str, tuple[list[dict], Any]], links: dict | None = None,
+                   budget: int = PAGE_BUDGET) -> dict:
+    """:func:`study_payload`, with long values cut shorter (:data:`SHORT`) when the page would pass ``budget``
+    bytes of data: the site stays small enough to ship, the downloads keep everything."""
+    payload = study_payload(study, tables, links)
+    return payload if len(embed(payload).encode()) <= budget else study_payload(study, tables, links, SHORT)
 
 
 def embed(payload: dict) -> str:

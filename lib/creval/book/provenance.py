@@ -91,7 +91,8 @@ def dataset_lines(datasets: tuple) -> list[str]:
         remotes = getattr(ds, "remotes", ()) or ()
         pins = ", ".join(f"{r.name} sha256 `{r.sha256[:16]}`" if r.sha256 else f"{r.name} (no pinned hash)"
                          for r in remotes)
-        out.append(f"- {getattr(ds, 'name', ds)}: {pins or 'no pinned file (an API, a staged copy or the bundled sample)'}")
+        none = "no pinned file (an API, a staged copy or the bundled sample)"
+        out.append(f"- {getattr(ds, 'name', ds)}: {pins or none}")
     return out
 
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping
 
-from creval.book.browse import study_payload, write_page
+from creval.book.browse import fitted_payload, write_page
 from creval.book.downloads import write_downloads
 from creval.studies.contract import is_finished
 from creval.studies.registry import STUDIES, Study
@@ -60,7 +60,7 @@ def publish_study(study: Study, params: Mapping, site: Path) -> dict:
     if tables is None:
         return {"study": study.name, "written": False, "why": "its run is not finished"}
     links = {"chapter": chapter_href(study), "downloads": f"../{DOWNLOADS}/{study.name}/index.html"}
-    page = write_page(study_payload(study.name, tables, links), site / BROWSE)
+    page = write_page(fitted_payload(study.name, tables, links), site / BROWSE)
     folder = site / DOWNLOADS / study.name
     written = write_downloads(tables, folder)
     (folder / "index.html").write_text(downloads_index(study.name, written))
