@@ -154,3 +154,22 @@ def test_one_study_failing_is_one_line_and_the_others_are_published(tmp_path, mo
     assert [r["written"] for r in rows] == [True, False, True] and "bad rows" in rows[1]["why"]
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["item browser of divergent not written: ValueError: bad rows"]
+
+
+def test_the_book_publishes_after_rendering_and_records_it_in_its_manifest(tmp_path, monkeypatch):
+    from creval.book import build
+    seen = {}
+    monkeypatch.setattr(build, "run_studies", lambda params, names: [])
+    monkeypatch.setattr(build, "execute_chapters", lambda *a, **k: [])
+    monkeypatch.setattr(build, "render_offline", lambda out: out / "site" / "index.html")
+
+    def publish(site, params, names):
+        seen["site"] = site
+        return [{"study": "apparatus", "written": True, "rows": 4}]
+    monkeypatch.setattr(build, "publish", publish)
+    m = build.build_book({}, tmp_path, only=["01"], render="offline", progress=False)
+    assert seen["site"] == tmp_path / "site" and m["published"] == [{"study": "apparatus", "written": True, "rows": 4}]
+    assert m["seconds_publish"] >= 0 and json.loads((tmp_path / "book-manifest.json").read_text())["published"]
+    seen.clear()
+    assert build.build_book({}, tmp_path, only=["01"], render="none", progress=False)["published"] == []
+    assert seen == {}                                                  # nothing rendered: nothing published
