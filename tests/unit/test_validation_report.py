@@ -181,9 +181,9 @@ def test_what_this_shows_checks_the_papers_signs(tmp_path):
                            for i, (n, c) in enumerate([(10, 5), (20, 10)])])
     recs = recs_of(tmp_path, step_diversity=steps, solution_novelty=_novelty(), sample_size=sample)
     md = reading.what_this_shows(recs).split("\n")
-    assert md[0].startswith("- **not testable here (5 item(s), fewer than the 30")      # each row's own n
+    assert md[0].startswith("- **not testable here (5 problem(s), fewer than the 30")   # problems are the units
     assert "4 of 4 step-level correlations" in md[0] and "Average cosine similarity -1.00" in md[0]
-    assert md[1].startswith("- **not testable here (5 item(s)")
+    assert md[1].startswith("- **not testable here (5 problem(s)")
     assert "m on macgyver 1.00 (n = 5; 2/7 comparisons tied)" in md[1]
     # the fixture's naive entropy is its semantic entropy: Table 13's tie is the missing clustering, not a finding
     assert md[2].startswith("- **not testable here (no merge: semantic entropy equals naive entropy")

@@ -55,9 +55,13 @@ def novelty_agrees(row: dict) -> bool:
 
 
 def _row_verdict(row: dict, claimed, degenerate: str | None = None) -> V.Verdict:
-    """One table row's rho and interval read against the paper's ``claimed`` sign or range."""
+    """One table row's rho and interval read against the paper's ``claimed`` sign or range, on its independent
+    units (problems, where the table counts them)."""
+    units = row.get("units")
+    has = units is not None and units == units
     return V.claim_verdict(row.get("rho", np.nan), row.get("ci_low", np.nan), row.get("ci_high", np.nan),
-                           int(row.get("n") or 0), claimed=claimed, degenerate=degenerate, units="item")
+                           int(units) if has else int(row.get("n") or 0), claimed=claimed, degenerate=degenerate,
+                           units="problem" if has else "item")
 
 
 def _same_shape(ss) -> tuple[float, float, float]:

@@ -19,6 +19,8 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
+from creval.measures.resample import cluster_bootstrap
+from creval.measures.tracking import column_stats
 from creval.studies.contract import Records
 from creval.studies.tables import captioned, guard_module, public_text
 
@@ -38,9 +40,19 @@ def boot(recs, n_boot: int | None = None, seed: int | None = None) -> dict:
             "seed": seed if seed is not None else getattr(cfg, "seed", 0)}
 
 
-def _corr_row(x, y, n_boot: int, seed: int, **keys) -> dict:
-    r = S.spearman_ci(x, y, n_boot=n_boot, seed=seed)
-    return {**keys, "rho": r["rho"], "p": r["p"], "ci_low": r["lo"], "ci_high": r["hi"], "n": r["n"], "note": r["note"]}
+def _corr_row(x, y, n_boot: int, seed: int, cluster=None, **keys) -> dict:
+    """Spearman rho of ``x`` and ``y`` with a percentile bootstrap interval that resamples whole ``cluster``s
+    (the steps of one problem are one independent unit; rows when None) and the number of ``units``."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    keep = np.isfinite(x) & np.isfinite(y)
+    r = S.spearman(x, y)
+    unit = None if cluster is None else np.asarray(cluster, dtype=object)[keep]
+    b = cluster_bootstrap(lambda a, c: column_stats(a[:, None], c, "spearman")[0], x[keep], y[keep], cluster=unit,
+                          n_boot=n_boot, seed=seed)
+    ok = not r["note"]
+    note = "; ".join(t for t in (r["note"], b["note"] if ok else "") if t)
+    return {**keys, "rho": r["rho"], "p": r["p"], "ci_low": b["lo"] if ok else np.nan,
+            "ci_high": b["hi"] if ok else np.nan, "n": r["n"], "units": b["n_units"], "note": note}
 
 
 def data_sources(recs: Records) -> str:
@@ -78,8 +90,8 @@ def table_entropy_vs_diversity(recs: Records, n_boot: int | None = None, seed: i
     for level, data in (("step", df), ("solution", sol)):
         for (d, m), g in data.groupby(["domain", "model"]):
             for metric in DIVERSITY:
-                rows.append(_corr_row(g["semantic_entropy"], g[metric], b["n_boot"], b["seed"], domain=d, level=level,
-                                      metric=LABELS[metric], model=m))
+                rows.append(_corr_row(g["semantic_entropy"], g[metric], b["n_boot"], b["seed"], cluster=g["problem_id"],
+                                      domain=d, level=level, metric=LABELS[metric], model=m))
     out = pd.DataFrame(rows)
     return captioned(out, "Tables 8-10: semantic entropy vs diversity (Spearman; expected sign: negative for "
                             "cosine and self-BLEU, positive for distinct-n)")
