@@ -200,6 +200,11 @@ def test_a_constant_judge_is_flagged_in_the_table_and_the_figure():
     fig = report.fig_models(recs)
     assert [list(tr.marker.symbol) for tr in fig.data] == [["x-open"], ["circle"]]
     assert "a constant value" in fig.layout.title.text
+    # a judge's 1-5 scores averaged per item, about 2 everywhere: flagged once rounded to the scale
+    about2 = np.where(np.arange(N) % 4 == 0, 1.9, 2.0)
+    assert report.flat_values(about2, judged=True) == ("a constant judge score (2 on all 20 items), rounded to the "
+                                                        "1-5 scale")
+    assert report.flat_values(about2) == "" and report.flat_values(BASE, judged=True) == ""
 
 
 def test_compare_over_other_roots_runs_nothing_upstream_here():

@@ -223,6 +223,7 @@ OTHER_ARGS: dict[str, list[tuple]] = {
     "compare.report.homogeneity_estimates": [(pd.DataFrame(),)],
     "compare.report.model_estimates": [(pd.DataFrame(),)],
     "compare.report.models_of": [(pd.DataFrame(),)],
+    "compare.report.flat_values": [(np.array([]),), (np.array([math.nan, 2.0]), True)],
     "compare.report.normalised": [(pd.DataFrame(columns=["measure", "model", "n", "mean", "lo", "hi", "judge"]),
                                    pd.DataFrame(columns=["measure", "model", "item", "value", "judge"]))],
     "compare.report.paired_differences": [(pd.DataFrame(),)],

@@ -70,8 +70,19 @@ def model_estimates(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> 
         lo, hi = S.bootstrap_ci(np.mean, x, n_boot=n_boot, seed=seed) if len(x) else (np.nan, np.nan)
         rows.append({"measure": measure, "model": model, "n": len(x), "mean": float(x.mean()) if len(x) else np.nan,
                      "lo": lo, "hi": hi, "judge": ", ".join(sorted({j for j in g["judge"] if j})),
-                     "constant": V.constant(list(x), "value", share=V.DEGENERATE_SHARE) or ""})
+                     "constant": flat_values(x, judged=any(g["judge"]))})
     return pd.DataFrame(rows, columns=["measure", "model", "n", "mean", "lo", "hi", "judge", "constant"])
+
+
+def flat_values(x: np.ndarray, judged: bool = False) -> str:
+    """Why a model's item values rank nothing, or "": one value on at least
+    :data:`~creval.measures.verdicts.DEGENERATE_SHARE` of the items; for a judge's 1-5 scores averaged per item
+    (a judge giving about 2 to every use: items at 2.0, 1.9, 2.1), the same after rounding to the score scale."""
+    why = V.constant(list(x), "value", share=V.DEGENERATE_SHARE)
+    if why or not judged or not len(x) or x.min() < 1 or x.max() > 5:
+        return why or ""
+    why = V.constant(list(np.round(x)), "judge score", share=V.DEGENERATE_SHARE)
+    return f"{why}, rounded to the 1-5 scale" if why else ""
 
 
 def paired_differences(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
