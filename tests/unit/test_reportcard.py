@@ -138,6 +138,20 @@ def test_a_step_marker_baseline_bites_and_supports_lu_et_al(tmp_path):
     assert r["tracking"] == "does not track people" and r["verdict"] == card.SUPPORTS
 
 
+def test_no_card_word_changes_with_the_seed_unless_marked_borderline(tmp_path):
+    rows, marked = _texts(120, 1)
+    recs = _recs(tmp_path / "rethinking", RethinkingConfig(), {
+        "measures_solver": rows, "sets": [{"set": "solver", "texts": 120, "labelled": True, "why": ""}],
+        "formatting": [{"set": "solver", "id": r["id"], "marked": bool(m), "ci_unmarked": r["ci"] * 0.5,
+                        "n_words_unmarked": 1} for r, m in zip(rows, marked)]})
+    runs = [card.rethinking_rows(recs, n_boot=200, seed=s) for s in range(10)]
+    assert len(runs[0]) == 3
+    for i in range(len(runs[0])):
+        words = [run[i]["verdict"] for run in runs]
+        usual = max(set(words), key=words.count)
+        assert all(run[i]["borderline"] for run in runs if run[i]["verdict"] != usual), (runs[0][i]["measure"], words)
+
+
 def test_claim_words_follow_the_papers_direction():
     assert card.claim_word("tracks people", "+") == card.SUPPORTS
     assert card.claim_word("tracks people", "-") == card.CONTRADICTS

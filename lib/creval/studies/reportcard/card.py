@@ -92,9 +92,9 @@ def graded(paper: str, measure: str, data: str, x, baselines: dict, y, stat: str
     (:data:`CLAIMED`) read off its word (:func:`claim_word`). ``degenerate`` (or a constant ``x``) makes the
     row *not testable here* with that reason."""
     x, y = np.asarray(x, float), np.asarray(y, float)
-    t = TR.tracks_people(x, y, stat=stat, baselines=baselines, author=author, cluster=cluster, n_boot=n_boot,
-                         seed=seed)
     why = S.first_reason(degenerate, S.constant(x[np.isfinite(x) & np.isfinite(y)], "score"))
+    t = TR.tracks_people(x, y, stat=stat, baselines=baselines, author=author, cluster=cluster,
+                         n_boot=0 if why else n_boot, seed=seed)      # an untestable row needs no resample
     track = S.TESTABLE if why else t["word"]
     word = claim_word(track, CLAIMED[paper])
     reason = why or (NO_CLAIM + f"; against people: {track}" if CLAIMED[paper] is None else t["reason"])
