@@ -1,5 +1,7 @@
 """The chapters' "What this shows" lists: one bullet per claim, its verdict decided by the one rule
-(:func:`creval.measures.stats.decide`), and a last line naming the local models the verdicts rest on."""
+(:func:`creval.measures.verdicts.claim_verdict`: supports / contradicts the paper, inconclusive here, not
+testable here; :func:`every_row` for a claim tested on several rows), and a last line naming the local models
+the verdicts rest on. :func:`verdict` is the older two-word reading, kept for callers not yet moved."""
 from __future__ import annotations
 
 from creval.measures.stats import ENOUGH, TESTABLE, Verdict, decide
@@ -23,9 +25,9 @@ def local_models(recs: Records) -> list[str]:
 
 
 def claims_md(rows: list[tuple[str, str, str]], recs: Records | None = None) -> str:
-    """A "What this shows" list: one bullet per ``(verdict, claim, evidence)``, the verdict in bold
-    (*reproduced*, *not reproduced*, *not testable here*); given the records, a last line names the local
-    models the verdicts rest on."""
+    """A "What this shows" list: one bullet per ``(verdict, claim, evidence)``, the verdict in bold (*supports
+    the paper*, *contradicts the paper*, *inconclusive here*, *not testable here*, with its reason and any
+    borderline mark); given the records, a last line names the local models the verdicts rest on."""
     out = "\n".join(f"- **{v}**: {c} {e}".rstrip() for v, c, e in rows)
     local = local_models(recs) if recs is not None else []
     if local:
