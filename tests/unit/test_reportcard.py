@@ -2,6 +2,7 @@
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from creval.measures import stats as S
@@ -184,3 +185,14 @@ def test_sources_name_folders_under_the_shared_run_root(tmp_path):
     recs = _recs(tmp_path / "card", ReportCardConfig(run_root="runs/default"),
                  {"card": [], "sources": [{"study": "aut", "run_dir": "aut/abc"}]})
     assert list(report.table_sources(recs)["run_dir"]) == ["runs/default/aut/abc"]
+
+
+def test_surface_baselines_of_the_texts():
+    f = card.format_baselines(["Step 1: fold\nStep 2: wave\n\n", "fold it and wave", "- a\n- b\n3) c\nplain"])
+    assert f["line count"].tolist() == [2, 1, 4] and f["list lines"].tolist() == [2, 0, 3]
+    m = pd.DataFrame({"n_words": [10, 12], "full_words": [30, 12], "text": ["a", "b"], "marked": [True, False]})
+    b = card.rethinking_baselines(m)
+    assert b["length as stored (words)"].tolist() == [30, 12] and b["length as cut (words)"].tolist() == [10, 12]
+    assert b["step markers"].tolist() == [1.0, 0.0]
+    same = card.rethinking_baselines(m.assign(full_words=[10, 12]))
+    assert "length as cut (words)" not in same                               # nothing was cut: one length

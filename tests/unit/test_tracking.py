@@ -108,3 +108,14 @@ def test_too_few_units_or_items_is_untestable_and_a_null_is_not_tracks():
                         baselines={"l": rng.normal(size=80)}, n_boot=300)
     assert r["word"] == INCONCLUSIVE and "smallest lead this test could detect" in r["reason"]
     assert r["lo"] < 0 < r["hi"] and r["diff lo"] < 0 < r["diff hi"]
+
+
+def test_a_label_that_is_the_author_gives_authorship_and_no_bare_nan():
+    """Crowd vs model texts: the human label *is* the author, so nothing can be read within authors."""
+    rng = np.random.default_rng(8)
+    author = np.repeat(["crowd", "model"], 60)
+    y = (author == "crowd").astype(float)
+    x = y + 0.7 * rng.normal(size=120)
+    r = T.tracks_people(x, y, stat="auc", baselines={"length": rng.normal(size=120)}, author=author, n_boot=200)
+    assert r["baselines"][T.AUTHOR] == pytest.approx(1.0) and r["word"] == T.AUTHORSHIP
+    assert math.isnan(r["within value"]) and "nan" not in r["reason"] and "within authors – [–, –]" in r["reason"]

@@ -18,6 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
+from creval.measures.numbers import fmt_number
 from creval.measures.resample import boot_p, cluster_draws, percentile, units
 from creval.measures.verdicts import ENOUGH, INCONCLUSIVE, TESTABLE, smallest_detectable
 
@@ -233,7 +234,7 @@ def _flips(bounds: dict, mcs: dict, null: float, has_author: bool, margin: float
 
 
 def _reason(out: dict, word: str) -> str:
-    f = "{:.2f}".format
+    f = fmt_number            # "–" for a value no resample could define: never a bare nan in a sentence
     head = (f"{out['statistic']} {f(out['value'])} [{f(out['lo'])}, {f(out['hi'])}] on {out['n']} texts "
             f"({out['n_units']} units); best baseline {out['baseline']} {f(out['baseline value'])}, lead "
             f"{f(out['difference'])} [{f(out['diff lo'])}, {f(out['diff hi'])}]")
