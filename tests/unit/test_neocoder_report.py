@@ -246,14 +246,28 @@ def test_what_this_shows_reads_each_claim_off_the_records(recs):
     decline = t[t["the paper's claim"].str.startswith("pass@1 falls")]
     assert len(decline) == 2 and set(decline["verdict"]) == {"not testable here"}
     assert decline["why"].str.startswith("1 problem(s), fewer than the 30").all()
-    # Fig. 5 compares our detector (GPT-4) with the stored labels (humans): shown, not judged
+    # Fig. 5 is judged with one instrument (our detector on both sides), per problem: one problem is too few
     fig5 = row("Humans have far greater convergent")
-    assert fig5["verdict"] == "not testable here" and fig5["why"].startswith("two instruments")
+    assert fig5["verdict"] == "not testable here"
+    assert "static detector on GPT-4's codes and on the humans' Python solutions alike" in fig5["this build"]
     live = row("Live")
     assert live["verdict"] == "not testable here"
     assert "m1: 0 of 2 rounds pass the strict judge" in live["this build"]
     assert set(t["verdict"]) <= {"supports the paper", "contradicts the paper", "inconclusive here",
                                  "not testable here"}
+
+
+def test_fig5_gaps_read_both_sides_with_the_static_detector(recs):
+    from creval.studies.neocoder import instrument
+    # 1A's human Python solutions, by the static detector: [for loop], [while loop]; 2B has none (left out)
+    assert instrument.human_static(recs) == {"neocoder-1A": [["for loop"], ["while loop"]]}
+    g0, g1 = instrument.gaps(recs, 0), instrument.gaps(recs, 1)
+    # state 0: both human solutions avoid the empty ban (1.0), GPT-4 follows and passes (1): gap 0
+    # state 1 (for loop banned): one human solution of two avoids it (0.5), GPT-4 follows and passes: -0.5
+    assert (g0["convergent"]["value"], g0["convergent"]["n"]) == (0.0, 1) and g1["convergent"]["value"] == -0.5
+    # divergent: GPT-4's [for loop] is known to the humans (0), each human solution is new to the other (1): -1;
+    # at state 1 GPT-4's [while loop, recursion] is half new: 0.5 - 1
+    assert g0["divergent"]["value"] == -1.0 and g1["divergent"]["value"] == -0.5
 
 
 def paired_records(tmp_path, strict, repo, n=97):

@@ -12,6 +12,8 @@ import pandas as pd
 from creval.measures import paired as P
 from creval.measures import stats as S
 from creval.measures.verdicts import CONTRADICTS, SUPPORTS, TESTABLE, Verdict, claim_verdict
+from creval.studies.claims import every_row
+from creval.studies.neocoder.instrument import gaps
 from creval.studies.neocoder.records import RoundRecord
 from creval.studies.neocoder.report import (
     PAPER_PASS,
@@ -19,7 +21,6 @@ from creval.studies.neocoder.report import (
     PAPER_TABLE1,
     codes_of,
     creativity,
-    curve_values,
     is_sample,
     state_rows,
     table1,
@@ -323,14 +324,27 @@ def harness_claims(recs) -> list[tuple[str, str, Verdict]]:
     return out
 
 
-TWO_INSTRUMENTS = ("two instruments: GPT-4's techniques by our static detector, the humans' by the stored GPT-4 "
-                   "labels; a difference between them may be the detectors'")
+ONE_INSTRUMENT = ("our static detector on GPT-4's codes and on the humans' Python solutions alike, per problem "
+                  "(the stored human labels are another instrument and enter no verdict)")
+
+
+def _fig5_claim(recs, which: str, states) -> tuple[str, Verdict]:
+    """Fig. 5's ``which`` comparison (:func:`instrument.gaps`: human minus GPT-4 for convergent, GPT-4 minus
+    human for divergent), one verdict per state, all read with our static detector; the claim must hold at
+    every state (:func:`~creval.studies.claims.every_row`)."""
+    found, parts = [], []
+    for t in states:
+        g = gaps(recs, t)[which]
+        found.append(claim_verdict(g["value"], g["lo"], g["hi"], g["n"], claimed="+", null=0.0, mc=g["mc"],
+                                   sample=is_sample(recs), units="problem"))
+        parts.append(f"state {t} {S.fmt_estimate(g['value'], g['lo'], g['hi'], 1, 100)} points on {g['n']} problems")
+    return "; ".join(parts), every_row(found)
 
 
 def creativity_claims(recs) -> list[tuple[str, str, Verdict]]:
-    """The creativity columns of Table 3, Fig. 5's humans against GPT-4, and the live run. Fig. 5 compares
-    techniques found by two instruments (ours for GPT-4's codes, the stored labels for the humans'), so its
-    comparisons are shown and not judged: one instrument per comparison."""
+    """The creativity columns of Table 3, Fig. 5's humans against GPT-4, and the live run. Fig. 5 is judged
+    with one instrument (our static detector reads GPT-4's codes and the humans' Python solutions alike), per
+    problem; the stored human labels, another instrument, enter no verdict."""
     out = []
     c = creativity(recs)
     if len(c):
@@ -340,19 +354,14 @@ def creativity_claims(recs) -> list[tuple[str, str, Verdict]]:
                     f"{span(paper_ng)}, Table 3).",
                     f"{span(c['divergent %'])} and {span(c['NeoGauge %'])} with our static detector",
                     Verdict(TESTABLE, "GPT-4's own technique detections of these codes were not released")))
-    cv = curve_values(recs).dropna()
-    early = cv[cv["state t"] < 3]
-    if len(early):
-        here = ("human convergent against GPT-4's before state 3: "
-                + ", ".join(f"{S.fmt_number(h, 1, 100)}% vs {S.fmt_number(g, 1, 100)}%"
-                            for h, g in zip(early["human convergent"], early["GPT-4 convergent"])))
+    states = sorted({r.state for r in codes_of(recs) if r.state is not None})
+    if states:
+        here, v = _fig5_claim(recs, "convergent", [t for t in states if t < 3])
         out.append(("Humans have far greater convergent creativity than GPT-4 before state 3 (the paper, Fig. 5).",
-                    here, Verdict(TESTABLE, TWO_INSTRUMENTS)))
-    if len(cv):
+                    f"human minus GPT-4 convergent, {ONE_INSTRUMENT}: {here}", v))
+        here, v = _fig5_claim(recs, "divergent", states)
         out.append(("GPT-4's divergent creativity is slightly above the humans' lowest level, Eq. 6 (the paper, "
-                    "Fig. 5).", f"GPT-4 {span(100 * cv['GPT-4 divergent'])} per state against "
-                    f"{S.fmt_number(cv['human divergent'].iloc[0], 1, 100)}% for the humans",
-                    Verdict(TESTABLE, TWO_INSTRUMENTS)))
+                    "Fig. 5).", f"GPT-4 minus human divergent, {ONE_INSTRUMENT}: {here}", v))
     lv = live_values(recs)
     here = "; ".join(f"{m}: {x['strict_ok']} of {x['rounds']} rounds pass the strict judge, {x['follows']} follow "
                      "the constraints" for m, x in lv.items()) or "no live rounds in these records"
