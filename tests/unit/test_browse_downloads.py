@@ -8,8 +8,9 @@ from dataclasses import dataclass
 import pandas as pd
 import pytest
 
+from creval.book.browse import address
 from creval.book.downloads import dictionary_rows, field_notes, write_downloads
-from creval.book.provenance import NOT_RECORDED, cost_line, provenance, quantisation
+from creval.book.provenance import NOT_RECORDED, cost_line, provenance, quantisation, table_sizes
 from creval.core.records import Record, column, optional, spread
 
 
@@ -86,3 +87,13 @@ def test_the_provenance_block_shows_each_part_and_survives_an_empty_manifest():
     empty = provenance({}, "toy")
     assert empty.count(NOT_RECORDED) >= 6 and "None" not in empty and not re.search(r"\bnan\b", empty, re.I)
     assert quantisation({"model": "org/Model-GGUF:q4_k_m"}) == "Q4_K_M" and quantisation({}) == NOT_RECORDED
+
+
+def test_the_block_links_each_table_to_the_browser_with_its_rows(tmp_path):
+    (tmp_path / "steps.jsonl").write_text('{"a": 1}\n{"a": 2}\n')
+    (tmp_path / "calls.jsonl").write_text('{"k": 1}\n')
+    assert table_sizes(tmp_path) == {"steps": 2}
+    text = provenance({}, "divergent", tables=table_sizes(tmp_path))
+    assert "[browse them](../browse/divergent.html) ([steps](../browse/divergent.html#t=steps) (2 rows))" in text
+    assert address("aut", "judgments", {"state": "unparsed", "judge model": "m/1"}, 3) == (
+        "../browse/aut.html#t=judgments&f.state=unparsed&f.judge%20model=m/1&i=3")

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
+from creval.book.browse import address
 from creval.core.io import read_jsonl
 from creval.studies.registry import get_study
 from creval.studies.tables import public_text
@@ -112,19 +113,28 @@ def phase_rows(manifest: Mapping) -> list[str]:
     return rows
 
 
-def links_line(study: str, chapter_dir: str = "..") -> str:
-    return (f"Every item behind this page: [browse them]({chapter_dir}/browse/{study}.html); every table: "
-            f"[CSV and Parquet, with a data dictionary]({chapter_dir}/downloads/{study}/index.html) "
-            f"(in the built book; `creval book` writes them).")
+def links_line(study: str, tables: dict[str, int] | None = None) -> str:
+    """Links to the study's item browser (one per table written, with its rows) and to its downloads."""
+    each = " · ".join(f"[{t}]({address(study, t)}) ({n:,} rows)" for t, n in (tables or {}).items())
+    return (f"Every item behind this page: [browse them]({address(study)})" + (f" ({each})" if each else "")
+            + f"; every table: [CSV and Parquet, with a data dictionary](../downloads/{study}/index.html) "
+            "(in the built book; `creval book` writes them).")
 
 
-def provenance(manifest: Mapping, study: str, datasets: tuple = (), source_rows: list[str] | None = None) -> str:
-    """The provenance block as Markdown."""
+def table_sizes(run_dir: Path) -> dict[str, int]:
+    """The rows of each table the run wrote (its calls aside)."""
+    return {f.stem: sum(1 for line in f.open() if line.strip()) for f in sorted(Path(run_dir).glob("*.jsonl"))
+            if f.stem != "calls"}
+
+
+def provenance(manifest: Mapping, study: str, datasets: tuple = (), source_rows: list[str] | None = None,
+               tables: dict[str, int] | None = None) -> str:
+    """The provenance block as Markdown (``tables``: rows per table, each linked to the browser)."""
     params = manifest.get("params") or {}
     models = model_rows(manifest)
     phases = phase_rows(manifest)
     done = "complete" if manifest.get("complete") else "not complete"
-    parts = ["## Provenance", "", links_line(study), "",
+    parts = ["## Provenance", "", links_line(study, tables), "",
              f"Run `{shown(params.get('run_id'))}` of the {study} study, commit `{shown(manifest.get('git_commit'))}`,"
              f" creval {shown(manifest.get('creval_version'))}, {done}; accelerator "
              f"{shown(manifest.get('accelerator'))}; wall time {seconds_text(manifest.get('seconds'))}.",
@@ -160,4 +170,5 @@ def provenance_text(cfg) -> str:
     """The provenance block of ``cfg``'s run (Markdown), for the end of its chapter; the study is found in the
     registry by the Config's ``study``."""
     study = get_study(cfg.study)
-    return provenance(read_manifest(cfg.run_dir), study.name, study.datasets, source_rows_of(cfg.run_dir))
+    return provenance(read_manifest(cfg.run_dir), study.name, study.datasets, source_rows_of(cfg.run_dir),
+                      table_sizes(cfg.run_dir))
