@@ -115,7 +115,8 @@ def phase_rows(manifest: Mapping) -> list[str]:
 
 def links_line(study: str, tables: dict[str, int] | None = None) -> str:
     """Links to the study's item browser (one per table written, with its rows) and to its downloads."""
-    each = " · ".join(f"[{t}]({address(study, t)}) ({n:,} rows)" for t, n in (tables or {}).items())
+    each = " · ".join(f"[{t}]({address(study, t)}) ({n:,} row{'' if n == 1 else 's'})"
+                      for t, n in (tables or {}).items())
     return (f"Every item behind this page: [browse them]({address(study)})" + (f" ({each})" if each else "")
             + f"; every table: [CSV and Parquet, with a data dictionary](../downloads/{study}/index.html) "
             "(in the built book; `creval book` writes them).")
