@@ -105,6 +105,7 @@ def test_the_page_embeds_the_data_so_no_text_can_close_its_script():
     p = study_payload("toy", {"verdicts": ([{"pair_id": "p", "text": "</script><b>x</b>"}], None)})
     text = page(p)
     assert "</script><b>" not in text and "<title>Items of the toy study</title>" in text
+    assert "http" not in text.split('id="creval-data"')[0]           # nothing loaded from the network
     data = text.split('id="creval-data">', 1)[1].split("</script>", 1)[0]
     assert json.loads(data)["tables"][0]["rows"] == [["p", "</script><b>x</b>"]]
     assert json.loads(embed({"x": [None]})) == {"x": [None]}
