@@ -102,6 +102,9 @@ def test_checks_auroc_by_hand_and_skips(recs):
     t = report.table_checks(recs)
     ci = t[(t["check"] == "MacGyver unconventional vs conventional") & (t["measure"] == "creativity index")].iloc[0]
     assert ci["value"] == pytest.approx(8 / 9) and ci["n"] == 6 and ci["right direction"] == "yes"
+    tested = t["p"].astype(float).notna()
+    k = int(tested.sum())
+    assert k >= 2 and ci["Holm p"] >= ci["p"] and ci["Holm p"] <= min(1.0, k * ci["p"]) + 1e-12   # Holm's bounds
     ppl = t[(t["check"].str.startswith("MacGyver unc")) & (t["measure"] == "perplexity")].iloc[0]
     assert ppl["value"] == pytest.approx(0.0) and ppl["right direction"] == "no"   # m1's PPL rises along the rows
     judge = t[(t["check"].str.startswith("MacGyver unc")) & (t["measure"] == "rubric judge")].iloc[0]

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from creval.measures import stats as S
+from creval.measures.multiple import holm
 from creval.measures.rubric import ASPECTS, RubricRecord, rerun_consistency
 from creval.studies.rethinking.readers import (
     MEASURES,
@@ -135,10 +136,14 @@ def table_checks(recs, model: str | None = None) -> pd.DataFrame:
                        "label", "rho", cols=["ci", "ppl", "ppl_cond", "bpb"], **boot) if labelled(recs, "aut") \
         else skipped("AUT human originality", unlabelled_reason(recs, "aut"))
     df = pd.DataFrame(rows)
+    if "p" in df:                # many checks at once: Holm's adjusted p beside each raw one
+        df["Holm p"] = holm(df["p"].astype(float).tolist())
     ttcw_n = df[df["check"].str.startswith("TTCW expert passes")]["n"].max() if len(df) else 0
     need = f" TTCW: n = {int(ttcw_n)} stories, so only a large rho clears chance." if ttcw_n else ""
     return captioned(df, "Checks against people. 'right direction': the measure moves the way its reading as "
-                         "creativity predicts (CI, PPL, judge up; templates down for the more creative side)." + need)
+                         "creativity predicts (CI, PPL, judge up; templates down for the more creative side); the "
+                         "interval resamples whole groups (problem, pair, plot, object); 'Holm p': the p-value "
+                         "adjusted for every check of this table at once." + need)
 
 
 def table_ttcw_judges(recs) -> pd.DataFrame:
