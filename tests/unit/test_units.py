@@ -7,7 +7,9 @@ import time
 
 import pytest
 
+from creval.cli import main
 from creval.core.cache import CallCache, cached_batch
+from creval.core.errors import CrevalError
 from creval.core.ledger import LEDGER
 from creval.core.units import BudgetReached, Unit, UnitsFailed, run_units, spending_limit
 from creval.models.endpoint import AdaptiveLimit
@@ -98,6 +100,27 @@ def test_the_spending_limit_stops_before_passing_and_a_rerun_goes_on(tmp_path):
     assert len(done) == 4                                              # 4 x $0.25 = $1.00, the fifth would pass it
     out = run_units(tmp_path, "cost", _units(10), work, width=1, progress=False)
     assert len(out["t"]) == 10
+
+
+@pytest.mark.parametrize("usd", [-1.0, -0.01, float("nan"), float("-inf")])
+def test_a_negative_or_nan_budget_is_one_error_naming_the_flag(usd):
+    with pytest.raises(CrevalError, match=r"--max-cost .* is not a budget") as err:
+        spending_limit(usd)
+    assert "leave the flag out for no limit" in str(err.value)      # the fix, in the same message
+
+
+@pytest.mark.parametrize("usd", [None, 0.0, 2.5])
+def test_no_budget_zero_and_a_positive_budget_are_taken(usd):
+    with spending_limit(usd) as lim:
+        assert lim.usd == usd
+
+
+@pytest.mark.parametrize("argv", [["run", "aut", "--max-cost", "-1"], ["book", "--max-cost", "nan"]])
+def test_the_command_line_refuses_a_bad_budget_before_any_work(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("creval: error:") == 1 and "is not a budget" in err and "Traceback" not in err
+    assert "$-1.00" not in err
 
 
 def test_adaptive_limit_halves_on_busy_and_grows_back():

@@ -138,7 +138,8 @@ def cmd_book(args) -> int:
     check_models(params)
     out = Path(args.out) if args.out else REPO / "_build" / ppath.stem
     check_out(out)
-    with book_engine(params, out) as (params, engine), spending_limit(args.max_cost):
+    limit = spending_limit(args.max_cost)        # a bad budget is refused before an engine starts
+    with book_engine(params, out) as (params, engine), limit:
         print(f"engine: {engine['engine']} ({engine['why']})", file=sys.stderr)
         m = build_book(params, out, args.chapters, args.render)
     m["engine"] = engine
@@ -152,6 +153,7 @@ def cmd_batch(args) -> int:
     check_chapters(args.chapters)
     check_render(args.render)
     check_out(Path(args.out))
+    limit = spending_limit(args.max_cost)        # a bad budget is refused before the first book
     ppath = params_path(args.params)
     runs = []
     for model in args.models:                  # every model checked before the first book is built
@@ -163,7 +165,7 @@ def cmd_batch(args) -> int:
     for name, params in runs:
         out = Path(args.out) / name
         print(f"== {name} -> {out}", file=sys.stderr)
-        with spending_limit(args.max_cost):
+        with limit:
             m = build_book(params, out, args.chapters, args.render)
         print(_summary(m, out))
         code |= any(c["error"] for c in m["chapters"])

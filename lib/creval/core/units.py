@@ -75,9 +75,14 @@ _SPENT_LOCK = threading.Lock()
 
 class spending_limit:
     """``with spending_limit(usd):`` every unit runner inside stops starting units once the cost of the calls
-    made since the block began would pass ``usd`` (``None``: no limit)."""
+    made since the block began would pass ``usd`` (``None``: no limit).
+    A negative or NaN budget is refused here, the one place every command's ``--max-cost`` passes."""
 
     def __init__(self, usd: float | None):
+        if usd is not None and not usd >= 0:          # NaN fails every comparison, so it is caught here too
+            raise CrevalError(f"--max-cost {usd} is not a budget: it must be a number of US dollars, 0 or more",
+                              "give the most the run may spend (e.g. --max-cost 5), or leave the flag out for "
+                              "no limit")
         self.usd = usd
 
     def __enter__(self):
