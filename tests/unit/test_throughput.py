@@ -86,3 +86,29 @@ def test_slow_phases_say_how_far_they_are_from_the_measured_speed(tmp_path, monk
     assert top[0]["limit_s"] == 6.0 and top[0]["x_limit"] == 2.0          # 3 s prefill + 3 s decode
     assert "limit_s" not in top[1]                                         # embeddings: no LLM yardstick
     assert phases_lines(rows, k=1)[0].endswith("; 2.0x the 6 s this machine's measured speed allows")
+
+
+def _phases(model, kinds, seconds=5.0):
+    u = {"seconds": seconds, "calls_made": 3, "input_tokens": 90, "output_tokens": 9,
+         "made_input_tokens": 90, "made_output_tokens": 9}
+    return [{"study": "divergent", "by_kind_model": {f"{k}:{model}": u for k in kinds}}]
+
+
+def test_a_local_model_behind_three_slow_phases_is_measured_and_named_once(tmp_path, monkeypatch, capsys):
+    from creval.book.studies import measure_slow_models
+    monkeypatch.setenv("CREVAL_HOME", str(tmp_path))
+    measured = []
+    monkeypatch.setattr(throughput, "ensure", lambda model, **kw: measured.append(model))  # nothing stored
+    measure_slow_models(_phases("smollm2-135m", ["choice", "loglikelihood", "sample"]))
+    assert measured == ["smollm2-135m"]
+    assert capsys.readouterr().err.count("measuring smollm2-135m's own speed") == 1
+
+
+def test_a_model_behind_an_api_is_never_measured_and_no_line_says_it_is(tmp_path, monkeypatch, capsys):
+    from creval.book.studies import measure_slow_models
+    monkeypatch.setenv("CREVAL_HOME", str(tmp_path))
+    measured = []
+    monkeypatch.setattr(throughput, "ensure", lambda model, **kw: measured.append(model))
+    measure_slow_models(_phases("gpt-4o-mini", ["chat", "sample", "choice"]))
+    assert measured == [] and capsys.readouterr().err == ""
+    assert throughput.behind_api("gpt-4o-mini") and not throughput.behind_api("smollm2-135m")

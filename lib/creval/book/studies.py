@@ -102,10 +102,14 @@ def measure_slow_models(rows: list[dict], k: int = 5) -> None:
     phases that made calls, so :func:`slowest_phases` can say how far each is from it. A model behind an API
     is never measured here (``creval throughput`` does it on request); a failure only costs the comparison."""
     llm = throughput.PREFILL_KINDS + throughput.GENERATE_KINDS
+    seen: set[str] = set()
     for p in slowest_phases(rows, k):
         kind, model = p["phase"].split(":", 1)
-        if kind in llm and p["seconds"] > 0 and throughput.load(model) is None:
+        if kind in llm and p["seconds"] > 0 and model not in seen and throughput.load(model) is None:
+            seen.add(model)             # a model behind several slow phases is measured, and named, once
             try:
+                if throughput.behind_api(model):
+                    continue            # never measured here: no line saying it is
                 print(f"measuring {model}'s own speed on this machine (once; `creval throughput`)", file=sys.stderr)
                 throughput.ensure(model)
             except Exception as e:        # noqa: BLE001 - the comparison is optional, the results are not

@@ -102,6 +102,11 @@ def distance(kind: str, seconds: float, input_tokens: int, output_tokens: int, f
     return seconds / bound if bound else None
 
 
+def behind_api(model: str) -> bool:
+    """Is ``model`` served by an API (its tokens cost, so it is measured only on request)?"""
+    return registry.get_spec(model).backend == "openai"
+
+
 def ensure(model: str, *, force: bool = False, local_only: bool = True, **measure_kw) -> dict | None:
     """The stored figures of ``model``, measured now (and stored) when missing or ``force``. With
     ``local_only`` a model behind an API is never measured (it would spend its tokens): None. ``measure_kw``
@@ -109,9 +114,9 @@ def ensure(model: str, *, force: bool = False, local_only: bool = True, **measur
     got = None if force else load(model)
     if got is not None:
         return got
-    spec = registry.get_spec(model)
-    if local_only and spec.backend == "openai":
+    if local_only and behind_api(model):
         return None
+    spec = registry.get_spec(model)
     figures = {"model": spec.name, "backend": spec.backend, **measure(registry.load_backend(spec), **measure_kw)}
     store(spec.name, figures)
     return figures
