@@ -128,6 +128,11 @@ def test_table2_groups_and_further_model(recs):
     assert ps.loc["unconventional", "judge"] == "2.50 ± 0.00" and ps.loc["conventional", "words"] == 11.0
     assert t[t["set"] == "crowd vs GPT-4 (MacGyver)"]["note"].iloc[0] == "no crowd solutions here"
     assert "PPL under m1" in t.attrs["caption"]
+    # the judge's score beside its n and the length of the one text it scored per group (too few for an interval)
+    assert ps.loc["unconventional", "judge [95% CI] (n; words judged)"] == "2.50 (n=1; 10 words)"
+    assert ps.loc["conventional", "judge [95% CI] (n; words judged)"] == "1.50 (n=1; 10 words)"
+    assert "Unconventionality (1-5: 1 = the standard way anyone would do it;" in t.attrs["caption"]
+    assert "Originality (1-5: 1 = entirely predictable or borrowed;" in t.attrs["caption"]
 
 
 def test_ttcw_judges_and_invariance(recs):

@@ -26,6 +26,7 @@ import pandas as pd
 from creval.measures import stats as S
 from creval.measures.multiple import holm
 from creval.measures.rubric import ASPECTS, RubricRecord, rerun_consistency
+from creval.studies import scores as SC
 from creval.studies.rethinking.readers import (
     MEASURES,
     check_rows,
@@ -95,14 +96,19 @@ def table2(recs) -> pd.DataFrame:
             row.update({f"PPL ({o})": mean_sd(p.loc[g["id"]]) for o, p in others.items()})
             rate = f"{S.fmt_number(st['rate'], 1, 100)}% ({S.fmt_number(st['tpt_mean'], 3)})"
             row.update({"CR-POS": st["cr_pos"], "template rate (TPT)": rate,
-                        "judge": mean_sd(g["judge"]), "words": round(float(g["n_words"].mean()), 1), "note": ""})
+                        "judge": mean_sd(g["judge"]), "words": round(float(g["n_words"].mean()), 1),
+                        "judge [95% CI] (n; words judged)": SC.fmt_score(SC.score_summary(
+                            g["judge"], g["n_words"], n_boot=cfg.n_boot, seed=cfg.seed)), "note": ""})
             rows.append(row)
     df = pd.DataFrame(rows)
     return captioned(df, f"Table 2 analogue on our data: CI = mean uniq_L over L = {cfg.rethink_ci_l_min}.."
                          f"{cfg.rethink_ci_l_max} ({cfg.rethink_ci_agg}), in-pool leave-group-out reference; PPL under "
                          f"{cfg.model}; CR-POS and template rate with top-{cfg.rethink_template_top} POS "
                          f"{cfg.rethink_template_n}-grams of each group; judge = rubric headline aspect "
-                         f"({cfg.judge_model}, expected value, {cfg.rethink_judge_items} per group)")
+                         f"({cfg.judge_model}, expected value, {cfg.rethink_judge_items} per group; 'words judged': "
+                         "the mean length of the texts it scored). " + SC.scale_note(
+                             [a for d, h in (("ps", "Unconventionality"), ("cw", "Originality"))
+                              for a in ASPECTS[d] if a[0] == h]))
 
 
 def paper_table2(recs) -> pd.DataFrame:
