@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -92,7 +93,7 @@ def phases(args) -> dict:
     """``{phase: work(model, unit) -> (rows, output tokens)}``."""
     def sample(m, u):
         got = m.sample(prompt(u.item), args.n, temperature=1.0, top_p=0.9, max_tokens=args.tokens, seed=u.item)
-        return [{"text": s.text} for s in got], sum(s.n_tokens for s in got)
+        return [{"text": s.text, "sum": sum(s.token_logprobs)} for s in got], sum(s.n_tokens for s in got)
 
     def chat(m, u):
         c = m.chat(prompt(u.item), max_tokens=args.tokens)
@@ -100,12 +101,19 @@ def phases(args) -> dict:
 
     def choice(m, u):
         s = m.choice_logprobs(prompt(u.item), ["Yes", "No", "Maybe"])
-        return [{k: round(v, 4) for k, v in s.logprobs.items()}], 0
+        return [dict(s.logprobs)], 0
 
     def loglikelihood(m, u):
         r = m.loglikelihood(f"You could use {TOPICS[u.item % len(TOPICS)]} as a doorstop number {u.item}.")
-        return [{"sum": round(r.sum_logprob, 4)}], 0
+        return [{"sum": r.sum_logprob}], 0
     return {"sample": sample, "chat": chat, "choice": choice, "loglikelihood": loglikelihood}
+
+
+def agreement(a: list[dict], b: list[dict]) -> str:
+    """How far two runs' records are apart: texts equal or not, and the largest difference of a number."""
+    texts = all(x.get("text") == y.get("text") for x, y in zip(a, b))
+    nums = [abs(x[k] - y[k]) for x, y in zip(a, b) for k in x if isinstance(x[k], float) and k in y]
+    return f"texts equal: {texts}" + (f", numbers within {max(nums):.1e}" if nums else "")
 
 
 def run_phase(backend, work, n_units: int, width: int, root: Path) -> dict:
@@ -127,24 +135,26 @@ def run_phase(backend, work, n_units: int, width: int, root: Path) -> dict:
             "per_batch": (sum(backend.gather.tally.requests) - before[2]) / max(batches, 1), "busy": busy.summary()}
 
 
-def embed_phase(n_units: int, width: int, root: Path) -> dict | None:
+def embed_phase(n_units: int, width: int, root: Path) -> dict:
+    """Each unit embeds its 16 texts (the bundled MiniLM), with a cache of its own in ``root``."""
+    saved, os.environ["CREVAL_CACHE"] = os.environ.get("CREVAL_CACHE"), str(root / "embed.sqlite")
     try:
         from creval.models.embeddings import Embedder, _gatherer
-        Embedder().encode(["warm up"])
-    except Exception as e:      # noqa: BLE001 - the bundled embedder is optional here
-        return {"skipped": f"{type(e).__name__}: {e}"}
-    from creval.core import cache as callcache
-    tally = _gatherer("all-MiniLM-L6-v2", 64).tally
-    before = tally.batches
-    saved, callcache._default = callcache._default, CallCache(root / "embed.sqlite")
-    try:
+        Embedder().encode(["warm up"])          # loads the model
+        tally = _gatherer("all-MiniLM-L6-v2", 64).tally
+        before = tally.batches
         t0 = time.perf_counter()
         run_units(root, "embed", [Unit(f"e{i}", i) for i in range(n_units)],
                   lambda u: {"n": [len(Embedder().encode([f"{t} number {u.item}.{k}" for k, t in enumerate(TOPICS)]))]},
                   width=width, progress=False)
         return {"wall": time.perf_counter() - t0, "batches": tally.batches - before}
+    except Exception as e:      # noqa: BLE001 - the bundled embedder is optional here
+        return {"skipped": f"{type(e).__name__}: {e}"}
     finally:
-        callcache._default = saved
+        if saved is None:
+            os.environ.pop("CREVAL_CACHE", None)
+        else:
+            os.environ["CREVAL_CACHE"] = saved
 
 
 def main() -> None:
@@ -153,17 +163,23 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=10, help="samples per unit in the sample phase")
     ap.add_argument("--tokens", type=int, default=64, help="max new tokens per sample or reply")
     ap.add_argument("--skip-serial", action="store_true", help="only the batched runs (faster)")
+    ap.add_argument("--skip-throughput", action="store_true",
+                    help="compare with the figures `creval throughput` stored before (none: not compared)")
+    ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     args = ap.parse_args()
     torch = heavy.torch()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
     print(f"device: {gpu or 'no GPU (torch sees no CUDA device): CPU figures only'}; "
           f"torch {torch.__version__}, {time.strftime('%Y-%m-%d')}")
     t0 = time.perf_counter()
     backend = load_backend(get_spec(MODEL))
     print(f"{MODEL} loaded in {time.perf_counter() - t0:.1f} s ({backend.quantisation} on {backend.device})")
-    figures = throughput.measure(backend, streams=32 if gpu else 8, repeats=2)
-    print("creval throughput:", json.dumps({k: figures[k] for k in ("prefill_tps", "decode_tps",
-                                                                    "batched_decode_tps", "streams")}))
+    figures = (throughput.load(MODEL) if args.skip_throughput else
+               throughput.measure(backend, streams=32 if gpu else 8, repeats=2)) or {}
+    print("creval throughput:", json.dumps({k: figures.get(k) for k in ("prefill_tps", "decode_tps",
+                                                                        "batched_decode_tps", "streams")}))
     report = {}
     for name, work in phases(args).items():
         with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
@@ -172,13 +188,12 @@ def main() -> None:
         line = (f"{name:>13}: batched {batched['wall']:.1f} s, {batched['forward']} forwards, "
                 f"{batched['per_batch']:.1f} requests/batch")
         if batched["tokens"]:
-            tps = batched["tokens"] / batched["wall"]
-            ref = figures["batched_decode_tps"] if name == "sample" else figures["decode_tps"]
-            line += f", {tps:.0f} tokens/s (throughput's figure {ref:.0f})"
+            ref = figures.get("batched_decode_tps" if name == "sample" else "decode_tps")
+            line += f", {batched['tokens'] / batched['wall']:.1f} tokens/s (throughput's figure {ref})"
         if gpu:
             line += f", GPU busy {batched['busy']}"
         if serial:
-            same = "" if name == "sample" else f", records equal: {serial['rows'] == batched['rows']}"
+            same = f", {agreement(serial['rows'], batched['rows'])}"
             fewer = serial["forward"] / max(batched["forward"], 1)
             line += (f" | serial {serial['wall']:.1f} s, {serial['forward']} forwards | ratio "
                      f"{serial['wall'] / batched['wall']:.2f}x wall, {fewer:.1f}x fewer forwards{same}")
@@ -186,11 +201,11 @@ def main() -> None:
         report[name] = {k: v for k, v in batched.items() if k != "rows"}
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
         emb = embed_phase(args.units, LOCAL_WIDTH, Path(a))
-        if emb and "wall" in emb:
+        if "wall" in emb:
             ser = embed_phase(args.units, 1, Path(b)) if not args.skip_serial else None
             print(f"{'embed':>13}: batched {emb['wall']:.2f} s in {emb['batches']} batches"
                   + (f" | serial {ser['wall']:.2f} s in {ser['batches']} batches" if ser else ""))
-        elif emb:
+        else:
             print(f"{'embed':>13}: skipped ({emb['skipped']})")
     print(f"total {time.perf_counter() - t0:.0f} s")
 

@@ -36,6 +36,7 @@ from creval.models.base import (
     scored_tokens,
     split_thinking,
 )
+from creval.models.device import torch_device
 from creval.models.gather import UNLOCKED, Gatherer
 from creval.models.hf_decode import Counter, decode, score_rows
 from creval.models.registry import locate_weights
@@ -54,7 +55,7 @@ class HFBackend:
         self.spec, self.torch = spec, torch
         if spec.threads:
             torch.set_num_threads(spec.threads)
-        self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.device = torch_device()                    # the GPU when torch sees one; CREVAL_DEVICE overrides
         kw: dict = {}
         if spec.source:
             path = locate_weights(spec)
@@ -64,7 +65,7 @@ class HFBackend:
                 where = str(path)
         else:
             where = spec.model
-        dtype = torch.bfloat16 if self.device == "cuda" else torch.float32
+        dtype = torch.bfloat16 if self.device.startswith("cuda") else torch.float32
         quiet_transformers()
         try:
             self.tok = transformers.AutoTokenizer.from_pretrained(where, **kw)
