@@ -7,11 +7,12 @@ import pytest
 
 from creval.measures import stats as S
 from creval.studies.aut.config import AutConfig
-from creval.studies.contract import Records
+from creval.studies.contract import Records, Study
 from creval.studies.registry import STUDIES, in_order
 from creval.studies.reportcard import card, report
 from creval.studies.reportcard.config import ReportCardConfig
 from creval.studies.reportcard.run import under_run_root
+from creval.studies.rethinking import grading as rethinking_grading
 from creval.studies.rethinking.config import RethinkingConfig
 
 
@@ -30,13 +31,25 @@ def test_the_card_reads_its_upstream_studies_and_shares_their_parameters():
     assert ReportCardConfig.from_params({"aut_items": 7}).run_id != ReportCardConfig().run_id
 
 
+def test_the_card_grades_every_study_that_declares_card_rows_and_reads_each(monkeypatch):
+    assert [s.name for s in card.graded_studies()] == list(STUDIES["reportcard"].reads)
+    row = card.graded(card.TAN, "toy judge", "toy data", list(range(8)), {}, list(range(8)), "spearman", 0, 0)
+    asked = []
+    toy = Study("toy", "chapters/99-toy.ipynb", ReportCardConfig, run=lambda c: c,
+                card=lambda recs, n_boot, seed: asked.append((recs, n_boot, seed)) or [row])
+    monkeypatch.setitem(STUDIES, "toy", toy)
+    rows = card.card_rows({"toy": "its records"}, n_boot=7, seed=3)
+    assert asked == [("its records", 7, 3)] and [r["measure"] for r in rows] == ["toy judge"]
+    assert list(rows[0]) == card.COLUMNS and card.card_rows({}, n_boot=7, seed=3) == []
+
+
 def test_convergent_rows_grade_a_judge_against_the_majority_label(tmp_path):
     labels = [True] * 6 + [False] * 4                  # majority "yes": right on 6 of 10
     verdicts = labels[:9] + [None]                     # right on 9, one unparsed (counts as wrong)
     rows = [{"judge": "retrieval", "pair_id": f"p{i}", "criterion": "c", "label": lab, "verdict": v,
              "unparsed": v is None, "confidence": 0.9} for i, (lab, v) in enumerate(zip(labels, verdicts))]
     recs = _recs(tmp_path / "conv", None, {"human_verdicts": rows, "labels_source": [{"line": "Human labels: staged"}]})
-    r = card.convergent_rows(recs, n_boot=300, seed=0)[0]
+    r = STUDIES["convergent"].card(recs, n_boot=300, seed=0)[0]
     assert r["value"] == pytest.approx(0.9) and r["baseline value"] == pytest.approx(0.6)
     assert r["difference"] == pytest.approx(0.3) and r["n"] == 10 and (r["lo"], r["hi"]) == S.wilson(9, 10)
     assert r["units"] == 10 and r["verdict"] == S.TESTABLE               # 10 pairs: fewer than 30
@@ -47,7 +60,7 @@ def test_a_judge_that_always_says_no_is_flagged_and_pairs_are_the_units(tmp_path
     rows = [{"judge": "few-shot", "pair_id": f"p{i // 2}", "criterion": "c", "label": lab, "verdict": False,
              "unparsed": False, "confidence": 0.9} for i, lab in enumerate(labels)]
     recs = _recs(tmp_path / "conv", None, {"human_verdicts": rows, "labels_source": [{"line": "Human labels"}]})
-    r = card.convergent_rows(recs, n_boot=300, seed=0)[0]
+    r = STUDIES["convergent"].card(recs, n_boot=300, seed=0)[0]
     assert r["value"] == pytest.approx(0.75) == r["baseline value"] and r["units"] == 30
     assert r["verdict"] == S.TESTABLE and r["reason"] == "a constant judge answer (0 on all 60 items)"
 
@@ -66,7 +79,7 @@ def test_aut_rows_keep_the_strongest_baseline_and_the_verdict(tmp_path):
     recs = _recs(tmp_path / "aut", AutConfig(), {"human": rows("j", "pointwise", judge) +
                                                  rows("semantic distance", "baseline", sd) +
                                                  rows("length (words)", "baseline", length)})
-    r = card.aut_rows(recs, n_boot=300, seed=0)[0]
+    r = STUDIES["aut"].card(recs, n_boot=300, seed=0)[0]
     assert r["baseline"] == "semantic distance" and r["units"] == 6          # resampled by object
     assert r["value"] == pytest.approx(S.spearman(judge, humans)["rho"])
     assert r["baseline value"] == pytest.approx(abs(S.spearman(sd, humans)["rho"]))
@@ -102,7 +115,7 @@ def test_a_baseline_enters_in_its_better_orientation(tmp_path):
              "tpt": 0.1, "n_words": w} for i, (p, c, w) in enumerate(zip(passes, ci, words))]
     recs = _recs(tmp_path / "rethinking", RethinkingConfig(), {
         "measures_ttcw": rows, "sets": [{"set": "ttcw", "texts": 12, "labelled": True, "why": ""}]})
-    got = {r["measure"]: r for r in card.rethinking_rows(recs, n_boot=300, seed=0)}
+    got = {r["measure"]: r for r in STUDIES["rethinking"].card(recs, n_boot=300, seed=0)}
     r = got["creativity index"]
     assert r["baseline"] == "length as stored (words)"
     assert r["value"] == pytest.approx(S.spearman(ci, passes)["rho"])
@@ -132,7 +145,7 @@ def test_a_step_marker_baseline_bites_and_supports_lu_et_al(tmp_path):
         "measures_solver": rows, "sets": [{"set": "solver", "texts": 120, "labelled": True, "why": ""}],
         "formatting": [{"set": "solver", "id": r["id"], "marked": bool(m), "ci_unmarked": r["ci"],
                         "n_words_unmarked": 1} for r, m in zip(rows, marked)]})
-    r = {x["measure"]: x for x in card.rethinking_rows(recs, n_boot=300, seed=0)}["creativity index"]
+    r = {x["measure"]: x for x in STUDIES["rethinking"].card(recs, n_boot=300, seed=0)}["creativity index"]
     assert r["baseline"] in ("step markers", "list lines", "line count") and r["baseline value"] > 0.85
     assert r["units"] == 60 and r["diff hi"] < 0                                  # pairs are the units
     # the measure does not track people beyond a format bit: what Lu et al. claimed, so it supports them
@@ -145,7 +158,7 @@ def test_no_card_word_changes_with_the_seed_unless_marked_borderline(tmp_path):
         "measures_solver": rows, "sets": [{"set": "solver", "texts": 120, "labelled": True, "why": ""}],
         "formatting": [{"set": "solver", "id": r["id"], "marked": bool(m), "ci_unmarked": r["ci"] * 0.5,
                         "n_words_unmarked": 1} for r, m in zip(rows, marked)]})
-    runs = [card.rethinking_rows(recs, n_boot=200, seed=s) for s in range(10)]
+    runs = [STUDIES["rethinking"].card(recs, n_boot=200, seed=s) for s in range(10)]
     assert len(runs[0]) == 3
     for i in range(len(runs[0])):
         words = [run[i]["verdict"] for run in runs]
@@ -191,8 +204,8 @@ def test_surface_baselines_of_the_texts():
     f = card.format_baselines(["Step 1: fold\nStep 2: wave\n\n", "fold it and wave", "- a\n- b\n3) c\nplain"])
     assert f["line count"].tolist() == [2, 1, 4] and f["list lines"].tolist() == [2, 0, 3]
     m = pd.DataFrame({"n_words": [10, 12], "full_words": [30, 12], "text": ["a", "b"], "marked": [True, False]})
-    b = card.rethinking_baselines(m)
+    b = rethinking_grading.rethinking_baselines(m)
     assert b["length as stored (words)"].tolist() == [30, 12] and b["length as cut (words)"].tolist() == [10, 12]
     assert b["step markers"].tolist() == [1.0, 0.0]
-    same = card.rethinking_baselines(m.assign(full_words=[10, 12]))
+    same = rethinking_grading.rethinking_baselines(m.assign(full_words=[10, 12]))
     assert "length as cut (words)" not in same                               # nothing was cut: one length

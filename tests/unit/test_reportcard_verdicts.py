@@ -8,6 +8,7 @@ import numpy as np
 from creval.measures import stats as S
 from creval.studies.aut.config import AutConfig
 from creval.studies.contract import Records
+from creval.studies.registry import STUDIES
 from creval.studies.reportcard import card, report
 from creval.studies.reportcard.config import ReportCardConfig
 from creval.studies.validation.config import ValidationConfig
@@ -42,7 +43,7 @@ def _aut_records(tmp_path):
 
 
 def test_an_order_copying_judge_and_a_fallback_setting(tmp_path):
-    rows = {r["measure"]: r for r in card.aut_rows(_aut_records(tmp_path), n_boot=200, seed=0)}
+    rows = {r["measure"]: r for r in STUDIES["aut"].card(_aut_records(tmp_path), n_boot=200, seed=0)}
     rank = rows["LLM judge j (segmented-rank)"]
     assert rank["n"] == N and rank["verdict"] == S.TESTABLE and rank["tracking"] == S.TESTABLE
     assert rank["reason"] == ("the judge copies the order it was shown (every one of 60 items averages exactly 0.5 "
@@ -66,7 +67,7 @@ def test_the_fallback_row_counts_when_there_is_no_pointwise_row(tmp_path):
     h = _aut_records(tmp_path)["human"]
     h = h[h["mode"] != "pointwise"]
     recs = _recs(tmp_path / "aut2", AutConfig(), {"human": h.to_dict("records")})
-    rows = {r["measure"]: r for r in card.aut_rows(recs, n_boot=200, seed=0)}
+    rows = {r["measure"]: r for r in STUDIES["aut"].card(recs, n_boot=200, seed=0)}
     f = [r for m, r in rows.items() if "log-prob fallback" in m]
     assert len(f) == 1 and f[0]["tracking"] == "tracks people"
     assert f[0]["reason"].startswith("Rabeyah et al. report no human ratings")
@@ -87,14 +88,14 @@ def test_the_pairwise_judge_that_copies_the_order(tmp_path):
     items = [{"novelty_score": 0.5 if k else 0.75, "semdis": k / 60, "score": 1 + k % 5, "source": "ocsai1",
               "prompt": f"o{k % 6}", "response": "a b c"} for k in range(60)]
     recs = _recs(tmp_path / "val", ValidationConfig(), {"aut_items": items, "macgyver_items": []})
-    r = card.validation_rows(recs, n_boot=200, seed=0)[0]
+    r = STUDIES["validation"].card(recs, n_boot=200, seed=0)[0]
     assert r["n"] == 60 and r["verdict"] == S.TESTABLE and r["units"] == 6
     assert r["reason"] == ("the judge copies the order it was shown (59 of 60 (98%) items average exactly 0.5 "
                            "under order swapping)")
 
 
 def test_the_compact_card_and_the_full_one(tmp_path):
-    rows = card.with_adjusted(card.aut_rows(_aut_records(tmp_path), n_boot=200, seed=0))
+    rows = card.with_adjusted(STUDIES["aut"].card(_aut_records(tmp_path), n_boot=200, seed=0))
     recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": [{k: r.get(k) for k in card.COLUMNS} for r in rows],
                                                          "sources": []})
     compact = report.table_card(recs)

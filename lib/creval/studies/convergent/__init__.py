@@ -2,7 +2,7 @@
 solutions and on human labels."""
 from creval.datasets import macgyver
 from creval.studies.contract import Study
-from creval.studies.convergent import estimate, run, values
+from creval.studies.convergent import estimate, grading, run, values
 from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.convergent.records import (
     BenchVerdictRecord,
@@ -18,6 +18,6 @@ STUDY = Study("convergent", "chapters/03-convergent.ipynb", ConvergentConfig, ru
               tables={"labels_source": LabelsSourceRecord, "human_pairs": HumanPairRecord,
                       "human_verdicts": HumanVerdictRecord, "transcripts": TranscriptRecord,
                       "bench_verdicts": BenchVerdictRecord, "sweep": SweepRecord, "sweep_calls": SweepCallRecord},
-              datasets=(macgyver.DATASET,), estimate=estimate.estimate,
+              datasets=(macgyver.DATASET,), estimate=estimate.estimate, card=grading.convergent_rows,
               values=values.values,
               summary="the retrieval-based multi-agent judge and its baselines, on model solutions and human labels")

@@ -3,7 +3,7 @@ judges against people (Lu et al.)."""
 from creval.datasets import aut, macgyver, msrp, ttcw
 from creval.measures.rubric import RubricRecord
 from creval.studies.contract import Study
-from creval.studies.rethinking import estimate, run, values
+from creval.studies.rethinking import estimate, grading, run, values
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.records import (
     DataSourceRecord,
@@ -24,5 +24,6 @@ STUDY = Study("rethinking", "chapters/06-rethinking-metrics.ipynb", RethinkingCo
                       "formatting": FormattingRecord, "perplexity": PerplexityRecord, "templates": TemplateRecord,
                       "judge": JudgeRecord, "twist": TwistRecord, "rerun": RubricRecord, "example": ExampleRecord},
               datasets=(ttcw.DATASET, aut.DATASET, macgyver.DATASET, msrp.DATASET), estimate=estimate.estimate,
+              card=grading.rethinking_rows,
               values=values.values,
               summary="creativity index, perplexity, syntactic templates and rubric judges against people (Lu et al.)")

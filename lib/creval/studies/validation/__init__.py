@@ -2,7 +2,7 @@
 ratings."""
 from creval.datasets import aut, macgyver
 from creval.studies.contract import Study
-from creval.studies.validation import estimate, run
+from creval.studies.validation import estimate, grading, run
 from creval.studies.validation.config import ValidationConfig
 from creval.studies.validation.records import (
     AutItemRecord,
@@ -21,5 +21,5 @@ STUDY = Study("validation", "chapters/04-validating-entropy.ipynb", ValidationCo
                       "step_diversity": StepDiversityRecord, "sample_size": SampleSizeRecord,
                       "aut_items": AutItemRecord, "cambridge": CambridgeRecord, "macgyver_items": MacgyverItemRecord,
                       "human_full": HumanFullRecord, "human_reference": HumanReferenceRecord},
-              datasets=(aut.DATASET, macgyver.DATASET), estimate=estimate.estimate,
+              datasets=(aut.DATASET, macgyver.DATASET), estimate=estimate.estimate, card=grading.validation_rows,
               summary="semantic entropy against diversity, a pairwise novelty judge and human ratings")

@@ -1,0 +1,35 @@
+"""Chapter 04's rows of the report card (:mod:`creval.studies.reportcard.card`): the pairwise novelty judge
+against AUT ratings and MacGyver labels, beside semantic distance, length and format. Declared as ``card=`` on
+the study."""
+from __future__ import annotations
+
+from creval.measures import stats as S
+from creval.studies.reportcard import card as C
+
+
+def validation_rows(recs, n_boot: int, seed: int) -> list[dict]:
+    """The pairwise novelty judge against AUT ratings (resampled by object) and MacGyver labels (by problem),
+    semantic distance, length and format as baselines; a judge of whose items at least 90% average exactly
+    0.5 under order swapping copies the order (not testable, the share shown)."""
+    rows = []
+    a = recs["aut_items"]
+    if len(a) and "novelty_score" in a:
+        sample = "bundled sample" if "source" in a and (a["source"] == "sample").all() else ""
+        base = {"semantic distance": a["semdis"]}
+        if "response" in a:
+            base["length (words)"] = a["response"].astype(str).str.split().str.len().astype(float)
+        rows.append(C.graded(C.TAN, "pairwise novelty judge", "Ocsai-1: AUT originality ratings", a["novelty_score"],
+                           base, a["score"], "spearman", n_boot, seed,
+                           cluster=a["prompt"].astype(str).to_numpy() if "prompt" in a else None, note=sample,
+                           degenerate=S.first_reason(sample, S.copies_order(means=a["novelty_score"]))))
+    m = recs["macgyver_items"]
+    if len(m) and "novelty_score" in m:
+        base = {"semantic distance": m["semdis"]}
+        if "solution" in m:
+            base = {**base, "length (words)": m["solution"].astype(str).str.split().str.len().astype(float),
+                    **C.format_baselines(m["solution"])}
+        rows.append(C.graded(C.TAN, "pairwise novelty judge", "MacGyver: unconventional vs conventional solutions",
+                           m["novelty_score"], base, m["unconventional"].astype(float), "auc", n_boot, seed,
+                           cluster=m["problem_id"].astype(str).to_numpy() if "problem_id" in m else None,
+                           degenerate=S.copies_order(means=m["novelty_score"])))
+    return rows
