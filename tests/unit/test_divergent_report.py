@@ -112,6 +112,22 @@ def test_steps_that_echo_the_problem_are_counted_in_what_was_measured(tmp_path):
     assert t["steps echoing the problem"].tolist() == [1] and "6 or more consecutive words" in t.attrs["caption"]
 
 
+def test_samples_without_a_log_prob_are_counted_from_the_stored_samples(tmp_path):
+    # an empty reply's mean_logprob is stored as NaN (json writes NaN); a null is counted the same way
+    def s(lp):
+        return {"text": "", "clean": "", "mean_logprob": lp}
+    steps = [{"problem_id": "a", "domain": "macgyver", "model": "m", "step_index": 0, "n": 3, "is_stop": False,
+              "samples": [s(-1.2), s(math.nan), s(-0.7)], "cluster_ids": [0, 1, 0], "n_clusters": 2,
+              "chosen_index": 0, "semantic_entropy": 0.5},
+             {"problem_id": "a", "domain": "macgyver", "model": "m", "step_index": 1, "n": 3, "is_stop": True,
+              "samples": [s(None), s(math.nan), s(-2.0)], "cluster_ids": [0, 0, 1], "n_clusters": 2,
+              "chosen_index": None, "semantic_entropy": 0.4}]
+    problems = [{**_problem("a", 1.0), "problem_text": "Reach the roof.", "n_steps": 1, "stopped_by": "vote"}]
+    t = rd.records_summary(_records(tmp_path, {"steps": steps, "problems": problems}))
+    assert t["samples without a log-prob"].tolist() == [3]
+    assert "left out of its step's semantic-entropy weights" in t.attrs["caption"]
+
+
 def test_fig5a_is_resampled_by_problem(tmp_path):
     # 40 problems of two steps each, entropy rising with the classes: the problem is the unit, 40 of them
     steps = [{"model": "m", "domain": "macgyver", "is_stop": False, "n_clusters": k,

@@ -56,14 +56,29 @@ def records_summary(recs: Records) -> pd.DataFrame:
                                                 stop_rows=("is_stop", "sum")).reset_index()
     out = out.merge(st, on=["model", "domain"])
     out["steps echoing the problem"] = out.apply(lambda r: echoing_steps(recs, r["model"], r["domain"]), axis=1)
+    out["samples without a log-prob"] = out.apply(lambda r: unweighted_samples(recs, r["model"], r["domain"]), axis=1)
     if "data_source" in problems:      # which step of the dataset's fallback chain the problems came from
         out["data"] = out["domain"].map(problems.groupby("domain")["data_source"].first()).map(public_text)
     return captioned(out, "What was measured. 'steps echoing the problem': chosen steps that repeat "
                           f"{ECHO_WORDS} or more consecutive words of the problem statement (the prompt handed "
-                          "back, not a step); their entropy measures the copying, not the ideas")
+                          "back, not a step); their entropy measures the copying, not the ideas. 'samples without a "
+                          "log-prob': samples the server gave no token log-prob for (an empty reply), read from "
+                          "the stored samples; each is left out of its step's semantic-entropy weights")
 
 
 ECHO_WORDS = 6      # a chosen step repeating this many consecutive words of its problem echoes the prompt
+
+
+def unweighted_samples(recs: Records, model: str, domain: str) -> int:
+    """Samples of ``model`` on ``domain`` whose stored ``mean_logprob`` is unknown (NaN, or null once written
+    out): they carry no weight in their step's semantic entropy (measures/entropy.py). Read from the samples
+    the step records already hold, so the records and the run id stay as they are."""
+    s = recs.steps
+    if s.empty or "samples" not in s:
+        return 0
+    s = s[(s["model"] == model) & (s["domain"] == domain)]
+    lps = [x["mean_logprob"] for samples in s["samples"] for x in samples if "mean_logprob" in x]
+    return sum(1 for v in lps if v is None or (isinstance(v, float) and math.isnan(v)))
 
 
 def echoing_steps(recs: Records, model: str, domain: str) -> int:
