@@ -58,8 +58,24 @@ class Judge:
 def test_entailment_by_llm_refuses_to_label_pairs_without_log_probs():
     from creval.measures.nli.backends import LLMNLI
     nli = LLMNLI(Judge(), use_cache=False)
-    with pytest.raises(CrevalError, match="none of entailment/neutral/contradiction a log-prob for 2 of 2"):
+    with pytest.raises(CrevalError, match=r"without a log-prob in 2 of 2 pairs \(2 with no label scored.*; 0 with"):
         nli._compute([("a", "b"), ("b", "a")])
+
+
+class OneMissing(Judge):
+    """Only "contradiction" is missing from the listed top log-probs: the labels still cannot be compared."""
+    def choice_logprobs_many(self, items, tags=None):
+        return [ChoiceScores({c: (-math.inf if c == "contradiction" else -1.0) for c in choices})
+                for _, choices in items]
+
+
+def test_entailment_by_llm_says_when_only_some_labels_are_missing():
+    from creval.measures.nli.backends import LLMNLI
+    with pytest.raises(CrevalError) as err:
+        LLMNLI(OneMissing(), use_cache=False)._compute([("a", "b"), ("b", "a"), ("c", "d")])
+    msg = str(err.value)
+    assert "without a log-prob in 3 of 3 pairs (0 with no label scored" in msg
+    assert "3 with some labels missing from the log-probs it listed" in msg and "gave none" not in msg
 
 
 def test_the_novelty_judge_refuses_to_call_it_a_tie():

@@ -24,6 +24,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import logging
+import math
 import os
 from pathlib import Path
 from typing import Protocol, Sequence, runtime_checkable
@@ -278,11 +279,14 @@ class LLMNLI(_CachedNLI):
 
     def _compute(self, pairs: list[tuple[str, str]]) -> list[Label]:
         scores = self.model.choice_logprobs_many([(llm_messages(p, h), list(LLM_CHOICES)) for p, h in pairs])
-        bad = sum(1 for s in scores if no_evidence(s.logprobs))
-        if bad:     # no label word has a log-prob: the pair is unparsed, never a label (issue 32)
-            raise CrevalError(f"NLI model {self.name} gave none of {'/'.join(LLM_CHOICES)} a log-prob for {bad} of "
-                              f"{len(pairs)} pairs (the server returned no log-probs, or its replies start "
-                              "elsewhere), so entailment cannot be read from it",
+        bad = [s for s in scores if no_evidence(s.logprobs)]
+        if bad:     # a label word without a log-prob: the pair is unparsed, never a label (issues 32 and 45)
+            none = sum(1 for s in bad if not any(v is not None and math.isfinite(v) for v in s.logprobs.values()))
+            raise CrevalError(f"NLI model {self.name} left a label of {'/'.join(LLM_CHOICES)} without a log-prob "
+                              f"in {len(bad)} of {len(pairs)} pairs ({none} with no label scored: the server "
+                              "returned no log-probs, or its replies start elsewhere; "
+                              f"{len(bad) - none} with some labels missing from the log-probs it listed), so "
+                              "the labels cannot be compared and entailment cannot be read from it",
                               "use a model whose server returns log-probs (`creval check MODEL`), or another NLI "
                               "backend (minilm-sick, deberta)")
         out = []
