@@ -86,6 +86,7 @@ def test_tables_figure_and_reading():
     assert r["models"] == ["a", "b", "c"] and r["pairs"] == 3 and r["different"] == 2
     assert r["missing"] == ["aut in runs/x"]
     assert "2 of 3 paired differences" in report.reading_markdown(recs)
+    assert f"on [{r['measures']} measures](../browse/compare.html#t=values):" in report.reading_markdown(recs)
 
 
 def test_one_model_says_what_to_run_and_names_the_judge():

@@ -138,6 +138,9 @@ def _labelled(judge, pair, crit, v, label, tin, tout):
     return verdict(judge, pair, crit, v, label, tin=tin, tout=tout)
 
 
+TO = "../browse/convergent.html#t=human_verdicts&f.judge="      # a judge's verdicts in the item browser
+
+
 def test_what_this_shows_reads_accuracy_and_tokens_from_the_records(tmp_path):
     human = [_labelled("retrieval", "a", "feasibility", True, True, 300, 30),
              _labelled("retrieval", "b", "feasibility", False, False, 300, 30),
@@ -148,8 +151,10 @@ def test_what_this_shows_reads_accuracy_and_tokens_from_the_records(tmp_path):
     md = reading.what_this_shows(recs_of(tmp_path, human_verdicts=human, bench_verdicts=bench)).split("\n")
     # the pair is the unit (its criteria share one solution): two pairs carry no verdict
     assert md[0].startswith("- **not testable here (2 pair(s), fewer than the 30")
-    assert "retrieval 1.000 on 2 parsed verdicts" in md[0]
-    assert "chateval 0.500 on 2 parsed verdicts (constant)" in md[0] and "(retrieval 0.847, chateval 0.767" in md[0]
+    # each count links to the verdicts behind it: the browser opened on that judge's rows
+    assert f"retrieval 1.000 on [2 parsed verdicts]({TO}retrieval)" in md[0]
+    assert f"chateval 0.500 on [2 parsed verdicts]({TO}chateval) (constant)" in md[0]
+    assert "(retrieval 0.847, chateval 0.767" in md[0]
     assert md[1].startswith("- **not testable here (2 pair(s)") and "36.5%" in md[1] and "spends 33%" in md[1]
     assert md[2].startswith("- **not testable here**") and "1 model(s)" in md[2]
     note = report.fig7_note(recs_of(tmp_path, bench_verdicts=bench))
@@ -161,13 +166,13 @@ def test_a_tie_in_accuracy_does_not_reproduce_the_ranking(tmp_path):
     human = [_labelled(j, p, "feasibility", True, True, 100, 10) for j in ("retrieval", "chateval") for p in "ab"]
     md = reading.what_this_shows(recs_of(tmp_path, human_verdicts=human)).split("\n")
     assert md[0].startswith("- **not testable here (the retrieval judge is constant (always YES))**")
-    assert "retrieval 1.000 on 2 parsed" in md[0]
+    assert "retrieval 1.000 on [2 parsed" in md[0]
     many = [_labelled(j, f"p{i}", "feasibility", True, True, 100, 10) for j in ("retrieval", "chateval")
             for i in range(30)]
     md = reading.what_this_shows(recs_of(tmp_path / "many", human_verdicts=many)).split("\n")
     # a judge that says YES to every pair agrees with labels that are all YES: no evidence of accuracy
     assert md[0].startswith("- **not testable here (the retrieval judge is constant (always YES))**")
-    assert "retrieval 1.000 on 30 parsed" in md[0]
+    assert "retrieval 1.000 on [30 parsed" in md[0]
     # equal tokens per pair: the interval [0, 0] neither supports nor contradicts "fewer"
     assert md[1].startswith("- **inconclusive here**") and "0 [0, 0] tokens per pair on 30 pairs" in md[1]
 
@@ -179,7 +184,7 @@ def test_a_paired_accuracy_gain_over_pairs_supports_the_paper(tmp_path):
     recs = recs_of(tmp_path, human_verdicts=human)
     md = reading.what_this_shows(recs).split("\n")
     assert md[0].startswith("- **supports the paper**") and "retrieval minus chateval 0.650 [" in md[0]
-    assert "chateval 0.000 on 40 parsed verdicts (constant)" in md[0]
+    assert f"chateval 0.000 on [40 parsed verdicts]({TO}chateval) (constant)" in md[0]
     assert md[1].startswith("- **supports the paper**") and "-200 [-200, -200] tokens per pair on 40 pairs" in md[1]
     t = report.agreement_table(recs).set_index(["judge", "criterion"])
     assert t.loc[("chateval", "all"), "answers"] == "always NO" and t.loc[("retrieval", "all"), "answers"] == ""

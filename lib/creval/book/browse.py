@@ -17,7 +17,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+
+from creval.studies.links import address  # noqa: F401 - the links chapters write, here for the book
 
 ASSET = Path(__file__).with_name("assets") / "browser.html"
 PLACEHOLDER = "/*CREVAL_DATA*/"
@@ -167,16 +168,6 @@ def fitted_payload(study: str, tables: dict[str, tuple[list[dict], Any]], links:
     bytes of data: the site stays small enough to ship, the downloads keep everything."""
     payload = study_payload(study, tables, links)
     return payload if len(embed(payload).encode()) <= budget else study_payload(study, tables, links, SHORT)
-
-
-def address(study: str, table: str | None = None, filters: dict | None = None, item: int | None = None,
-            site: str = "..") -> str:
-    """The link to a study's browser from a page one folder below the site root, opened on ``table``, filtered
-    by ``filters`` (column -> value as the page shows it) and on row ``item``: how a number links to its items."""
-    parts = ([f"t={quote(table)}"] if table else []) + [f"f.{quote(str(k))}={quote(str(v))}"
-                                                        for k, v in (filters or {}).items()]
-    parts += [f"i={item}"] if item is not None else []
-    return f"{site}/browse/{study}.html" + ("#" + "&".join(parts) if parts else "")
 
 
 def embed(payload: dict) -> str:

@@ -22,6 +22,7 @@ from creval.studies.aut.report import (
 )
 from creval.studies.claims import claims_md, every_row, too_few_of
 from creval.studies.contract import Records
+from creval.studies.links import items
 from creval.studies.tables import guard_module
 
 Z90 = 1.6449            # two-sided 90% normal quantile
@@ -197,7 +198,7 @@ def _agreement_claim(long: pd.DataFrame, claimed: float, cfg, note: str) -> tupl
                       degenerate=too_few_of(b["n"], "object"), mc=b["mc"], units="object")
     return (str(v) if not v.testable else v.label,
             f"Here the mean over settings and judge pairs is {stats.fmt_estimate(b['value'], b['lo'], b['hi'])} "
-            f"(bootstrap over {b['n']} objects).{note}")
+            f"(bootstrap over {items(str(b['n']) + ' objects', 'aut', 'judgments')}).{note}")
 
 
 def what_this_shows(recs: Records) -> str:

@@ -20,6 +20,7 @@ from creval.measures import verdicts as V
 from creval.studies.compare import provenance as P
 from creval.studies.compare.sources import THIS_ROOT
 from creval.studies.compare.values import HIGHER, PEOPLE, family
+from creval.studies.links import items
 from creval.studies.reportcard.report import home_relative
 from creval.studies.tables import captioned
 
@@ -323,7 +324,8 @@ def reading_markdown(recs) -> str:
                    f"one book per model with `creval batch {m} <other model or spec.yaml>`, which builds this "
                    "chapter over all their run roots at the end (`-p compare_roots=[runs/a,runs/b]` by hand).")
     else:
-        out.append(f"**{len(r['models'])} models compared** ({', '.join(r['models'])}) on {r['measures']} measures: "
+        out.append(f"**{len(r['models'])} models compared** ({', '.join(r['models'])}) on "
+                   f"{items(str(r['measures']) + ' measures', 'compare', 'values')}: "
                    f"{r['different']} of {r['pairs']} paired differences are shown (their interval excludes 0).")
     j = r["judges"]
     out.append(f"**The judge** of the judged measures is `{j[0]}`, the same for every model." if len(j) == 1 else

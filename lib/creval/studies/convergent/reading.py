@@ -14,7 +14,8 @@ from creval.measures.verdicts import TESTABLE, claim_verdict
 from creval.studies.claims import claims_md, every_row, too_few_of
 from creval.studies.contract import Records
 from creval.studies.convergent.report import PAPER_ACCURACY, PAPER_SHARE, judge_accuracy, one_answer, token_table
-from creval.studies.tables import guard_module
+from creval.studies.links import items
+from creval.studies.tables import computed, guard_module
 
 
 def _per_pair(verdicts: pd.DataFrame, judge: str, value) -> pd.Series:
@@ -55,7 +56,7 @@ def what_this_shows(recs: Records) -> str:
     """The closing list: each convergent claim of the paper with the rule's word (supports the paper,
     contradicts the paper, inconclusive here, not testable here), decided on paired differences over the
     human-labelled pairs (the independent unit), never on point estimates."""
-    cfg, acc, rows, hv = recs.cfg, judge_accuracy(recs), [], recs.human_verdicts
+    cfg, acc, rows, hv = recs.cfg, computed(judge_accuracy(recs)), [], recs.human_verdicts
     paper = ", ".join(f"{j} {S.fmt_number(a, 3)}" for j, a in PAPER_ACCURACY.items())
     ours = {j: a for j, a in acc.items() if a["accuracy"] == a["accuracy"]}
     if "retrieval" in ours and len(ours) > 1:
@@ -74,7 +75,8 @@ def what_this_shows(recs: Records) -> str:
         rows.append((str(v) if not v.testable else v.label,
                      f"In the paper's Table 2 the retrieval judge is the most accurate against human labels ({paper}).",
                      f"Here, with `{cfg.judge_model}`: " + ", ".join(
-                         f"{j} {S.fmt_number(a['accuracy'], 3)} on {a['parsed']} parsed verdicts"
+                         f"{j} {S.fmt_number(a['accuracy'], 3)} on "
+                         + items(f"{a['parsed']} parsed verdicts", "convergent", "human_verdicts", {"judge": j})
                          + (" (constant)" if one_answer(list(hv[(hv['judge'] == j)
                                                                & ~hv['unparsed'].astype(bool)]['verdict'])) else "")
                          for j, a in ours.items()) + "; accuracy per pair, paired: " + "; ".join(parts) + "."))
