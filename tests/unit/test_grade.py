@@ -143,3 +143,37 @@ def test_the_command_scores_perplexity_with_a_progress_bar_that_knows_the_total(
         {"ppl", "bits_per_byte"}
     # perplexity e on every text cannot be graded: the card says why instead of a number
     assert re.search(r"^ppl +not testable here: the measure or the human labels are constant", printed.out, re.M)
+
+
+class RubricStub:
+    """A local judge that rates a story opening "Once upon a time" at the bottom of every scale, any other at
+    the top (its label log-probs say so; the analysis turn says nothing)."""
+    name, logprob_kind, concurrent = "stub", "raw", False
+
+    def chat_many(self, conversations, **kw):
+        from creval.models.base import Completion
+        return [Completion("an analysis", 1, 1) for _ in conversations]
+
+    def choice_logprobs_many(self, items, **kw):
+        from creval.models.base import ChoiceScores
+        out = []
+        for messages, choices in items:
+            low = "Once upon a time" in " ".join(m["content"] for m in messages)
+            pick = choices[0] if low else choices[-1]
+            out.append(ChoiceScores({c: 0.0 if c == pick else -50.0 for c in choices}))
+        return out
+
+
+def test_the_judge_column_is_the_mean_rubric_score_per_text(monkeypatch):
+    from creval.core.table import read_table
+    from creval.judges.rubric import ASPECTS
+    from creval.studies import grade as G
+    monkeypatch.setattr(G, "load_model", lambda name: RubricStub())
+    t = read_table(SAMPLE, id="id")
+    cols = measure_table(t, GradeOptions(labels="rating", measures=[], judge="stub"))
+    low = np.mean([min(v) for _, v, _ in ASPECTS["cw"]])
+    high = np.mean([max(v) for _, v, _ in ASPECTS["cw"]])
+    once = np.array(["Once upon a time" in x for x in t.texts])
+    assert once.sum() == 18
+    assert cols["judge"][once] == pytest.approx(np.full(18, low))
+    assert cols["judge"][~once] == pytest.approx(np.full(42, high))
