@@ -123,12 +123,14 @@ def test_ci_echoes_ids_reads_a_named_text_column_and_writes_one_row_per_text(tmp
     f.write_text("key,story\nk1,tie the rope to the chair and pull it hard\nk2,use the rope to the chair and "
                  "pull to climb\nk3,nothing alike at all in these words here\n")
     out = tmp_path / "ci.csv"
+    f.write_text(f.read_text().replace("key,story", "key,story,who").replace("hard", "hard,ann")
+                 .replace("climb", "climb,bo").replace("here", "here,ann"))
     assert main(["metrics", "ci", str(f), "--text", "story", "--id", "key", "--L", "3", "3",
-                 "--out", str(out)]) == 0
+                 "--out", str(out), "--keep", "who"]) == 0
     printed = capsys.readouterr().out
     assert "k1" in printed and "k3" in printed and "leave-own-item-out" in printed
     rows = list(csv.DictReader(out.open()))
-    assert [r["id"] for r in rows] == ["k1", "k2", "k3"]
+    assert [r["id"] for r in rows] == ["k1", "k2", "k3"] and [r["who"] for r in rows] == ["ann", "bo", "ann"]
     # k1: 10 words, its 3-grams "the rope to", "rope to the", "to the chair", "the chair and", "chair and pull"
     # occur in k2, covering words 2..8 (7 of 10); k3 shares nothing with the others
     assert float(rows[0]["ci"]) == pytest.approx(1 - 7 / 10)

@@ -12,7 +12,8 @@ judges), the judge's analysis budget and the seed. ``--params FILE`` takes them 
 
 FILE holds one text per row: ``.txt`` (one per non-empty line), ``.jsonl`` or ``.csv``; ``--text COL`` names
 the text column (default ``text``) and ``--id COL`` an id column echoed in every output (default: the row
-number). ``--out FILE.csv|FILE.jsonl`` writes one row per text. For ``novelty``, ``ppl --conditional`` and
+number). ``--out FILE.csv|FILE.jsonl`` writes one row per text (``--keep COL ...`` copies input columns
+beside the id). For ``novelty``, ``ppl --conditional`` and
 ``rubric`` an optional ``question`` column gives each text's task (``--question`` sets one for all).
 Perplexity is scored one text at a time with a progress bar; each text's log-likelihood is cached as soon as
 it is computed, so an interrupted run resumes where it stopped. A measure with many texts at its bound (a
@@ -56,9 +57,12 @@ def warn(message: str | None) -> None:
 
 
 def finish(args, table: TextTable, per_text: list[dict]) -> None:
-    """Write ``--out`` (one row per text, its id first) when given."""
+    """Write ``--out`` (one row per text: its id, the ``--keep`` columns of the input, then the measure)."""
     if getattr(args, "out", None):
-        rows = [{"id": k, **r} for k, r in zip(table.ids, per_text)]
+        keep = getattr(args, "keep", None) or []
+        kept = [table.column(c) for c in keep]
+        rows = [{"id": k, **{c: v[i] for c, v in zip(keep, kept)}, **r}
+                for i, (k, r) in enumerate(zip(table.ids, per_text))]
         print(f"wrote {len(rows)} rows to {write_rows(args.out, rows)}", file=sys.stderr)
 
 
@@ -230,6 +234,8 @@ def table_options(p) -> None:
                    help="column of ids, echoed in every output (default: the row number from 0)")
     p.add_argument("--out", default=None, metavar="FILE",
                    help="write one row per text, id first, to FILE (.csv, or .jsonl for JSON lines)")
+    p.add_argument("--keep", nargs="+", default=None, metavar="COL",
+                   help="input columns copied into --out beside the id (e.g. --keep author rating)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
