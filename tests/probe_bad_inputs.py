@@ -24,7 +24,7 @@ def probes(tmp: Path) -> list[tuple[str, list[str], dict, str]]:
            ("--out names an existing file", ["book", "--chapters", "01", "--out", str(tmp / "a-file")], {},
             "existing file"),
            ("judge a missing file", ["judge", str(tmp / "nope.jsonl"), "--out", str(tmp / "o")], {}, "no such file"),
-           ("unknown model spec path", ["judge", str(tmp / "good.jsonl"), "--out", str(tmp / "o3"), "--model",
+           ("unknown model spec path", ["judge", str(tmp / "good.jsonl"), "--out", str(tmp / "o3"), "--judge-model",
                                         str(tmp / "none.yaml")], {}, "does not exist"),
            ("book with an unknown model (found before any study)",
             ["book", "-p", "model=nope", "--render", "none", "--out", str(tmp / "o4")], {}, "unknown model 'nope'"),
