@@ -177,3 +177,13 @@ def test_the_judge_column_is_the_mean_rubric_score_per_text(monkeypatch):
     assert once.sum() == 18
     assert cols["judge"][once] == pytest.approx(np.full(18, low))
     assert cols["judge"][~once] == pytest.approx(np.full(42, high))
+
+
+def test_distance_to_the_prompt_without_a_prompt_column_is_a_warning_not_a_silent_gap(tmp_path):
+    from creval.core.table import read_table
+    f = tmp_path / "t.csv"
+    f.write_text("text,score\none story,1\nanother story,2\n")
+    opt = GradeOptions(labels="score", measures=["prompt"])
+    cols = measure_table(read_table(f), opt)
+    assert "prompt_distance" not in cols
+    assert opt.warnings == [f"{f}: no prompt column (give --prompt COL): distance to the prompt left out"]

@@ -78,7 +78,7 @@ def cmd_diversity(args) -> int:
         raise CrevalError(f"{args.file}: diversity needs at least 2 texts, found {len(texts)}", "add more texts")
     d = diversity(texts)
     per = item_originality(texts, bleu=len(texts) <= 500)
-    warn(P.saturation(per["distinct_1"], 1.0, "distinct-1 of the text alone"))
+    warn(P.saturation(per["distinct_1"], 1.0, "distinct-1 of the text alone", share=0.5))
     finish(args, table, per.to_dict("records"))
     if args.json:
         print(json.dumps(d))

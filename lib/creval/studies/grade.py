@@ -79,6 +79,7 @@ def measure_table(table: TextTable, opt: GradeOptions, step: Callable[[], None] 
     pertext.BASELINES`). Perplexity calls ``step()`` after each text (a progress bar). Long: one branch per
     measure family, each a few lines."""
     texts, names = table.texts, check_measures(opt.measures, opt.judge)
+    opt.warnings = []
     cols: dict[str, np.ndarray] = dict(P.format_features(texts))
     groups = [str(g) for g in table.column(opt.group)] if opt.group else None
     if "ci" in names:
@@ -99,6 +100,8 @@ def measure_table(table: TextTable, opt: GradeOptions, step: Callable[[], None] 
         prompt = _prompt_column(table, opt.prompt)
         if "prompt" in names and prompt:
             cols["prompt_distance"] = semdis([str(p or "") for p in table.column(prompt)], texts, emb)
+        elif "prompt" in names:
+            opt.warnings.append(f"{table.path}: no prompt column (give --prompt COL): distance to the prompt left out")
     if "ppl" in names:
         recs = P.perplexity_each(load_model(opt.model), texts, step=step)
         cols["ppl"] = np.array([r.ppl for r in recs])
