@@ -239,8 +239,8 @@ OTHER_ARGS: dict[str, list[tuple]] = {
     "convergent.report.one_answer": [([],), ([None, math.nan],)],
     "validation.reading.novelty_agrees": [({"rho": math.nan},)],
     "tables.missing_table": [("x", "y")],
+    "tables.computed": [(pd.DataFrame(),), ({"a": 1.0},)],
     "tables.missing_figure": [("x", "y")],
-    "tables.why_missing": [(KeyError("x"),), (IndexError(),)],
     "tables.guarded": [(len,)],
     "tables.guard_module": [({"__name__": "nowhere"},)],
     "compare.ranking.ranks_of": [(np.array([]),), (np.array([math.nan, 1.0]),)],
@@ -259,6 +259,7 @@ OTHER_ARGS: dict[str, list[tuple]] = {
 # extra arguments of functions that take the records first and something the chapter computes from them
 RECS_EXTRA = {
     "divergent.report.echoing_steps": lambda recs, mod: ("m", "macgyver"),
+    "divergent.report.unweighted_samples": lambda recs, mod: ("m", "macgyver"),
     "rethinking.report.formatting_frame": lambda recs, mod: ("ps",),
     "rethinking.reading.ci_claims": lambda recs, mod: (mod.reading_values(recs),),
     "rethinking.reading.other_claims": lambda recs, mod: (mod.reading_values(recs),),

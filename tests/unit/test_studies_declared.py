@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import creval.studies
-from creval.core.errors import CrevalError
+from creval.core.errors import CrevalError, ThinRecords
 from creval.core.records import Record, column, optional, spread
 from creval.studies.config import Config
 from creval.studies.contract import Records, Study, UndeclaredTable
@@ -21,7 +21,7 @@ from creval.studies.registry import STUDIES, discover, ordered, plugin, upstream
 from creval.studies.reportcard.card import COLUMNS
 from creval.studies.reportcard.config import ReportCardConfig
 from creval.studies.reportcard.records import CardRecord
-from creval.studies.tables import guarded
+from creval.studies.tables import computed, guarded
 
 
 @dataclass(frozen=True)
@@ -155,17 +155,36 @@ def test_the_card_record_writes_the_chapter_columns():
     assert dataclasses.is_dataclass(CardRecord)
 
 
-def test_the_report_guard_falls_back_on_thin_records_but_not_on_a_misspelt_table(tmp_path):
+def test_the_report_guard_falls_back_on_thin_records_only(tmp_path):
     (tmp_path / "items.jsonl").write_text(json.dumps({"a": 1, "b": "x"}) + "\n")
-    recs = Records(tmp_path, tables={"items": Row})
+    recs = Records(tmp_path, tables={"items": Row, "later": Row})
 
     def thin(recs) -> pd.DataFrame:
         """The c column."""
-        return recs.items[["c"]]
+        return recs.written("items", "c")
+
+    def unwritten(recs) -> str:
+        """The later rows."""
+        return str(len(recs.written("later")))
 
     def misspelt(recs) -> pd.DataFrame:
         """The items."""
         return recs.itmes
-    assert "['c']" in guarded(thin)(recs).attrs["missing"]          # thin records: "not computed", saying why
+
+    def typo(recs) -> pd.DataFrame:
+        """The c column, read without asking whether it was written."""
+        return recs.items[["c"]]
+    assert guarded(thin)(recs).attrs["missing"] == "the items rows have no 'c'"     # "not computed", saying why
+    said = "*The later rows: not computed from these records (the run wrote no later rows).*"
+    assert guarded(unwritten)(recs) == said
     with pytest.raises(UndeclaredTable, match="no table 'itmes'"):
         guarded(misspelt)(recs)
+    with pytest.raises(KeyError, match="'c'"):                      # a bug in a report raises, never "not computed"
+        guarded(typo)(recs)
+    with pytest.raises(ThinRecords, match="the items rows have no 'c'"):    # a report built on a thin one
+        computed(guarded(thin)(recs))
+    assert computed({"a": 1.0}) == {"a": 1.0}
+    (tmp_path / "manifest.json").write_text(json.dumps({"usage": {}}))
+    assert recs.manifest_with("usage") == {"usage": {}}
+    with pytest.raises(ThinRecords, match="manifest has no 'git_commit'"):
+        recs.manifest_with("usage", "git_commit")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from creval.core.errors import CrevalError
+from creval.core.errors import CrevalError, ThinRecords
 from creval.core.io import read_jsonl
 from creval.core.runs import RunStore
 from creval.datasets.base import downloading
@@ -179,6 +179,17 @@ class Records:
         rows = self.rows(table)
         return rows if kind is dict or not dataclasses.is_dataclass(kind) else [kind.from_dict(r) for r in rows]
 
+    def written(self, table: str, *columns: str):
+        """``recs[table]`` when the run wrote rows of it holding every column named; otherwise
+        :class:`~creval.core.errors.ThinRecords` saying what is missing (the report guard shows it)."""
+        df = self[table]
+        if not len(df):
+            raise ThinRecords(f"the run wrote no {table} rows")
+        lacking = [c for c in columns if c not in df]
+        if lacking:
+            raise ThinRecords(f"the {table} rows have no {lacking[0]!r}")
+        return df
+
     def __getitem__(self, table: str):
         if table not in self._frames:
             import pandas as pd
@@ -198,6 +209,14 @@ class Records:
     def manifest(self) -> dict:
         f = self.root / "manifest.json"
         return json.loads(f.read_text()) if f.exists() else {}
+
+    def manifest_with(self, *fields: str) -> dict:
+        """The manifest when it holds every field named; otherwise :class:`~creval.core.errors.ThinRecords`."""
+        m = self.manifest
+        lacking = [k for k in fields if k not in m]
+        if lacking:
+            raise ThinRecords(f"the run's manifest has no {lacking[0]!r}")
+        return m
 
     def __repr__(self) -> str:
         return f"Records({self.root}, tables={self.tables})"

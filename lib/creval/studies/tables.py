@@ -3,11 +3,13 @@ degenerate records.
 
 A report function meets records of every shape at a real user's sizes: a table the run never wrote (an empty
 frame without columns), one item, a column entirely NaN, a judge that parsed nothing, an order never
-answered. The functions handle the cases they know; :func:`guard_module` wraps every public function of a
-report module so that any case they do not know gives a result that says what is missing (a captioned empty
-table, an empty figure with that title, a sentence) instead of an exception that would stop the chapter.
-The result carries the reason (``df.attrs["missing"]``, ``fig.layout.meta["missing"]``) so tests can tell
-a guarded result from a computed one.
+answered. The functions handle the cases they know, and where the records hold too little for them they raise
+:class:`~creval.core.errors.ThinRecords` (``recs.written(table, *columns)`` and ``recs.manifest_with(*fields)``
+raise it for them). :func:`guard_module` wraps every public function of a report module so that
+``ThinRecords``, and nothing else, gives a result that says what is missing (a captioned empty table, an empty
+figure with that title, a sentence) instead of an exception that would stop the chapter; any other exception
+(a typo, a bug) propagates. The result carries the reason (``df.attrs["missing"]``,
+``fig.layout.meta["missing"]``) so tests can tell a guarded result from a computed one.
 """
 from __future__ import annotations
 
@@ -21,15 +23,9 @@ from pathlib import Path
 import pandas as pd
 
 from creval.core import paths
-from creval.core.errors import CrevalError
+from creval.core.errors import ThinRecords
 
 log = logging.getLogger(__name__)
-
-# What records that lack something raise inside pandas and numpy code (a missing column, an empty
-# selection, an empty mean, a None where a number was expected); anything else is a bug and propagates, and so
-# does creval's own error among them (reading a table the study does not declare is an AttributeError too).
-MISSING_DATA = (KeyError, IndexError, ValueError, ZeroDivisionError, AttributeError, TypeError)
-
 
 def captioned(df: pd.DataFrame, caption: str) -> pd.DataFrame:
     """``df`` with a caption the book shows above it."""
@@ -92,15 +88,16 @@ def missing_figure(what: str, why: str):
     return fig
 
 
-def why_missing(e: BaseException) -> str:
-    """A short reason from the exception that degenerate records raised (a missing column, an empty table)."""
-    if isinstance(e, KeyError):
-        return (f"the records have no {e.args[0]!r}: a table the run did not write, or wrote empty" if e.args
-                else "a value is missing")
-    if isinstance(e, IndexError):
-        return "the records have no row to show"
-    text = str(e).splitlines()[0][:160] if str(e) else type(e).__name__
-    return f"{type(e).__name__}: {text}"
+def computed(out):
+    """``out``, the result of a guarded report function, when it was computed; the
+    :class:`~creval.core.errors.ThinRecords` it fell back on otherwise (a report built on another one is as
+    thin as that one)."""
+    why = out.attrs.get("missing") if isinstance(out, pd.DataFrame) else None
+    if isinstance(out, dict) and set(out) == {"missing"}:
+        why = out["missing"]
+    if why is not None:
+        raise ThinRecords(why)
+    return out
 
 
 def _fallback(fn, what: str, why: str):
@@ -130,7 +127,8 @@ def _returns_bool(fn) -> bool:
 
 
 def guarded(fn):
-    """``fn``, except that degenerate records (:data:`MISSING_DATA`) give a result saying what is missing."""
+    """``fn``, except that records too thin for it (:class:`~creval.core.errors.ThinRecords`) give a result
+    saying what is missing."""
     if _returns_bool(fn):
         raise TypeError(f"{fn.__qualname__} answers True or False: it cannot say what is missing, so it is not guarded")
     what = (fn.__doc__ or fn.__name__).strip().split("\n")[0].rstrip(".")[:80] or fn.__name__
@@ -139,10 +137,8 @@ def guarded(fn):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except MISSING_DATA as e:
-            if isinstance(e, CrevalError):      # our own error (a table the study does not declare): a bug
-                raise
-            why = why_missing(e)
+        except ThinRecords as e:
+            why = str(e)
             log.info("%s.%s: %s", fn.__module__, fn.__name__, why)     # the page says it; no stderr noise
             return _fallback(fn, what, why)
     wrapper.__guarded__ = True

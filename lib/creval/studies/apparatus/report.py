@@ -14,12 +14,12 @@ from creval.studies.tables import captioned, guard_module, public_text
 
 def problem_text(recs: Records) -> str:
     """The problem the samples continue, as given to the model."""
-    return recs.rows("samples")[0]["problem_text"]
+    return recs.written("samples", "problem_text")["problem_text"].iloc[0]
 
 
 def samples_table(recs: Records) -> pd.DataFrame:
     """The sampled first steps, most likely (highest mean token log-prob) first."""
-    df = recs.samples
+    df = recs.written("samples")
     return captioned(df[["sample_index", "text", "n_tokens", "mean_logprob", "finish_reason"]].sort_values(
         "mean_logprob", ascending=False), "Sampled first steps, most likely first")
 
@@ -37,7 +37,7 @@ def token_logprob_figure(recs: Records) -> go.Figure:
 
 def manifest_table(recs: Records) -> pd.DataFrame:
     """Calls made vs served from cache, tokens, cost and seconds, per call kind and model."""
-    m = recs.manifest
+    m = recs.manifest_with("usage")
     rows = [{"what": k, **v} for k, v in m["usage"]["by_kind_model"].items()]
     rows.append({"what": "total", **m["usage"]["total"]})
     return captioned(pd.DataFrame(rows), "Calls made vs served from cache, tokens and cost")
@@ -46,7 +46,7 @@ def manifest_table(recs: Records) -> pd.DataFrame:
 def manifest_facts(recs: Records) -> pd.DataFrame:
     """What the run was made with: commit, version, seeds, models (with their log-prob definition), data
     source and package versions."""
-    m = recs.manifest
+    m = recs.manifest_with("git_commit", "creval_version", "seeds", "models", "params", "packages")
     facts = {"git commit": m["git_commit"], "creval": m["creval_version"], "seeds": m["seeds"],
              "models": {k: {kk: v[kk] for kk in ("backend", "model", "logprob_kind")} for k, v in m["models"].items()},
              "data source": m["params"].get("data_source"), **{f"package {k}": v for k, v in m["packages"].items()}}

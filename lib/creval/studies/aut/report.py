@@ -77,7 +77,7 @@ def echoes_prompt(text: str, obj: str, level: str = "highly_creative") -> bool:
 
 def generation_health(recs: Records) -> pd.DataFrame:
     r, cfg = recs, recs.cfg
-    u, t = r["uses"], r["turns"]
+    u, t = r["uses"], r.written("turns")
     rows = []
     for (g, lvl), tt in t.groupby(["generator", "level"]):
         uu = u[(u["generator"] == g) & (u["level"] == lvl)] if len(u) else u

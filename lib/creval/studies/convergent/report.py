@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from creval.measures import stats as S
 from creval.studies.contract import Records
-from creval.studies.tables import captioned, guard_module, public_text
+from creval.studies.tables import captioned, computed, guard_module, public_text
 
 
 # -- benchmark (Tables 3-5, Fig. 7) ---------------------------------------------------------------
@@ -27,7 +27,7 @@ def convergent_table(recs: Records) -> pd.DataFrame:
     Unparsed verdicts are left out of each share and counted in the ``unparsed`` column;
     Overall = mean of the criterion shares (as in the paper).
     """
-    verdicts, cfg, rows = recs.bench_verdicts, recs.cfg, []
+    verdicts, cfg, rows = recs.written("bench_verdicts"), recs.cfg, []
     for (model, domain), g in verdicts.groupby(["model", "domain"], sort=False):
         se = g.groupby("pair_id").mean_semantic_entropy.first().mean() if "mean_semantic_entropy" in g else np.nan
         row = {"domain": domain, "model": model, "semantic entropy": se}
@@ -69,7 +69,7 @@ def fig_entropy_vs_criteria(recs: Records, bin_size: int = BIN_SIZE) -> go.Figur
     Each point is one bin of consecutive solutions sorted by entropy: x = median entropy, y = mean verdict.
     With fewer than ``bin_size`` solutions there is one bin per model and criterion (flagged in the title).
     """
-    fig, verdicts = go.Figure(), recs.bench_verdicts
+    fig, verdicts = go.Figure(), recs.written("bench_verdicts")
     v = verdicts[~verdicts.unparsed.astype(bool)].dropna(subset=["mean_semantic_entropy"])
     small = False
     for (model, crit), g in v.groupby(["model", "criterion"], sort=False):
@@ -97,7 +97,7 @@ def labels_source(recs: Records) -> str:
 
 def agreement_table(recs: Records) -> pd.DataFrame:
     """Table 2: accuracy, AUARC, kappa and coverage per judge and criterion, plus 'all' per judge."""
-    verdicts, rows = recs.human_verdicts, []
+    verdicts, rows = recs.written("human_verdicts"), []
     for j, gj in verdicts.groupby("judge", sort=False):
         for c, g in list(gj.groupby("criterion", sort=False)) + [("all", gj)]:
             pred = [None if r.unparsed or pd.isna(r.verdict) else bool(r.verdict) for r in g.itertuples()]
@@ -145,7 +145,7 @@ def auarc_caveat(t: pd.DataFrame) -> str:
 
 def token_table(recs: Records, ours: str = "retrieval", baseline: str = "chateval") -> pd.DataFrame:
     """Table 15: tokens per pair (all judged criteria summed), mean ± sd, on the pairs both judges judged."""
-    verdicts = recs.human_verdicts
+    verdicts = recs.written("human_verdicts")
     per = verdicts.groupby(["judge", "pair_id"])[["input_tokens", "output_tokens"]].sum().reset_index()
     common = set(per[per.judge == ours].pair_id) & set(per[per.judge == baseline].pair_id)
     per = per[per.pair_id.isin(common)]
@@ -188,7 +188,7 @@ def token_summary(recs: Records, tokens: pd.DataFrame | None = None, ours: str =
 
 def token_breakdown(recs: Records, judge: str = "retrieval") -> pd.DataFrame:
     """Tokens per pair by agent/phase (from the ledger tags stored with each verdict)."""
-    rows, verdicts = [], recs.human_verdicts
+    rows, verdicts = [], recs.written("human_verdicts")
     caption = f"{judge.capitalize()} judge: tokens per pair by agent / phase"
     g = verdicts[verdicts.judge == judge] if len(verdicts) else verdicts
     for tb in g.tokens_by:
@@ -312,7 +312,7 @@ PAPER_ACCURACY = {"retrieval": 0.847, "chateval": 0.767, "cot": 0.660, "few-shot
 
 def judge_accuracy(recs: Records) -> dict[str, dict]:
     """Per judge, over all criteria: accuracy on the parsed verdicts, their number and the coverage."""
-    t = agreement_table(recs)
+    t = computed(agreement_table(recs))
     t = t[t["criterion"] == "all"]
     return {r["judge"]: {"accuracy": float(r["accuracy"]), "parsed": int(round(r["n"] * r["coverage"])),
                          "coverage": float(r["coverage"])} for r in t.to_dict("records")}

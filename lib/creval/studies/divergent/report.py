@@ -47,7 +47,7 @@ def live(steps: pd.DataFrame) -> pd.DataFrame:
 
 def records_summary(recs: Records) -> pd.DataFrame:
     """How much was measured: problems, steps, samples, STOP endings, flagged duplicates per model x domain."""
-    steps, problems = recs.steps, recs.problems
+    steps, problems = recs.steps, recs.written("problems")
     g = problems.groupby(["model", "domain"])
     out = g.agg(problems=("problem_id", "size"), mean_steps=("n_steps", "mean"),
                 stopped_by_vote=("stopped_by", lambda s: int((s == "vote").sum())),
@@ -110,7 +110,7 @@ def entropy_table(recs: Records) -> pd.DataFrame:
     """Mean per-solution semantic entropy (mean over its steps; nats) per model x domain, filtered
     (solutions with consecutive identical steps removed) and unfiltered; ± is the SD over problems."""
     rows = []
-    for (m, d), g in recs.problems.groupby(["model", "domain"]):
+    for (m, d), g in recs.written("problems").groupby(["model", "domain"]):
         kept = g[~g["duplicate_filtered"].astype(bool)]
         rows.append({"model": m, "domain": d, "problems": len(g), "kept after filter": len(kept),
                      "SE filtered": mean_sd(kept["mean_semantic_entropy"]),
@@ -126,7 +126,7 @@ def distinct_table(recs: Records, ks: tuple[int, ...] = (2, 5, 10)) -> pd.DataFr
     """NoveltyBench's distinct@k on our entailment classes: the mean over steps (STOP rows left out) of the
     number of meaning classes among a step's first k samples, beside the mean semantic entropy."""
     rows = []
-    for (m, d), g in live(recs.steps).groupby(["model", "domain"]):
+    for (m, d), g in live(recs.written("steps")).groupby(["model", "domain"]):
         n = int(g["n"].iloc[0])
         row = {"model": m, "domain": d, "steps": len(g), "n": n}
         for k in sorted({*(k for k in ks if k < n), n}):
@@ -157,6 +157,7 @@ def kept_sweep(recs: Records) -> pd.DataFrame:
 def fig_temperature(recs: Records) -> go.Figure:
     """Fig. 5b: mean semantic entropy (± SD over problems) against sampling temperature, on the solutions the
     tables keep (duplicate-filtered ones left out, as in the entropy table)."""
+    recs.written("sweep")                  # no sweep rows: ThinRecords, the figure says so
     s = kept_sweep(recs)
     g = s.groupby(["model", "temperature"])["mean_semantic_entropy"].agg(["mean", "std", "size"])
     dropped = len(recs.sweep) - len(s)
@@ -176,7 +177,7 @@ def classes_rho(recs: Records) -> dict:
 
 def fig_entropy_vs_classes(recs: Records) -> go.Figure:
     """Fig. 5a: each solution step's semantic entropy against its number of semantic classes."""
-    s, rho = live(recs.steps), classes_rho(recs)["rho"]
+    s, rho = live(recs.written("steps")), classes_rho(recs)["rho"]
     fig = px.strip(s, x="n_clusters", y="semantic_entropy", color="domain", facet_col="model",
                    labels={"n_clusters": "semantic classes among the n samples", "semantic_entropy": "SE (nats)"},
                    title=f"Semantic entropy vs number of semantic classes (Spearman ρ = {S.fmt_number(rho)}, "
@@ -189,7 +190,7 @@ def fig_entropy_vs_classes(recs: Records) -> go.Figure:
 
 def fig_entropy_by_step(recs: Records) -> go.Figure:
     """App. H.3 / Fig. 21: mean semantic entropy at each step number (STOP rows excluded)."""
-    s = live(recs.steps).assign(step=lambda d: d["step_index"] + 1)
+    s = live(recs.written("steps")).assign(step=lambda d: d["step_index"] + 1)
     g = s.groupby(["model", "domain", "step"])["semantic_entropy"].agg(["mean", "std", "size"]).reset_index()
     return px.line(g, x="step", y="mean", error_y="std", color="domain", facet_col="model", markers=True,
                    hover_data={"size": True}, labels={"mean": "semantic entropy (nats)", "step": "step number"},
@@ -198,7 +199,7 @@ def fig_entropy_by_step(recs: Records) -> go.Figure:
 
 def fig_steps_by_classes(recs: Records) -> go.Figure:
     """Fig. 20: how many steps produced 1, 2, ..., n semantic classes."""
-    g = live(recs.steps).groupby(["model", "n", "n_clusters"]).size().reset_index(name="steps")
+    g = live(recs.written("steps")).groupby(["model", "n", "n_clusters"]).size().reset_index(name="steps")
     g["samples per step"] = "n = " + g["n"].astype(str)
     return px.bar(g, x="n_clusters", y="steps", color="samples per step", facet_col="model", barmode="group",
                   labels={"n_clusters": "semantic classes in the step"},
@@ -228,7 +229,7 @@ def nli_comparison(recs: Records) -> pd.DataFrame:
 
 def example_step(recs: Records) -> pd.DataFrame:
     """The samples of the first recorded step with their class, mean log-prob and whether chosen."""
-    r = recs.steps.iloc[0]
+    r = recs.written("steps").iloc[0]
     return captioned(pd.DataFrame([{"sample": i, "text": s["clean"] or s["text"], "mean log-prob": s["mean_logprob"],
                                     "tokens": s["n_tokens"], "class": c, "STOP vote": s["stop_vote"],
                                     "chosen": i == r["chosen_index"]}
@@ -238,7 +239,7 @@ def example_step(recs: Records) -> pd.DataFrame:
 
 def solutions(recs: Records, width: int = 160) -> pd.DataFrame:
     """One row per solved problem: short problem text, the chosen steps, entropy and flags."""
-    p = recs.problems.copy()
+    p = recs.written("problems").copy()
     p["problem"] = p["problem_text"].str.slice(0, width)
     return captioned(p[["model", "domain", "problem", "solution", "n_steps", "stopped_by", "mean_semantic_entropy",
                         "duplicate_filtered"]], "Solutions built step by step")

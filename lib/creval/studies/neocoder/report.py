@@ -86,7 +86,7 @@ def isolation(recs) -> pd.DataFrame:
 
 
 def flags(recs) -> pd.DataFrame:
-    df = recs["problems"]
+    df = recs.written("problems")
     cols = ["single_test", "yes_no", "padded_output", "multiline_answer", "input_flattened", "needs_checker",
             "no_humans", "verifiable"]
     return _frame([{"flag": c, "problems": int(df[c].sum()),

@@ -9,7 +9,7 @@ from creval.measures import stats as S
 from creval.measures import verdicts as V
 from creval.studies.claims import ENOUGH, claims_md, every_row
 from creval.studies.contract import Records
-from creval.studies.tables import guard_module
+from creval.studies.tables import computed, guard_module
 from creval.studies.validation.report import (
     table_entropy_vs_diversity,
     table_naive_vs_semantic,
@@ -118,7 +118,7 @@ def what_this_shows(recs: Records) -> str:
                      f"with a 95% interval that excludes zero ({d['rhos']})."))
     else:
         rows.append(("not testable here", claim, f"No step-level correlation is defined on {d['steps']} step(s)."))
-    nov = table_novelty_vs_entropy(recs)
+    nov = computed(table_novelty_vs_entropy(recs))
     nov = nov[nov["rho"].notna()] if len(nov) else nov
     claim = ("The paper finds judged novelty rising with semantic entropy (Table 11, rho from 0.3 to 0.47 in our "
              "sign convention).")

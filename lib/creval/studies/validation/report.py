@@ -99,7 +99,7 @@ def table_entropy_vs_diversity(recs: Records, n_boot: int | None = None, seed: i
 
 def fig_entropy_vs_cosine(recs: Records) -> go.Figure:
     """Figure (cf. Fig. 5c): per-step semantic entropy vs average cosine similarity, with fixed-count bin means."""
-    df = recs.step_diversity
+    df = recs.written("step_diversity")
     fig = go.Figure()
     for (m, d), g in df.groupby(["model", "domain"]):
         fig.add_trace(go.Scatter(x=g["semantic_entropy"], y=g["cosine"], mode="markers", opacity=0.5,
@@ -124,7 +124,7 @@ def _by_model_domain(df: pd.DataFrame):
 
 def table_novelty_vs_entropy(recs: Records, n_boot: int | None = None, seed: int | None = None):
     """Table 11: Spearman rho between judged novelty (score in [0,1], 1 = most novel) and mean semantic entropy."""
-    df, b = recs.solution_novelty, boot(recs, n_boot, seed)
+    df, b = recs.written("solution_novelty"), boot(recs, n_boot, seed)
     rows = [{**_corr_row(g["novelty_score"], g["mean_semantic_entropy"], b["n_boot"], b["seed"], model=m, domain=d),
              "comparisons": int(g.drop_duplicates("domain")["comparisons"].sum()),
              "ties": int(g.drop_duplicates("domain")["ties"].sum())} for m, d, g in _by_model_domain(df)]
@@ -148,7 +148,7 @@ def _novelty_rhos(df: pd.DataFrame, columns: list[tuple[str, str]]) -> pd.DataFr
 
 def table_naive_vs_semantic(recs: Records):
     """Table 13: Spearman rho of judged novelty with naive (sequence-level), semantic and discrete entropy."""
-    df = _novelty_rhos(recs.solution_novelty, [("mean_naive_entropy", "naive"),
+    df = _novelty_rhos(recs.written("solution_novelty"), [("mean_naive_entropy", "naive"),
                                                          ("mean_semantic_entropy", "semantic"),
                                                          ("mean_discrete_entropy", "discrete")])
     return captioned(df, "Table 13: naive vs semantic entropy against judged novelty "
@@ -158,7 +158,7 @@ def table_naive_vs_semantic(recs: Records):
 
 def table_aggregation(recs: Records):
     """Table 14: min / max / mean aggregation of per-step semantic entropy against judged novelty."""
-    df = _novelty_rhos(recs.solution_novelty,
+    df = _novelty_rhos(recs.written("solution_novelty"),
                        [(f"{how}_semantic_entropy", how) for how in ("min", "max", "mean")])
     return captioned(df, "Table 14: aggregation of step entropies vs judged novelty")
 
@@ -173,7 +173,7 @@ def _sizes(df: pd.DataFrame) -> tuple:
 def table_sample_size(recs: Records):
     """H.2: steps per number of semantic classes, and mean entropy, at the two sample sizes; plus the
     first step (identical prompt at both sizes) compared directly."""
-    df = recs.sample_size
+    df = recs.written("sample_size")
     dist = df.pivot_table(index="n_clusters", columns="n", values="step_index", aggfunc="count", fill_value=0)
     dist.columns = [f"steps at n={c}" for c in dist.columns]
     dist = dist.reset_index()
@@ -192,7 +192,7 @@ def table_sample_size(recs: Records):
 
 def fig_sample_size(recs: Records) -> go.Figure:
     """Figure (cf. Fig. 20): steps per number of semantic classes at both sample sizes."""
-    df = recs.sample_size
+    df = recs.written("sample_size")
     fig = go.Figure()
     for n, g in df.groupby("n"):
         c = g["n_clusters"].value_counts().sort_index()
@@ -225,7 +225,7 @@ def table_aut_validation(recs: Records):
     """How well each measure ranks human originality ratings of AUT responses (Spearman, Kendall), pooled
     over objects; the novelty judge's scores are ranks within each object. The ``cambridge`` table (no judge)
     adds the cheap measures on Cambridge AUT ratings when it has rows."""
-    df, cambridge = recs.aut_items, recs.cambridge
+    df, cambridge = recs.written("aut_items", "source"), recs.cambridge
     n_boot, seed = boot(recs).values()
     rows = _rank_rows(df, "score", n_boot, seed, f"ocsai1 main2_test ({df['source'].iloc[0]})")
     groups = df.drop_duplicates("prompt")
@@ -240,7 +240,8 @@ def table_aut_validation(recs: Records):
 
 def fig_aut_scatter(recs: Records) -> go.Figure:
     """Figure: judged novelty score vs human originality rating for each AUT response."""
-    fig = px.scatter(recs.aut_items, x="score", y="novelty_score", color="prompt", hover_data=["response"],
+    fig = px.scatter(recs.written("aut_items", "score"), x="score", y="novelty_score", color="prompt",
+                     hover_data=["response"],
                      labels={"score": "human originality (1-5)",
                              "novelty_score": "judged novelty (rank in object, 0-1)"},
                      title="Novelty judge vs human AUT ratings")
@@ -249,7 +250,7 @@ def fig_aut_scatter(recs: Records) -> go.Figure:
 
 def table_macgyver_unconventional(recs: Records):
     """AUC of each measure for separating unconventional from conventional MacGyver solutions (0.5 = chance)."""
-    df = recs.macgyver_items
+    df = recs.written("macgyver_items", "unconventional")
     n_boot, seed = boot(recs).values()
     rows = []
     for name, col in (("novelty judge", "novelty_score"), ("SemDis (problem-solution distance)", "semdis"),
