@@ -221,6 +221,8 @@ def test_reading_values_are_the_tables_numbers_rounded_once(recs):
     assert v["ppl"]["median"] == "12.5" and v["ppl"]["range"] == "10.0-15.0" and v["ppl"]["texts"] == 6
     assert v["templates"]["rates"] == "100.0%" and v["templates"]["solver_tpt"] is None
     assert v["judge"]["checks"] == [] and v["judge"]["mean_score"] == "2.00"   # 2 judged texts: below MIN_N
+    # the two judged texts (2.5 and 1.5) are 10 words each: the score with its n and their length
+    assert v["judge"]["score"] == "2.00 (n=2; 10 words)"
     assert v["judge"]["contradictions"] == "50%" and v["judge"]["twist_pairs"] == 2
     assert reading.value_range(0.2349, 0.2351, 2) == "0.23-0.24"
     assert reading.value_range(1, 1.0004, 1, 100, "%") == "100.0%"

@@ -9,6 +9,7 @@ import pandas as pd
 from creval.measures import stats as S
 from creval.measures import verdicts as V
 from creval.measures.perplexity import perplexity_summary
+from creval.studies import scores as SC
 from creval.studies.rethinking.figures import table_l_ranges
 from creval.studies.rethinking.readers import labelled, measures, unlabelled_reason
 from creval.studies.rethinking.report import (
@@ -129,6 +130,18 @@ def template_values(recs, checks: pd.DataFrame) -> dict:
             "ps_tpt": check_value(checks, "MacGyver unconventional", "templates per token")}
 
 
+def _judged_lengths(recs, js: pd.DataFrame) -> pd.DataFrame:
+    """The rubric judge's rows with ``n_words``, the length of each judged text from its set's measures (a
+    judge score is shown with the length of what it scored: :mod:`creval.studies.scores`)."""
+    if not len(js) or not {"set", "id"} <= set(js.columns):
+        return js
+    parts = [m[["id", "n_words"]].assign(set=s) for s in sorted(set(js["set"]))
+             for m in [recs[f"measures_{s}"]] if len(m) and {"id", "n_words"} <= set(m.columns)]
+    if not parts:
+        return js
+    return js.merge(pd.concat(parts).drop_duplicates(["set", "id"]), on=["set", "id"], how="left")
+
+
 def judge_values(recs, checks: pd.DataFrame) -> dict:
     """The rubric judge: its AUROCs against the MacGyver labels (with n), whether all hold chance, its mean
     score and its prompt-twist contradiction rate."""
@@ -137,7 +150,10 @@ def judge_values(recs, checks: pd.DataFrame) -> dict:
                                check_value(checks, "MacGyver unconventional", "rubric judge")),
                               ("crowd vs GPT-4", check_value(checks, "MacGyver crowd", "rubric judge"))) if c]
     tw, js = recs["twist"], recs["judge"]
+    scored = _judged_lengths(recs, js)
     return {"checks": [c["text"] for c in judged],
+            "score": SC.fmt_score(SC.score_summary(scored["judge"] if len(js) else [], scored.get("n_words"),
+                                                   n_boot=recs.cfg.n_boot, seed=recs.cfg.seed)),
             "all_chance": all(c["chance_in_ci"] for c in judged) if judged else None,
             "mean_score": S.fmt_number(js["judge"].mean()) if len(js) else "",
             "contradiction_rate": float(tw["contradiction"].mean()) if len(tw) else float("nan"),
