@@ -35,8 +35,9 @@ def test_convergent_table_shares_leave_unparsed_out_and_count_them(tmp_path):
     recs = recs_of(tmp_path, bench_verdicts=rows)
     t = report.convergent_table(recs).iloc[0]
     assert t["semantic entropy"] == 0.75 and t["feasibility"] == 1.0 and t["safety"] == 0.5
-    assert t["Overall"] == 0.75 and t["unparsed"] == "1/4"
-    assert report.convergent_table(recs).attrs["caption"] == "Convergent creativity (retrieval judge, smollm2-135m)"
+    assert t["Overall"] == 0.75 and t["unparsed"] == "1/4" and t["solutions"] == 2
+    assert report.convergent_table(recs).attrs["caption"].startswith(
+        "Convergent creativity (retrieval judge, smollm2-135m). Scale: the judge answers YES or NO per criterion")
     fig = report.fig_entropy_vs_criteria(recs)
     assert [list(tr.y) for tr in fig.data] == [[1.0], [0.5]] and "single points" in fig.layout.title.text
 

@@ -30,7 +30,7 @@ def convergent_table(recs: Records) -> pd.DataFrame:
     verdicts, cfg, rows = recs.written("bench_verdicts"), recs.cfg, []
     for (model, domain), g in verdicts.groupby(["model", "domain"], sort=False):
         se = g.groupby("pair_id").mean_semantic_entropy.first().mean() if "mean_semantic_entropy" in g else np.nan
-        row = {"domain": domain, "model": model, "semantic entropy": se}
+        row = {"domain": domain, "model": model, "solutions": int(g["pair_id"].nunique()), "semantic entropy": se}
         shares, same = [], []
         for c, gc in g.groupby("criterion", sort=False):
             ok = gc[~gc.unparsed.astype(bool)]
@@ -48,7 +48,8 @@ def convergent_table(recs: Records) -> pd.DataFrame:
     flagged = int((t["one answer to every solution"] != "").sum()) if len(t) else 0
     note = (f". In {flagged} row(s) the judge gave one answer to every solution of a criterion (named in the last "
             "column): that share says nothing about the solutions") if flagged else ""
-    return captioned(t, f"Convergent creativity{who}{note}")
+    return captioned(t, f"Convergent creativity{who}{note}. Scale: the judge answers YES or NO per criterion; a "
+                        "criterion's cell is the share of YES among its parsed verdicts on the row's solutions")
 
 
 def one_answer(pred) -> str:
