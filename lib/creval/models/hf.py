@@ -1,15 +1,16 @@
 """Hugging Face transformers backend: any causal LM by Hub id or local path (GPU if available).
 
-Requests from every unit in flight are gathered while the model is busy (:mod:`creval.models.gather`) and run as
-one padded batch per verb and settings: ``sample`` and ``chat`` rows decode together (left padding, each row
-with its own length, end-of-sequence and stop strings), ``choice_logprobs`` and ``loglikelihood`` rows share
-forward passes. The decode loop is our own (:mod:`creval.models.hf_decode`): one forward per token for the whole
-batch with the KV cache, the log-prob of the chosen token only (not the whole vocabulary kept at every step),
-no host sync per token, and per-row seeded sampling, so sample ``i`` of a request draws the same stream whatever
-shares its batch (up to float rounding of padded rows). Log-probs (``LOGPROB_KIND = "raw"``) are the
-log-softmax of the unscaled logits. Offline, a GGUF file loads through ``gguf_file=`` (dequantised:
-``quantisation`` then names the file's type and the dtype it runs in). ``loglikelihood`` scores
-``[document start] + context + text`` (:func:`~creval.models.base.document_start`) in rolling windows.
+Requests from every unit in flight are gathered while the model is busy (:mod:`creval.models.gather`) and run as one
+padded batch per verb and settings: ``sample`` and ``chat`` rows decode together (left padding; each row ends at its
+own end-of-sequence token and stop strings; a batch holds the requests of one temperature, top-p and token limit),
+``choice_logprobs`` and ``loglikelihood`` rows share forward passes. The decode loop is our own
+(:mod:`creval.models.hf_decode`): one forward per token for the whole batch with the KV cache, the log-prob of the
+chosen token only (not the whole vocabulary kept at every step), no host sync per token, and per-row seeded
+sampling, so sample ``i`` of a request draws the same stream whatever shares its batch (up to float rounding of
+padded rows). Log-probs (``LOGPROB_KIND = "raw"``) are the log-softmax of the unscaled logits. Offline, a GGUF file
+loads through ``gguf_file=`` (dequantised: ``quantisation`` then names the file's type and the dtype it runs in).
+``loglikelihood`` scores ``[document start] + context + text`` (:func:`~creval.models.base.document_start`) in
+rolling windows.
 """
 from __future__ import annotations
 
