@@ -157,10 +157,9 @@ def kept_sweep(recs: Records) -> pd.DataFrame:
 def fig_temperature(recs: Records) -> go.Figure:
     """Fig. 5b: mean semantic entropy (± SD over problems) against sampling temperature, on the solutions the
     tables keep (duplicate-filtered ones left out, as in the entropy table)."""
-    recs.written("sweep")                  # no sweep rows: ThinRecords, the figure says so
     s = kept_sweep(recs)
+    dropped = len(recs.written("sweep")) - len(s)          # no sweep rows: ThinRecords, the figure says so
     g = s.groupby(["model", "temperature"])["mean_semantic_entropy"].agg(["mean", "std", "size"])
-    dropped = len(recs.sweep) - len(s)
     return px.line(g.reset_index(), x="temperature", y="mean", error_y="std", color="model", markers=True,
                    hover_data={"size": True}, labels={"mean": "semantic entropy (nats)"},
                    title="Semantic entropy vs temperature (cf. paper Fig. 5b)"
