@@ -245,3 +245,26 @@ def test_texts_are_compared_in_bits_per_byte_not_perplexity():
     rows = rethinking_values({"perplexity": p}, ["m"])
     assert [(r["measure"], r["item"], r["value"]) for r in rows] == [("bits per byte (aut texts)", "a1", 2.34),
                                                                       ("bits per byte (aut texts)", "a2", 0.9)]
+
+
+def test_human_ideas_come_from_the_study_that_offers_people_for_the_task(monkeypatch):
+    from creval.core.errors import CrevalError
+    from creval.studies.compare.values import human_ideas
+    from creval.studies.contract import Study
+    from creval.studies.registry import STUDIES
+    answers = pd.DataFrame({"problem_id": ["q1", "q1", "q1", "q2"], "text": [" a ", "b", "c", "d"]})
+
+    def people(task):
+        if task == "broken task":
+            raise CrevalError("no toy data here")
+        return answers if task == "toy task" else None
+    monkeypatch.setitem(STUDIES, "toy", Study("toy", "chapters/99-toy.ipynb", CompareConfig, run=lambda c: c,
+                                              people=people))
+    ideas = pd.DataFrame({"task": ["toy task", "toy task", "other task", "broken task"],
+                          "prompt": ["q1", "q3", "q1", "q1"], "source": "m", "text": "x"})
+    rows, notes = human_ideas(ideas, 2, 0)
+    assert [(r["task"], r["prompt"], r["source"]) for r in rows] == [("toy task", "q1", "people")] * 2
+    assert {r["text"] for r in rows} <= {"a", "b", "c"}                 # two of q1's three, stripped
+    assert notes == ["broken task: no human responses (no toy data here)"]
+    assert STUDIES["divergent"].people("divergent first step (hypogen)") is None
+    assert STUDIES["aut"].people("divergent first step (macgyver)") is None

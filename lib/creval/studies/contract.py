@@ -69,7 +69,9 @@ class Study:
     dataclass: the table's schema, checked on every row whenever the run folder is read). ``estimate(cfg) ->
     Estimate`` prices a run (:mod:`creval.studies.estimate`; the one way to declare it: a study without one is
     priced with a line saying so). ``values(recs, models, judge)`` and ``ideas(recs, models)`` are what the
-    comparison reads from the study's records (:mod:`creval.studies.values`; left out, it reads nothing).
+    comparison reads from the study's records (:mod:`creval.studies.values`; left out, it reads nothing);
+    ``people(task)`` gives people's answers to the prompts of one of its ideas' tasks (``problem_id, text``; None
+    where it has none), set beside the models' texts.
     ``card(recs, n_boot, seed)`` is the study's rows of the report card (:mod:`creval.studies.reportcard.card`;
     left out, the card grades nothing of it).
     ``book=False`` keeps a study out of ``creval book`` (the worked example of docs/CONTRIBUTING.md)."""
@@ -84,6 +86,7 @@ class Study:
     estimate: Callable[[Config], Any] | None = None
     values: Callable[..., list] | None = None      # per-item headline values for the comparison
     ideas: Callable[..., list] | None = None       # texts whose homogeneity the comparison measures
+    people: Callable[[str], Any] | None = None     # people's answers to the prompts of one of its ideas' tasks
     card: Callable[..., list] | None = None        # the study's rows of the report card (its grading.py)
     book: bool = True
 

@@ -9,5 +9,5 @@ STUDY = Study("aut", "chapters/07-aut-agreement.ipynb", AutConfig, run.run,
               tables={"uses": ScoredUseRecord, "turns": TurnRecord, "judgments": JudgmentRecord, "human": HumanRecord,
                       "raters": RaterRecord, "baselines_full": HumanRecord},
               datasets=(aut.DATASET,), estimate=estimate.estimate, card=grading.aut_rows,
-              values=values.values, ideas=values.ideas,
+              values=values.values, ideas=values.ideas, people=values.people,
               summary="LLM agreement on Alternative Uses Test scoring and ranking (Rabeyah et al.)")

@@ -1,6 +1,7 @@
 """What the AUT study hands the comparison: the fixed judge's originality scores and the generated uses."""
 from __future__ import annotations
 
+from creval.datasets import aut
 from creval.studies.values import idea_row, value_row
 
 
@@ -22,3 +23,11 @@ def ideas(recs, models) -> list[dict]:
         return []
     u = u[u["generator"].isin(models) & ~u["refused"].astype(bool)]
     return [idea_row("AUT uses", r["object"], r["generator"], r["text"]) for r in u.to_dict("records")]
+
+
+def people(task: str):
+    """People's answers to the prompts of ``task`` (``problem_id, text``): the Ocsai-1 human responses for the
+    AUT uses; None for any other task."""
+    if task != "AUT uses":
+        return None
+    return aut.load_ocsai(n=None, objects=None).rename(columns={"prompt": "problem_id", "response": "text"})

@@ -12,11 +12,10 @@ import numpy as np
 import pandas as pd
 
 from creval.core.errors import CrevalError
-from creval.datasets import aut, macgyver
 from creval.judges.base import PROMPTS
 from creval.judges.pairwise import judge_version
 from creval.models.registry import get_spec
-from creval.studies.registry import get_study
+from creval.studies.registry import STUDIES, get_study
 
 # what a higher value means, per measure family (the page and docs/compare.md say the same)
 HIGHER = {"semantic entropy": "more diverse meanings per step", "distinct": "more distinct meanings among n samples",
@@ -65,23 +64,21 @@ def idea_rows(study: str, recs, models) -> list[dict]:
 
 
 def human_ideas(ideas: pd.DataFrame, per_prompt: int, seed: int) -> tuple[list[dict], list[str]]:
-    """People's answers to the same prompts, at most ``per_prompt`` each (drawn with ``seed``): MacGyver crowd
-    solutions of the divergent MacGyver problems, Ocsai-1 human AUT responses of the AUT objects. Also a note
-    per dataset that has none."""
+    """People's answers to the same prompts, at most ``per_prompt`` each (drawn with ``seed``), from the study
+    whose ``people`` offers them for the task (MacGyver crowd solutions of the divergent MacGyver problems,
+    Ocsai-1 human AUT responses of the AUT objects). Also a note per dataset that has none."""
     rows, notes = [], []
     if not len(ideas):
         return rows, notes
     for task, prompts in ideas.groupby("task")["prompt"]:
         want = set(prompts)
         try:
-            if task == "divergent first step (macgyver)":
-                h = macgyver.load_human_solutions().rename(columns={"solution": "text"})
-            elif task == "AUT uses":
-                h = aut.load_ocsai(n=None, objects=None).rename(columns={"prompt": "problem_id", "response": "text"})
-            else:
-                continue
+            h = next((h for s in STUDIES.values() if s.people is not None for h in [s.people(task)]
+                      if h is not None), None)
         except CrevalError as e:
             notes.append(f"{task}: no human responses ({e.problem})")
+            continue
+        if h is None:                       # no study offers people's answers to this task
             continue
         h = h[h["problem_id"].isin(want)]
         for pid, g in h.groupby("problem_id"):

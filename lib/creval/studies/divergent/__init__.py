@@ -17,5 +17,5 @@ STUDY = Study("divergent", "chapters/02-divergent.ipynb", DivergentConfig, run.r
                       "entailment": EntailmentRecord, "nli_eval": NliEvalRecord},
               datasets=(macgyver.DATASET, hypogen.DATASET, bookmia.DATASET, sick.DATASET, msrp.DATASET),
               estimate=estimate.estimate,
-              values=values.values, ideas=values.ideas,
+              values=values.values, ideas=values.ideas, people=values.people,
               summary="semantic entropy of step-wise generation (Tan et al.), a temperature sweep, entailment backends")

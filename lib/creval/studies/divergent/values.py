@@ -1,6 +1,8 @@
-"""What the divergent study hands the comparison: its per-item values and the texts of its first steps."""
+"""What the divergent study hands the comparison: its per-item values, the texts of its first steps and people's
+answers to the same problems."""
 from __future__ import annotations
 
+from creval.datasets import macgyver
 from creval.measures.entropy import distinct_at_k
 from creval.studies.values import idea_row, value_row
 
@@ -32,3 +34,11 @@ def ideas(recs, models) -> list[dict]:
     return [idea_row(f"divergent first step ({r['domain']})", r["problem_id"], r["model"],
                      x.get("clean") or x.get("text") or "")
             for r in s.to_dict("records") for x in r["samples"]]
+
+
+def people(task: str):
+    """People's answers to the prompts of ``task`` (``problem_id, text``): the MacGyver crowd solutions for the
+    MacGyver first steps; None for the other domains (no human answers)."""
+    if task != "divergent first step (macgyver)":
+        return None
+    return macgyver.load_human_solutions().rename(columns={"solution": "text"})
