@@ -54,9 +54,11 @@ def test_what_this_shows_gives_a_verdict_per_claim(tmp_path):
     assert "0.50 at T = 0.3, 1.50 at T = 1, 1.20 at T = 1.5" in md[1]
     assert md[2].startswith("- **not testable here (4 problem(s), fewer than the 30") and "over 4 steps of 4" in md[2]
     assert md[3].startswith("- **not testable here**") and "1 model(s)" in md[3]
-    from creval.studies.claims import verdict
-    assert verdict(True, 40) == "reproduced" and verdict(None, 40).word == "not testable here"
-    assert verdict(False, 40, sample=True) == "not reproduced (bundled sample data)"
+    from creval.measures.verdicts import CONTRADICTS, SUPPORTS, claim_verdict
+    assert claim_verdict(0.3, 0.1, 0.5, 40, claimed="+").word == SUPPORTS
+    assert claim_verdict(0.3, float("nan"), 0.5, 40, claimed="+").word == "not testable here"
+    v = claim_verdict(-0.3, -0.5, -0.1, 40, claimed="+", sample=True)
+    assert v.word == CONTRADICTS and v.reason.endswith("bundled sample data")
 
 
 def test_no_merge_makes_the_entropy_claims_not_testable(tmp_path):

@@ -1,22 +1,15 @@
 """The chapters' "What this shows" lists: one bullet per claim, its verdict decided by the one rule
 (:func:`creval.measures.verdicts.claim_verdict`: supports / contradicts the paper, inconclusive here, not
 testable here; :func:`every_row` for a claim tested on several rows), and a last line naming the local models
-the verdicts rest on. :func:`verdict` is the older two-word reading, kept for callers not yet moved."""
+the verdicts rest on."""
 from __future__ import annotations
 
-from creval.measures.stats import ENOUGH, TESTABLE, Verdict, decide
+from creval.measures.stats import ENOUGH, TESTABLE, Verdict
 from creval.measures.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, WORDS
 from creval.models.registry import BACKENDS
 from creval.studies.contract import Records
 
-__all__ = ["ENOUGH", "TESTABLE", "Verdict", "claims_md", "decide", "every_row", "local_models", "too_few_of",
-           "verdict"]
-
-def verdict(ok: bool | None, n: int, sample: bool = False, degenerate: str | None = None,
-            min_n: int = ENOUGH) -> Verdict:
-    """:func:`~creval.measures.stats.decide`, in the argument order the chapters use."""
-    return decide(ok, n, degenerate=degenerate, min_n=min_n, sample=sample)
-
+__all__ = ["ENOUGH", "TESTABLE", "Verdict", "claims_md", "every_row", "local_models", "too_few_of"]
 
 def local_models(recs: Records) -> list[str]:
     """The models of the run's manifest that ran on this machine (llama.cpp or transformers), with their weights."""
