@@ -28,13 +28,19 @@ def creval_python(here: Path, current: str = sys.executable) -> str | None:
     return None
 
 
-def main() -> int:
+def hand_over(module: str, missing: str, code: int) -> int:
+    """Replace this process by ``python -m module`` (same arguments) under a Python with creval; without one,
+    print ``missing`` and return ``code``."""
     python = creval_python(Path.cwd())
     if python is None:
-        print(MISSING, file=sys.stderr)
-        return 1
-    os.execv(python, [python, "-m", "creval.book.prerender", *sys.argv[1:]])
+        print(missing, file=sys.stderr)
+        return code
+    os.execv(python, [python, "-m", module, *sys.argv[1:]])
     return 0                # not reached: execv replaces this process
+
+
+def main() -> int:
+    return hand_over("creval.book.prerender", MISSING, 1)
 
 
 if __name__ == "__main__":
