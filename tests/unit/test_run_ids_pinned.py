@@ -1,0 +1,58 @@
+"""Every study's run id under each parameter profile, pinned: a change that moves one fails here (a moved
+run id means a warm rebuild of the book calls every model again). Computed with no staged data, offline, in an
+empty data home, so every dataset is the bundled sample and the entailment backend the cosine fallback."""
+import os
+
+import pytest
+
+from creval.book.params import load_params
+from creval.core.paths import params_dir
+from creval.measures.nli import backends
+from creval.studies.registry import STUDIES
+
+PINNED = {
+    "default/apparatus": "282e6eab55",
+    "default/aut": "a1be3c9b9a",
+    "default/compare": "3f40bb10f5",
+    "default/convergent": "d411b39b81",
+    "default/divergent": "393e36f972",
+    "default/neocoder": "a4d5ebd935",
+    "default/reportcard": "25c4655596",
+    "default/rethinking": "850d8d3f03",
+    "default/validation": "6880d53a3c",
+    "paper/apparatus": "282e6eab55",
+    "paper/aut": "cf681d0d2a",
+    "paper/compare": "392f192fd4",
+    "paper/convergent": "b3f4f56239",
+    "paper/divergent": "c854e935ab",
+    "paper/neocoder": "a6bd43c463",
+    "paper/reportcard": "eb473930c3",
+    "paper/rethinking": "05acf46411",
+    "paper/validation": "91373a1797",
+    "smoke/apparatus": "8e8e954556",
+    "smoke/aut": "d9e1778b7e",
+    "smoke/compare": "956ed58fdb",
+    "smoke/convergent": "fbc449eb30",
+    "smoke/divergent": "8870d99599",
+    "smoke/neocoder": "f07787599c",
+    "smoke/reportcard": "415f07fe2d",
+    "smoke/rethinking": "f601f2f867",
+    "smoke/validation": "5e6660f83b",
+}
+
+
+@pytest.fixture
+def bare_machine(tmp_path, monkeypatch):
+    for k, v in {"CREVAL_SHARED_DATA": "none", "CREVAL_OFFLINE": "1", "CREVAL_HOME": str(tmp_path)}.items():
+        monkeypatch.setenv(k, v)
+    for k in [k for k in os.environ if k.startswith("CREVAL_") and k.endswith("_DIR")]:
+        monkeypatch.delenv(k)
+    monkeypatch.setattr(backends, "LOADED", type(backends.LOADED)())
+
+
+@pytest.mark.parametrize("profile", ["default", "smoke", "paper"])
+def test_run_ids_are_pinned(profile, bare_machine):
+    params = load_params(params_dir() / f"{profile}.yaml")
+    got = {f"{profile}/{name}": s.make_config(params).run_id for name, s in STUDIES.items()}
+    want = {k: v for k, v in PINNED.items() if k.startswith(f"{profile}/")}
+    assert got == want
