@@ -9,6 +9,7 @@ from creval.measures import stats as S
 from creval.studies.aut import human, reading, report
 from creval.studies.aut.config import AutConfig
 from creval.studies.contract import Records
+from creval.studies.links import dead_in
 
 
 def _records(tmp_path, tables):
@@ -106,6 +107,7 @@ def test_what_this_shows_with_one_judge_and_ordered_levels(tmp_path):
     assert md[1].startswith("- **not testable here (1 object(s), fewer than the 30 a verdict needs)**")
     assert "(Judged by g.) Here the mean over settings and judge pairs is 1.00" in md[1]
     assert "(bootstrap over [1 objects](../browse/aut.html#t=judgments))" in md[1]      # the count links to its items
+    assert not dead_in("\n".join(md), recs)
     assert md[2].startswith("- **not testable here (") and "for 1 of 1 generator(s)" in md[2]
     assert md[3].startswith("- **not testable here**")
 

@@ -11,6 +11,7 @@ from creval.studies.compare.config import CompareConfig
 from creval.studies.compare.sources import batch_sources, cost_rows, root_config, root_path
 from creval.studies.convergent.values import values as convergent_values
 from creval.studies.divergent.values import values as divergent_values
+from creval.studies.links import dead
 from creval.studies.rethinking.values import values as rethinking_values
 
 N = 20
@@ -87,6 +88,7 @@ def test_tables_figure_and_reading():
     assert r["missing"] == ["aut in runs/x"]
     assert "2 of 3 paired differences" in report.reading_markdown(recs)
     assert f"on [{r['measures']} measures](../browse/compare.html#t=values):" in report.reading_markdown(recs)
+    assert not dead(report.reading_markdown(recs), {"compare": {"values": recs["values"].to_dict("records")}})
 
 
 def test_one_model_says_what_to_run_and_names_the_judge():

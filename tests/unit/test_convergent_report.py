@@ -9,6 +9,7 @@ import pytest
 from creval.studies.contract import Records
 from creval.studies.convergent import reading, report
 from creval.studies.convergent.config import ConvergentConfig
+from creval.studies.links import dead_in
 
 
 def recs_of(tmp_path, **tables):
@@ -186,6 +187,7 @@ def test_a_paired_accuracy_gain_over_pairs_supports_the_paper(tmp_path):
     md = reading.what_this_shows(recs).split("\n")
     assert md[0].startswith("- **supports the paper**") and "retrieval minus chateval 0.650 [" in md[0]
     assert f"chateval 0.000 on [40 parsed verdicts]({TO}chateval) (constant)" in md[0]
+    assert not dead_in("\n".join(md), recs)             # every link opens on rows the browser holds
     assert md[1].startswith("- **supports the paper**") and "-200 [-200, -200] tokens per pair on 40 pairs" in md[1]
     t = report.agreement_table(recs).set_index(["judge", "criterion"])
     assert t.loc[("chateval", "all"), "answers"] == "always NO" and t.loc[("retrieval", "all"), "answers"] == ""
