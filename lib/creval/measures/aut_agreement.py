@@ -28,6 +28,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from creval.measures.resample import boot_rng
+
 LEVELS = ("common", "creative", "highly_creative")
 LEVEL_CODE = {lvl: i + 1 for i, lvl in enumerate(LEVELS)}
 
@@ -177,7 +179,7 @@ def self_preference(df, judge_col: str = "judge", gen_col: str = "generator", it
             return float(own.mean() - oth.mean()) if len(own) and len(oth) else float("nan")
 
         row["sp"] = stat(sub)
-        rng = np.random.default_rng(seed)
+        rng = boot_rng(seed)
         groups = [g for _, g in sub.groupby(cluster_col)] if cluster_col and sub[cluster_col].nunique() > 1 else None
         reps = []
         for _ in range(n_boot):

@@ -28,6 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from creval.core.errors import CrevalError
+from creval.measures.resample import boot_rng
 
 
 def win_matrix(models: Sequence[str], outcomes: Sequence[tuple[str, str, float]]) -> tuple[np.ndarray, np.ndarray]:
@@ -122,7 +123,7 @@ def bootstrap(models: Sequence[str], outcomes: Sequence[tuple[str, str, str, flo
     for it, a, b, s in outcomes:
         by_item.setdefault(it, []).append((a, b, s))
     theta = fit(models, [o for it in items for o in by_item[it]], prior)
-    rng = np.random.default_rng(seed)
+    rng = boot_rng(seed)
     reps = np.array([fit(models, [o for k in rng.integers(0, len(items), len(items)) for o in by_item[items[k]]],
                          prior) for _ in range(n_boot)]).reshape(n_boot, len(models))
     ranks = np.array([_ranks(r) for r in reps]).reshape(n_boot, len(models))

@@ -5,17 +5,38 @@ Rows of one unit are not independent evidence: 36 stories by 3 writers are 3 uni
 (Davison & Hinkley 1997, sec. 3.8, "two-stage" sampling with the second stage kept whole) keeps the interval
 honest. A percentile bound read off B resamples moves with the seed; :func:`mc_margin` says by how much (the
 order statistic's binomial spread), so a verdict the margin could flip is marked borderline instead of
-depending on the seed. Pure numpy.
+depending on the seed. Every report-time resample of the book draws from :func:`boot_rng`, whose seed the
+environment variable ``CREVAL_BOOT_SEED`` shifts (unset: the seeds as written). Pure numpy.
 """
 from __future__ import annotations
 
 import math
+import os
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
 MC_Z = 3.0           # the bounds' Monte-Carlo margin covers this many binomial SDs of the order statistic
 MAX_UNDEFINED = 0.05  # share of resamples whose statistic may be undefined before no interval is given
+SEED_ENV = "CREVAL_BOOT_SEED"   # shifts every report-time bootstrap and permutation seed (records never move)
+
+
+def boot_seed(seed: int | None = 0) -> int | None:
+    """The seed a report-time resample uses: ``seed`` plus the integer in ``CREVAL_BOOT_SEED`` (unset or
+    empty: ``seed`` itself, so the book's numbers are today's). Rebuilding with 0..9 there shows whether a
+    verdict depends on the bootstrap seed (benchmarks/verdict_seeds.py). None stays None."""
+    shift = os.environ.get(SEED_ENV, "").strip()
+    if seed is None or not shift:
+        return seed
+    try:
+        return int(seed) + int(shift)
+    except ValueError:
+        raise ValueError(f"{SEED_ENV}={shift!r}: expected an integer (a shift of every bootstrap seed)") from None
+
+
+def boot_rng(seed: int | None = 0) -> np.random.Generator:
+    """The generator of a report-time bootstrap or permutation: ``default_rng(boot_seed(seed))``."""
+    return np.random.default_rng(boot_seed(seed))
 
 
 def units(cluster: Sequence | None, n: int) -> list[np.ndarray]:
@@ -36,7 +57,7 @@ def cluster_draws(cluster: Sequence | None, n: int, n_boot: int, seed: int = 0) 
     """``n_boot`` resamples of the rows by unit: each draws as many units as there are, with replacement,
     and keeps every row of a drawn unit (a unit drawn twice is there twice)."""
     groups = units(cluster, n)
-    rng = np.random.default_rng(seed)
+    rng = boot_rng(seed)
     if not groups:
         return
     for _ in range(n_boot):

@@ -17,6 +17,7 @@ import numpy as np
 
 from creval.measures.numbers import fmt_estimate, fmt_interval, fmt_number
 from creval.measures.raters import noise_ceiling, one_vs_mean, spearman_brown
+from creval.measures.resample import boot_rng
 from creval.measures.verdicts import (
     ENOUGH,
     TESTABLE,
@@ -33,9 +34,9 @@ from creval.measures.verdicts import (
     wilson,
 )
 
-__all__ = ["ENOUGH", "TESTABLE", "Verdict", "agrees", "all_tied", "constant", "copies_order", "decide",
-           "excludes_chance", "first_reason", "fmt_estimate", "fmt_interval", "fmt_number", "no_merge", "noise_ceiling",
-           "one_vs_mean", "spearman_brown", "too_few", "wilson"]
+__all__ = ["ENOUGH", "TESTABLE", "Verdict", "agrees", "all_tied", "boot_rng", "constant", "copies_order", "decide",
+           "excludes_chance", "first_reason", "fmt_estimate", "fmt_interval", "fmt_number", "no_merge",
+           "noise_ceiling", "one_vs_mean", "spearman_brown", "too_few", "wilson"]
 
 MIN_N = 5
 MAX_UNDEFINED = 0.05   # share of bootstrap resamples whose statistic may be undefined before no interval is given
@@ -99,21 +100,19 @@ class Interval(tuple):
 def bootstrap_ci(stat: Callable[..., float], *arrays, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0,
                  min_n: int = MIN_N, max_undefined: float = MAX_UNDEFINED) -> Interval:
     """Percentile bootstrap CI of ``stat(*arrays)``: resample the rows (the same indices in every array)
-    ``n_boot`` times with a seeded generator and return the ``alpha/2`` and ``1 - alpha/2`` quantiles of the
-    statistics, as an :class:`Interval` that counts the resamples whose statistic is undefined (NaN, or an
-    error: e.g. a resample that misses the one differing item of a rank correlation).
-
-    Undefined resamples are never silently dropped: when more than ``max_undefined`` (5%) of them are
-    undefined, the interval is not given (NaN, NaN) and ``note`` says how many; below that share the
-    quantiles are taken over the defined ones and the count is still reported. (NaN, NaN) too when fewer
-    than ``min_n`` rows."""
+    ``n_boot`` times (generator :func:`boot_rng`, shifted by ``CREVAL_BOOT_SEED``) and return the ``alpha/2`` and
+    ``1 - alpha/2`` quantiles of the statistics, as an :class:`Interval` that counts the resamples whose
+    statistic is undefined (NaN, or an error: e.g. a resample that misses the one differing item of a rank
+    correlation). Undefined resamples are never silently dropped: when more than ``max_undefined`` (5%) of them
+    are undefined, no interval is given (NaN, NaN) and ``note`` says how many; below that share the quantiles
+    are taken over the defined ones and the count is still reported. (NaN, NaN) too below ``min_n`` rows."""
     arrs = [np.asarray(a) for a in arrays]
     n = len(arrs[0])
     if any(len(a) != n for a in arrs):
         raise ValueError("bootstrap arrays must have the same length")
     if n < min_n:
         return Interval(float("nan"), float("nan"), 0, 0, f"n={n} < {min_n}: no interval")
-    rng = np.random.default_rng(seed)
+    rng = boot_rng(seed)
     vals = []
     for _ in range(n_boot):
         idx = rng.integers(0, n, n)
@@ -379,7 +378,7 @@ def stratified_draws(strata: Sequence, counts: dict, draws: int, seed: int = 0) 
     seeded draw of that shape could have produced."""
     strata = np.asarray(strata, dtype=object)
     where = {s: np.flatnonzero(strata == s) for s in counts}
-    rng = np.random.default_rng(seed)
+    rng = boot_rng(seed)
     return [np.concatenate([rng.choice(where[s], size=min(k, len(where[s])), replace=False)
                             for s, k in counts.items()] or [np.zeros(0, int)]) for _ in range(draws)]
 

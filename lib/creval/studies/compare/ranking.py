@@ -50,7 +50,7 @@ def measure_ranking(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> 
     wide = values.pivot_table(index="item", columns="model", values="value", aggfunc="mean")
     models, X = list(wide.columns), wide.to_numpy(float)
     means = np.nanmean(np.where(np.isnan(X), np.nan, X), axis=0) if len(X) else np.full(len(models), np.nan)
-    rng = np.random.default_rng(seed)
+    rng = S.boot_rng(seed)    # CREVAL_BOOT_SEED shifts it
     reps = []
     for _ in range(n_boot if len(X) >= S.MIN_N else 0):
         d = X[rng.integers(0, len(X), len(X))]

@@ -1,0 +1,31 @@
+"""CREVAL_BOOT_SEED shifts every report-time bootstrap seed (issue 40); unset, the numbers are today's."""
+import numpy as np
+import pytest
+
+from creval.measures import bradley_terry as BT
+from creval.measures import resample as R
+from creval.measures import stats as S
+
+
+def _numbers() -> tuple:
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(size=40), rng.normal(size=40)
+    ci = S.spearman_ci(x, y, n_boot=200)
+    cb = R.cluster_bootstrap(lambda a: float(np.mean(a)), x, cluster=np.arange(40) // 4, n_boot=200)
+    bt = BT.bootstrap(["a", "b"], [(f"i{k}", "a", "b", float(k % 3 == 0)) for k in range(12)], n_boot=20)
+    return ci["lo"], ci["hi"], cb["lo"], cb["hi"], tuple(bt["lo"])
+
+
+def test_unset_or_zero_is_todays_seed_and_a_shift_moves_every_site(monkeypatch):
+    monkeypatch.delenv(R.SEED_ENV, raising=False)
+    today = _numbers()
+    assert R.boot_seed(3) == 3 and R.boot_seed(None) is None
+    monkeypatch.setenv(R.SEED_ENV, "0")
+    assert _numbers() == today
+    monkeypatch.setenv(R.SEED_ENV, "5")
+    assert R.boot_seed(3) == 8
+    moved = _numbers()
+    assert all(a != b for a, b in zip(moved[:4], today[:4]))
+    monkeypatch.setenv(R.SEED_ENV, "x")
+    with pytest.raises(ValueError, match=R.SEED_ENV):
+        R.boot_seed(0)
