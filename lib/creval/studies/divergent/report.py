@@ -1,24 +1,22 @@
 """Tables, figures and sentences of chapter 02 (divergent creativity), pure: the study's records in
 (``STUDY.records(cfg)``), a captioned DataFrame (``df.attrs["caption"]``), a Figure or a
-Markdown string out. Each function is one notebook cell; the records' columns are data names, the tables
-here give them their display names.
+Markdown string out (its counts linked to their items in the study's browser). Each function is one notebook
+cell; the records' columns are data names, the tables here give them their display names. The closing "What
+this shows" is :mod:`creval.studies.divergent.reading`.
 """
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
 from creval.measures import stats as S
 from creval.measures.entropy import distinct_at_k
-from creval.measures.resample import cluster_bootstrap
-from creval.measures.verdicts import TESTABLE, Verdict, claim_verdict
-from creval.studies.claims import claims_md, every_row, too_few_of
 from creval.studies.contract import Records
 from creval.studies.divergent.paper import PAPER_SE, PAPER_SE_BOOKMIA_UNFILTERED
+from creval.studies.links import items
 from creval.studies.tables import captioned, echoes, guard_module, public_text
 
 # the nli_eval table's data names -> the comparison table's display names
@@ -298,95 +296,19 @@ def build_caveats(recs: Records) -> str:
     cfg, lv = recs.cfg, entropy_levels(recs)
     models = sorted({r["model"] for r in lv})
     first = [r for r in lv if r["model"] == models[0]] if lv else []
-    per = ", ".join(f"{r['problems']} {r['domain']} ({r['data']})" for r in first) or "no"
+    per = ", ".join(items(f"{r['problems']} {r['domain']}", "divergent", "problems",
+                          {"model": r["model"], "domain": r["domain"]}) + f" ({r['data']})" for r in first) or "no"
     ran = recs.entailment["ran"].iloc[0] if len(recs.entailment) else "?"
     gains = "; ".join(f"{g['dataset']}: accuracy {S.fmt_number(g['accuracy'])} against {S.fmt_number(g['baseline'])} "
-                      f"for the majority label on {g['pairs']} pairs" for g in nli_gains(recs))
+                      "for the majority label on "
+                      + items(f"{g['pairs']} pairs", "divergent", "nli_eval", {"dataset": g["dataset"]})
+                      for g in nli_gains(recs))
     n = lv[0]["n"] if lv else getattr(cfg, "n_samples", "?")
     return (f"**Read these numbers with care.** This build measured {', '.join(models) or 'no model'} on {per} "
             f"problems (data source in brackets), with n = {n} samples per step. The entailment backend that ran "
             f"is `{ran}`" + (f" ({gains})" if gains else "") + ". With this few problems the ± columns are wide, so "
             "differences between domains or models here are not evidence of anything; a sample-data row only "
             "exercises the code.")
-
-
-def _near_ceiling(recs: Records, row: dict, claimed: tuple[float, float]) -> Verdict:
-    """One model x domain's mean semantic entropy as a share of its ceiling ln n, with a bootstrap interval
-    over its kept problems (the independent unit), read against the paper's range of shares."""
-    g = recs.problems
-    g = g[(g["model"] == row["model"]) & (g["domain"] == row["domain"]) & ~g["duplicate_filtered"].astype(bool)]
-    x = g["mean_semantic_entropy"].dropna().to_numpy(float) / row["ceiling"]
-    r = cluster_bootstrap(np.mean, x, n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed)
-    return claim_verdict(row["share"], r["lo"], r["hi"], len(x), claimed=claimed, null=None,
-                         degenerate=no_merge(recs) or too_few_of(len(x), "problem"), sample=row["data"] == "sample",
-                         mc=(r["mc_lo"], r["mc_hi"]), units="problem")
-
-
-def _temperature_rise(recs: Records, model: str) -> tuple[dict, Verdict]:
-    """Semantic entropy at the sweep's highest temperature minus its lowest, on the problems solved at both
-    (paired, bootstrap over problems), read against the paper's rise (Fig. 5b)."""
-    s = kept_sweep(recs)
-    s = s[s["model"] == model]
-    wide = s.pivot_table(index="problem_id", columns="temperature", values="mean_semantic_entropy", aggfunc="mean")
-    rise = (wide[wide.columns.max()] - wide[wide.columns.min()]).dropna().to_numpy(float) if wide.shape[1] > 1 \
-        else np.zeros(0)
-    r = cluster_bootstrap(np.mean, rise, n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed)
-    d = {"diff": r["value"], "lo": r["lo"], "hi": r["hi"], "n": r["n"]}
-    return d, claim_verdict(d["diff"], d["lo"], d["hi"], d["n"], claimed="+", null=0.0,
-                            degenerate=no_merge(recs) or too_few_of(d["n"], "problem"), mc=(r["mc_lo"], r["mc_hi"]),
-                            units="problem")
-
-
-def what_this_shows(recs: Records) -> str:
-    """The closing list: each of the paper's divergent claims with the book's one rule (supports the paper,
-    contradicts the paper, inconclusive here, not testable here), read off intervals over problems or steps,
-    never off a point estimate."""
-    lv, rows = entropy_levels(recs), []
-    near = [r for r in lv if r["share"] == r["share"]]
-    if near:
-        ln10 = math.log(10)
-        lo, hi = (f([paper_range(r["domain"])[k] for r in near]) for k, f in ((0, min), (1, max)))
-        found = [_near_ceiling(recs, r, (lo / ln10, hi / ln10)) for r in near]
-        v = every_row(found)
-        ours = "; ".join(f"{r['model']} on {r['domain']} {S.fmt_number(r['se'])} of a ceiling ln {r['n']} = "
-                         f"{S.fmt_number(r['ceiling'])} ({S.fmt_number(r['share'], 0, 100)}% of it)" for r in near)
-        rows.append((str(v) if not v.testable else v.label,
-                     f"The paper's semantic entropies on these domains lie close to the ceiling (Tables 3-5: "
-                     f"{S.fmt_number(lo)} to {S.fmt_number(hi)} nats of ln 10 = {S.fmt_number(ln10)}, "
-                     f"{S.fmt_number(lo / ln10, 0, 100)}% to {S.fmt_number(hi / ln10, 0, 100)}%).",
-                     f"Here: {ours}; shares read with a bootstrap interval over problems, {v.reason}."))
-    kept = kept_sweep(recs)
-    dropped = len(recs.sweep) - len(kept)
-    for m, pts in sweep_means(recs).items():
-        if len(pts) >= 2:
-            d, v = _temperature_rise(recs, m)
-            rows.append((str(v) if not v.testable else v.label,
-                         "The paper's Fig. 5b has entropy rising with temperature, then levelling off.",
-                         f"Here ({m}, {kept['problem_id'].nunique()} problem(s) per temperature"
-                         + (f"; {dropped} duplicate-filtered solution(s) left out, as in the tables" if dropped else "")
-                         + f"): {fmt_temperature_row(pts)}; highest minus lowest temperature on the same problems "
-                         f"{S.fmt_estimate(d['diff'], d['lo'], d['hi'])}; levelling off needs more temperatures and "
-                         "problems."))
-    s = live(recs.steps)
-    if len(s) and {"n_clusters", "problem_id"} <= set(s):     # steps of one problem are one unit: resampled whole
-        r = cluster_bootstrap(lambda a, b: S.spearman(a, b, min_n=3)["rho"], s["n_clusters"].to_numpy(float),
-                              s["semantic_entropy"].to_numpy(float), cluster=s["problem_id"].to_numpy(),
-                              n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed)
-    else:
-        r = {"value": math.nan, "lo": math.nan, "hi": math.nan, "mc_lo": math.nan, "mc_hi": math.nan, "n": 0,
-             "n_units": 0, "note": "no step recorded"}
-    v = claim_verdict(r["value"], r["lo"], r["hi"], r["n_units"], claimed="+", null=0.0,
-                      degenerate=no_merge(recs) or too_few_of(r["n_units"], "problem"), mc=(r["mc_lo"], r["mc_hi"]),
-                      units="problem")
-    rows.append((str(v) if not v.testable else v.label,
-                 "In the paper's Fig. 5a entropy grows with the number of semantic classes of a step.",
-                 f"Here: Spearman {S.fmt_estimate(r['value'], r['lo'], r['hi'])} over {r['n']} steps of "
-                 f"{r['n_units']} problems (bootstrap over problems)" + (f"; {r['note']}." if r.get("note") else ".")))
-    models = {x["model"] for x in lv}
-    rows.append((TESTABLE, "The paper ranks fourteen models on MacGyver (Table 3).",
-                 f"This build measured {len(models)} model(s), on {max((x['problems'] for x in lv), default=0)} "
-                 "problem(s) per domain: a ranking needs strong models and hundreds of problems (`limit`)."))
-    return claims_md(rows, recs)
 
 
 guard_module(globals())
