@@ -100,8 +100,8 @@ def test_download_beats_sample_and_is_kept(tmp_path, monkeypatch, server):
     _served_macgyver(monkeypatch, www, url)
     assert macgyver.source().kind == "sample"                        # a lookup only looks: no download
     assert not (paths.downloads_dir() / "macgyver").exists()
-    with base.downloading():                                         # a run's explicit fetch downloads
-        assert macgyver.source().kind == "download"
+    assert base.fetch_dataset(macgyver.DATASET).kind == "download"   # a study's fetch step downloads
+    assert macgyver.source().kind == "download"
     shutil.rmtree(paths.downloads_dir() / "macgyver")
     rows, src = macgyver.load_problems()                             # a loader downloads
     assert src.kind == "download" and rows[0]["problem_id"] == "macgyver-dls1"

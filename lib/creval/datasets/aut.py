@@ -58,7 +58,7 @@ DATASET = Dataset(
         "cambridge_aut/*_AUT_dataset.xlsx, or unset it to use the fallbacks")
 
 
-def source(given: str | Path | None = None, allow_download: bool | None = None) -> Source:
+def source(given: str | Path | None = None, allow_download: bool = False) -> Source:
     return resolve(DATASET, given, allow_download=allow_download)
 
 

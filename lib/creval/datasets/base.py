@@ -8,7 +8,8 @@
                 path and what is missing; it never falls through silently.
 2. ``shared``   the staged copy ``<repo>/../shared/data/<folder>`` when it sits beside the checkout
                 (moved with ``CREVAL_SHARED_DATA``; ``CREVAL_SHARED_DATA=none`` hides it).
-3. ``download`` a previous download under ``creval.core.paths.downloads_dir()/<name>/``, or a fresh
+3. ``download`` a previous download under ``creval.core.paths.downloads_dir()/<name>/``, or, where the
+                caller allows it (a loader, or :func:`fetch_dataset`, a study's fetch step), a fresh
                 download of the public files there (short timeout, each file checked against its pinned
                 sha256, a mismatch is refused; a partial earlier download is completed). Skipped when
                 ``CREVAL_OFFLINE=1``, tried once per process; a failure only logs a warning.
@@ -16,15 +17,14 @@
                 say nothing about the real dataset). A dataset without a sample raises a
                 :class:`CrevalError` saying how to provide it.
 
-The :class:`Source` returned says which step answered (``str(source)`` is ``"<kind>:<path>"``).
+The :class:`Source` returned says which step answered (``str(source)`` is ``"<kind>:<path>"``). A lookup
+(``source()``, a Config's ``resolved``, a run id) never downloads: what it names is what is on disk now.
 Inside a folder a file is looked up as ``<folder>/<rel>`` and ``<folder>/data/<rel>``.
 """
 from __future__ import annotations
 
 import logging
 import os
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -149,23 +149,6 @@ class DownloadFailures:
 
 
 FAILURES = DownloadFailures()
-_DOWNLOADING: ContextVar[bool] = ContextVar("creval_downloading", default=False)
-
-
-@contextmanager
-def downloading():
-    """Inside this block a lookup (``source_kind``, a Config's ``resolved``) may download a missing dataset;
-    outside it only looks. A study's run opens it once before naming its run folder (``Study.run``)."""
-    token = _DOWNLOADING.set(True)
-    try:
-        yield
-    finally:
-        _DOWNLOADING.reset(token)
-
-
-def downloads_allowed() -> bool:
-    """True inside :func:`downloading`."""
-    return _DOWNLOADING.get()
 
 
 def _download(ds: Dataset, dest: Path) -> None:
@@ -177,11 +160,9 @@ def _download(ds: Dataset, dest: Path) -> None:
             download(r.url, dest / r.name, r.sha256)
 
 
-def resolve(ds: Dataset, source: str | Path | None = None, *, allow_download: bool | None = None) -> Source:
+def resolve(ds: Dataset, source: str | Path | None = None, *, allow_download: bool = False) -> Source:
     """The first place in the documented order that holds ``ds`` (see the module doc). A loader passes
-    ``allow_download=True``; a lookup leaves it ``None``: it downloads only inside :func:`downloading`."""
-    if allow_download is None:
-        allow_download = downloads_allowed()
+    ``allow_download=True``; a lookup leaves it false and never downloads."""
     got = _explicit(ds, source)
     if got is not None:
         return got
@@ -204,6 +185,17 @@ def resolve(ds: Dataset, source: str | Path | None = None, *, allow_download: bo
     raise CrevalError(f"{ds.name} data not found: not in ${ds.env}, not staged in ../shared/data/{ds.shared}, "
                       f"not downloaded to {dest}" + (" (CREVAL_OFFLINE=1)" if offline() else ""),
                       ds.how or f"set {ds.env} to a folder holding it, or run once with internet access")
+
+
+def fetch_dataset(ds: Dataset) -> Source | None:
+    """Download ``ds`` when no earlier step of the chain holds it (a study's fetch step, before its run id is
+    named); the source that answers then, or None when none does (the study's own lookup says what it does
+    without it). A broken explicit source is still a :class:`CrevalError`."""
+    _explicit(ds, None)
+    try:
+        return resolve(ds, allow_download=True)
+    except CrevalError:
+        return None
 
 
 def provenance(ds: Dataset, src: Source, what: str) -> str:

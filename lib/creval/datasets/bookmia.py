@@ -24,7 +24,7 @@ DATASET = Dataset(
     how="set CREVAL_BOOKMIA_DIR to a file or folder of BookMIA rows (JSON/JSONL with snippet, or starter and ending)")
 
 
-def source(given: str | Path | None = None, allow_download: bool | None = None) -> Source:
+def source(given: str | Path | None = None, allow_download: bool = False) -> Source:
     return resolve(DATASET, given, allow_download=allow_download)
 
 

@@ -24,7 +24,7 @@ DATASET = Dataset(
     how="set CREVAL_HYPOGEN_DIR to a file or folder of hypogen-dr1 rows (JSON/JSONL with bit, flip)")
 
 
-def source(given: str | Path | None = None, allow_download: bool | None = None) -> Source:
+def source(given: str | Path | None = None, allow_download: bool = False) -> Source:
     return resolve(DATASET, given, allow_download=allow_download)
 
 

@@ -72,7 +72,7 @@ EFFECTIVE = {"correct_efficient": True}
 NOT_A_SOLUTION = ("unsolvable", "this is not possible")   # crowd answers that give no plan
 
 
-def source(given: str | Path | None = None, allow_download: bool | None = None) -> Source:
+def source(given: str | Path | None = None, allow_download: bool = False) -> Source:
     """Where MacGyver is read from (see :func:`creval.datasets.base.resolve`)."""
     return resolve(DATASET, given, allow_download=allow_download)
 

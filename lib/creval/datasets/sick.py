@@ -35,7 +35,7 @@ DATASET = Dataset(
         "(e.g. brmson/dataset-sts data/sts/sick2014), or run once with internet access")
 
 
-def source(given: str | Path | None = None, allow_download: bool | None = None) -> Source:
+def source(given: str | Path | None = None, allow_download: bool = False) -> Source:
     return resolve(DATASET, given, allow_download=allow_download)
 
 

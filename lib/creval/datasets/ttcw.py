@@ -37,7 +37,7 @@ DATASET = Dataset(
 ORIGINALITY_TESTS = (9, 10, 11)
 
 
-def source(given: str | Path | None = None, allow_download: bool | None = None) -> Source:
+def source(given: str | Path | None = None, allow_download: bool = False) -> Source:
     return resolve(DATASET, given, allow_download=allow_download)
 
 

@@ -89,9 +89,20 @@ class Config:
         study that reads finished runs elsewhere (compare over ``compare_roots``)."""
         return True
 
+    def upstream(self, **overrides) -> dict[str, "Config"]:
+        """The Config of every study this one reads, by name (a reader's, :mod:`creval.studies.reader`; none
+        here)."""
+        return {}
+
+    def reads_dataset(self, name: str) -> bool:
+        """Whether a run of this config reads its study's declared dataset ``name``: the study's fetch step
+        downloads only those (every declared one, unless a Config narrows it)."""
+        return True
+
     def resolved(self) -> dict:
         """Facts of this machine that change the records, added to the identity: override to name e.g.
-        the entailment backend that really runs, or whether a dataset is the real one or our sample."""
+        the entailment backend that really runs, or whether a dataset is the real one or our sample. A pure
+        lookup: it never downloads (the study's fetch step does, before the run id is named)."""
         return {}
 
     def identity(self) -> dict:

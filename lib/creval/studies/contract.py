@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping
 from creval.core.errors import CrevalError, ThinRecords
 from creval.core.io import read_jsonl
 from creval.core.runs import RunStore
-from creval.datasets.base import downloading
+from creval.datasets.base import fetch_dataset
 from creval.studies.config import Config
 
 NOT_TABLES = ("calls",)     # JSONL files of a run folder that are not record tables (the calls themselves)
@@ -99,10 +99,17 @@ class Study:
         return self.config.from_params(params or {}, where=where)
 
     def fetch(self, cfg: Config) -> None:
-        """Download what the study's data lookups find missing (the one step that may download): afterwards
+        """The one step that downloads: first what the studies ``cfg`` reads here fetch, then each of
+        ``datasets`` that ``cfg`` reads (``cfg.reads_dataset``), through its fallback chain. Afterwards
         ``cfg.run_id``, a pure lookup, names the data the run will read."""
-        with downloading():
-            cfg.resolved()
+        if cfg.reads_upstream_here():
+            for up in cfg.upstream().values():
+                study = study_of(up)
+                if study is not None:
+                    study.fetch(up)
+        for ds in self.datasets:
+            if cfg.reads_dataset(ds.name):
+                fetch_dataset(ds)
 
     def ensure(self, cfg: Config) -> Path:
         """Run the study unless its folder is finished (resumable); the folder, every table in it declared."""

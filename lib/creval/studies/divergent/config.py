@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from creval.domains import get_domain
+from creval.domains import DOMAINS, get_domain
 from creval.measures.nli.backends import resolved_name
 from creval.studies.config import Config, identity
 
@@ -32,6 +32,10 @@ class DivergentConfig(Config):
     def resolved(self) -> dict:
         """The entailment backend that really runs here, and whether each domain's data is our sample."""
         return _resolved(self.nli, tuple(sorted({*self.domains, self.sweep_domain})))
+
+    def reads_dataset(self, name: str) -> bool:
+        """A domain's dataset only when it is measured or swept; the entailment datasets always."""
+        return name not in DOMAINS or name in {*self.domains, self.sweep_domain}
 
     def divergent(self) -> "DivergentConfig":
         """The divergent study's own config (for a downstream study: the records it reads)."""

@@ -1,0 +1,73 @@
+"""A study's fetch step downloads exactly the datasets it declares and its Config reads (through each dataset's
+fallback chain, pinned sha256); its run id and ``resolved()`` only look. No network: a local HTTP server."""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import http.server
+import json
+import threading
+from functools import partial
+
+import pytest
+
+from creval.core import paths
+from creval.datasets import base, bookmia, hypogen, macgyver
+from creval.studies.divergent import STUDY as DIVERGENT
+from creval.studies.divergent.config import DivergentConfig
+
+SAMPLE = paths.samples_dir() / "macgyver" / "problem_solution_pair.jsonl"
+
+
+@pytest.fixture
+def online(monkeypatch, tmp_path):
+    """No staged data, an empty data home, downloads allowed (they reach only the local server)."""
+    for ds in (macgyver, hypogen, bookmia):
+        monkeypatch.delenv(ds.DATASET.env, raising=False)
+    for k, v in {"CREVAL_SHARED_DATA": "none", "CREVAL_HOME": str(tmp_path / "home"), "CREVAL_OFFLINE": "0"}.items():
+        monkeypatch.setenv(k, v)
+    base.FAILURES.reset()
+    www = tmp_path / "www"
+    (www / "mg").mkdir(parents=True)
+    rows = [json.loads(x) for x in SAMPLE.read_text().splitlines()]
+    (www / "mg" / SAMPLE.name).write_text("".join(json.dumps({**r, "ID": f"dl{r['ID']}"}) + "\n" for r in rows))
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(www))
+    handler.log_message = lambda *a: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield www, f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    base.FAILURES.reset()
+
+
+def test_fetch_downloads_what_is_read_and_lookups_never_do(online):
+    www, url = online
+    served = dataclasses.replace(macgyver.DATASET, remotes=(base.Remote(
+        f"{url}/mg/{SAMPLE.name}", hashlib.sha256((www / "mg" / SAMPLE.name).read_bytes()).hexdigest(), SAMPLE.name),))
+    asked = []                                       # datasets declared but not read by this config
+
+    def never(dest):
+        asked.append(dest.name)
+    unread = tuple(dataclasses.replace(d.DATASET, remotes=(), fetch=never) for d in (hypogen, bookmia))
+    study = dataclasses.replace(DIVERGENT, datasets=(served, *unread))
+    cfg = DivergentConfig(domains=("macgyver",), sweep_domain="macgyver")
+    dest = paths.downloads_dir() / "macgyver"
+
+    before = cfg.run_id
+    assert cfg.resolved()["data"] == {"macgyver": "sample"} and cfg.run_id == before
+    assert not dest.exists()                         # the run id and resolved() only looked
+    study.fetch(cfg)
+    assert (dest / SAMPLE.name).read_text() == (www / "mg" / SAMPLE.name).read_text()
+    assert asked == []                               # hypogen and bookmia are declared but not read here
+    assert cfg.resolved()["data"] == {"macgyver": "real"}
+    assert cfg.run_id != before                      # the run id names the data the run reads
+    assert macgyver.load_problems()[0][0]["problem_id"].startswith("macgyver-dl")   # the served copy is read
+
+    wide = DivergentConfig(domains=("macgyver", "hypogen"), sweep_domain="bookmia")
+    study.fetch(wide)
+    assert sorted(asked) == ["bookmia", "hypogen"]
+
+
+def test_divergent_reads_only_its_domains_and_the_entailment_data():
+    cfg = DivergentConfig(domains=("hypogen",), sweep_domain="hypogen")
+    assert [d.name for d in DIVERGENT.datasets if cfg.reads_dataset(d.name)] == ["hypogen", "sick", "msrp"]
