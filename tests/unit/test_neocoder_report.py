@@ -6,11 +6,13 @@ import math
 import pytest
 
 from creval.studies.contract import Records
+from creval.studies.links import dead_in
 from creval.studies.neocoder import reading, report
 from creval.studies.neocoder.config import NeoCoderConfig
 from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord, RoundRecord
 
 A, B = "comprehension = for loop", "strict syntax"
+C = "../browse/neocoder.html#t=codes"          # the replayed codes in the item browser
 FLAGS = dict(single_test=False, yes_no=False, padded_output=False, multiline_answer=False, input_flattened=False,
              needs_checker=False, no_humans=False, verifiable=True)
 
@@ -120,9 +122,10 @@ def test_repo_only_codes_are_explained_by_their_records(tmp_path):
     assert v == {"codes": 3, "verdicts": {"wrong answer": 2, "runtime error": 1}, "truncated": 0,
                  "cases": [(1, 3), (1, 3)]}
     md = reading.repo_only_md(recs)
-    assert md.startswith("3 code(s) pass the repo-compatible judge and fail the strict one: under the strict judge "
+    assert md.startswith(f"[3 code(s)]({C}&f.correct_repo=true&f.correct_strict=false) pass the "
+                         "repo-compatible judge and fail the strict one: under the strict judge "
                          "2 wrong answer, 1 runtime error (the wrong answers pass 1 of 3 cases; 1 of 3 cases)")
-    assert "none of them is a reply cut by the token limit" in md
+    assert "none of them is a reply cut by the token limit" in md and dead_in(md, recs) == []
 
 
 def test_creativity_columns(recs):
@@ -215,18 +218,25 @@ def test_the_sentences_values_come_from_the_records(recs):
     assert f["while loop"]["later"] == "0.0-100.0%" and f["recursion"]["max"] == "100.0%" and f["recursion"]["rises"]
     md = reading.pass_md(recs)        # the chapter's sentences, from those values
     assert "repo-compatible judge does not give the paper's counts" in md and "2 more programs" in md
-    assert "(2 at state 0, 1 at state 2) the strict judge's pass@1 goes from 100.0% to 0.0%, against 50.0% to " \
-           "0.0%" in md
+    assert (f"([2]({C}&f.state=0) at state 0, [1]({C}&f.state=2) at state 2) the strict judge's pass@1 goes "
+            "from 100.0% to 0.0%, against 50.0% to 0.0%") in md
+    assert f"It passes [1/2]({C}&f.state=0), [0/2]({C}&f.state=1) and [0/1]({C}&f.state=2) at states 0-2" in md
     # the paired reading: only 1A has a code at states 0 and 2; both judges lose it
     d = reading.decline_values(recs)
     assert (d["problems"], d["n_first"], d["n_last"]) == (1, 2, 1)
     assert (d["strict"]["lost"], d["strict"]["gained"], d["repo"]["lost"]) == (1, 0, 1)
-    assert reading.decline_md(recs).startswith("Table 3 counts each state over its own problems (2 at state 0, 1 at "
-                                               "state 2), so its two ends are different problem sets. On the 1 "
-                                               "problems present at both states, the strict judge passes 100.0%")
-    assert reading.fig2_md(recs).startswith("For loops go from 50.0% of GPT-4's solutions at state 0 to 0.0%")
-    assert reading.live_md(recs) == ("`m1` answered 2 rounds on 1 problem(s): 0 passed the strict judge and 2 "
-                                     "followed the constraints.")
+    assert reading.decline_md(recs).startswith(f"Table 3 counts each state over its own problems ([2]({C}&f.state=0) "
+                                               f"at state 0, [1]({C}&f.state=2) at state 2), so its two ends are "
+                                               "different problem sets. On the 1 problems present at both states, "
+                                               "the strict judge passes 100.0%")
+    assert reading.fig2_md(recs).startswith(f"For loops go from 50.0% of [GPT-4's solutions at state 0]({C}&f.state=0)"
+                                            " to 0.0%")
+    r = "../browse/neocoder.html#t=rounds&f.model=m1"
+    assert reading.live_md(recs) == (f"`m1` answered [2 rounds]({r}) on 1 problem(s): 0 passed the strict judge and "
+                                     f"[2 followed]({r}&f.follows=true) the constraints.")
+    every = [reading.pass_md(recs), reading.decline_md(recs), reading.fig2_md(recs), reading.live_md(recs),
+             reading.repo_only_md(recs), *reading.what_this_shows(recs)["this build"]]
+    assert dead_in("\n".join(every), recs) == []          # every link opens on rows the browser holds
 
 
 def test_what_this_shows_reads_each_claim_off_the_records(recs):
@@ -241,7 +251,8 @@ def test_what_this_shows_reads_each_claim_off_the_records(recs):
     assert row("GPT-4's pass@1 per state")["verdict"] == "contradicts the paper"
     unver = row("The released tests")
     assert unver["verdict"] == "contradicts the paper"
-    assert unver["this build"].startswith("1 of 3 problems (33.3%, Wilson 95% [6.1, 79.2])")
+    assert unver["this build"].startswith('<a href="../browse/neocoder.html#t=problems&amp;f.verifiable=false">1 of 3 '
+                                          'problems</a> (33.3%, Wilson 95% [6.1, 79.2])')
     # the decline, one row per judge, on the one problem present at both ends: too few to test
     decline = t[t["the paper's claim"].str.startswith("pass@1 falls")]
     assert len(decline) == 2 and set(decline["verdict"]) == {"not testable here"}
@@ -252,7 +263,8 @@ def test_what_this_shows_reads_each_claim_off_the_records(recs):
     assert "static detector on GPT-4's codes and on the humans' Python solutions alike" in fig5["this build"]
     live = row("Live")
     assert live["verdict"] == "not testable here"
-    assert "m1: 0 of 2 rounds pass the strict judge" in live["this build"]
+    assert 'm1: 0 of <a href="../browse/neocoder.html#t=rounds&amp;f.model=m1">2 rounds</a> pass the strict' in \
+        live["this build"]
     assert set(t["verdict"]) <= {"supports the paper", "contradicts the paper", "inconclusive here",
                                  "not testable here"}
 

@@ -13,6 +13,7 @@ from creval.measures import paired as P
 from creval.measures import stats as S
 from creval.measures.verdicts import CONTRADICTS, SUPPORTS, TESTABLE, Verdict, claim_verdict
 from creval.studies.claims import every_row
+from creval.studies.links import anchor, items
 from creval.studies.neocoder.instrument import gaps
 from creval.studies.neocoder.records import RoundRecord
 from creval.studies.neocoder.report import (
@@ -26,6 +27,11 @@ from creval.studies.neocoder.report import (
     table1,
 )
 from creval.studies.tables import captioned, guard_module
+
+
+def linked(n: int, text: str, table: str = "codes", link=items, **filters) -> str:
+    """``text`` (a count ``n`` of rows) linked to those rows of ``table`` in the browser; plain when ``n`` is 0."""
+    return link(text, "neocoder", table, filters) if n else text
 
 
 def pct(k: int, n: int) -> str:
@@ -119,6 +125,11 @@ def _change_text(c: dict, first: int, last: int) -> str:
             f"points (exact McNemar p {'< 0.0001' if c['p'] < 1e-4 else '= ' + S.fmt_number(c['p'], 4)}){kept}")
 
 
+def _at(v: dict, end: str) -> str:
+    """"n at state t" for the ``first`` or ``last`` state of ``v``, n linked to that state's codes."""
+    return linked(v[f"n_{end}"], str(v[f"n_{end}"]), state=v[end]) + f" at state {v[end]}"
+
+
 def decline_md(recs) -> str:
     """The paired reading of Table 3's decline (:func:`decline_values`), said with its problem sets."""
     d = decline_values(recs)
@@ -130,11 +141,11 @@ def decline_md(recs) -> str:
            "repo-compatible, bootstrap over problems)")
     same = (": the interval holds 0, so the harness does not explain the decline in points (the shares each judge "
             "keeps are above)" if b["verdict"] == "indistinguishable" else "")
-    return (f"Table 3 counts each state over its own problems ({d['n_first']} at state {d['first']}, {d['n_last']} "
-            f"at state {d['last']}), so its two ends are different problem sets. On the {d['problems']} problems "
-            f"present at both states, the strict judge passes {_change_text(d['strict'], d['first'], d['last'])}; the "
-            f"repo-compatible judge passes {_change_text(d['repo'], d['first'], d['last'])}. The two drops {gap}"
-            f"{same}.")
+    s, r = (_change_text(d[j], d["first"], d["last"]) for j in ("strict", "repo"))
+    ends = f"({_at(d, 'first')}, {_at(d, 'last')})"
+    return (f"Table 3 counts each state over its own problems {ends}, so its two ends are different problem sets. On "
+            f"the {d['problems']} problems present at both states, the strict judge passes {s}; the repo-compatible "
+            f"judge passes {r}. The two drops {gap}{same}.")
 
 
 def pass_md(recs) -> str:
@@ -145,10 +156,11 @@ def pass_md(recs) -> str:
     row = "Lu et al. 2025, Table 3: " + ", ".join(PAPER_PASS.values())
     same = ("gives exactly the paper's counts" if v["equal_to_paper"] else "does not give the paper's counts"
             if v["paper"] else "is not comparable with the paper's counts, which cover all problems")
-    return (f"On these records the repo-compatible judge {same} ({row}). It passes {per_state(v['repo'])}; the strict "
-            f"judge passes {per_state(v['strict'])}, {abs(v['more'])} {'more' if v['more'] >= 0 else 'fewer'} "
-            f"programs over all states. Over each state's own problems ({v['n_first']} at state {v['first']}, "
-            f"{v['n_last']} at state {v['last']}) the strict judge's pass@1 goes from {v['strict_first']} to "
+    per = {j: per_state({t: items(k, "neocoder", "codes", {"state": t}) for t, k in v[j].items()}) for j in JUDGES}
+    return (f"On these records the repo-compatible judge {same} ({row}). It passes {per['repo']}; the strict "
+            f"judge passes {per['strict']}, {abs(v['more'])} {'more' if v['more'] >= 0 else 'fewer'} "
+            f"programs over all states. Over each state's own problems ({_at(v, 'first')}, {_at(v, 'last')}) the "
+            f"strict judge's pass@1 goes from {v['strict_first']} to "
             f"{v['strict_last']}, against {v['repo_first']} to {v['repo_last']} under the repo-compatible judge; "
             "the paired test on the same problems follows the table.")
 
@@ -159,7 +171,8 @@ def fig2_md(recs) -> str:
     if not f:
         return "Too few states for a comparison."
     swap = f["while loop"]["rises"] and not f["for loop"]["rises"]
-    return (f"For loops go from {f['for loop']['state0']} of GPT-4's solutions at state 0 to {f['for loop']['later']} "
+    solutions = items("GPT-4's solutions at state 0", "neocoder", "codes", {"state": 0})
+    return (f"For loops go from {f['for loop']['state0']} of {solutions} to {f['for loop']['later']} "
             f"at later states, while loops from {f['while loop']['state0']} to {f['while loop']['later']}; recursion "
             f"reaches {f['recursion']['max']} and tuples go from {f['tuple']['state0']} to {f['tuple']['later']}"
             + (": GPT-4 mostly swaps one loop for another rather than changing its approach." if swap else "."))
@@ -167,9 +180,12 @@ def fig2_md(recs) -> str:
 
 def live_md(recs) -> str:
     """The sentence under the live rounds: per model, rounds, strict passes, constraint following, truncation."""
-    return " ".join(f"`{m}` answered {x['rounds']} rounds on {x['problems']} problem(s): {x['strict_ok']} passed the "
-                    f"strict judge and {x['follows']} followed the constraints"
-                    + (f"; {x['truncated']} were cut by the token limit." if x["truncated"] else ".")
+    return " ".join(f"`{m}` answered " + linked(x["rounds"], f"{x['rounds']} rounds", "rounds", model=m)
+                    + f" on {x['problems']} problem(s): {x['strict_ok']} passed the strict judge and "
+                    + linked(x["follows"], f"{x['follows']} followed", "rounds", model=m, follows=True)
+                    + " the constraints" + ("; " + linked(x["truncated"], f"{x['truncated']} were cut", "rounds",
+                                                           model=m, extraction="truncated") + " by the token limit."
+                                            if x["truncated"] else ".")
                     for m, x in live_values(recs).items()) or "No live rounds in these records."
 
 
@@ -185,8 +201,7 @@ FIG2_TECHNIQUES = ("for loop", "while loop", "recursion", "tuple")
 
 
 def technique_shares(recs, names=FIG2_TECHNIQUES) -> pd.DataFrame:
-    """Share (0-1) of the scored solutions of each state that use each technique (static detector): the
-    numbers of Fig. 2, one row per state."""
+    """Fig. 2's numbers: per state, the share (0-1) of its scored solutions using each technique."""
     codes = codes_of(recs)
     rows = []
     for t in range(6):
@@ -227,8 +242,7 @@ def repo_only(recs) -> dict:
 
 
 def repo_only_md(recs) -> str:
-    """The sentence under the verdicts table: why the codes that only the repo-compatible judge passes fail the
-    strict one, from their records (no explanation is assumed)."""
+    """Why the codes only the repo-compatible judge passes fail the strict one, from their records."""
     v = repo_only(recs)
     if not v["codes"]:
         return "No code passes the repo-compatible judge and fails the strict one in these records."
@@ -236,7 +250,8 @@ def repo_only_md(recs) -> str:
     cases = "; ".join(f"{k} of {n} cases" for k, n in v["cases"])
     trunc = (f"{v['truncated']} of them are replies cut by the token limit" if v["truncated"] else
              "none of them is a reply cut by the token limit")
-    return (f"{v['codes']} code(s) pass the repo-compatible judge and fail the strict one: under the strict judge "
+    return (linked(v["codes"], f"{v['codes']} code(s)", correct_repo=True, correct_strict=False)
+            + " pass the repo-compatible judge and fail the strict one: under the strict judge "
             f"{why}" + (f" (the wrong answers pass {cases})" if cases else "") + f"; {trunc}. The repo harness "
             "compares outputs pairwise with `zip`, so an output that is a prefix of the expected one passes it.")
 
@@ -318,7 +333,8 @@ def harness_claims(recs) -> list[tuple[str, str, Verdict]]:
     out += decline_claims(recs)
     lo, hi = S.wilson(u["unverifiable"], u["problems"])
     out.append(("The released tests verify a correct program (assumed by the paper's pass@1).",
-                f"{u['unverifiable']} of {u['problems']} problems ({u['share']}, Wilson 95% "
+                linked(u["unverifiable"], f"{u['unverifiable']} of {u['problems']} problems", "problems", anchor,
+                       verifiable=False) + f" ({u['share']}, Wilson 95% "
                 f"{S.fmt_interval(lo, hi, 1, 100)}) cannot verify one: flattened inputs, or several valid answers "
                 "and one stored", _exact_check(u["unverifiable"] == 0, sample)))
     return out
@@ -362,9 +378,9 @@ def creativity_claims(recs) -> list[tuple[str, str, Verdict]]:
         here, v = _fig5_claim(recs, "divergent", states)
         out.append(("GPT-4's divergent creativity is slightly above the humans' lowest level, Eq. 6 (the paper, "
                     "Fig. 5).", f"GPT-4 minus human divergent, {ONE_INSTRUMENT}: {here}", v))
-    lv = live_values(recs)
-    here = "; ".join(f"{m}: {x['strict_ok']} of {x['rounds']} rounds pass the strict judge, {x['follows']} follow "
-                     "the constraints" for m, x in lv.items()) or "no live rounds in these records"
+    here = "; ".join(f"{m}: {x['strict_ok']} of " + linked(x["rounds"], f"{x['rounds']} rounds", "rounds", anchor,
+                                                           model=m) + f" pass the strict judge, {x['follows']} follow "
+                     "the constraints" for m, x in live_values(recs).items()) or "no live rounds in these records"
     out.append(("Live denial prompting of the paper's models (GPT-4 and the others of Table 3).", here,
                 Verdict(TESTABLE, "the paper's models are not run here")))
     return out
