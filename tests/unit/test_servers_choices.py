@@ -84,6 +84,19 @@ def test_the_novelty_judge_refuses_to_call_it_a_tie():
         NoveltyJudge(Judge()).compare(("q", "x"), ("q", "y"))
 
 
+class OnlyA(Judge):
+    """A server that listed "A" among its top log-probs but never "B"."""
+    def choice_logprobs_many(self, items, tags=None):
+        return [ChoiceScores({c: (-0.5 if c == "A" else -math.inf) for c in choices}) for _, choices in items]
+
+
+def test_the_novelty_judge_says_when_only_one_choice_lacks_a_log_prob():
+    from creval.judges.novelty import NoveltyJudge
+    with pytest.raises(CrevalError) as err:
+        NoveltyJudge(OnlyA()).compare(("q", "x"), ("q", "y"))
+    assert "only one of A and B a log-prob in 2 of 2" in str(err.value) and "neither" not in str(err.value)
+
+
 def test_twist_test_and_rubric_scores_are_unparsed_not_contradictions_or_the_lowest_score():
     from creval.judges.rubric import expected_scores, twist_test
     row, = twist_test(Judge(), [{"id": "1", "problem": "p", "text": "t"}])

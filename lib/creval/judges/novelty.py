@@ -87,11 +87,16 @@ class NoveltyJudge:
         asks = [(judge_messages(a, b, self.definition), ["A", "B"]) for x, y in pairs for a, b in ((x, y), (y, x))]
         scores = self.model.choice_logprobs_many(asks) if asks else []
         self.calls += len(asks)
-        bad = sum(1 for s in scores if no_evidence(s.logprobs))
-        if bad:     # neither A nor B has a log-prob: no comparison, never a tie (issue 32)
-            raise CrevalError(f"novelty judge {getattr(self.model, 'name', '?')} gave neither A nor B a log-prob in "
-                              f"{bad} of {len(scores)} comparisons (the server returned no log-probs, or its replies "
-                              "start elsewhere), so novelty cannot be ranked",
+        bad = [s for s in scores if no_evidence(s.logprobs)]
+        if bad:     # a choice without a log-prob: no comparison, never a tie (issue 32)
+            neither = sum(1 for s in bad if not any(v is not None and math.isfinite(v)
+                                                     for v in (s.logprobs or {}).values()))
+            what = (f"neither A nor B a log-prob in {neither}" if neither == len(bad) else
+                    f"only one of A and B a log-prob in {len(bad) - neither}" if not neither else
+                    f"neither A nor B a log-prob in {neither} and only one of them in {len(bad) - neither}")
+            raise CrevalError(f"novelty judge {getattr(self.model, 'name', '?')} gave {what} of {len(scores)} "
+                              "comparisons (the server returned no log-probs, or its replies start elsewhere), "
+                              "so novelty cannot be ranked",
                               "use a judge model whose server returns log-probs (`creval check MODEL`)")
         lp = [s.logprobs for s in scores]
         return [_comparison(lp[2 * k], lp[2 * k + 1]) for k in range(len(pairs))]
