@@ -7,7 +7,8 @@ import pytest
 
 from creval.measures.ngram_index import NgramIndex
 from creval.studies.contract import Records
-from creval.studies.rethinking import reading, report, texts
+from creval.studies.links import dead_in
+from creval.studies.rethinking import reading, report, sentences, texts
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.data import has_step_marker, strip_step_markers
 
@@ -82,6 +83,13 @@ def test_raw_and_stripped_aurocs_side_by_side(recs):
     assert f["raw"]["text"].startswith("1.00") and f["stripped"]["text"].startswith("0.75")
     assert f["marked_gpt4"] == "100%" and f["marked_crowd"] == "25%"
     assert f["removed"] == "50%"                     # (1.00 - 0.75) of the 0.50 above chance
+    md = sentences.formatting_md(recs)             # the sentence under the table, each side linked to its rows
+    assert md.startswith("Step markers are in 100% of [GPT-4's texts](../browse/rethinking.html#t=formatting"
+                         "&f.set=solver&f.kind=llm) and 25% of [the crowd's texts](")
+    closing = sentences.closing_md(recs)
+    assert "length matching (on [40 problems](../browse/rethinking.html#t=measures_solver)): AUROC 1.00" in closing
+    shows = "\n".join(reading.what_this_shows(recs)["this build"])
+    assert dead_in("\n".join([md, closing, shows]), recs) == []
 
 
 def test_what_this_shows_credits_the_gap_to_ideas_only_when_it_survives_stripping(recs, tmp_path):

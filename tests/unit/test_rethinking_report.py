@@ -8,7 +8,8 @@ import pytest
 from creval.measures import creativity_index as C
 from creval.measures.ngram_index import NgramIndex, word_tokenize
 from creval.studies.contract import Records
-from creval.studies.rethinking import figures, readers, reading, report
+from creval.studies.links import dead_in
+from creval.studies.rethinking import figures, readers, reading, report, sentences
 from creval.studies.rethinking.config import RethinkingConfig
 
 CFG = RethinkingConfig(run_root="/nonexistent", model="m1", models=("m2",), judge_model="j", n_boot=50,
@@ -226,3 +227,16 @@ def test_reading_values_are_the_tables_numbers_rounded_once(recs):
     assert v["judge"]["contradictions"] == "50%" and v["judge"]["twist_pairs"] == 2
     assert reading.value_range(0.2349, 0.2351, 2) == "0.23-0.24"
     assert reading.value_range(1, 1.0004, 1, 100, "%") == "100.0%"
+
+
+def test_the_chapters_sentences_link_every_count_to_rows_the_browser_holds(recs):
+    md = sentences.closing_md(recs)
+    to = "../browse/rethinking.html#t="
+    assert (f"on [3]({to}measures_ps&f.label=true) unconventional and [3]({to}measures_ps&f.label=false) "
+            "conventional solutions") in md
+    assert f"[6 texts]({to}perplexity&f.model=m1)" in md and f"[5 TTCW stories]({to}measures_ttcw)" in md
+    assert f"[100.0%]({to}templates&f.n=5&f.mode=sequence) of the texts" in md
+    assert sentences.formatting_md(recs).startswith("No crowd vs GPT-4 solutions with their formatting control")
+    shows = "\n".join(reading.what_this_shows(recs)["this build"])
+    assert f'<a href="{to}measures_ps&amp;f.label=true">3</a> and' in shows
+    assert dead_in("\n".join([md, shows, reading.l_range_sentence(recs)]), recs) == []

@@ -43,7 +43,8 @@ def test_the_creativity_index_verdict_and_the_l_range(tmp_path):
     steady = write(tmp_path / "a", {"measures_ps": ps_rows({"unconventional": 0.9, "conventional": 0.6}),
                                     "sets": SETS})
     line = reading.l_range_sentence(steady)
-    assert line.startswith("unconventional vs conventional AUROC 0.889-1.000 over L ranges 5..7 to 5..8")
+    assert line.startswith("unconventional vs conventional AUROC 0.889-1.000 on [6 texts](../browse/rethinking.html"
+                           "#t=measures_ps) over L ranges 5..7 to 5..8")
     assert "does not depend on the L range" in line
     (tmp_path / "b").mkdir()          # uniq_8 reverses the sides: the sum over 5..8 crosses chance
     flips = write(tmp_path / "b", {"measures_ps": ps_rows({"unconventional": -3.0, "conventional": 3.0}),
@@ -81,7 +82,8 @@ def test_the_twist_test_gets_a_wilson_interval(tmp_path):
                                                                                  "conventional": 0.6})})
     claim, here, v = reading.twist_claim(recs, reading.reading_values(recs))
     lo, hi = S.wilson(12, 12)
-    assert here.startswith("100% [76, 100] (Wilson interval) of 12 solutions") and round(lo * 100) == 76
+    assert here.startswith('100% [76, 100] (Wilson interval) of <a href="../browse/rethinking.html#t=twist">12 '
+                           'solutions</a>') and round(lo * 100) == 76
     assert v.word == S.TESTABLE          # no judge that separates the labels here, and 12 solutions are too few
     assert reading.judge_values(recs, report.table_checks(recs))["contradictions_ci"] == "[76, 100]"
 

@@ -10,6 +10,7 @@ from creval.measures import stats as S
 from creval.measures import verdicts as V
 from creval.measures.perplexity import perplexity_summary
 from creval.studies import scores as SC
+from creval.studies.links import anchor, items
 from creval.studies.rethinking.figures import table_l_ranges
 from creval.studies.rethinking.readers import labelled, measures, unlabelled_reason
 from creval.studies.rethinking.report import (
@@ -227,7 +228,8 @@ def ci_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
                     claim_verdict(None, "+", unlabelled_reason(recs, "solver") or "no crowd and GPT-4 solutions")))
     else:
         a = s["auc"]
-        here = f"crowd vs GPT-4 MacGyver solutions, AUROC {with_chance(a)} as written"
+        here = (anchor("crowd vs GPT-4 MacGyver solutions", "rethinking", "measures_solver")
+                + f", AUROC {with_chance(a)} as written")
         status = claim_verdict(a, "+")
         if f:                   # the index with step markers stripped is the one that can speak for the ideas
             here += (f", {f['stripped']['text']} with step markers stripped (markers in {f['marked_gpt4']} of GPT-4's "
@@ -244,7 +246,8 @@ def ci_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
                     claim_verdict(None, "+", unlabelled_reason(recs, "ps") or "no labelled MacGyver solutions")))
     else:
         a = p["auc"]          # "barely differs": an AUROC within 0.5 +- SAME_AUROC (two one-sided tests)
-        out.append((claim, f"{p['ci_pos']} vs {p['ci_neg']} ({p['n_pos']} and {p['n_neg']} solutions), AUROC "
+        pos, neg = (anchor(p[f"n_{k}"], "rethinking", "measures_ps", {"label": k == "pos"}) for k in ("pos", "neg"))
+        out.append((claim, f"{p['ci_pos']} vs {p['ci_neg']} ({pos} and {neg} solutions), AUROC "
                            f"{with_chance(a)} (the same: within 0.5 +- {SAME_AUROC})",
                     claim_verdict(a, ("equivalent", SAME_AUROC))))
     return out
@@ -258,7 +261,8 @@ def twist_claim(recs, v: dict) -> tuple[str, str, S.Verdict]:
         return claim, "no prompt twist in these records", V.Verdict(S.TESTABLE, "no prompt twist run")
     k, n = int(tw["contradiction"].astype(bool).sum()), len(tw)
     lo, hi = S.wilson(k, n)
-    here = (f"{j['contradictions']} {S.fmt_interval(lo, hi, 0, 100)} (Wilson interval) of {n} solutions with "
+    here = (f"{j['contradictions']} {S.fmt_interval(lo, hi, 0, 100)} (Wilson interval) of "
+            f"{anchor(f'{n} solutions', 'rethinking', 'twist')} with "
             f"{recs.cfg.judge_model}")
     weak = "this judge does not separate the MacGyver labels, so it cannot stand in for the paper's" \
         if j["all_chance"] is not False else None
@@ -275,7 +279,9 @@ def other_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
     claim = ("Perplexity is lower for the more creative side of MacGyver (paper: 13.98 vs 14.11, Table 2; its "
              "scoring model is not named).")
     out.append((claim, "no perplexity of labelled MacGyver solutions in these records" if ppl is None else
-                f"AUROC {with_chance(ppl)} under {recs.cfg.model} on {ppl['n']} solutions (above 0.5: higher on the "
+                f"AUROC {with_chance(ppl)} under {recs.cfg.model} on "
+                + anchor(f"{ppl['n']} solutions", "rethinking", "perplexity", {"set": "ps", "model": recs.cfg.model})
+                + " (above 0.5: higher on the "
                 "unconventional side)", claim_verdict(ppl, "-")))
     tpt = v["templates"]["ps_tpt"]
     claim = "Unconventional solutions carry more templates than conventional ones (paper: 38.7% vs 31.9%, Table 2)."
@@ -298,8 +304,9 @@ def l_range_sentence(recs) -> str:
     parts, crosses = [], []
     for contrast, g in t.groupby("contrast", sort=False):
         a = g["AUROC"].dropna()
-        parts.append(f"{names.get(contrast, contrast)} AUROC {value_range(a.min(), a.max(), 3)} over L ranges "
-                     f"{g['L range'].iloc[0]} to {g['L range'].iloc[-1]}")
+        texts = items(f"{len(measures(recs, contrast))} texts", "rethinking", f"measures_{contrast}")
+        parts.append(f"{names.get(contrast, contrast)} AUROC {value_range(a.min(), a.max(), 3)} on {texts} over L "
+                     f"ranges {g['L range'].iloc[0]} to {g['L range'].iloc[-1]}")
         crosses.append(bool((a > 0.5).any() and (a < 0.5).any()))
     return ("; ".join(parts) + (": the side of chance changes with the L range, so the verdict depends on it."
                                 if any(crosses) else ": the AUROC stays on one side of chance, so here the verdict "
@@ -329,3 +336,4 @@ def what_this_shows(recs) -> pd.DataFrame:
             for c, h, s in ci_claims(recs, v) + other_claims(recs, v)]
     return captioned(pd.DataFrame(rows), "What this shows: the paper's claims (Lu et al. 2025) against this build's "
                                           "records, each verdict by the one rule (docs/verdicts.md)")
+
