@@ -8,6 +8,7 @@ import numpy as np
 from creval.measures import stats as S
 from creval.studies.aut.config import AutConfig
 from creval.studies.contract import Records
+from creval.studies.links import dead
 from creval.studies.registry import STUDIES
 from creval.studies.reportcard import card, report
 from creval.studies.reportcard.config import ReportCardConfig
@@ -95,18 +96,26 @@ def test_the_pairwise_judge_that_copies_the_order(tmp_path):
 
 
 def test_the_compact_card_and_the_full_one(tmp_path):
-    rows = card.with_adjusted(STUDIES["aut"].card(_aut_records(tmp_path), n_boot=200, seed=0))
+    aut = _aut_records(tmp_path)
+    rows = card.with_adjusted(STUDIES["aut"].card(aut, n_boot=200, seed=0))
     recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": [{k: r.get(k) for k in card.COLUMNS} for r in rows],
                                                          "sources": []})
     compact = report.table_card(recs)
     assert list(compact.columns) == report.COMPACT and len(compact.columns) == 7
     point = compact[compact["measure"] == "LLM judge j (pointwise)"].iloc[0]
     r = [x for x in rows if x["measure"] == "LLM judge j (pointwise)"][0]
-    assert point["value [95% interval]"] == f"Spearman rho {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, n = 60"
+    # n links to the judge's ratings in the AUT browser: the rows the statistic was computed from
+    to = "../browse/aut.html#t=human&amp;f.dataset=ocsai1&amp;f.scorer=j&amp;f.mode="
+    assert point["value [95% interval]"] == (f"Spearman rho {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, n = "
+                                             f'<a href="{to}pointwise">60</a>')
     assert point["baseline"].startswith(f"{r['baseline']}: ") and "; lead " in point["baseline"]
     assert len(report.table_card_full(recs).columns) == len(card.COLUMNS)
     rank = compact[compact["measure"] == "LLM judge j (segmented-rank)"].iloc[0]
-    assert rank["value [95% interval]"] == "Spearman rho: not computable, n = 60"     # a constant 0.5: no bare dash
+    assert rank["value [95% interval]"] == f'Spearman rho: not computable, n = <a href="{to}segmented-rank">60</a>'
+    shows = report.what_this_shows(recs)
+    cells = "\n".join(list(compact["value [95% interval]"]) + list(shows["which"]))
+    assert "LLM judge j (segmented-score = the log-prob fallback)" in cells and f"{to}segmented-score" in cells
+    assert dead(cells, {"aut": {"human": aut.rows("human")}}) == []
 
 
 def test_holm_is_shown_beside_the_raw_verdict(tmp_path):
@@ -117,3 +126,25 @@ def test_holm_is_shown_beside_the_raw_verdict(tmp_path):
     assert [a["adjusted"] for a in adj] == [card.SUPPORTS, "inconclusive here", S.TESTABLE, "inconclusive here"]
     assert report._verdict_text({**adj[1], "borderline": True}) == \
         "supports the paper, borderline (after Holm: inconclusive here)"
+
+
+def test_each_card_row_names_the_study_table_and_columns_it_was_computed_from():
+    from creval.book.browse import declared_columns
+    from creval.studies.rethinking.grading import RETHINK_MEASURES, RETHINK_SETS
+    rows = [{"paper": card.TAN, "measure": "convergent judge retrieval", "human data": "human yes/no labels"},
+            {"paper": card.TAN, "measure": "pairwise novelty judge", "human data": "Ocsai-1: AUT originality ratings"},
+            {"paper": card.TAN, "measure": "pairwise novelty judge", "human data": "MacGyver: unconventional vs "
+             "conventional solutions"},
+            {"paper": card.RAB, "measure": "LLM judge j (segmented-score = the log-prob fallback)",
+             "human data": "ocsai1: AUT originality"}]
+    rows += [{"paper": card.LU_R, "measure": name, "human data": data} for _, data, *_ in RETHINK_SETS
+             for name, _ in RETHINK_MEASURES.values()]
+    found = [report.source_of(r) for r in rows]
+    assert found[:4] == [("convergent", "human_verdicts", {"judge": "retrieval"}), ("validation", "aut_items", {}),
+                         ("validation", "macgyver_items", {}),
+                         ("aut", "human", {"dataset": "ocsai1", "scorer": "j", "mode": "segmented-score"})]
+    assert ("rethinking", "perplexity", {"set": "ttcw"}) in found and ("rethinking", "measures_aut", {}) in found
+    for study, table, filters in found:       # a table the study writes, filtered on columns its records declare
+        kind = STUDIES[study].tables[table]
+        assert set(filters) <= set(declared_columns(kind)), (study, table, filters)
+    assert report.source_of({"paper": card.RAB, "measure": "something else", "human data": "x"}) is None

@@ -3,6 +3,7 @@ computed by :mod:`creval.studies.reportcard.card` when the study runs) in, DataF
 ``df.attrs["caption"]``) and a Figure out, and the chapter's closing "What this shows"."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -11,11 +12,41 @@ import plotly.graph_objects as go
 from creval.core.paths import home
 from creval.measures import stats as S
 from creval.measures.verdicts import CONTRADICTS, SUPPORTS, WORDS
-from creval.studies.reportcard.card import COLUMNS
+from creval.studies.links import anchor
+from creval.studies.reportcard.card import COLUMNS, LU_R, RAB, TAN
+from creval.studies.rethinking.grading import RETHINK_SETS
 from creval.studies.tables import captioned
 
 COMPACT = ["paper", "measure", "human data", "value [95% interval]", "baseline", "verdict", "reason"]
 ENOUGH = S.ENOUGH
+
+
+AUT_JUDGE = re.compile(r"^LLM judge (.+) \((.+?)(?: = the .+)?\)$")    # "LLM judge <scorer> (<mode>...)"
+STORED = {"perplexity": "perplexity", "creativity index, step markers stripped (formatting control)": "formatting"}
+
+
+def source_of(r: dict) -> tuple[str, str, dict] | None:
+    """The study, table and filters of the records a card row was computed from (what its n counts), read off
+    the row's paper, measure and human data; None for a row of no known study."""
+    measure, data = str(r.get("measure") or ""), str(r.get("human data") or "")
+    if r.get("paper") == TAN and measure.startswith("convergent judge "):
+        return "convergent", "human_verdicts", {"judge": measure.removeprefix("convergent judge ")}
+    if r.get("paper") == TAN and measure == "pairwise novelty judge":
+        return "validation", "aut_items" if data.startswith("Ocsai") else "macgyver_items", {}
+    if r.get("paper") == LU_R:
+        ts = next((t for t, d, *_ in RETHINK_SETS if d == data), None)
+        table = STORED.get(measure, f"measures_{ts}")
+        return (("rethinking", table, {} if table.startswith("measures_") else {"set": ts}) if ts else None)
+    m = AUT_JUDGE.match(measure)
+    if r.get("paper") == RAB and m and data.endswith(": AUT originality"):
+        return "aut", "human", {"dataset": data.removesuffix(": AUT originality"), "scorer": m[1], "mode": m[2]}
+    return None
+
+
+def n_linked(r: dict) -> str:
+    """"n = …" with n linked to the rows it counts in its study's browser (plain where the source is unknown)."""
+    where = source_of(r)
+    return f"n = {anchor(r['n'], *where) if where and r.get('n') else r.get('n')}"
 
 
 # -- what the chapter shows -------------------------------------------------------------------------------
@@ -48,8 +79,8 @@ def table_card(recs) -> pd.DataFrame:
     if c.empty:
         return captioned(pd.DataFrame(columns=COMPACT), "Nothing to grade: no study found human data.")
     rows = [{"paper": r["paper"], "measure": r["measure"], "human data": r["human data"],
-             "value [95% interval]": (f"{r['statistic']} {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, n = {r['n']}"
-                                      if pd.notna(r["value"]) else f"{r['statistic']}: not computable, n = {r['n']}"),
+             "value [95% interval]": (f"{r['statistic']} {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, {n_linked(r)}"
+                                      if pd.notna(r["value"]) else f"{r['statistic']}: not computable, {n_linked(r)}"),
              "baseline": against_baseline(r), "verdict": _verdict_text(r), "reason": r["reason"]}
             for r in c.to_dict("records")]
     return captioned(pd.DataFrame(rows, columns=COMPACT),
@@ -145,9 +176,12 @@ def what_this_shows(recs) -> pd.DataFrame:
     groups += [("borderline: a Monte-Carlo margin could flip it", c["borderline"].fillna(False).astype(bool),
                 "difference"),
                ("changed by Holm's correction across the card", c["adjusted"] != c["verdict"], "difference")]
+    def said(r: dict, col: str) -> str:          # the lead linked to the rows it was computed from, or why not
+        where = source_of(r)
+        lead = S.fmt_number(r["difference"], 2)
+        return r[col] if col != "difference" else anchor(lead, *where) if where and lead != "–" else lead
     rows = [{"verdict": name, "rows": int(mask.sum()),
-             "which": "; ".join(f"{n} ({S.fmt_number(x, 2) if col == 'difference' else x})"
-                                for n, x in zip(c.loc[mask, "_name"], c.loc[mask, col]))}
+             "which": "; ".join(f"{r['_name']} ({said(r, col)})" for r in c[mask].to_dict("records"))}
             for name, mask, col in groups]
     return captioned(pd.DataFrame(rows), "What this shows: each card row by its verdict on the paper's claim (in "
                                           "brackets: the lead over the strongest baseline, or why the row cannot "
