@@ -1,5 +1,6 @@
 """One Config per study: the parameter files, the chapters and the CLI cannot drift from it."""
 import ast
+import dataclasses
 import json
 
 import pytest
@@ -167,10 +168,12 @@ def test_default_profile_and_chapter_parameters_are_in_sync_with_the_configs():
 def test_no_config_redeclares_a_field_it_inherits():
     from creval.studies.registry import STUDIES
     redeclared = {}
+    def fields(k) -> set[str]:                      # dataclass fields: a ClassVar (study, not_read...) is none
+        return {f.name for f in dataclasses.fields(k)} if dataclasses.is_dataclass(k) else set()
     for s in STUDIES.values():
         for klass in s.config.__mro__:
-            own = set(vars(klass).get("__annotations__", {})) - {"study", "records_version"}
-            inherited = {f for base in klass.__mro__[1:] for f in getattr(base, "__dataclass_fields__", {})}
+            own = set(vars(klass).get("__annotations__", {})) & fields(klass)
+            inherited = set().union(*(fields(base) for base in klass.__mro__[1:]))
             if own & inherited:
                 redeclared[f"{klass.__module__}.{klass.__name__}"] = sorted(own & inherited)
     assert not redeclared, f"a field means one thing in every study: do not redeclare {redeclared}"

@@ -73,10 +73,10 @@ def world(tmp_path, monkeypatch):
     read = []
     monkeypatch.setattr(convergent_run, "upstream_records", lambda cfg: read.append(upstream_configs(cfg)["divergent"])
                         or {"divergent": SimpleNamespace(problems=SOLUTIONS)})
-    cfg = ConvergentConfig(run_root=str(tmp_path / "runs"), model="fake-a", judge_model="scripted",
-                           domains=("macgyver",), limit=2, judges=("zero-shot", "retrieval"), human_pairs=3,
-                           confidence_thresholds=(0.5, 0.7), judge_word_limit=30, bench_judge="zero-shot",
-                           judge_verdict_via="text")
+    cfg = ConvergentConfig.from_params(dict(
+        run_root=str(tmp_path / "runs"), model="fake-a", judge_model="scripted", domains=["macgyver"], limit=2,
+        judges=["zero-shot", "retrieval"], human_pairs=3, confidence_thresholds=[0.5, 0.7], judge_word_limit=30,
+        bench_judge="zero-shot", judge_verdict_via="text"))
     return SimpleNamespace(cfg=cfg, backend=backend, read=read)
 
 

@@ -61,3 +61,22 @@ def test_the_pages_declare_few_parameters():
         own = set(cls.flat_keys())
         assert len(own) < 20 and not own & (upstream_keys(cls.study) - {"run_root", "model", "models", "seed",
                                                                            "data_seed", "judge_model", "n_boot"})
+
+
+def test_derived_studies_read_divergent_by_composition_with_flat_run_ids():
+    from creval.studies.convergent.config import ConvergentConfig
+    from creval.studies.divergent.config import DivergentConfig
+    from creval.studies.validation.config import ValidationConfig
+    d = all_defaults()
+    for cls in (ConvergentConfig, ValidationConfig):
+        assert not set(cls.flat_keys()) & (set(DivergentConfig.keys()) - {"run_root", "model", "models", "seed",
+                                                                             "data_seed"})
+        cfg = cls.from_params({**d, "limit": 5, "nli": "minilm-cosine", "model": "m"})
+        assert cfg.upstream_params == {"limit": 5, "nli": "minilm-cosine"}
+        assert cfg.divergent() == DivergentConfig(limit=5, nli="minilm-cosine", model="m")
+        assert cfg.identity()["limit"] == 5 and "upstream_params" not in cfg.identity()
+        # a chapter cell that declares the divergent keys flat (an older cell) is still handed them flat
+        handed = cls.chapter_params({**d, "limit": 5})
+        assert handed["limit"] == 5 and handed["upstream_params"] == {"limit": 5}
+    # the report card reads convergent and validation, so the divergent keys reach it through them
+    assert ReportCardConfig.from_params({"limit": 5}).upstream()["convergent"].divergent().limit == 5

@@ -31,7 +31,8 @@ class FakeModel:
 def test_human_reference_rows_sample_as_many_as_the_crowd(monkeypatch):
     from creval.measures import diversity as D
     monkeypatch.setattr(D, "avg_cosine_similarity", lambda texts, *a, **k: 0.0)   # no embedder in a unit test
-    cfg = ValidationConfig(n_samples=2, human_ref_max_tokens=7, temperature=0.5, top_p=0.8, seed=3)
+    cfg = ValidationConfig.from_params(dict(n_samples=2, human_ref_max_tokens=7, temperature=0.5, top_p=0.8, seed=3))
+    assert cfg.upstream_params == {"n_samples": 2, "temperature": 0.5, "top_p": 0.8}    # divergent's, by composition
     m = FakeModel(["tie the rope", "tie the rope", "cut the rope"])
     rows = run.human_reference_rows(cfg, {"problem_id": "p1", "problem": "Cross the river.",
                                           "solutions": ["swim across", "build a raft", "use the bridge"]}, {"m": m})
@@ -49,9 +50,21 @@ def test_no_cambridge_table_when_no_items():
 
 def test_identity_ignores_the_divergent_sweep():
     base = ValidationConfig()
-    assert ValidationConfig(temperatures=(0.7,), sweep_limit=5, nli_eval_pairs=3, n_boot=10).run_id == base.run_id
+    swept = ValidationConfig.from_params(dict(temperatures=[0.7], sweep_limit=5, nli_eval_pairs=3, n_boot=10))
+    assert swept.divergent().sweep_limit == 5 and swept.run_id == base.run_id
+    assert ValidationConfig.from_params({"limit": 7}).run_id != base.run_id
     assert ValidationConfig(judge_model="other").run_id != base.run_id
     assert set(base.identity()["human_data"]) == {"aut", "macgyver"}
+
+
+def test_divergent_by_composition_keeps_the_flat_identity():
+    """The divergent parameters are no fields of ValidationConfig; its run id still hashes them by name."""
+    from creval.studies.divergent.config import DivergentConfig
+    cfg = ValidationConfig.from_params({"limit": 7, "domains": ["hypogen"], "aut_items": 3})
+    assert "limit" not in ValidationConfig.keys() and cfg.divergent() == DivergentConfig(limit=7, domains=("hypogen",))
+    ident = cfg.identity()
+    assert ident["limit"] == 7 and ident["domains"] == ["hypogen"] and ident["aut_items"] == 3
+    assert "upstream_params" not in ident and "sweep_limit" not in ident and cfg.limit == 7
 
 
 def test_human_full_measures_every_labelled_item_and_flags_the_draw(tmp_path, monkeypatch):

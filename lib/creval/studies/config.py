@@ -8,9 +8,8 @@ A key shared by several studies means the same thing in all of them (the paramet
 Fields that change a study's records are declared with :func:`identity` (field metadata); the run id is a
 hash of those fields alone (each as it resolves on this machine, see :meth:`Config.resolved`), so two
 configs differing only in presentation (``n_boot``, ``run_root``) share one run folder, and any change of an
-identity field gives a new one. A study that reads another study's records inherits that study's Config, so
-it can rebuild the upstream config from its own parameters; the two that read many (chapters 08 and 09) hold
-them by composition instead (:class:`creval.studies.reader.ReaderConfig`).
+identity field gives a new one. A study that reads another study's records holds that study's parameters by
+composition (:mod:`creval.studies.reader`): ``cfg.upstream()`` rebuilds the read studies' own Configs.
 
 ``run_root`` is resolved against the data home (``CREVAL_HOME``, default ``<repo>/data``) unless it is
 absolute, so a JupyterLab kernel started in ``chapters/`` finds the same runs as ``creval book``.
@@ -105,10 +104,14 @@ class Config:
         lookup: it never downloads (the study's fetch step does, before the run id is named)."""
         return {}
 
+    def identity_fields(self) -> dict:
+        """The identity fields and their values, as plain values (unresolved)."""
+        return {k: plain_value(getattr(self, k)) for k in self.identity_keys()}
+
     def identity(self) -> dict:
         """What makes two runs of this study the same experiment: the identity fields, resolved."""
-        return {"study": self.study, "records_version": self.records_version,
-                **{k: plain_value(getattr(self, k)) for k in self.identity_keys()}, **self.resolved()}
+        return {"study": self.study, "records_version": self.records_version, **self.identity_fields(),
+                **self.resolved()}
 
     @property
     def run_id(self) -> str:

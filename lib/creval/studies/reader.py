@@ -1,18 +1,23 @@
-"""The Config of a study that reads many studies' records (the report card, chapter 08; the comparison, 09).
+"""The Config of a study that reads other studies' records, holding their parameters by composition.
 
-Such a study has few parameters of its own. The parameters of the studies it reads reach it by composition:
-``upstream_params`` holds those that differ from their defaults, so its chapter's ``parameters`` cell shows
-its own parameters and one (usually empty) mapping, not every upstream field. A flat parameter map (a profile,
-``-p key=value``) is still accepted: :meth:`ReaderConfig.from_params` sorts each key into its place.
+Such a study has few parameters of its own. The parameters of the studies it reads reach it in
+``upstream_params``, which holds those that differ from their defaults, so its chapter's ``parameters`` cell
+shows its own parameters and one (usually empty) mapping, not every upstream field; ``cfg.upstream()`` gives
+each read study's own Config. A flat parameter map (a profile, ``-p key=value``) is still accepted:
+:meth:`ComposedConfig.from_params` sorts each key into its place.
+
+Two kinds of run id: :class:`ReaderConfig` (the report card, chapter 08; the comparison, 09, which read many
+studies) names the read studies' run ids; :class:`DerivedConfig` (convergent and validation, which read the
+divergent study's records and rerun part of it) holds the read study's identity fields by name.
 """
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from creval.core.errors import CrevalError
-from creval.studies.config import BootstrapConfig, plain_value
+from creval.studies.config import BootstrapConfig, Config, plain_value
 from creval.studies.registry import all_defaults, upstream_configs, upstream_keys
 
 UPSTREAM = "upstream_params"
@@ -24,8 +29,8 @@ def _nested() -> Any:
 
 
 @dataclass(frozen=True)
-class ReaderConfig(BootstrapConfig):
-    """Own parameters as fields; the upstream studies' parameters in ``upstream_params``."""
+class ComposedConfig(Config):
+    """Own parameters as fields; the read studies' parameters in ``upstream_params``."""
     upstream_params: Mapping[str, Any] = _nested()   # the read studies' parameters that differ from their defaults
 
     @classmethod
@@ -66,12 +71,51 @@ class ReaderConfig(BootstrapConfig):
         own = {k: plain_value(getattr(self, k)) for k in self.flat_keys()}
         return {**self.upstream_params, **own}
 
-    def upstream(self, **overrides) -> dict:
+    def upstream(self, **overrides) -> dict[str, Config]:
         """The Config of every study read (the Study's ``reads``), rebuilt from these parameters (and
         ``overrides``)."""
         return upstream_configs(self, **overrides)
+
+
+@dataclass(frozen=True)
+class ReaderConfig(ComposedConfig, BootstrapConfig):
+    """A study that reads many studies' records (chapters 08, 09): its run id names theirs."""
 
     def resolved(self) -> dict:
         """The run id of every study read (each holds its machine facts and its records' shape): this run id
         moves whenever an upstream run's does."""
         return {"upstream": {name: c.run_id for name, c in self.upstream().items()}}
+
+
+@dataclass(frozen=True)
+class DerivedConfig(ComposedConfig):
+    """A study that reads one study's records and reruns part of that study (convergent and validation read
+    the divergent study). Its run id holds the read study's identity fields by name, beside its own (see
+    :meth:`identity`), and ``cfg.<name>`` reads a parameter of the read study (``cfg.limit`` is
+    ``cfg.upstream()["divergent"].limit``)."""
+    not_read: ClassVar[tuple[str, ...]] = ()   # identity fields of the read study its records do not depend on
+
+    def identity(self) -> dict:
+        """Flat: the read study's identity fields by name (but :attr:`not_read`), then this study's own (but
+        ``upstream_params``, whose values are among the former), then :meth:`resolved`. These studies once
+        inherited the read study's Config and their run ids hashed exactly these keys; keeping them flat keeps
+        every earlier run folder's run id (a nested ``upstream_params`` would move them all)."""
+        up = {k: v for c in self.upstream().values() for k, v in c.identity_fields().items() if k not in self.not_read}
+        own = {k: v for k, v in self.identity_fields().items() if k != UPSTREAM}
+        return {"study": self.study, "records_version": self.records_version, **up, **own, **self.resolved()}
+
+    @classmethod
+    def chapter_params(cls, params: Mapping[str, Any]) -> dict:
+        """Own keys and ``upstream_params``, and the read studies' keys flat as well: papermill injects only
+        the keys a chapter's cell declares, so a cell that still lists them flat gets them flat."""
+        flat = {k: params[k] for k in upstream_keys(cls.study) - set(cls.flat_keys()) if k in params}
+        return {**flat, **super().chapter_params(params)}
+
+    def __getattr__(self, name: str) -> Any:
+        """A parameter of the read study, by name (only called for a name that is no attribute here)."""
+        if name.startswith("_") or name == UPSTREAM or name in type(self).keys():
+            raise AttributeError(name)
+        for c in self.upstream().values():
+            if name in c.keys():
+                return getattr(c, name)
+        raise AttributeError(f"{type(self).__name__} has no parameter {name!r}, nor has any study it reads")

@@ -148,8 +148,9 @@ def upstream_configs(cfg: Config, **overrides) -> dict[str, Config]:
 
 
 def upstream_keys(study: str) -> set[str]:
-    """Every flat parameter of the studies ``study`` reads."""
-    return {k for name in get_study(study).reads for k in get_study(name).config.flat_keys()}
+    """Every flat parameter of the studies ``study`` reads, and of the studies they read (a study that reads
+    by composition passes those on)."""
+    return {k for name in get_study(study).reads for k in {*get_study(name).config.flat_keys(), *upstream_keys(name)}}
 
 
 def upstream_records(cfg: Config) -> dict[str, Records]:

@@ -1,7 +1,8 @@
 """Parameters of the convergent study (chapter 03): the judges, and the divergent runs they judge.
 
-Every field changes the records (the verdicts), so every field is identity; the divergent fields it inherits
-name the solutions judged (``cfg.divergent()`` is the divergent study's own config)."""
+Every field changes the records (the verdicts), so every field is identity. The divergent parameters (which
+solutions are judged) reach it by composition: ``cfg.divergent()`` is the divergent study's own Config, and
+the run id holds its identity fields by name (:class:`~creval.studies.reader.DerivedConfig`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,10 +11,11 @@ from typing import ClassVar
 from creval.domains import get_domain
 from creval.studies.config import JudgeConfig, identity
 from creval.studies.divergent.config import DivergentConfig
+from creval.studies.reader import DerivedConfig
 
 
 @dataclass(frozen=True)
-class ConvergentConfig(DivergentConfig, JudgeConfig):
+class ConvergentConfig(DerivedConfig, JudgeConfig):
     study: ClassVar[str] = "convergent"
     judges: tuple[str, ...] = identity(("zero-shot", "few-shot", "cot", "chateval", "retrieval"))
     human_pairs: int = identity(4)   # MacGyver solutions with human labels (paper: 50)
@@ -28,10 +30,14 @@ class ConvergentConfig(DivergentConfig, JudgeConfig):
     judge_verdict_via: str = identity("text+logprobs")   # text | logprobs | text+logprobs
     bench_judge: str = identity("retrieval")   # judge of Tables 3-5 and Fig. 7
 
+    def divergent(self) -> DivergentConfig:
+        """The divergent study's own Config: the run whose solutions are judged."""
+        return self.upstream()["divergent"]
+
     def resolved(self) -> dict:
         """The divergent facts (entailment backend, each domain's data), and MacGyver's data even when it is
-        not among ``domains``: the human-labelled pairs always come from it (sample or real)."""
-        out = super().resolved()
+        not among the divergent domains: the human-labelled pairs always come from it (sample or real)."""
+        out = self.divergent().resolved()
         kind = "sample" if get_domain("macgyver").source_kind() == "sample" else "real"
         return {**out, "data": {**out["data"], "macgyver": kind}}
 

@@ -213,11 +213,12 @@ def macgyver_items(df: pd.DataFrame, novelty: pd.DataFrame) -> pd.DataFrame:
 def human_reference_rows(cfg: ValidationConfig, problem: dict, models: dict) -> list[dict]:
     """Diversity of one problem's crowd solutions (at most ``n_samples``) and of as many whole solutions
     sampled from each model in ``models`` (name -> model)."""
-    human = list(problem["solutions"])[:cfg.n_samples]
+    div = cfg.divergent()
+    human = list(problem["solutions"])[:div.n_samples]
     msgs = [{"role": "user", "content": f"{problem['problem']}\nGive a short step-by-step solution."}]
     rows = [{"problem_id": problem["problem_id"], "solver": "humans (crowd)", **D.diversity(human)}]
     for name, m in models.items():
-        samples = m.sample(msgs, len(human), temperature=cfg.temperature, top_p=cfg.top_p,
+        samples = m.sample(msgs, len(human), temperature=div.temperature, top_p=div.top_p,
                            max_tokens=cfg.human_ref_max_tokens, seed=cfg.seed)
         rows.append({"problem_id": problem["problem_id"], "solver": name,
                      **D.diversity([s.text.strip() for s in samples])})
@@ -231,7 +232,8 @@ def call_units(cfg: ValidationConfig, problems: pd.DataFrame) -> list[units.Unit
     groups = list(problems.groupby(["model", "domain"])) if len(problems) else []
     aut = aut_draw(cfg)
     sets = macgyver.human_solution_sets(min_solutions=3, problems=cfg.human_ref_problems, seed=cfg.seed)
-    h2 = divergent.problem_units(cfg, cfg.model, cfg.domains[0], n=cfg.n_large, limit=min(cfg.h2_limit, cfg.limit))
+    div = cfg.divergent()
+    h2 = divergent.problem_units(div, cfg.model, div.domains[0], n=cfg.n_large, limit=min(cfg.h2_limit, div.limit))
     return ([units.Unit(f"novelty/{m}/{d}", ("novelty", g)) for (m, d), g in groups]
             + [units.Unit(f"aut/{o}", ("aut", g)) for o, g in aut.groupby("prompt", sort=False)]
             + [units.Unit("macgyver", ("macgyver", macgyver_draw(cfg)))]
@@ -243,7 +245,7 @@ def call_work(cfg: ValidationConfig):
     """``work(unit) -> {table: rows}`` for :func:`call_units`: the judge's rankings (``solution_novelty``,
     ``aut_novelty`` with each response's ``row`` in :func:`aut_draw`, ``macgyver_novelty``), the H.2 rerun's
     ``h2_steps`` and the ``human_reference`` rows."""
-    judge, solve = registry.load_model(cfg.judge_model), divergent.solver(cfg)
+    judge, solve = registry.load_model(cfg.judge_model), divergent.solver(cfg.divergent())
 
     def novelty(domain: str):
         return make_judge("novelty", judge, domain=domain)
@@ -283,14 +285,15 @@ def sample_size(cfg: ValidationConfig, steps: pd.DataFrame, big: pd.DataFrame) -
     """H.2: per-step classes and entropy at ``n_samples`` (the divergent ``steps``) and at ``n_large``
     (``big``: the steps of ``model`` rerun on the first ``h2_limit`` problems of the first domain; the
     first ``n_samples`` samples of a step prompt come from the call cache)."""
-    d = cfg.domains[0]
+    div = cfg.divergent()
+    d = div.domains[0]
     ids = set(big["problem_id"]) if len(big) else set()
     big = live_steps(big)
     small = live_steps(steps)
     if len(small):
         small = small[(small["model"] == cfg.model) & (small["domain"] == d)]
     parts = []
-    for n, s in ((cfg.n_samples, small), (cfg.n_large, big)):
+    for n, s in ((div.n_samples, small), (cfg.n_large, big)):
         if len(s):
             s = s[s["problem_id"].isin(ids)]
             parts.append(s.assign(n=n)[["problem_id", "step_index", "n", "n_clusters", "semantic_entropy"]])
@@ -300,10 +303,11 @@ def sample_size(cfg: ValidationConfig, steps: pd.DataFrame, big: pd.DataFrame) -
 def run(cfg: ValidationConfig) -> Path:
     """Every validation table of ``cfg`` into ``cfg.run_dir`` (see the module doc)."""
 
-    div = upstream_records(cfg)["divergent"]
-    steps, problems = div.steps, div.problems
+    recs = upstream_records(cfg)["divergent"]
+    steps, problems = recs.steps, recs.problems
     store = contract.start(cfg)
-    nli = cfg.nli[4:] if cfg.nli.startswith("llm:") else ""
+    nli = cfg.divergent().nli
+    nli = nli[4:] if nli.startswith("llm:") else ""
     got = units.run_units(store.root, "calls", call_units(cfg, problems), call_work(cfg),
                           width=widths.width(cfg.model, *cfg.models, cfg.judge_model, nli),
                           desc=f"validation · {cfg.run_id}")
