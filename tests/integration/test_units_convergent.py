@@ -45,9 +45,10 @@ def config(tmp_path, root: str, s: StandIn, concurrency: int, tag: str, **extra)
     ``tag`` changes the judge's identity alone (fresh cache entries, the same records)."""
     path = tmp_path / f"standin-{tag}.yaml"
     path.write_text(s.spec_yaml("standin", concurrency, tag=tag, **extra))
-    return ConvergentConfig(run_root=str(tmp_path / root), model=str(path), judge_model=str(path),
-                            domains=("macgyver",), limit=2, judges=("zero-shot", "chateval", "retrieval"),
-                            human_pairs=3, confidence_thresholds=(0.5, 0.7), judge_word_limit=30)
+    return ConvergentConfig.from_params(dict(
+        run_root=str(tmp_path / root), model=str(path), judge_model=str(path), domains=["macgyver"], limit=2,
+        judges=["zero-shot", "chateval", "retrieval"], human_pairs=3, confidence_thresholds=[0.5, 0.7],
+        judge_word_limit=30))
 
 
 def tables(root) -> dict:

@@ -1,5 +1,5 @@
-"""Parameters of the divergent study (chapter 02). Studies that read its records (convergent, validation)
-inherit this Config, so they rebuild the same divergent config from their own parameters."""
+"""Parameters of the divergent study (chapter 02). Studies that read its records (convergent, validation) hold
+these parameters by composition and rebuild this Config from them (``cfg.divergent()``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,10 +36,6 @@ class DivergentConfig(Config):
     def reads_dataset(self, name: str) -> bool:
         """A domain's dataset only when it is measured or swept; the entailment datasets always."""
         return name not in DOMAINS or name in {*self.domains, self.sweep_domain}
-
-    def divergent(self) -> "DivergentConfig":
-        """The divergent study's own config (for a downstream study: the records it reads)."""
-        return DivergentConfig.from_params(self.to_params())
 
 
 def _resolved(nli: str, domains: tuple[str, ...]) -> dict:
