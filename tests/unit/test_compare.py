@@ -5,6 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from creval.measures import stats as S
+from creval.studies import scores as SC
 from creval.studies.aut.values import values as aut_values
 from creval.studies.compare import report
 from creval.studies.compare.config import CompareConfig
@@ -270,3 +272,28 @@ def test_human_ideas_come_from_the_study_that_offers_people_for_the_task(monkeyp
     assert notes == ["broken task: no human responses (no toy data here)"]
     assert STUDIES["divergent"].people("divergent first step (hypogen)") is None
     assert STUDIES["aut"].people("divergent first step (macgyver)") is None
+
+
+def test_every_judge_score_shows_n_interval_length_and_scale():
+    aut = values_of({"a": BASE, "b": BASE + 0.5}, "AUT originality (judge score 1-5)", "jm")
+    aut["item"] = [f"o{i % 2}/creative" for i in range(len(aut))]
+    conv = values_of({"a": [0.5, 1.0, 0.0]}, "convergent judge score (macgyver)", "jm")
+    ideas = pd.DataFrame([{"task": "AUT uses", "prompt": "o0", "source": "a", "text": "a hat for a cat"},
+                          {"task": "AUT uses", "prompt": "o1", "source": "a", "text": "a doorstop"},
+                          {"task": "AUT uses", "prompt": "o9", "source": "a", "text": "not scored here at all"},
+                          {"task": "AUT uses", "prompt": "o0", "source": "b", "text": "a boat"}])
+    recs = Recs(CompareConfig(n_boot=200), values=pd.concat([aut, conv, three()], ignore_index=True), ideas=ideas)
+    t = report.table_judge_scores(recs)
+    assert list(t.columns) == report.JUDGE_COLUMNS and set(t["measure"]) == {"AUT originality (judge score 1-5)",
+                                                                            "convergent judge score (macgyver)"}
+    a = t[(t["model"] == "a") & t["measure"].str.startswith("AUT")].iloc[0]
+    s = SC.score_summary(BASE, n_boot=200, seed=0)
+    assert a["n"] == N and a["score [95% CI]"] == S.fmt_estimate(s["mean"], s["lo"], s["hi"], 2)
+    assert a["mean words of the texts scored"] == "4"            # (5 + 2) / 2 = 3.5 words; o9 was not scored
+    assert a["scale"].startswith("Scale: creativity score (1-5: 1 = least creative")
+    c = t[t["measure"].str.startswith("convergent")].iloc[0]
+    assert c["n"] == 3 and c["mean words of the texts scored"] == "not recorded" and "0 = it meets no" in c["scale"]
+    cells = report.table_models(recs).set_index("measure")
+    assert cells.loc["AUT originality (judge score 1-5)", "b"].endswith(f"(n={N}; 2 words)")
+    assert cells.loc["semantic entropy (macgyver)", "a"].endswith(f"(n={N})")      # no judge: no length
+    assert report.table_judge_scores(Recs(CompareConfig())).attrs["caption"] == "No judged measure in these records."

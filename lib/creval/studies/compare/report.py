@@ -17,6 +17,8 @@ import plotly.graph_objects as go
 
 from creval.measures import stats as S
 from creval.measures import verdicts as V
+from creval.studies import scores as SC
+from creval.studies.aut.report import AUT_SCALE
 from creval.studies.compare import provenance as P
 from creval.studies.compare.sources import THIS_ROOT
 from creval.studies.compare.values import HIGHER, PEOPLE, family
@@ -100,13 +102,57 @@ def paired_differences(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) 
     return pd.DataFrame(rows, columns=["measure", "a", "b", "n", "difference", "lo", "hi", "verdict", "note"])
 
 
+# the judged measures' scales, stated with their anchors
+SCALES = {"AUT originality": SC.scale_note(AUT_SCALE),
+          "convergent judge score": "Scale: the share of a solution's criteria the judge says yes to (0-1: 0 = it "
+                                    "meets no criterion, 1 = it meets every one)."}
+JUDGE_COLUMNS = ["measure", "model", "judge", "n", "score [95% CI]", "mean words of the texts scored", "scale"]
+
+
+def judged_words(recs, measure: str, model: str, items) -> float:
+    """Mean length in words of the texts behind ``model``'s judged ``items`` of ``measure``, from the records'
+    ideas: an AUT score's uses of the same objects (item ``object/level``); NaN where the comparison's records
+    hold no such texts (a convergent judge scored whole solutions, which it does not keep)."""
+    ideas = recs["ideas"]
+    if family(measure) != "AUT originality" or not len(ideas):
+        return np.nan
+    objects = {str(i).split("/")[0] for i in items}
+    t = ideas[(ideas["task"] == "AUT uses") & (ideas["source"] == model) & ideas["prompt"].astype(str).isin(objects)]
+    return float(np.mean(SC.words_of(t["text"]))) if len(t) else np.nan
+
+
+def table_judge_scores(recs) -> pd.DataFrame:
+    """Every judge score of the comparison beside what it rests on: the judge, n items, the mean with its 95%
+    bootstrap interval, the mean length in words of the texts it scored, and the scale with its anchors."""
+    v = comparable_values(recs["values"])
+    v = v[v["judge"].astype(bool)] if len(v) else v
+    n_boot, seed = _boot(recs)
+    rows = []
+    for (measure, model), g in v.groupby(["measure", "model"], sort=False) if len(v) else []:
+        s = SC.score_summary(g["value"], n_boot=n_boot, seed=seed)
+        words = judged_words(recs, measure, model, g.loc[g["value"].notna(), "item"])
+        rows.append({"measure": measure, "model": model, "judge": ", ".join(sorted(set(g["judge"]))), "n": s["n"],
+                     "score [95% CI]": S.fmt_estimate(s["mean"], s["lo"], s["hi"], 2),
+                     "mean words of the texts scored": S.fmt_number(words, 0) if words == words else "not recorded",
+                     "scale": SCALES.get(family(measure), "")})
+    return captioned(pd.DataFrame(rows, columns=JUDGE_COLUMNS),
+                     "Each judge score with its n, its 95% bootstrap interval over the items and the mean length of "
+                     "the texts it scored (a judge that prefers longer texts shows here first; 'not recorded' where "
+                     "the comparison's records do not keep the texts), and its scale with the anchors."
+                     if rows else "No judged measure in these records.")
+
+
 def table_models(recs) -> pd.DataFrame:
     """Every model on every measure: mean [95% CI] over the items (columns: models)."""
     est = model_estimates(recs["values"], *_boot(recs))
     if est.empty:
         return captioned(pd.DataFrame(), "No values: no study's records were read (see the sources).")
-    est["cell"] = [f"{S.fmt_estimate(m, lo, hi, 2)} (n={n})" + (f" CONSTANT: {c}" if c else "") for m, lo, hi, n, c
-                   in zip(est["mean"], est["lo"], est["hi"], est["n"], est["constant"])]
+    v = recs["values"]
+    words = [judged_words(recs, m, o, v.loc[(v["measure"] == m) & (v["model"] == o), "item"]) if j else np.nan
+             for m, o, j in zip(est["measure"], est["model"], est["judge"])]      # a judge score: its texts' length
+    est["cell"] = [f"{S.fmt_estimate(m, lo, hi, 2)} (n={n}" + (f"; {S.fmt_number(w, 0)} words)" if w == w else ")")
+                   + (f" CONSTANT: {c}" if c else "") for m, lo, hi, n, c, w
+                   in zip(est["mean"], est["lo"], est["hi"], est["n"], est["constant"], words)]
     t = est.pivot(index="measure", columns="model", values="cell").reindex(columns=models_of(recs["values"]))
     t = t.reindex(list(dict.fromkeys(est["measure"]))).reset_index()
     t.insert(1, "higher means", t["measure"].map(lambda m: HIGHER.get(family(m), "")))
@@ -118,7 +164,9 @@ def table_models(recs) -> pd.DataFrame:
     constant = (f" {len(flat)} cell(s) marked CONSTANT: one value for nearly every item, so their narrow interval "
                 "shows a judge or measure that ranks nothing, not a precise finding." if len(flat) else "")
     return captioned(t, "Each model on each measure: the mean over the items with its 95% bootstrap interval "
-                        "(n items). Intervals are missing where fewer than 5 items were measured." + constant
+                        "(n items; for a judge score, the mean length in words of the texts it scored, where the "
+                        "records keep them: the judge-score table below has each scale's anchors). Intervals are "
+                        "missing where fewer than 5 items were measured." + constant
                         + left_out)
 
 
