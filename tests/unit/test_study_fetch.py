@@ -71,3 +71,18 @@ def test_fetch_downloads_what_is_read_and_lookups_never_do(online):
 def test_divergent_reads_only_its_domains_and_the_entailment_data():
     cfg = DivergentConfig(domains=("hypogen",), sweep_domain="hypogen")
     assert [d.name for d in DIVERGENT.datasets if cfg.reads_dataset(d.name)] == ["hypogen", "sick", "msrp"]
+
+
+def test_a_reader_fetches_first_what_the_studies_it_reads_fetch(monkeypatch):
+    from creval.studies import contract
+    from creval.studies.compare import STUDY as COMPARE
+    from creval.studies.compare.config import CompareConfig
+    from creval.studies.convergent import STUDY as CONVERGENT
+    from creval.studies.convergent.config import ConvergentConfig
+    got = []
+    monkeypatch.setattr(contract, "fetch_dataset", lambda ds: got.append(ds.name))
+    CONVERGENT.fetch(ConvergentConfig.from_params({"domains": ["hypogen"], "sweep_domain": "hypogen"}))
+    assert got == ["hypogen", "sick", "msrp", "macgyver"]          # divergent's (as configured), then its own
+    got.clear()
+    COMPARE.fetch(CompareConfig.from_params({"compare_roots": ["elsewhere"]}))
+    assert got == []                                                # it reads finished runs of other roots only
