@@ -10,10 +10,13 @@ Log-probs (``LOGPROB_KIND = "raw"``): log-softmax of the model's unscaled logits
 own probability of each chosen token, independent of the sampling temperature and top-p.
 ``loglikelihood`` scores ``[document start] + context + text`` (``<|endoftext|>`` for SmolLM2) on sequence 0
 (a shared context decoded once), in rolling windows of ``context - 1`` tokens when the text is longer.
+
+The verbs live beside this module: loading in :mod:`~creval.models.llamacpp_load`, ``sample``/``chat`` in
+:mod:`~creval.models.llamacpp_sample`, ``loglikelihood``/``choice_logprobs`` in :mod:`~creval.models.llamacpp_score`;
+this one holds the tokenizer and the decoding primitives they share.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import threading
 from typing import Sequence
@@ -22,68 +25,30 @@ import numpy as np
 
 from creval.core.errors import CrevalError
 from creval.models import heavy
-from creval.models.base import (
-    ChatRequest,
-    ChoiceRequest,
-    ChoiceScores,
-    Completion,
-    LogLikelihood,
-    LoglikelihoodRequest,
-    ModelSpec,
-    Sample,
-    SampleRequest,
-    derive_seed,
-    document_start,
-    rolling_windows,
-    scored_tokens,
-    split_thinking,
-)
+from creval.models.base import ModelSpec, document_start
+from creval.models.llamacpp_load import MAX_SEQ, N_BATCH, choose_threads, new_context, open_model
+from creval.models.llamacpp_sample import SamplingMixin
+from creval.models.llamacpp_score import ScoringMixin, target_logprobs
 from creval.models.registry import locate_weights
-from creval.models.sampling import log_softmax, sample_token, shared_groups
 
-MAX_SEQ = 32          # sequences decoded together (n > MAX_SEQ is drawn in chunks)
-N_BATCH = 512
+__all__ = ["LlamaCppBackend", "MAX_SEQ", "N_BATCH", "choose_threads", "target_logprobs"]
 
 
-class LlamaCppBackend:
+class LlamaCppBackend(SamplingMixin, ScoringMixin):
     LOGPROB_KIND = "raw"
 
     def __init__(self, spec: ModelSpec):
         llama_cpp = heavy.llama_cpp()
         self.spec, self.lc = spec, llama_cpp
         self.path = locate_weights(spec)
-        # CREVAL_THREADS overrides the spec (threads never change outputs): on a machine shared with other busy
-        # processes, fewer threads than cores avoids llama.cpp's spinning thread barrier stalling
-        self.threads = int(os.environ.get("CREVAL_THREADS") or 0) or spec.threads or os.cpu_count() or 1
-        try:
-            self.llm = llama_cpp.Llama(str(self.path), n_ctx=256, n_threads=self.threads, verbose=False)
-        except Exception as e:  # llama.cpp raises ValueError on an unreadable file
-            raise CrevalError(f"model {spec.name}: could not load {self.path}: {e}",
-                              "reinstall the model package") from None
+        self.threads = choose_threads(spec)     # CREVAL_THREADS, the spec, else the idle cores
+        self.llm, self.formatter, self.version, self.quantisation = open_model(spec, self.path, self.threads)
         self.vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
         self.n_vocab = llama_cpp.llama_vocab_n_tokens(self.vocab)
-        meta = self.llm.metadata
-        template = meta.get("tokenizer.chat_template")
-        if not template:
-            raise CrevalError(f"model {spec.name} has no chat template in its GGUF metadata", "use an instruct model")
-        tok = lambda key: self.llm.detokenize([int(meta[key])], special=True).decode() if key in meta else ""
-        self.formatter = heavy.llama_chat_format().Jinja2ChatFormatter(
-            template, eos_token=tok("tokenizer.ggml.eos_token_id"), bos_token=tok("tokenizer.ggml.bos_token_id"))
-        self.version = meta.get("general.name", spec.model)
-        desc = ctypes.create_string_buffer(256)
-        self.lc.llama_model_desc(self.llm.model, desc, len(desc))
-        self.quantisation = desc.value.decode(errors="ignore").split(" ")[-1]   # "llama 256M Q4_1" -> "Q4_1"
         self.begin = self._document_start()
         self.n_ctx = spec.context
         self.window = self.n_ctx - 1      # tokens per forward pass of ``loglikelihood``
-        params = llama_cpp.llama_context_default_params()
-        params.n_ctx, params.n_batch, params.n_ubatch = self.n_ctx, N_BATCH, N_BATCH
-        params.n_seq_max, params.kv_unified = MAX_SEQ, True
-        params.n_threads = params.n_threads_batch = self.threads
-        self.ctx = llama_cpp.llama_init_from_model(self.llm.model, params)
-        if not self.ctx:
-            raise CrevalError(f"model {spec.name}: llama.cpp could not create a context of {self.n_ctx} tokens",
-                              "lower `context` in the model spec")
+        self.ctx = new_context(spec, self.llm, self.n_ctx, self.threads)
         self.mem = llama_cpp.llama_get_memory(self.ctx)
         self.batch = llama_cpp.llama_batch_init(max(N_BATCH, MAX_SEQ * 8), 0, MAX_SEQ)
         self.lock = threading.Lock()
@@ -140,6 +105,11 @@ class LlamaCppBackend:
         ptr = self.lc.llama_get_logits_ith(ctx if ctx is not None else self.ctx, i)
         return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()  # float32, copied out of llama.cpp's buffer
 
+    def _logit_rows(self, n: int) -> np.ndarray:
+        """The logits of the last decode's ``n`` outputs, one row each in batch order (a view: read it first)."""
+        ptr = self.lc.llama_get_logits(self.ctx)
+        return np.ctypeslib.as_array(ptr, shape=(n, self.n_vocab))
+
     def _reuse_prefix(self, usable: list[int]) -> int:
         """Keep the longest prefix of ``usable`` that sequence 0 already holds, empty every other sequence,
         and return how many tokens were kept (0 when llama.cpp cannot trim sequence 0)."""
@@ -171,221 +141,6 @@ class LlamaCppBackend:
         self._held = list(tokens)
         self.reused_tokens += keep
         return self._logits((len(rest) - 1) % N_BATCH)
-
-    def _generate(self, prompt: list[int], seeds: list[int], temperature: float, top_p: float,
-                  max_tokens: int, stop: Sequence[str]) -> list[Sample]:
-        """Generate one continuation per seed: the prompt is evaluated once and shared by all sequences."""
-        first = self._prefill(prompt)
-        for s in range(1, len(seeds)):
-            self.lc.llama_memory_seq_cp(self.mem, 0, s, -1, -1)
-        return self._continue(first, len(prompt), seeds, list(range(len(seeds))), temperature, top_p, max_tokens, stop)
-
-    def _continue(self, first: np.ndarray, n_prompt: int, seeds: list[int], seqs: list[int], temperature: float,
-                  top_p: float, max_tokens: int, stop: Sequence[str]) -> list[Sample]:
-        """Advance sequences ``seqs`` (which already hold the prompt) together, one batched decode per token."""
-        n = len(seeds)
-        budget = min(max_tokens, (self.n_ctx - n_prompt - 1) // n)
-        rngs = [np.random.default_rng(sd) for sd in seeds]
-        toks: list[list[int]] = [[] for _ in range(n)]
-        lps: list[list[float]] = [[] for _ in range(n)]
-        done: list[str | None] = [None] * n
-        rows = {s: first for s in range(n)}     # raw logits of the next token, per sequence
-        pos = n_prompt
-        for step in range(budget):
-            live = [s for s in range(n) if done[s] is None]
-            entries = []
-            for s in live:
-                t, lp = sample_token(rows[s], temperature, top_p, rngs[s])
-                toks[s].append(t)
-                lps[s].append(lp)
-                if self.is_eog(t):
-                    done[s] = "stop"
-                    toks[s].pop()          # the end token's log-prob counts; its text does not
-                    continue
-                if stop and any(x in self.detok(toks[s][-8:]) for x in stop):
-                    done[s] = "stop"
-                    continue
-                if step == budget - 1:
-                    done[s] = "length"
-                    continue
-                entries.append((t, pos, [seqs[s]], s))
-            if not entries:
-                break
-            self._decode([(t, p, sq, True) for t, p, sq, _ in entries])
-            rows = {e[3]: self._logits(i) for i, e in enumerate(entries)}
-            pos += 1
-        out = []
-        for s in range(n):
-            text = self.detok(toks[s])
-            for x in stop:
-                if x in text:
-                    text = text[:text.index(x)]
-            out.append(Sample(text, tuple(lps[s]), done[s] or "length"))
-        return out
-
-    # -- protocol -----------------------------------------------------------------------------
-    def sample(self, req: SampleRequest, indices: Sequence[int]) -> list[Sample]:
-        prompt = self.tokenize(self.render(req.messages))
-        out: list[Sample] = []
-        with self.lock:
-            for c in range(0, len(indices), MAX_SEQ):
-                chunk = indices[c:c + MAX_SEQ]
-                out += self._generate(prompt, [derive_seed(req.seed, i) for i in chunk], req.temperature,
-                                      req.top_p, req.max_tokens, req.stop)
-        return out
-
-    def chat(self, reqs: Sequence[ChatRequest]) -> list[Completion]:
-        """Several requests are decoded together with their common prefix decoded once
-        (:meth:`_generate_shared`); with ``batched`` off (``CREVAL_BATCH_CHAT=0``) one at a time, each
-        reusing the prefix sequence 0 still holds from the previous prompt."""
-        prompts = [self.tokenize(self.render(r.messages)) for r in reqs]
-        samples: list[Sample | None] = [None] * len(reqs)
-        with self.lock:
-            if self.batched and len(reqs) > 1:
-                for group in shared_groups(prompts, [r.max_tokens for r in reqs], self.n_ctx, MAX_SEQ):
-                    if len(group) == 1:
-                        continue
-                    res = self._generate_shared([prompts[k] for k in group],
-                                                [derive_seed(reqs[k].seed, 0) for k in group],
-                                                [reqs[k].temperature for k in group],
-                                                [reqs[k].max_tokens for k in group])
-                    for k, smp in zip(group, res):
-                        samples[k] = smp
-            for k, r in enumerate(reqs):
-                if samples[k] is None:
-                    samples[k] = self._generate(prompts[k], [derive_seed(r.seed, 0)], r.temperature, 1.0,
-                                                r.max_tokens, ())[0]
-        out = []
-        for prompt, s in zip(prompts, samples):
-            text, reasoning = split_thinking(s.text) if self.spec.thinking else (s.text.strip(), "")
-            rt = self.count_tokens(reasoning) if reasoning else 0
-            out.append(Completion(text, len(prompt), s.n_tokens - rt, reasoning, rt, s.finish_reason))
-        return out
-
-    def _generate_shared(self, prompts: list[list[int]], seeds: list[int], temps: list[float],
-                         max_tokens: list[int]) -> list[Sample]:
-        """One continuation per prompt, decoded together on the main (unified) KV cache: the prompts' common
-        token prefix is decoded once on sequence 0 (keeping what sequence 0 already held from the previous
-        call) and shared with sequences 1..n-1 (``llama_memory_seq_cp``: no copy in a unified cache); the
-        suffixes are prefilled in shared batches; then every live sequence advances one token per decode.
-        Afterwards sequence 0 holds the common prefix only, ready for the next call's reuse."""
-        n = len(prompts)
-        shortest = min(len(p) for p in prompts) - 1          # every prompt keeps >= 1 own token (its logits)
-        common = 0
-        for col in zip(*prompts):
-            if common >= shortest or len(set(col)) != 1:
-                break
-            common += 1
-        head = prompts[0][:common]
-        keep = self._reuse_prefix(head)
-        for c0 in range(keep, common, N_BATCH):
-            self._decode([(t, c0 + i, [0], False) for i, t in enumerate(head[c0:c0 + N_BATCH])])
-        self.reused_tokens += keep
-        for q in range(1, n):
-            self.lc.llama_memory_seq_cp(self.mem, 0, q, -1, -1)
-        entries = [(t, common + i, [q], i == len(p) - common - 1, q)
-                   for q, p in enumerate(prompts) for i, t in enumerate(p[common:])]
-        rows: dict[int, np.ndarray] = {}
-        for c0 in range(0, len(entries), N_BATCH):
-            chunk = entries[c0:c0 + N_BATCH]
-            self._decode([e[:4] for e in chunk])
-            rows.update({e[4]: self._logits(i) for i, e in enumerate(chunk) if e[3]})
-        rngs = [np.random.default_rng(sd) for sd in seeds]
-        pos = [len(p) for p in prompts]
-        toks: list[list[int]] = [[] for _ in range(n)]
-        lps: list[list[float]] = [[] for _ in range(n)]
-        done: list[str | None] = [None] * n
-        while True:
-            step = []
-            for q in range(n):
-                if done[q] is not None:
-                    continue
-                t, lp = sample_token(rows[q], temps[q], 1.0, rngs[q])
-                toks[q].append(t)
-                lps[q].append(lp)
-                if self.is_eog(t):
-                    done[q] = "stop"
-                    toks[q].pop()
-                elif len(toks[q]) >= max_tokens[q]:
-                    done[q] = "length"
-                else:
-                    step.append(q)
-            if not step:
-                break
-            self._decode([(toks[q][-1], pos[q], [q], True) for q in step])
-            rows = {q: self._logits(i) for i, q in enumerate(step)}
-            for q in step:
-                pos[q] += 1
-        for q in range(1, n):
-            self.lc.llama_memory_seq_rm(self.mem, q, -1, -1)
-        if self.lc.llama_memory_seq_rm(self.mem, 0, common, -1):
-            self._held = list(head)
-        else:
-            self.lc.llama_memory_clear(self.mem, True)
-            self._held = []
-        return [Sample(self.detok(toks[q]), tuple(lps[q]), done[q] or "length") for q in range(n)]
-
-    def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[ChoiceScores]:
-        """Exact log-prob of each choice's tokens after the rendered prompt (choices share the prompt's cache)."""
-        out = []
-        with self.lock:
-            for r in reqs:
-                prompt = self.tokenize(self.render(r.messages))
-                first = log_softmax(self._prefill(prompt).astype(np.float64))
-                choice_toks = [self.tokenize(c, special=False) for c in r.choices]
-                res: dict[str, float] = {}
-                for c0 in range(0, len(r.choices), MAX_SEQ - 1):
-                    group = list(range(c0, min(c0 + MAX_SEQ - 1, len(r.choices))))
-                    entries, where = [], {}
-                    for slot, ci in enumerate(group, start=1):
-                        self.lc.llama_memory_seq_rm(self.mem, slot, -1, -1)
-                        self.lc.llama_memory_seq_cp(self.mem, 0, slot, -1, -1)
-                        for j, t in enumerate(choice_toks[ci][:-1]):
-                            where[(ci, j)] = len(entries)
-                            entries.append((t, len(prompt) + j, [slot], True))
-                    if entries:
-                        self._decode(entries)
-                    for ci in group:
-                        tks = choice_toks[ci]
-                        lp = float(first[tks[0]])
-                        for j in range(1, len(tks)):
-                            lp += float(log_softmax(self._logits(where[(ci, j - 1)]).astype(np.float64))[tks[j]])
-                        res[r.choices[ci]] = lp
-                out.append(ChoiceScores(res, len(prompt)))
-        return out
-
-    def _score(self, tokens: list[int], start: int) -> list[float]:
-        """log p(tokens[j] | tokens[:j]) for j in ``start .. len(tokens)-1``, teacher-forced on sequence 0.
-
-        ``tokens`` must fit the context. What sequence 0 already holds is reused up to ``start - 1`` (the
-        first position whose logits are read)."""
-        keep = self._reuse_prefix(tokens[:start - 1])
-        feed, out = tokens[:-1], []        # the last token is only a target
-        for c0 in range(keep, len(feed), N_BATCH):
-            chunk = feed[c0:c0 + N_BATCH]
-            self._decode([(t, c0 + i, [0], c0 + i >= start - 1) for i, t in enumerate(chunk)])
-            for i in range(len(chunk)):
-                pos = c0 + i
-                if pos >= start - 1:
-                    x = self._logits(i).astype(np.float64)
-                    m = x.max()
-                    out.append(float(x[tokens[pos + 1]] - m - np.log(np.exp(x - m).sum())))
-        self._held = list(feed)
-        self.reused_tokens += keep
-        return out
-
-    def loglikelihood(self, reqs: Sequence[LoglikelihoodRequest]) -> list[LogLikelihood]:
-        out = []
-        with self.lock:
-            for r in reqs:
-                prefix, text = scored_tokens(lambda t: self.tokenize(t, special=False), self.begin, r.text, r.context)
-                seq, lps = prefix + text, []
-                wins = rolling_windows(len(prefix), len(seq), self.window) if text else []
-                for lo, start, hi in wins:
-                    lps += self._score(seq[lo:hi], start - lo)
-                out.append(LogLikelihood(float(sum(lps)), tuple(lps), len(r.text.encode()), len(prefix) - 1,
-                                         max(len(wins), 1), 0, self.spec.name, self.quantisation, self.LOGPROB_KIND))
-        return out
 
     def close(self) -> None:
         """Free the batch, the context and the model now (once); also at interpreter exit (heavy.close_at_exit)."""
