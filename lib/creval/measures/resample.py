@@ -16,7 +16,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-MC_Z = 3.0           # the bounds' Monte-Carlo margin covers this many binomial SDs of the order statistic
+MC_Z = 3 * math.sqrt(2)   # the bounds' Monte-Carlo margin: 3 SDs of two seeds' rank difference (mc_margin)
 MAX_UNDEFINED = 0.05  # share of resamples whose statistic may be undefined before no interval is given
 SEED_ENV = "CREVAL_BOOT_SEED"   # shifts every report-time bootstrap and permutation seed (records never move)
 
@@ -65,19 +65,32 @@ def cluster_draws(cluster: Sequence | None, n: int, n_boot: int, seed: int = 0) 
         yield np.concatenate([groups[j] for j in pick])
 
 
+def _at_rank(v: np.ndarray, t: float, k: float, at: float) -> float:
+    """The value at fractional rank ``t`` of the sorted ``v``, extended past either end along the line from the
+    quantile (rank ``k``, value ``at``) to that end: a window that runs off B values still has a width."""
+    b = v.size
+    if t < 0:
+        return float(v[0] - (at - v[0]) / k * -t) if k > 0 else float(v[0])
+    if t > b - 1:
+        return float(v[-1] + (v[-1] - at) / (b - 1 - k) * (t - b + 1)) if k < b - 1 else float(v[-1])
+    return float(np.interp(t, np.arange(b), v))
+
+
 def mc_margin(values: Sequence[float], q: float, z: float = MC_Z) -> float:
-    """How far the ``q`` quantile of ``values`` (B bootstrap statistics) could move with another seed: the
-    order statistic's rank has binomial SD sqrt(B q (1 - q)); the margin is the larger distance to the order
-    statistics ``z`` such SDs either side (Efron & Tibshirani 1993, sec. 19.3). NaN for fewer than 10 values."""
+    """How far the ``q`` quantile of ``values`` (B bootstrap statistics) could move with another seed. The
+    number of resamples below a quantile is binomial, SD s = sqrt(B q (1 - q)) (Efron & Tibshirani 1993,
+    sec. 19.3); another seed's bound is the quantile of an independent set of B, so its rank among these
+    values spreads by sqrt(2) s. The margin is the larger distance from the bound to the order statistics
+    ``z`` s either side (:data:`MC_Z` = 3 sqrt(2): 3 SDs of that two-seed spread), extrapolated linearly past
+    the smallest or largest value. Distribution-free, so a bound on an atom of a discrete statistic reaches
+    the next atom when another seed could. NaN for fewer than 10 values."""
     v = np.sort(np.asarray(values, float)[np.isfinite(np.asarray(values, float))])
     b = v.size
     if b < 10:
         return float("nan")
-    k = q * (b - 1)
-    d = z * math.sqrt(b * q * (1 - q))
-    at = np.quantile(v, q)
-    lo_k, hi_k = max(0.0, k - d), min(b - 1.0, k + d)
-    return float(max(at - np.interp(lo_k, np.arange(b), v), np.interp(hi_k, np.arange(b), v) - at))
+    k, d = q * (b - 1), z * math.sqrt(b * q * (1 - q))
+    at = float(np.quantile(v, q))
+    return max(at - _at_rank(v, k - d, k, at), _at_rank(v, k + d, k, at) - at)
 
 
 def percentile(values: Sequence[float], alpha: float = 0.05, n_boot: int | None = None,
