@@ -1,0 +1,36 @@
+"""The llama.cpp backend's pure parts: block log-softmax of scored rows, and the thread count."""
+import numpy as np
+
+from creval.models import llamacpp, llamacpp_load
+from creval.models.base import ModelSpec
+from creval.models.llamacpp_score import ROWS, target_logprobs
+
+
+def test_block_log_softmax_equals_the_row_by_row_formula_bit_for_bit():
+    rng = np.random.default_rng(3)
+    logits = (rng.standard_normal((ROWS * 2 + 5, 4099)) * 6).astype(np.float32)
+    targets = rng.integers(0, 4099, len(logits)).tolist()
+    want = []
+    for row, t in zip(logits, targets):
+        x = row.astype(np.float64)
+        m = x.max()
+        want.append(float(x[t] - m - np.log(np.exp(x - m).sum())))
+    assert target_logprobs(logits, targets) == want
+    assert target_logprobs(logits[:0], []) == []
+
+
+def test_threads_follow_the_override_then_the_spec_then_the_idle_cores(monkeypatch):
+    monkeypatch.delenv("CREVAL_THREADS", raising=False)
+    monkeypatch.setattr(llamacpp_load.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(llamacpp_load, "busy_cores", lambda: 1.2)
+    assert llamacpp_load.choose_threads(ModelSpec(name="m", backend="llamacpp")) == 3
+    monkeypatch.setattr(llamacpp_load, "busy_cores", lambda: 9.0)
+    assert llamacpp_load.choose_threads(ModelSpec(name="m", backend="llamacpp")) == 1
+    assert llamacpp_load.choose_threads(ModelSpec(name="m", backend="llamacpp", threads=2)) == 2
+    monkeypatch.setenv("CREVAL_THREADS", "5")
+    assert llamacpp_load.choose_threads(ModelSpec(name="m", backend="llamacpp", threads=2)) == 5
+
+
+def test_busy_cores_reads_a_number_and_the_public_names_stay_importable():
+    assert llamacpp_load.busy_cores(samples=2, every=0.0) >= 0.0
+    assert llamacpp.MAX_SEQ == 32 and llamacpp.N_BATCH == 512 and callable(llamacpp.LlamaCppBackend.loglikelihood)
