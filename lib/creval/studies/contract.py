@@ -15,8 +15,8 @@ resumes it (finished items are kept, the call cache serves the calls already mad
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -148,12 +148,11 @@ class Study:
 
 
 def study_of(cfg: Config) -> Study | None:
-    """The :class:`Study` declared by the package of ``cfg``'s Config (None for a Config of no package)."""
-    pkg = type(cfg).__module__.rpartition(".")[0]
-    try:
-        return getattr(importlib.import_module(pkg), "STUDY", None) if pkg else None
-    except ImportError:
-        return None
+    """The :class:`Study` declared by the package of ``cfg``'s Config (None for a Config of no package, or one
+    that declares none). That package is imported already: Python imports it before the Config's module."""
+    pkg = sys.modules.get(type(cfg).__module__.rpartition(".")[0])
+    study = getattr(pkg, "STUDY", None)
+    return study if isinstance(study, Study) else None
 
 
 class UndeclaredTable(CrevalError, AttributeError):
