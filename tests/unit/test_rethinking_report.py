@@ -139,6 +139,10 @@ def test_table2_groups_and_further_model(recs):
 def test_ttcw_judges_and_invariance(recs):
     j = report.table_ttcw_judges(recs)
     assert j["rho vs expert passes"].iloc[0] == pytest.approx(0.8) and j["mean Yes count (of 14)"].iloc[0] == 3.0
+    # the judge's score with its interval, its n and the mean length of the stories it judged; the scale stated
+    cell = j["Yes count [95% CI] (n; words judged)"].iloc[0]
+    assert cell.startswith("3.00 [") and cell.endswith("(n=5; 100 words)")
+    assert "Scale: 0-14, the tests a story passes (0 = it passes none" in j.attrs["caption"]
     inv = report.table_invariance(recs).set_index("measure")
     assert inv.loc["creativity index", "mean |diff| paraphrase"] == pytest.approx(0.05)
     assert inv.loc["creativity index", "mean |diff| different"] == pytest.approx(0.55)
@@ -240,3 +244,17 @@ def test_the_chapters_sentences_link_every_count_to_rows_the_browser_holds(recs)
     shows = "\n".join(reading.what_this_shows(recs)["this build"])
     assert f'<a href="{to}measures_ps&amp;f.label=true">3</a> and' in shows
     assert dead_in("\n".join([md, shows, reading.l_range_sentence(recs)]), recs) == []
+
+
+def test_the_rubric_judge_sentence_states_its_scale_and_links_its_scores(recs):
+    ps = recs["measures_ps"]
+    write(recs.root, "judge", [{"set": "ps", "id": r["id"], "kind": r["kind"], "label": r["label"],
+                                "judge": 1.0 + 3 * r["ci"], "scores": {"Unconventionality": 1.0 + 3 * r["ci"]},
+                                "state": "ok"} for r in ps.to_dict("records")])
+    fresh = Records(recs.root, recs.cfg)
+    md = sentences.closing_md(fresh)
+    line = next(x for x in md.split("\n") if x.startswith("- **The rubric judge**"))
+    assert "(n=6; 11 words)](../browse/rethinking.html#t=judge) on its 1-5 scale (Scale: Unconventionality (1-5: " \
+           "1 = the standard way" in line
+    assert "of [2 prompt-twist pairs](../browse/rethinking.html#t=twist)" in line
+    assert dead_in(md, fresh) == []

@@ -168,9 +168,13 @@ def table_ttcw_judges(recs) -> pd.DataFrame:
         r = S.spearman_ci(m["llm_passes"], m["passes"], n_boot=cfg.n_boot, seed=cfg.seed)
         rows.append({"LLM judge (staged)": name, "rho vs expert passes": r["rho"], "ci_low": r["lo"],
                      "ci_high": r["hi"], "n": r["n"], "mean Yes count (of 14)": float(m["llm_passes"].mean()),
+                     "Yes count [95% CI] (n; words judged)": SC.fmt_score(SC.score_summary(
+                         m["llm_passes"], m.get("n_words"), n_boot=cfg.n_boot, seed=cfg.seed)),
                      "expert mean (of 42)": float(m["passes"].mean())})
     return captioned(pd.DataFrame(rows), "Staged TTCW LLM-judge replies (Yes counts over the 14 tests) vs the "
-                                          "experts' pass counts, on the LLM-written stories")
+                                          "experts' pass counts, on the LLM-written stories; each mean Yes count with "
+                                          "its interval, n stories and their mean length in words. Scale: 0-14, the "
+                                          "tests a story passes (0 = it passes none, 14 = every one).")
 
 
 WITHIN = "within each model (ranks taken within the model, pooled)"

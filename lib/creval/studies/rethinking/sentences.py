@@ -3,8 +3,12 @@
 rethinking item browser (:mod:`creval.studies.links`). Pure: records in, Markdown out."""
 from __future__ import annotations
 
+from creval.measures.rubric import ASPECTS
+from creval.studies import scores as SC
 from creval.studies.links import items
 from creval.studies.rethinking.reading import formatting_values, reading_values, with_chance
+
+SCALE = SC.scale_note([a for a in ASPECTS["ps"] if a[0] == "Unconventionality"]).rstrip(".")   # with its anchors
 
 
 def to(text, table: str, link=items, **filters) -> str:
@@ -75,7 +79,7 @@ def closing_md(recs) -> str:
     j = v["judge"]
     if j["checks"]:
         out.append(f"- **The rubric judge** (`{v['judge_model']}`): mean score {to(j['score'], 'judge')} on its 1-5 "
-                   "scale (anchors in Table 2's caption); its ranking against the MacGyver labels gives AUROC "
+                   f"scale ({SCALE}); its ranking against the MacGyver labels gives AUROC "
                    f"{' and '.join(j['checks'])}" + (", no better than chance" if j["all_chance"] else "")
                    + f"; it contradicts itself on {j['contradictions']} {j['contradictions_ci']} (Wilson interval) of "
                    f"{to(str(j['twist_pairs']) + ' prompt-twist pairs', 'twist') if j['twist_pairs'] else '0 pairs'}"
