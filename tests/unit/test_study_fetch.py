@@ -86,3 +86,15 @@ def test_a_reader_fetches_first_what_the_studies_it_reads_fetch(monkeypatch):
     got.clear()
     COMPARE.fetch(CompareConfig.from_params({"compare_roots": ["elsewhere"]}))
     assert got == []                                                # it reads finished runs of other roots only
+
+
+def test_study_of_a_config_is_its_packages_study():
+    from creval.studies.config import Config
+    from creval.studies.contract import study_of
+    from creval.studies.convergent import STUDY as CONVERGENT
+    from creval.studies.convergent.config import ConvergentConfig
+    assert study_of(ConvergentConfig()) is CONVERGENT and study_of(DivergentConfig()) is DIVERGENT
+
+    class Loose(Config):                              # a Config whose package declares no study
+        pass
+    assert study_of(Loose()) is None
