@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from creval.studies.contract import Records
+from creval.studies.links import dead_in
 from creval.studies.validation import reading, report
 from creval.studies.validation.config import ValidationConfig
 
@@ -222,4 +223,27 @@ def test_all_comparisons_tied_makes_the_novelty_claims_not_testable(tmp_path):
     assert reading.all_ties(untied) is None
     # rho 0.17 whose interval holds both zero and the paper's range: inconclusive, with the detectable effect
     line = reading.what_this_shows(untied).split("\n")[1]
-    assert line.startswith("- **inconclusive here (over 1 rows: 1 inconclusive here)**")
+    # (50 resamples: the bounds' Monte-Carlo margin is wide enough to mark it borderline)
+    assert line.startswith("- **inconclusive here, borderline (over 1 rows: 1 inconclusive here)**")
+
+
+def test_table13_compares_the_two_rhos_paired_over_problems_and_links_its_solutions(tmp_path):
+    """Semantic entropy that tracks judged novelty where naive entropy is noise: the paired interval of the
+    difference lies above 0 and the claim is supported; each row's solutions are one link away."""
+    n = 40
+    nov = [i / (n - 1) for i in range(n)]
+    naive = [((i * 17) % n) / n for i in range(n)]
+    rows = [{"model": "m", "domain": "macgyver", "problem_id": f"p{i}", "novelty_rank": n - i, "novelty_score": nov[i],
+             "comparisons": 9, "ties": 0, "mean_semantic_entropy": nov[i] + 0.01 * (i % 2),
+             "min_semantic_entropy": 0.0, "max_semantic_entropy": 1.0, "mean_naive_entropy": naive[i],
+             "mean_discrete_entropy": 1.0, "duplicate_filtered": False} for i in range(n)]
+    recs = Records(tmp_path, ValidationConfig(n_boot=400))
+    (tmp_path / "solution_novelty.jsonl").write_text(pd.DataFrame(rows).to_json(orient="records", lines=True))
+    t = report.table_naive_vs_semantic(recs).iloc[0]
+    assert "mc_lo" not in t and t["units"] == 40
+    assert t["semantic - naive"] == pytest.approx(t["semantic rho"] - t["naive rho"]) and t["diff lo"] > 0.5
+    line = reading.what_this_shows(recs).split("\n")[2]
+    assert line.startswith("- **supports the paper (over 1 rows: 1 supports the paper)**: The paper's Table 13")
+    assert "semantic minus naive rho, paired over the same problems: m on macgyver" in line
+    assert "[40 solutions](../browse/validation.html#t=solution_novelty&f.model=m&f.domain=macgyver)" in line
+    assert dead_in(line, recs) == []

@@ -52,7 +52,15 @@ def _corr_row(x, y, n_boot: int, seed: int, cluster=None, **keys) -> dict:
     ok = not r["note"]
     note = "; ".join(t for t in (r["note"], b["note"] if ok else "") if t)
     return {**keys, "rho": r["rho"], "p": r["p"], "ci_low": b["lo"] if ok else np.nan,
-            "ci_high": b["hi"] if ok else np.nan, "n": r["n"], "units": b["n_units"], "note": note}
+            "ci_high": b["hi"] if ok else np.nan, "n": r["n"], "units": b["n_units"], "note": note,
+            "mc_lo": b["mc_lo"] if ok else np.nan, "mc_hi": b["mc_hi"] if ok else np.nan}
+
+
+MARGINS = ["mc_lo", "mc_hi"]   # the bounds' Monte-Carlo margins: for the verdicts (margins=True), not shown
+
+
+def _shown(df: pd.DataFrame, margins: bool) -> pd.DataFrame:
+    return df if margins else df.drop(columns=[c for c in MARGINS if c in df])
 
 
 def data_sources(recs: Records) -> str:
@@ -76,11 +84,13 @@ def run_summary(recs: Records):
     return captioned(pd.DataFrame(rows), "Divergent runs used in this chapter")
 
 
-def table_entropy_vs_diversity(recs: Records, n_boot: int | None = None, seed: int | None = None):
+def table_entropy_vs_diversity(recs: Records, n_boot: int | None = None, seed: int | None = None,
+                               margins: bool = False):
     """Tables 8-10: Spearman rho between semantic entropy and each diversity metric, per model and domain.
 
     ``step`` level: each step's semantic entropy vs the diversity of its n samples (the paper's unit).
-    ``solution`` level: each solution's mean semantic entropy vs the mean of its steps' diversity."""
+    ``solution`` level: each solution's mean semantic entropy vs the mean of its steps' diversity.
+    ``margins``: with the bounds' Monte-Carlo margins (``mc_lo``, ``mc_hi``) for the verdicts."""
     df, b = recs.step_diversity, boot(recs, n_boot, seed)
     if df.empty:
         return captioned(pd.DataFrame(columns=["domain", "level", "metric", "model", "rho", "p", "ci_low", "ci_high",
@@ -92,7 +102,7 @@ def table_entropy_vs_diversity(recs: Records, n_boot: int | None = None, seed: i
             for metric in DIVERSITY:
                 rows.append(_corr_row(g["semantic_entropy"], g[metric], b["n_boot"], b["seed"], cluster=g["problem_id"],
                                       domain=d, level=level, metric=LABELS[metric], model=m))
-    out = pd.DataFrame(rows)
+    out = _shown(pd.DataFrame(rows), margins)
     return captioned(out, "Tables 8-10: semantic entropy vs diversity (Spearman; expected sign: negative for "
                             "cosine and self-BLEU, positive for distinct-n)")
 
@@ -122,16 +132,18 @@ def _by_model_domain(df: pd.DataFrame):
             yield m, "all (pooled)", g
 
 
-def table_novelty_vs_entropy(recs: Records, n_boot: int | None = None, seed: int | None = None):
-    """Table 11: Spearman rho between judged novelty (score in [0,1], 1 = most novel) and mean semantic entropy."""
+def table_novelty_vs_entropy(recs: Records, n_boot: int | None = None, seed: int | None = None,
+                             margins: bool = False):
+    """Table 11: Spearman rho between judged novelty (score in [0,1], 1 = most novel) and mean semantic entropy
+    (``margins``: as in :func:`table_entropy_vs_diversity`)."""
     df, b = recs.written("solution_novelty"), boot(recs, n_boot, seed)
     rows = [{**_corr_row(g["novelty_score"], g["mean_semantic_entropy"], b["n_boot"], b["seed"], model=m, domain=d),
              "comparisons": int(g.drop_duplicates("domain")["comparisons"].sum()),
              "ties": int(g.drop_duplicates("domain")["ties"].sum())} for m, d, g in _by_model_domain(df)]
     for r in rows:
         r["note"] = _tie_note(r["ties"], r["comparisons"], r["note"])
-    return captioned(pd.DataFrame(rows), "Table 11: novelty vs semantic entropy (positive = more entropy, more novel). "
-                                           "Novelty scores are ranks within one domain, so pooled rows mix rankings.")
+    return captioned(_shown(pd.DataFrame(rows), margins), "Table 11: novelty vs semantic entropy (positive = more "
+                     "entropy, more novel). Novelty scores are ranks within one domain, so pooled rows mix rankings.")
 
 
 def _novelty_rhos(df: pd.DataFrame, columns: list[tuple[str, str]]) -> pd.DataFrame:
@@ -146,14 +158,35 @@ def _novelty_rhos(df: pd.DataFrame, columns: list[tuple[str, str]]) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-def table_naive_vs_semantic(recs: Records):
-    """Table 13: Spearman rho of judged novelty with naive (sequence-level), semantic and discrete entropy."""
-    df = _novelty_rhos(recs.written("solution_novelty"), [("mean_naive_entropy", "naive"),
-                                                         ("mean_semantic_entropy", "semantic"),
-                                                         ("mean_discrete_entropy", "discrete")])
-    return captioned(df, "Table 13: naive vs semantic entropy against judged novelty "
-                           "(our score: 1 = most novel, so positive rho means aligned; the paper "
-                           "correlates with rank position, where negative means aligned)")
+def _semantic_minus_naive(g: pd.DataFrame, n_boot: int, seed: int) -> dict:
+    """Table 13's comparison on one model and domain: rho(novelty, semantic) - rho(novelty, naive) on the
+    same solutions, both correlations on each resample of the problems (a paired bootstrap)."""
+    cols = ["novelty_score", "mean_semantic_entropy", "mean_naive_entropy"]
+    g = g.dropna(subset=cols) if all(c in g for c in cols) else g.iloc[:0]
+    if len(g) < S.MIN_N:                  # as the rhos beside it: no correlation on fewer points
+        return {"semantic - naive": np.nan, "diff lo": np.nan, "diff hi": np.nan, "units": len(g),
+                "mc_lo": np.nan, "mc_hi": np.nan}
+    both = g[cols[1:]].to_numpy(float)
+    b = cluster_bootstrap(lambda x, y: float(np.subtract(*column_stats(x, y, "spearman"))), both,
+                          g["novelty_score"].to_numpy(float), cluster=g["problem_id"].to_numpy(object),
+                          n_boot=n_boot, seed=seed)
+    return {"semantic - naive": b["value"], "diff lo": b["lo"], "diff hi": b["hi"], "units": b["n_units"],
+            "mc_lo": b["mc_lo"], "mc_hi": b["mc_hi"]}
+
+
+def table_naive_vs_semantic(recs: Records, margins: bool = False):
+    """Table 13: Spearman rho of judged novelty with naive (sequence-level), semantic and discrete entropy, and
+    the paired difference of the first two (semantic minus naive, bootstrap over problems: both correlations
+    on each resample); ``margins`` as in :func:`table_entropy_vs_diversity`."""
+    sn, b = recs.written("solution_novelty"), boot(recs)
+    df = _novelty_rhos(sn, [("mean_naive_entropy", "naive"), ("mean_semantic_entropy", "semantic"),
+                            ("mean_discrete_entropy", "discrete")])
+    diffs = [_semantic_minus_naive(g, b["n_boot"], b["seed"]) for _, _, g in _by_model_domain(sn)]
+    df = pd.concat([df, pd.DataFrame(diffs, index=df.index)], axis=1) if diffs else df
+    return captioned(_shown(df, margins), "Table 13: naive vs semantic entropy against judged novelty "
+                     "(our score: 1 = most novel, so positive rho means aligned; the paper correlates with rank "
+                     "position, where negative means aligned). semantic - naive: the difference of the two rhos "
+                     "on the same solutions, with a 95% paired bootstrap interval over problems")
 
 
 def table_aggregation(recs: Records):
