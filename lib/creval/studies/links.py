@@ -76,16 +76,15 @@ def targets(text: str) -> list[tuple[str, str | None, dict[str, str]]]:
 
 def dead(text: str, tables: Mapping[str, Mapping[str, list[dict]]]) -> list[str]:
     """The links of ``text`` the browsers could not follow, each with why: a study or table with no rows in
-    ``tables`` (study -> table -> its rows, as the browser gets them), a filter on a column the table's browser
-    lacks, or a value no row shows. Empty when every link opens on at least one row."""
-    from creval.book.browse import columns_of, with_agreement  # the browser's own columns (it imports us)
+    ``tables`` (study -> table -> its rows, as the browser gets them), a filter on a column no row has, or a
+    value no row shows. Empty when every link opens on at least one row."""
     bad = []
     for study, table, filters in targets(text):
-        rows = with_agreement(list((tables.get(study) or {}).get(table or "", [])))
+        rows = list((tables.get(study) or {}).get(table or "", []))
         if not rows:
             bad.append(f"{study}: no table {table!r} with rows")
             continue
-        cols = columns_of(rows)
+        cols = set().union(*rows)
         missing = [c for c in filters if c not in cols]
         if missing:
             bad.append(f"{study}/{table}: no column {missing[0]!r}")
