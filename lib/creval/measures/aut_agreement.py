@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from creval.measures.resample import boot_rng
+from creval.measures.resample import boot_rng, mc_margin
 
 LEVELS = ("common", "creative", "highly_creative")
 LEVEL_CODE = {lvl: i + 1 for i, lvl in enumerate(LEVELS)}
@@ -145,7 +145,8 @@ def self_preference(df, judge_col: str = "judge", gen_col: str = "generator", it
     the use's quality); ``SP_j = mean d_j over j's own uses - mean d_j over the other generators' uses``
     (removes j's leniency). Positive = j favours its own uses. CI: percentile bootstrap over clusters
     (objects) when there are several, else over uses. Needs >= 2 judges and >= 2 generators; returns
-    one row per judge ``{judge, sp, lo, hi, n_own, n_other, note}``."""
+    one row per judge ``{judge, sp, lo, hi, n_own, n_other, note, mc_lo, mc_hi}`` (the bounds' Monte-Carlo
+    margins, :func:`~creval.measures.resample.mc_margin`)."""
     import pandas as pd
     keys = [judge_col, gen_col, item_col] + ([cluster_col] if cluster_col else [])
     d = df[keys + [value_col]].dropna(subset=[value_col])
@@ -155,7 +156,7 @@ def self_preference(df, judge_col: str = "judge", gen_col: str = "generator", it
     out = []
     for j in judges:
         row = {"judge": j, "sp": float("nan"), "lo": float("nan"), "hi": float("nan"), "n_own": 0, "n_other": 0,
-               "note": ""}
+               "note": "", "mc_lo": float("nan"), "mc_hi": float("nan")}
         if j not in gens or len(gens) < 2 or len(judges) < 2:
             row["note"] = "needs the judge among >= 2 generators and >= 2 judges"
             out.append(row)
@@ -193,6 +194,7 @@ def self_preference(df, judge_col: str = "judge", gen_col: str = "generator", it
                 reps.append(v)
         if len(reps) >= 10:
             row["lo"], row["hi"] = (float(q) for q in np.quantile(reps, [0.025, 0.975]))
+            row["mc_lo"], row["mc_hi"] = mc_margin(reps, 0.025), mc_margin(reps, 0.975)
         out.append(row)
     return out
 
