@@ -268,7 +268,8 @@ def table_aut_validation(recs: Records):
         rows += _rank_rows(cambridge, "score", n_boot, seed, "cambridge_aut (no judge)")
     judge_note = (f"judge: {int(df.drop_duplicates('prompt')['group_comparisons'].sum())} comparisons, "
                   f"{int(df.drop_duplicates('prompt')['group_ties'].sum())} ties (orders disagreed)")
-    return captioned(pd.DataFrame(rows), f"AUT: measures vs human originality (higher = more original). {judge_note}")
+    return captioned(_shown(pd.DataFrame(rows), False),
+                     f"AUT: measures vs human originality (higher = more original). {judge_note}")
 
 
 def fig_aut_scatter(recs: Records) -> go.Figure:
