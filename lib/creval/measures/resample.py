@@ -139,3 +139,30 @@ def cluster_bootstrap(stat: Callable[..., float], *arrays, cluster: Sequence | N
     vals = np.array([safe(idx) for idx in cluster_draws(cluster, n, n_boot, seed)]) if n else np.full(n_boot, np.nan)
     return {"value": safe(np.arange(n)) if n else math.nan, **percentile(vals, alpha, n_boot), "n": n,
             "n_units": len(units(cluster, n)), "values": vals}
+
+
+def stratified_draws(strata: Sequence, counts: dict, draws: int, seed: int = 0) -> list[np.ndarray]:
+    """``draws`` random subsets of the row indices ``0..len(strata)-1``, each holding ``counts[s]`` rows of
+    stratum ``s`` drawn without replacement (all of a stratum's rows when it has fewer): the subsamples a
+    seeded draw of that shape could have produced."""
+    strata = np.asarray(strata, dtype=object)
+    where = {s: np.flatnonzero(strata == s) for s in counts}
+    rng = boot_rng(seed)
+    return [np.concatenate([rng.choice(where[s], size=min(k, len(where[s])), replace=False)
+                            for s, k in counts.items()] or [np.zeros(0, int)]) for _ in range(draws)]
+
+
+def draw_spread(stat: Callable[[np.ndarray], float], draws: Sequence[np.ndarray], observed: float,
+                alpha: float = 0.1) -> dict:
+    """How one subsample's statistic sits among those of other draws of the same shape: the ``alpha/2`` and
+    ``1 - alpha/2`` quantiles of ``stat(idx)`` over ``draws`` (index arrays), and ``percentile``, the share
+    of draws whose statistic is below ``observed`` (ties count 1/2). NaN when < 10 draws give a finite
+    value. A draw near the 5th or 95th percentile is a lucky or unlucky draw, not the measure."""
+    with np.errstate(all="ignore"):
+        vals = np.array([stat(idx) for idx in draws], dtype=float)
+    vals = vals[np.isfinite(vals)]
+    if len(vals) < 10:
+        return {"lo": float("nan"), "hi": float("nan"), "percentile": float("nan"), "draws": int(len(vals))}
+    lo, hi = np.quantile(vals, [alpha / 2, 1 - alpha / 2])
+    pct = float(np.mean(vals < observed) + 0.5 * np.mean(vals == observed)) if np.isfinite(observed) else float("nan")
+    return {"lo": float(lo), "hi": float(hi), "percentile": pct, "draws": int(len(vals))}

@@ -17,7 +17,7 @@ import numpy as np
 
 from creval.measures.numbers import fmt_estimate, fmt_interval, fmt_number
 from creval.measures.raters import noise_ceiling, one_vs_mean, spearman_brown
-from creval.measures.resample import boot_rng
+from creval.measures.resample import boot_rng, draw_spread, mc_margin, stratified_draws
 from creval.measures.verdicts import (
     ENOUGH,
     TESTABLE,
@@ -35,8 +35,8 @@ from creval.measures.verdicts import (
 )
 
 __all__ = ["ENOUGH", "TESTABLE", "Verdict", "agrees", "all_tied", "boot_rng", "constant", "copies_order", "decide",
-           "excludes_chance", "first_reason", "fmt_estimate", "fmt_interval", "fmt_number", "no_merge",
-           "noise_ceiling", "one_vs_mean", "spearman_brown", "too_few", "wilson"]
+           "draw_spread", "excludes_chance", "first_reason", "fmt_estimate", "fmt_interval", "fmt_number", "no_merge",
+           "noise_ceiling", "one_vs_mean", "spearman_brown", "stratified_draws", "too_few", "wilson"]
 
 MIN_N = 5
 MAX_UNDEFINED = 0.05   # share of bootstrap resamples whose statistic may be undefined before no interval is given
@@ -85,15 +85,19 @@ def kendall(x, y, min_n: int = MIN_N) -> dict:
 
 class Interval(tuple):
     """A bootstrap interval ``(lo, hi)`` that also says how many resamples had no statistic
-    (``undefined`` of ``n_boot``) and, where no interval is given, why (``note``). Unpacks as a pair."""
+    (``undefined`` of ``n_boot``), where no interval is given why (``note``), and its bounds' Monte-Carlo
+    margins ``mc_lo``/``mc_hi`` (:func:`mc_margin`; NaN without an interval). Unpacks as a pair."""
 
     undefined: int
     n_boot: int
     note: str
+    mc_lo: float
+    mc_hi: float
 
-    def __new__(cls, lo: float, hi: float, undefined: int = 0, n_boot: int = 0, note: str = "") -> "Interval":
+    def __new__(cls, lo: float, hi: float, undefined: int = 0, n_boot: int = 0, note: str = "",
+                mc: tuple[float, float] = (float("nan"), float("nan"))) -> "Interval":
         obj = super().__new__(cls, (float(lo), float(hi)))
-        obj.undefined, obj.n_boot, obj.note = undefined, n_boot, note
+        obj.undefined, obj.n_boot, obj.note, (obj.mc_lo, obj.mc_hi) = undefined, n_boot, note, mc
         return obj
 
 
@@ -130,15 +134,18 @@ def bootstrap_ci(stat: Callable[..., float], *arrays, n_boot: int = 1000, alpha:
                         f"no interval: the statistic is undefined on {bad} of {n_boot} resamples ({share})")
     lo, hi = np.quantile(vals, [alpha / 2, 1 - alpha / 2])
     note = f"{bad} of {n_boot} resamples undefined" if bad else ""
-    return Interval(float(lo), float(hi), bad, n_boot, note)
+    mc = (mc_margin(vals, alpha / 2), mc_margin(vals, 1 - alpha / 2))
+    return Interval(float(lo), float(hi), bad, n_boot, note, mc)
 
 
 def _with_ci(r: dict, ci: Interval | None) -> dict:
     """A statistic's dict with its interval, the undefined-resample count and the interval's note."""
     if ci is None:
-        return {**r, "lo": float("nan"), "hi": float("nan"), "undefined": 0}
+        return {**r, "lo": float("nan"), "hi": float("nan"), "undefined": 0, "mc_lo": float("nan"),
+                "mc_hi": float("nan")}
     note = "; ".join(t for t in (r.get("note", ""), ci.note) if t)
-    return {**r, "lo": ci[0], "hi": ci[1], "undefined": ci.undefined, "note": note}
+    return {**r, "lo": ci[0], "hi": ci[1], "undefined": ci.undefined, "note": note, "mc_lo": ci.mc_lo,
+            "mc_hi": ci.mc_hi}
 
 
 def _rho(x, y) -> float:
@@ -340,7 +347,7 @@ def _paired(out: dict, diff: float, ci: Interval) -> dict:
     lo, hi = ci
     verdict = "n/a" if not np.isfinite(lo) else "better" if lo > 0 else "worse" if hi < 0 else "indistinguishable"
     return {**out, "diff": float(diff), "lo": lo, "hi": hi, "verdict": verdict, "undefined": ci.undefined,
-            "note": "; ".join(t for t in (out["note"], ci.note) if t)}
+            "note": "; ".join(t for t in (out["note"], ci.note) if t), "mc_lo": ci.mc_lo, "mc_hi": ci.mc_hi}
 
 
 def rater_pairs(matrix, names: Sequence[str] | None = None, n_boot: int = 1000, seed: int = 0,
@@ -370,30 +377,3 @@ def paired_mean_diff_ci(a, b, n_boot: int = 1000, alpha: float = 0.05, seed: int
     ci = bootstrap_ci(lambda p, q: float(np.mean(p) - np.mean(q)), a, b, n_boot=n_boot, alpha=alpha, seed=seed,
                       min_n=min_n)
     return _paired(out, float(np.mean(a) - np.mean(b)), ci)
-
-
-def stratified_draws(strata: Sequence, counts: dict, draws: int, seed: int = 0) -> list[np.ndarray]:
-    """``draws`` random subsets of the row indices ``0..len(strata)-1``, each holding ``counts[s]`` rows of
-    stratum ``s`` drawn without replacement (all of a stratum's rows when it has fewer): the subsamples a
-    seeded draw of that shape could have produced."""
-    strata = np.asarray(strata, dtype=object)
-    where = {s: np.flatnonzero(strata == s) for s in counts}
-    rng = boot_rng(seed)
-    return [np.concatenate([rng.choice(where[s], size=min(k, len(where[s])), replace=False)
-                            for s, k in counts.items()] or [np.zeros(0, int)]) for _ in range(draws)]
-
-
-def draw_spread(stat: Callable[[np.ndarray], float], draws: Sequence[np.ndarray], observed: float,
-                alpha: float = 0.1) -> dict:
-    """How one subsample's statistic sits among those of other draws of the same shape: the ``alpha/2`` and
-    ``1 - alpha/2`` quantiles of ``stat(idx)`` over ``draws`` (index arrays), and ``percentile``, the share
-    of draws whose statistic is below ``observed`` (ties count 1/2). NaN when < 10 draws give a finite
-    value. A draw near the 5th or 95th percentile is a lucky or unlucky draw, not the measure."""
-    with np.errstate(all="ignore"):
-        vals = np.array([stat(idx) for idx in draws], dtype=float)
-    vals = vals[np.isfinite(vals)]
-    if len(vals) < 10:
-        return {"lo": float("nan"), "hi": float("nan"), "percentile": float("nan"), "draws": int(len(vals))}
-    lo, hi = np.quantile(vals, [alpha / 2, 1 - alpha / 2])
-    pct = float(np.mean(vals < observed) + 0.5 * np.mean(vals == observed)) if np.isfinite(observed) else float("nan")
-    return {"lo": float(lo), "hi": float(hi), "percentile": pct, "draws": int(len(vals))}
