@@ -46,3 +46,13 @@ def test_the_margin_of_each_seed_reaches_every_other_seeds_bound(monkeypatch, da
         for r in runs:
             assert np.all(np.abs(bounds - r[key]) <= r[mc]), (key, bounds, r[key], r[mc])
         assert max(r[mc] for r in runs) < 0.5 * (runs[0]["hi"] - runs[0]["lo"])    # conservative, not useless
+
+
+def test_row_bootstrap_intervals_carry_their_margins():
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=50)
+    r = S.spearman_ci(x, x + rng.normal(size=50), n_boot=300)
+    assert 0 < r["mc_lo"] < r["hi"] - r["lo"] and 0 < r["mc_hi"] < r["hi"] - r["lo"]
+    assert np.isnan(S.spearman_ci([1, 2], [2, 1])["mc_lo"])                # no interval, no margin
+    d = S.paired_mean_diff_ci(x, x - 0.1, n_boot=300)
+    assert np.isfinite(d["mc_lo"]) and np.isfinite(d["mc_hi"])
