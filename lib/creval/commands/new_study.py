@@ -61,11 +61,21 @@ def create(name: str, reads: tuple[str, ...], title: str | None = None) -> list[
     (repo / chapter).write_text(json.dumps(chapter_notebook(name, reads, title), indent=1, ensure_ascii=False) + "\n")
     add_to_quarto(repo / "_quarto.yml", chapter, title)
     add_to_preface(repo / "index.qmd", number, title, summary(reads))
-    importlib.invalidate_caches()
-    registry.register(importlib.import_module(f"creval.studies.{name}").STUDY)
+    registry.register(discovered(name))
     changed = sync(write=True)
     done = [str(Path("lib/creval/studies") / name / f) for f in written] + [chapter, "_quarto.yml", "index.qmd"]
     return done + [c for c in changed if c not in done]
+
+
+def discovered(name: str) -> registry.Study:
+    """The ``STUDY`` named ``name``, found the way the registry finds every study (:func:`registry.discover`,
+    which imports each package): the one just written, so the rest of this run can read it."""
+    importlib.invalidate_caches()            # the package's folder was made after Python last listed its parent
+    found = {s.name: s for s in registry.discover()}
+    if name not in found:
+        raise CrevalError(f"the package written for {name!r} declares no study of that name",
+                          f"check STUDY in lib/creval/studies/{name}/__init__.py")
+    return found[name]
 
 
 def summary(reads: tuple[str, ...]) -> str:

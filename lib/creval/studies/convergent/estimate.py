@@ -93,10 +93,10 @@ def estimate(cfg) -> Estimate:
     """Tan et al. 2026 section 4 and Tables 2-5: ``bench_judge`` on every solution of chapter 02, each judge on
     the human-labelled pairs, the retrieval judge at each confidence threshold (Fig. 12)."""
     problem, solution = typical_pair()
-    phases = []
+    phases, div = [], cfg.divergent()               # the divergent run whose solutions are judged
     for m in cfg.tested:
-        for d in cfg.domains:
-            k = len(problems(d, cfg.limit, cfg.data_seed))
+        for d in div.domains:
+            k = len(problems(d, div.limit, cfg.data_seed))
             phases.append(judge_phase(cfg, f"bench {m}/{d}", cfg.bench_judge, k, list(criteria(d)), problem, solution,
                                       f"{cfg.bench_judge} on chapter 02's solutions"))
     labelled = [c for c in criteria("macgyver") if crit_name(c).lower() in LABELLED]
