@@ -10,7 +10,8 @@ model, judge, sandbox or cache call):
   Markdown bullets ("- **verdict (reason)**: claim") and the ``verdict`` columns of the tables they return;
 - the report card's rows (chapter 08), recomputed from the graded studies' records with
   :func:`creval.studies.reportcard.card.card_rows` (the card's own records were written once, at seed 0):
-  the raw word and the word after Holm's correction.
+  the raw word and the word after Holm's correction; and the words of the chapter's grade of the bundled
+  sample.
 
 It prints every verdict whose word differs across the seeds, the words per seed, and whether every seed marked
 it *borderline*; it exits 1 when a verdict flips without that mark, 2 when the run root cannot be read as
@@ -44,7 +45,9 @@ from creval.studies.registry import STUDIES, upstream_records
 CALL = re.compile(r"\b(report|reading)\.(\w+)\(recs\)")
 BULLET = re.compile(r"^- \*\*(.+?)\*\*", re.MULTILINE)
 SHORT = {"supports the paper": "S", "contradicts the paper": "C", "inconclusive here": "I",
-         "not testable here": "-", "reproduced": "R", "not reproduced": "N"}
+         "not testable here": "-", "reproduced": "R", "not reproduced": "N", "tracks people": "T",
+         "tracks authorship only": "A", "does not track people": "D"}
+GRADE_CELL = {"measures": ["ci", "lexical"], "n_boot": 500}   # chapter 08's grade of the bundled sample
 
 
 # -- reading verdicts out of what a page prints -----------------------------------------------------------
@@ -67,7 +70,7 @@ def read_verdicts(source: str, out) -> dict[tuple, tuple[str, bool, str]]:
             if word in SHORT:
                 found[(source, i)] = (word, marked, line[:90])
     elif isinstance(out, pd.DataFrame):
-        cols = [c for c in out.columns if "verdict" in str(c).lower()]
+        cols = [c for c in out.columns if "verdict" in str(c).lower() or c == "word"]
         text = [c for c in out.columns if c not in cols and out[c].map(lambda x: isinstance(x, str)).any()]
         for col in cols:
             for i, (v, row) in enumerate(zip(out[col], out.to_dict("records"))):
@@ -167,6 +170,7 @@ def one_seed(cfgs: dict, seed: int, errors: dict) -> dict:
                 key, what = f"{r['measure']} | {r['human data']} | {r['paper']}", r["measure"]
                 found[("08 card", key, "verdict")] = (r["verdict"], bool(r["borderline"]), what)
                 found[("08 card", key, "after Holm")] = (r["adjusted"], bool(r["borderline"]), what)
+            found.update(bundled_grade(cfg.seed, errors))
             continue
         for mod, f in chapter_calls(study):
             try:
@@ -203,6 +207,19 @@ def margin_check(trials: int = 300, seeds: int = 10) -> pd.DataFrame:
                 rows.append({"bound": q, "B": b, "statistic": name, "worst unmarked flip": worst,
                              "margin / SD of the bound": float(np.mean(m) / bound.std())})
     return pd.DataFrame(rows)
+
+
+def bundled_grade(seed: int, errors: dict) -> dict:
+    """The words of chapter 08's own grade of the bundled sample (its last table; :data:`GRADE_CELL`)."""
+    from creval.studies.grade import SAMPLE, GradeOptions, grade_file
+    from creval.studies.grade_card import card_table
+    try:
+        own = grade_file(SAMPLE, GradeOptions(labels="rating", id="id", group="prompt_id", author="author",
+                                              prompt="prompt", seed=seed, **GRADE_CELL))
+    except Exception as e:  # noqa: BLE001
+        errors[("reportcard", "grade_file")] = f"{type(e).__name__}: {e}"[:160]
+        return {}
+    return read_verdicts("08 grade of the bundled sample", card_table(own))
 
 
 def seeds_arg(text: str) -> list[int]:
