@@ -83,8 +83,8 @@ class Domain:
         return problems
 
     def source_kind(self, source=None) -> str:
-        """Which step of the dataset's fallback chain answers now: local, shared, download or sample. It
-        downloads nothing unless inside :func:`creval.datasets.base.downloading` (a run's explicit fetch)."""
+        """Which step of the dataset's fallback chain answers now: local, shared, download or sample. A pure
+        lookup: it never downloads (:meth:`creval.studies.contract.Study.fetch`, a run's one fetch step, does)."""
         return _SOURCES[self.name](source).kind
 
     def load_with_source(self, limit=None, source=None, seed=None) -> tuple[list[Problem], str]:
