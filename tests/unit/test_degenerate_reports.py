@@ -217,6 +217,7 @@ OTHER_ARGS: dict[str, list[tuple]] = {
     "rethinking.reading.with_chance": [(None,), ({"text": "–", "chance_in_ci": True, "lo": math.nan, "hi": math.nan,
                                                    "null": 0.5, "p": math.nan},)],
     "reportcard.report.home_relative": [("",)],
+    "reportcard.report.source_of": [({},), ({"paper": None, "measure": None, "human data": None},)],
     "reportcard.report.untestable": [(pd.Series({"verdict": "not testable here", "note": None}),)],
     "compare.report.cost_by_model": [(pd.DataFrame(),)],
     "compare.report.cost_per_point": [(pd.DataFrame(), pd.DataFrame())],

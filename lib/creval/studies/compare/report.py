@@ -109,7 +109,7 @@ SCALES = {"AUT originality": SC.scale_note(AUT_SCALE),
 JUDGE_COLUMNS = ["measure", "model", "judge", "n", "score [95% CI]", "mean words of the texts scored", "scale"]
 
 
-def judged_words(recs, measure: str, model: str, items) -> float:
+def _judged_words(recs, measure: str, model: str, items) -> float:
     """Mean length in words of the texts behind ``model``'s judged ``items`` of ``measure``, from the records'
     ideas: an AUT score's uses of the same objects (item ``object/level``); NaN where the comparison's records
     hold no such texts (a convergent judge scored whole solutions, which it does not keep)."""
@@ -130,7 +130,7 @@ def table_judge_scores(recs) -> pd.DataFrame:
     rows = []
     for (measure, model), g in v.groupby(["measure", "model"], sort=False) if len(v) else []:
         s = SC.score_summary(g["value"], n_boot=n_boot, seed=seed)
-        words = judged_words(recs, measure, model, g.loc[g["value"].notna(), "item"])
+        words = _judged_words(recs, measure, model, g.loc[g["value"].notna(), "item"])
         rows.append({"measure": measure, "model": model, "judge": ", ".join(sorted(set(g["judge"]))), "n": s["n"],
                      "score [95% CI]": S.fmt_estimate(s["mean"], s["lo"], s["hi"], 2),
                      "mean words of the texts scored": S.fmt_number(words, 0) if words == words else "not recorded",
@@ -148,7 +148,7 @@ def table_models(recs) -> pd.DataFrame:
     if est.empty:
         return captioned(pd.DataFrame(), "No values: no study's records were read (see the sources).")
     v = recs["values"]
-    words = [judged_words(recs, m, o, v.loc[(v["measure"] == m) & (v["model"] == o), "item"]) if j else np.nan
+    words = [_judged_words(recs, m, o, v.loc[(v["measure"] == m) & (v["model"] == o), "item"]) if j else np.nan
              for m, o, j in zip(est["measure"], est["model"], est["judge"])]      # a judge score: its texts' length
     est["cell"] = [f"{S.fmt_estimate(m, lo, hi, 2)} (n={n}" + (f"; {S.fmt_number(w, 0)} words)" if w == w else ")")
                    + (f" CONSTANT: {c}" if c else "") for m, lo, hi, n, c, w

@@ -29,7 +29,7 @@ from creval.studies.neocoder.report import (
 from creval.studies.tables import captioned, guard_module
 
 
-def linked(n: int, text: str, table: str = "codes", link=items, **filters) -> str:
+def _linked(n: int, text: str, table: str = "codes", link=items, **filters) -> str:
     """``text`` (a count ``n`` of rows) linked to those rows of ``table`` in the browser; plain when ``n`` is 0."""
     return link(text, "neocoder", table, filters) if n else text
 
@@ -127,7 +127,7 @@ def _change_text(c: dict, first: int, last: int) -> str:
 
 def _at(v: dict, end: str) -> str:
     """"n at state t" for the ``first`` or ``last`` state of ``v``, n linked to that state's codes."""
-    return linked(v[f"n_{end}"], str(v[f"n_{end}"]), state=v[end]) + f" at state {v[end]}"
+    return _linked(v[f"n_{end}"], str(v[f"n_{end}"]), state=v[end]) + f" at state {v[end]}"
 
 
 def decline_md(recs) -> str:
@@ -180,10 +180,10 @@ def fig2_md(recs) -> str:
 
 def live_md(recs) -> str:
     """The sentence under the live rounds: per model, rounds, strict passes, constraint following, truncation."""
-    return " ".join(f"`{m}` answered " + linked(x["rounds"], f"{x['rounds']} rounds", "rounds", model=m)
+    return " ".join(f"`{m}` answered " + _linked(x["rounds"], f"{x['rounds']} rounds", "rounds", model=m)
                     + f" on {x['problems']} problem(s): {x['strict_ok']} passed the strict judge and "
-                    + linked(x["follows"], f"{x['follows']} followed", "rounds", model=m, follows=True)
-                    + " the constraints" + ("; " + linked(x["truncated"], f"{x['truncated']} were cut", "rounds",
+                    + _linked(x["follows"], f"{x['follows']} followed", "rounds", model=m, follows=True)
+                    + " the constraints" + ("; " + _linked(x["truncated"], f"{x['truncated']} were cut", "rounds",
                                                            model=m, extraction="truncated") + " by the token limit."
                                             if x["truncated"] else ".")
                     for m, x in live_values(recs).items()) or "No live rounds in these records."
@@ -250,7 +250,7 @@ def repo_only_md(recs) -> str:
     cases = "; ".join(f"{k} of {n} cases" for k, n in v["cases"])
     trunc = (f"{v['truncated']} of them are replies cut by the token limit" if v["truncated"] else
              "none of them is a reply cut by the token limit")
-    return (linked(v["codes"], f"{v['codes']} code(s)", correct_repo=True, correct_strict=False)
+    return (_linked(v["codes"], f"{v['codes']} code(s)", correct_repo=True, correct_strict=False)
             + " pass the repo-compatible judge and fail the strict one: under the strict judge "
             f"{why}" + (f" (the wrong answers pass {cases})" if cases else "") + f"; {trunc}. The repo harness "
             "compares outputs pairwise with `zip`, so an output that is a prefix of the expected one passes it.")
@@ -333,7 +333,7 @@ def harness_claims(recs) -> list[tuple[str, str, Verdict]]:
     out += decline_claims(recs)
     lo, hi = S.wilson(u["unverifiable"], u["problems"])
     out.append(("The released tests verify a correct program (assumed by the paper's pass@1).",
-                linked(u["unverifiable"], f"{u['unverifiable']} of {u['problems']} problems", "problems", anchor,
+                _linked(u["unverifiable"], f"{u['unverifiable']} of {u['problems']} problems", "problems", anchor,
                        verifiable=False) + f" ({u['share']}, Wilson 95% "
                 f"{S.fmt_interval(lo, hi, 1, 100)}) cannot verify one: flattened inputs, or several valid answers "
                 "and one stored", _exact_check(u["unverifiable"] == 0, sample)))
@@ -378,7 +378,7 @@ def creativity_claims(recs) -> list[tuple[str, str, Verdict]]:
         here, v = _fig5_claim(recs, "divergent", states)
         out.append(("GPT-4's divergent creativity is slightly above the humans' lowest level, Eq. 6 (the paper, "
                     "Fig. 5).", f"GPT-4 minus human divergent, {ONE_INSTRUMENT}: {here}", v))
-    here = "; ".join(f"{m}: {x['strict_ok']} of " + linked(x["rounds"], f"{x['rounds']} rounds", "rounds", anchor,
+    here = "; ".join(f"{m}: {x['strict_ok']} of " + _linked(x["rounds"], f"{x['rounds']} rounds", "rounds", anchor,
                                                            model=m) + f" pass the strict judge, {x['follows']} follow "
                      "the constraints" for m, x in live_values(recs).items()) or "no live rounds in these records"
     out.append(("Live denial prompting of the paper's models (GPT-4 and the others of Table 3).", here,

@@ -43,7 +43,7 @@ def source_of(r: dict) -> tuple[str, str, dict] | None:
     return None
 
 
-def n_linked(r: dict) -> str:
+def _n_linked(r: dict) -> str:
     """"n = …" with n linked to the rows it counts in its study's browser (plain where the source is unknown)."""
     where = source_of(r)
     return f"n = {anchor(r['n'], *where) if where and r.get('n') else r.get('n')}"
@@ -79,8 +79,8 @@ def table_card(recs) -> pd.DataFrame:
     if c.empty:
         return captioned(pd.DataFrame(columns=COMPACT), "Nothing to grade: no study found human data.")
     rows = [{"paper": r["paper"], "measure": r["measure"], "human data": r["human data"],
-             "value [95% interval]": (f"{r['statistic']} {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, {n_linked(r)}"
-                                      if pd.notna(r["value"]) else f"{r['statistic']}: not computable, {n_linked(r)}"),
+             "value [95% interval]": (f"{r['statistic']} {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, {_n_linked(r)}"
+                                      if pd.notna(r["value"]) else f"{r['statistic']}: not computable, {_n_linked(r)}"),
              "baseline": against_baseline(r), "verdict": _verdict_text(r), "reason": r["reason"]}
             for r in c.to_dict("records")]
     return captioned(pd.DataFrame(rows, columns=COMPACT),
