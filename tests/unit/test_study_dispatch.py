@@ -55,13 +55,14 @@ def test_new_study_gets_its_study_from_the_registrys_discovery():
 
 @pytest.fixture
 def no_pass_through(monkeypatch):
-    """ConvergentConfig without the pass-through: the names it was asked for, each an AttributeError."""
+    """The names a ConvergentConfig was asked for that it lacks, each an AttributeError (the pass-through is gone;
+    this keeps the record of what was asked)."""
     asked = []
 
     def refuse(self, name):
         asked.append(name)
         raise AttributeError(name)
-    monkeypatch.setattr(ConvergentConfig, "__getattr__", refuse)
+    monkeypatch.setattr(ConvergentConfig, "__getattr__", refuse, raising=False)
     return asked
 
 

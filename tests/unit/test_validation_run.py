@@ -64,7 +64,16 @@ def test_divergent_by_composition_keeps_the_flat_identity():
     assert "limit" not in ValidationConfig.keys() and cfg.divergent() == DivergentConfig(limit=7, domains=("hypogen",))
     ident = cfg.identity()
     assert ident["limit"] == 7 and ident["domains"] == ["hypogen"] and ident["aut_items"] == 3
-    assert "upstream_params" not in ident and "sweep_limit" not in ident and cfg.limit == 7
+    assert "upstream_params" not in ident and "sweep_limit" not in ident and cfg.divergent().limit == 7
+
+
+def test_a_divergent_parameter_is_no_attribute_of_the_reading_configs():
+    """Issue 44: the legacy pass-through is gone; a divergent name on a validation or convergent Config raises."""
+    from creval.studies.convergent.config import ConvergentConfig
+    for cfg in (ValidationConfig.from_params({"limit": 7}), ConvergentConfig.from_params({"limit": 7})):
+        assert cfg.divergent().limit == 7 and not hasattr(cfg, "limit") and not hasattr(cfg, "nowhere")
+        with pytest.raises(AttributeError):
+            cfg.n_samples
 
 
 def test_human_full_measures_every_labelled_item_and_flags_the_draw(tmp_path, monkeypatch):

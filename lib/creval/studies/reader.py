@@ -92,8 +92,8 @@ class DerivedConfig(ComposedConfig):
     """A study that reads one study's records and reruns part of that study (convergent and validation read
     the divergent study). Its run id holds the read study's identity fields by name, beside its own (see
     :meth:`identity`). A parameter of the read study is read from that study's own Config
-    (``cfg.upstream()["divergent"].limit``, which convergent and validation spell ``cfg.divergent().limit``);
-    the pass-through :meth:`__getattr__` is legacy."""
+    (``cfg.upstream()["divergent"].limit``, which convergent and validation spell ``cfg.divergent().limit``),
+    never from this Config: a name that is no field here is an AttributeError."""
     not_read: ClassVar[tuple[str, ...]] = ()   # identity fields of the read study its records do not depend on
 
     def identity(self) -> dict:
@@ -111,16 +111,3 @@ class DerivedConfig(ComposedConfig):
         the keys a chapter's cell declares, so a cell that still lists them flat gets them flat."""
         flat = {k: params[k] for k in upstream_keys(cls.study) - set(cls.flat_keys()) if k in params}
         return {**flat, **super().chapter_params(params)}
-
-    def __getattr__(self, name: str) -> Any:
-        """A parameter of the read study, by name (only called for a name that is no attribute here).
-
-        Legacy, kept only until the validation study (its estimate and reading) reads ``cfg.divergent().<name>``
-        as convergent does; then it goes. It stays silent meanwhile (no warning, no log line): nothing it
-        returns differs from the read study's Config, and no run id depends on it. New code must not use it."""
-        if name.startswith("_") or name == UPSTREAM or name in type(self).keys():
-            raise AttributeError(name)
-        for c in self.upstream().values():
-            if name in c.keys():
-                return getattr(c, name)
-        raise AttributeError(f"{type(self).__name__} has no parameter {name!r}, nor has any study it reads")

@@ -44,24 +44,25 @@ def novelty_phase(name: str, model: str, group_sizes, prompt_each: float) -> Pha
 def estimate(cfg) -> Estimate:
     """Tan et al. 2026 section 6 and appendix H: novelty rankings (pairwise judge, merge sort), crowd vs model
     solutions, and the rerun at ``n_large`` samples (H.2)."""
+    div = cfg.divergent()                       # the divergent run whose steps are read and partly rerun
     problem, solution = typical_pair()
     cmp_prompt = msg_toks(judge_messages((problem, solution), (problem, solution), DEFINITIONS["macgyver"]))
-    groups = [len(problems(d, cfg.limit, cfg.data_seed)) for m in cfg.tested for d in cfg.domains]
+    groups = [len(problems(d, div.limit, div.data_seed)) for m in cfg.tested for d in div.domains]
     sizes, text = aut_human_sizes(cfg.aut_items, cfg.aut_objects, cfg.cambridge_items, cfg.data_seed)
     aut_prompt = msg_toks(judge_messages(("Uses for a brick", text), ("Uses for a brick", text), DEFINITIONS["aut"]))
     phases = [novelty_phase("chapter 02's solutions", cfg.judge_model, groups, cmp_prompt),
               novelty_phase("human-rated AUT responses", cfg.judge_model, [c for d, _, c in sizes if d == "ocsai1"],
                             aut_prompt),
               novelty_phase("labelled MacGyver solutions", cfg.judge_model, [2 * cfg.macgyver_items], cmp_prompt)]
-    crowd = [min(c, cfg.n_samples) for c in crowd_sizes(cfg.human_ref_problems, cfg.seed)]
+    crowd = [min(c, div.n_samples) for c in crowd_sizes(cfg.human_ref_problems, cfg.seed)]
     ask = toks(f"{problem}\nGive a short step-by-step solution.") + 4
     ref = tuple(calls("model", m, "whole solutions beside the crowd's", sum(crowd), ask, cfg.human_ref_max_tokens)
                 for m in cfg.tested)
     phases.append(Phase("human reference", len(crowd) * len(cfg.tested), Range(1, 1), ref,
                         breadth=max(crowd, default=1)))
-    d = cfg.domains[0]
-    k = len(problems(d, min(cfg.h2_limit, cfg.limit), cfg.data_seed))
-    h2 = solve_parts(cfg, cfg.model, d, k, 0, cfg.n_large, "H.2 rerun", cached_samples=min(cfg.n_samples, cfg.n_large))
-    phases.append(Phase("H.2 rerun", k, Range(1, cfg.max_steps), tuple(h2), breadth=cfg.n_large))
+    d = div.domains[0]
+    k = len(problems(d, min(cfg.h2_limit, div.limit), div.data_seed))
+    h2 = solve_parts(div, cfg.model, d, k, 0, cfg.n_large, "H.2 rerun", cached_samples=min(div.n_samples, cfg.n_large))
+    phases.append(Phase("H.2 rerun", k, Range(1, div.max_steps), tuple(h2), breadth=cfg.n_large))
     return Estimate("validation", phases, ["H.2: the budget answer and the first n_samples samples of a step "
                                            "may come from chapter 02's cache (lower bound)"])

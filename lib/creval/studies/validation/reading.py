@@ -151,8 +151,8 @@ def what_this_shows(recs: Records) -> str:
                                           + (f"; {r['note']}" if r["note"] else "") + ")"
                                           for r in nov.to_dict("records")) + "."))
     else:
-        rows.append(("not testable here", claim, f"With `limit` = {cfg.limit} problem(s) per domain no correlation "
-                     f"is defined (at least {S.MIN_N} solutions are needed)."))
+        rows.append(("not testable here", claim, f"With `limit` = {cfg.divergent().limit} problem(s) per domain no "
+                     f"correlation is defined (at least {S.MIN_N} solutions are needed)."))
     t13 = table_naive_vs_semantic(recs, margins=True)
     t13 = t13[t13["semantic rho"].notna() & t13["naive rho"].notna()] if len(t13) else t13
     claim = "The paper's Table 13 has semantic entropy tracking judged novelty better than naive entropy."
