@@ -14,13 +14,26 @@ MAX_SEQ = 32          # sequences decoded together (n > MAX_SEQ is drawn in chun
 N_BATCH = 512         # tokens per llama_decode (and per micro-batch)
 
 
+def _own_running() -> int:
+    """Threads of this process running or ready to run now (e.g. the reader itself, a torch pool still spinning)."""
+    n = 0
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/stat") as f:
+                n += f.read().rsplit(")", 1)[1].split()[0] == "R"
+        except (OSError, IndexError):
+            pass
+    return n
+
+
 def busy_cores(samples: int = 5, every: float = 0.01) -> float:
-    """Runnable tasks other than this one, averaged over a few readings of ``/proc/loadavg`` (0 elsewhere)."""
+    """Runnable tasks of other processes, averaged over a few readings of ``/proc/loadavg`` (0 where unreadable)."""
     seen = []
     for k in range(samples):
         try:
             with open("/proc/loadavg") as f:
-                seen.append(int(f.read().split()[3].split("/")[0]) - 1)     # "0.5 0.4 0.3 2/180 123": 2 runnable
+                runnable = int(f.read().split()[3].split("/")[0])     # "0.5 0.4 0.3 2/180 123": 2 runnable
+            seen.append(runnable - max(1, _own_running()))
         except (OSError, ValueError, IndexError):
             return 0.0
         if k < samples - 1:
