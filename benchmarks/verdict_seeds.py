@@ -6,8 +6,9 @@ Reads a finished run root (default: ``runs/default`` under the data home, ``CREV
 recomputes every verdict the book prints from the records alone, under the guard of ``tests/forbid.py`` (no
 model, judge, sandbox or cache call):
 
-- each chapter's verdicts: every ``report.f(recs)`` / ``reading.f(recs)`` its notebook calls, read off the
-  Markdown bullets ("- **verdict (reason)**: claim") and the ``verdict`` columns of the tables they return;
+- each chapter's verdicts: every ``module.f(recs)`` its notebook calls on a module of its study's package
+  (``report``, ``reading``, ``human``, ...), read off the Markdown bullets ("- **verdict (reason)**: claim") and
+  the ``verdict`` columns of the tables they return (chapter 07's judge-against-baseline words included);
 - the report card's rows (chapter 08), recomputed from the graded studies' records with
   :func:`creval.studies.reportcard.card.card_rows` (the card's own records were written once, at seed 0):
   the raw word and the word after Holm's correction; and the words of the chapter's grade of the bundled
@@ -42,11 +43,12 @@ from creval.measures.resample import SEED_ENV
 from creval.studies.contract import is_finished
 from creval.studies.registry import STUDIES, upstream_records
 
-CALL = re.compile(r"\b(report|reading)\.(\w+)\(recs\)")
+CALL = re.compile(r"\b(\w+)\.(\w+)\(recs\)")
 BULLET = re.compile(r"^- \*\*(.+?)\*\*", re.MULTILINE)
 SHORT = {"supports the paper": "S", "contradicts the paper": "C", "inconclusive here": "I",
          "not testable here": "-", "reproduced": "R", "not reproduced": "N", "tracks people": "T",
-         "tracks authorship only": "A", "does not track people": "D"}
+         "tracks authorship only": "A", "does not track people": "D", "better": "B", "worse": "W",
+         "indistinguishable": "="}    # the last three: a judge against a trivial baseline (stats.paired_word)
 GRADE_CELL = {"measures": ["ci", "lexical"], "n_boot": 500}   # chapter 08's grade of the bundled sample
 
 
@@ -146,10 +148,12 @@ def no_calls():
 
 
 def chapter_calls(study) -> list[tuple[str, str]]:
-    """The ``(module, function)`` pairs the study's chapter calls on its records, figures left out."""
+    """The ``(module, function)`` pairs the study's chapter calls on its records (any module of the study's
+    package: report, reading, human, ...), figures left out."""
     nb = json.loads((REPO / study.chapter).read_text())
     src = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
-    return sorted({(m, f) for m, f in CALL.findall(src) if not f.startswith("fig")})
+    return sorted({(m, f) for m, f in CALL.findall(src)
+                   if not f.startswith("fig") and importlib.util.find_spec(f"{study.package}.{m}") is not None})
 
 
 def one_seed(cfgs: dict, seed: int, errors: dict) -> dict:

@@ -54,6 +54,31 @@ def test_judge_minus_baseline_on_the_same_items(tmp_path):
     assert t["rho judge - rho baseline"] == pytest.approx(2.0) and t["verdict"] == "better"
 
 
+def test_a_judge_against_baseline_word_a_seed_could_flip_is_marked(tmp_path, monkeypatch):
+    humans = list(range(1, 21))
+    recs = _records(tmp_path, {"human": _human("j", "pointwise", humans, humans) +
+                               _human("length (words)", "baseline", list(reversed(humans)), humans)})
+    monkeypatch.setattr(human.stats, "paired_diff_ci", lambda *a, **k: {
+        "n": 20, "diff": 0.2, "lo": 0.004, "hi": 0.4, "note": "", **dict(zip(("verdict", "borderline"),
+                                                                            S.paired_word(0.004, 0.4, (0.01, 0.01))))})
+    assert human.table_vs_baselines(recs).iloc[0]["verdict"] == "better, borderline"
+    assert reading.reading_values(recs)["human"]["vs_baseline"] == {"better": 1, "indistinguishable": 0, "worse": 0}
+
+
+def test_self_preference_keeps_its_margins_and_its_verdict_can_be_borderline(tmp_path, monkeypatch):
+    import pandas as pd
+    cols = list(report.table_self_preference(_records(tmp_path, {})).columns)
+    assert cols[-2:] == ["mc_lo", "mc_hi"]
+    row = {"setting": "s", "judge": "a", "sp": 0.2, "lo": 0.004, "hi": 0.4, "n_own": 40, "n_other": 40, "note": "",
+           "mc_lo": 0.01, "mc_hi": 0.01}
+    monkeypatch.setattr(reading, "table_self_preference", lambda recs: pd.DataFrame([row]))
+    md = reading.what_this_shows(Records(tmp_path, AutConfig(model="g", judge_model="g"))).split("\n")
+    assert md[-1].startswith("- **supports the paper, borderline**")
+    monkeypatch.setattr(reading, "table_self_preference", lambda recs: pd.DataFrame([{**row, "mc_lo": 0.001}]))
+    md = reading.what_this_shows(Records(tmp_path, AutConfig(model="g", judge_model="g"))).split("\n")
+    assert md[-1].startswith("- **supports the paper**")
+
+
 def test_agreement_counts_the_cells_without_a_value(tmp_path):
     rows = []
     for g, lvl, code, v in (("g", "common", 1, 1.0), ("g", "creative", 2, 2.0), ("g", "highly_creative", 3, None)):

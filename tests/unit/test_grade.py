@@ -187,3 +187,14 @@ def test_distance_to_the_prompt_without_a_prompt_column_is_a_warning_not_a_silen
     cols = measure_table(read_table(f), opt)
     assert "prompt_distance" not in cols
     assert opt.warnings == [f"{f}: no prompt column (give --prompt COL): distance to the prompt left out"]
+
+
+def test_the_card_table_marks_a_word_a_seed_could_flip_as_borderline():
+    from creval.studies.grade_card import card_html, card_table
+    rows = [{"measure": "m1", "description": "one", "value": 0.3, "lo": 0.01, "hi": 0.5, "word": R.TRACKS,
+             "borderline": True, "reason": "r"},
+            {"measure": "m2", "description": "two", "value": 0.3, "lo": 0.2, "hi": 0.5, "word": R.TRACKS,
+             "borderline": False, "reason": "r"}]
+    result = {"card": rows, "table": [1, 2], "stat": "spearman"}
+    assert list(card_table(result)["word"]) == [f"{R.TRACKS}, borderline", R.TRACKS]
+    assert f"{R.TRACKS}, borderline</td>" in card_html(result, "x") and rows[0]["word"] == R.TRACKS

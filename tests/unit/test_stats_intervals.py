@@ -70,3 +70,15 @@ def test_paired_difference_says_why_it_has_no_interval():
     assert d["verdict"] == "n/a" and "no interval" in d["note"] and d["undefined"] > 20
     ok = S.paired_mean_diff_ci(np.ones(30), np.r_[np.ones(15), np.zeros(15)], n_boot=400, seed=0)
     assert ok["verdict"] == "better" and ok["undefined"] == 0 and ok["lo"] > 0
+
+
+def test_a_paired_word_a_monte_carlo_margin_could_flip_is_borderline():
+    nan = float("nan")
+    assert S.paired_word(0.1, 0.5, (0.02, 0.02)) == ("better", False)
+    assert S.paired_word(0.01, 0.5, (0.02, 0.02)) == ("better", True)           # the lower bound could reach 0
+    assert S.paired_word(-0.3, 0.005, (0.0, 0.01)) == ("indistinguishable", True)
+    assert S.paired_word(-0.3, -0.1, (nan, nan)) == ("worse", False)             # no margin: never marked
+    assert S.paired_word(nan, nan, (0.5, 0.5)) == ("n/a", False)
+    y = np.arange(40, dtype=float)
+    d = S.paired_diff_ci(y, y[::-1], y, n_boot=300, seed=0)
+    assert d["verdict"] == "better" and d["borderline"] is False

@@ -35,3 +35,13 @@ def test_a_flip_counts_as_marked_only_when_every_seed_marks_it():
     assert got["half"]["words"][0] == SUPPORTS and got["half"]["words"][9] == INCONCLUSIVE
     assert not got["gone"]["ok"] and got["gone"]["words"][0] == "(absent)"
     assert VS.seeds_arg("0-9") == list(range(10)) and VS.seeds_arg("1,4") == [1, 4]
+
+
+def test_a_judge_against_baseline_word_is_read_with_its_mark_from_every_module_the_chapter_calls():
+    df = pd.DataFrame({"judge": ["j", "k", "l"], "verdict": ["better, borderline", "indistinguishable", "n/a"]})
+    assert VS.read_verdicts("07", df) == {("07", "verdict", 0): ("better", True, "j"),
+                                          ("07", "verdict", 1): ("indistinguishable", False, "k")}
+    from creval.studies.registry import get_study
+    calls = VS.chapter_calls(get_study("aut"))
+    assert ("human", "table_vs_baselines") in calls and ("reading", "what_this_shows") in calls
+    assert all(m in ("report", "reading", "human") for m, _ in calls)

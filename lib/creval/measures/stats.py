@@ -325,7 +325,7 @@ def paired_diff_ci(a, b, y, n_boot: int = 1000, alpha: float = 0.05, seed: int =
     resamples the items once and recomputes both statistics on them). ``stat``: ``spearman`` (y a rating) or
     ``auc`` (y a 0/1 label; a and b scores). Items missing in any of
     the three are dropped. ``verdict``: ``better`` / ``worse`` when the CI excludes 0, else
-    ``indistinguishable``; ``n/a`` with a ``note`` when too few items."""
+    ``indistinguishable``; ``n/a`` with a ``note`` when too few items; ``borderline`` (:func:`paired_word`)."""
     a, b, y = (np.asarray(v, float) for v in (a, b, y))
     keep = np.isfinite(a) & np.isfinite(b) & np.isfinite(y)
     a, b, y = a[keep], b[keep], y[keep]
@@ -341,13 +341,30 @@ def paired_diff_ci(a, b, y, n_boot: int = 1000, alpha: float = 0.05, seed: int =
     return _paired(out, ra - rb, ci)
 
 
+def _paired_word(lo: float, hi: float) -> str:
+    return "n/a" if not np.isfinite(lo) else "better" if lo > 0 else "worse" if hi < 0 else "indistinguishable"
+
+
+def paired_word(lo: float, hi: float, mc: tuple[float, float] = (0.0, 0.0)) -> tuple[str, bool]:
+    """A paired difference's word and mark: ``better`` / ``worse`` when ``[lo, hi]`` excludes 0,
+    ``indistinguishable`` when it holds 0, ``n/a`` without an interval; borderline (True) when moving either
+    bound by its Monte-Carlo margin (``mc``: ``(mc_lo, mc_hi)``, NaN read as 0) changes the word, the mark
+    :func:`~creval.measures.verdicts.claim_verdict` gives."""
+    word = _paired_word(lo, hi)
+    if word == "n/a":
+        return word, False
+    ml, mh = (abs(float(m)) if np.isfinite(m) else 0.0 for m in mc)
+    return word, len({_paired_word(lo + a, hi + b) for a in (-ml, ml) for b in (-mh, mh)}) > 1
+
+
 def _paired(out: dict, diff: float, ci: Interval) -> dict:
-    """A paired difference's dict: ``better`` / ``worse`` when its interval excludes 0, ``indistinguishable``
-    when it holds 0, ``n/a`` when no interval is given (the interval's note says why)."""
+    """A paired difference's dict: its word (:func:`paired_word`) in ``verdict``, its mark in ``borderline``
+    (the interval's note says why there is no interval)."""
     lo, hi = ci
-    verdict = "n/a" if not np.isfinite(lo) else "better" if lo > 0 else "worse" if hi < 0 else "indistinguishable"
-    return {**out, "diff": float(diff), "lo": lo, "hi": hi, "verdict": verdict, "undefined": ci.undefined,
-            "note": "; ".join(t for t in (out["note"], ci.note) if t), "mc_lo": ci.mc_lo, "mc_hi": ci.mc_hi}
+    verdict, marked = paired_word(lo, hi, (ci.mc_lo, ci.mc_hi))
+    return {**out, "diff": float(diff), "lo": lo, "hi": hi, "verdict": verdict, "borderline": marked,
+            "undefined": ci.undefined, "note": "; ".join(t for t in (out["note"], ci.note) if t), "mc_lo": ci.mc_lo,
+            "mc_hi": ci.mc_hi}
 
 
 def rater_pairs(matrix, names: Sequence[str] | None = None, n_boot: int = 1000, seed: int = 0,

@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 
 from creval.core.table import write_rows
+from creval.measures.verdicts import BORDERLINE
 from creval.studies.grade import per_text_rows
 
 COLOURS = {"tracks people": "#1b7837", "tracks authorship only": "#b35806", "does not track people": "#b2182b"}
@@ -52,7 +53,7 @@ def _row(r: dict) -> str:
             "</span></td>"
             f"<td class=num>{_interval(r, 'difference', 'diff lo', 'diff hi')}</td>"
             f"<td>{_within(r)}</td>"
-            f"<td class=word style='color:{colour}'>{html.escape(word)}</td>"
+            f"<td class=word style='color:{colour}'>{html.escape(_label(r))}</td>"
             f"<td>{html.escape(str(r.get('reason', '')))}</td></tr>")
 
 
@@ -69,16 +70,27 @@ def card_html(result: dict, source: str) -> str:
             f"<p>{n} texts; each measure's {stat} against the human labels, beside the strongest trivial "
             "baseline (length, format features, author) on the same texts and within each author. A measure "
             "<b>tracks people</b> when it beats the baseline and agrees with people within authors, "
-            "<b>tracks authorship only</b> when its agreement comes from who wrote the text.</p>"
+            "<b>tracks authorship only</b> when its agreement comes from who wrote the text; <b>borderline</b> "
+            "when another bootstrap seed could change the word.</p>"
             + (f"<ul>{warns}</ul>" if warns else "")
             + f"<table>{head}{''.join(_row(r) for r in card)}</table></body></html>")
 
 
+def _label(r: dict) -> str:
+    """The rule's word with its borderline mark (a bound's Monte-Carlo margin could flip it), as verdicts show
+    it: "tracks people, borderline"."""
+    word = str(r.get("word", ""))
+    return f"{word}, {BORDERLINE}" if r.get("borderline") else word
+
+
 def card_table(result: dict):
-    """The card as a compact DataFrame (chapter 08): measure, value and interval, baseline, word, reason."""
+    """The card as a compact DataFrame (chapter 08): measure, value and interval, baseline, word (with its
+    borderline mark), reason."""
     import pandas as pd
     cols = ["description", "value", "lo", "hi", "baseline", "baseline value", "difference", "word", "reason"]
     df = pd.DataFrame(result["card"])
+    if "word" in df:
+        df["word"] = [_label(r) for r in result["card"]]
     return df[[c for c in cols if c in df]]
 
 

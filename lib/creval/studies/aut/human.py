@@ -9,6 +9,7 @@ import pandas as pd
 
 from creval.measures import aut_agreement as A
 from creval.measures import stats
+from creval.measures.verdicts import BORDERLINE
 from creval.studies.aut.report import human_values
 from creval.studies.contract import Records
 from creval.studies.tables import captioned, guard_module
@@ -102,10 +103,12 @@ def table_vs_baselines(recs: Records) -> pd.DataFrame:
             r = stats.paired_diff_ci(j["value"], j["value_b"], j["human"], n_boot=cfg.n_boot, seed=cfg.seed)
             rows.append({"dataset": d, "judge": s, "mode": m, "baseline": b, "n": r["n"],
                          "rho judge - rho baseline": r["diff"], "lo": r["lo"], "hi": r["hi"],
-                         "verdict": r["verdict"], "note": r["note"]})
+                         "verdict": f"{r['verdict']}, {BORDERLINE}" if r.get("borderline") else r["verdict"],
+                         "note": r["note"]})
     return captioned(pd.DataFrame(rows), "Does a judge beat a trivial baseline on the same items? Difference of "
                                     "Spearman correlations with the human ratings, 95% paired bootstrap interval "
-                                    "(items resampled once for both). 'indistinguishable': the interval holds 0.")
+                                    "(items resampled once for both). 'indistinguishable': the interval holds 0; "
+                                    "'borderline': another bootstrap seed could change the word.")
 
 
 def table_baselines_full(recs: Records) -> pd.DataFrame:

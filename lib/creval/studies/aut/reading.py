@@ -92,7 +92,7 @@ def reading_values(recs: Records) -> dict:
             twice = set(zip(t.loc[again[again].index, "dataset"], t.loc[again[again].index, "scorer"],
                             t.loc[again[again].index, "mode"])) if again.any() else set()
             vs = vs[[k not in twice for k in zip(vs["dataset"], vs["judge"], vs["mode"])]]
-        counts = vs["verdict"].value_counts().to_dict() if len(vs) else {}
+        counts = vs["verdict"].astype(str).str.split(",").str[0].value_counts().to_dict() if len(vs) else {}
         out["human"] = {
             "per_object": _fmt_counts(ns),
             "halfwidths": ", ".join(f"±{stats.fmt_number(null_halfwidth(n))} at n = {n}" for n in ns if n >= 5),
@@ -262,7 +262,8 @@ def what_this_shows(recs: Records) -> str:
     claim = "The paper reads self-preference (a judge favouring its own uses) off its Tables 12-15."
     if len(sp):
         found = [claim_verdict(r["sp"], r["lo"], r["hi"], int(r["n_own"]), claimed="+", null=0.0,
-                               degenerate=too_few_of(int(r["n_own"]), "own use"), units="own use")
+                               degenerate=too_few_of(int(r["n_own"]), "own use"), mc=(r["mc_lo"], r["mc_hi"]),
+                               units="own use")
                  for r in sp.to_dict("records")]
         v = every_row(found)
         rows.append((str(v) if not v.testable else v.label, claim, f"Here, {v.reason} (judge x setting rows)."))

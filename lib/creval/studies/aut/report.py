@@ -331,10 +331,12 @@ def table_self_preference(recs: Records) -> pd.DataFrame:
     for s, vs in v.groupby("setting"):
         for r in A.self_preference(vs, n_boot=min(cfg.n_boot, 1000), seed=cfg.seed):
             rows.append({"setting": s, **r})
-    df = pd.DataFrame(rows, columns=["setting", "judge", "sp", "lo", "hi", "n_own", "n_other", "note"])
+    df = pd.DataFrame(rows, columns=["setting", "judge", "sp", "lo", "hi", "n_own", "n_other", "note", "mc_lo",
+                                     "mc_hi"])
     return captioned(df, "Self-preference: sp = mean over own uses minus mean over other generators' uses of "
                     "(judge's value - other judges' mean value on the same use); removes use quality and "
-                    "judge leniency. 95% bootstrap CI over objects. Needs >= 2 judges that are also generators.")
+                    "judge leniency. 95% bootstrap CI over objects; mc_lo, mc_hi: how far each bound could move "
+                    "with another bootstrap seed. Needs >= 2 judges that are also generators.")
 
 
 def forward_reverse_rho(x: pd.DataFrame) -> float:
