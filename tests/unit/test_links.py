@@ -1,4 +1,6 @@
 """A number in a chapter's sentence links to the items behind it (creval.studies.links)."""
+import numpy as np
+
 from creval.book.browse import address as book_address
 from creval.studies.links import address, anchor, dead, items, shown, targets
 
@@ -18,6 +20,7 @@ def test_the_book_builds_the_same_addresses():
 
 def test_a_filter_value_is_written_as_the_page_shows_it():
     assert shown(True) == "true" and shown(3.0) == "3" and shown(None) == "not recorded" and shown(0.5) == "0.5"
+    assert shown(np.bool_(False)) == "false" and shown(np.int64(2)) == "2" and shown(float("nan")) == "not recorded"
     assert address("neocoder", "codes", {"state": 0, "correct_strict": False}) == (
         "../browse/neocoder.html#t=codes&f.state=0&f.correct_strict=false")
     cell = anchor("2 codes", "neocoder", "codes", {"model": "a&b"})

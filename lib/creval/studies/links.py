@@ -22,7 +22,9 @@ from urllib.parse import quote, unquote
 
 def shown(v: Any) -> str:
     """``v`` as the browser page shows it and compares a filter with: ``not recorded`` for a missing value,
-    ``true``/``false``, a whole float without its ``.0``, JSON for a list or dict."""
+    ``true``/``false``, a whole float without its ``.0``, JSON for a list or dict (a numpy scalar as its value)."""
+    if hasattr(v, "item") and not isinstance(v, (str, bytes, list, dict)):
+        v = v.item()
     if v is None or isinstance(v, float) and v != v:
         return "not recorded"
     if isinstance(v, bool):
