@@ -34,3 +34,28 @@ def test_threads_follow_the_override_then_the_spec_then_the_idle_cores(monkeypat
 def test_busy_cores_reads_a_number_and_the_public_names_stay_importable():
     assert llamacpp_load.busy_cores(samples=2, every=0.0) >= 0.0
     assert llamacpp.MAX_SEQ == 32 and llamacpp.N_BATCH == 512 and callable(llamacpp.LlamaCppBackend.loglikelihood)
+
+
+def test_a_long_run_follows_the_load_every_few_seconds_unless_the_threads_are_fixed(monkeypatch):
+    calls = []
+
+    class Lc:
+        def llama_set_n_threads(self, ctx, n, n_batch):
+            calls.append((ctx, n, n_batch))
+
+    b = llamacpp.LlamaCppBackend.__new__(llamacpp.LlamaCppBackend)
+    b.spec, b.lc, b.ctx, b.threads, b.fixed_threads = ModelSpec(name="m", backend="llamacpp"), Lc(), "ctx", 1, False
+    busy = iter([1.0, 0.0])
+    monkeypatch.setattr(llamacpp_load.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(llamacpp_load, "busy_cores", lambda: next(busy))
+    clock = iter([100.0, 106.0, 106.0, 112.0, 112.0])
+    monkeypatch.setattr(llamacpp.time, "monotonic", lambda: next(clock))
+    b.threads_checked = 99.0
+    b._follow_load()                  # 1 s after the last check: nothing read
+    b._follow_load()                  # 7 s: one core still busy, 1 thread as before, nothing set
+    assert calls == [] and b.threads == 1
+    b._follow_load()                  # 13 s: both cores idle, both taken
+    assert calls == [("ctx", 2, 2)] and b.threads == 2
+    b.fixed_threads = True
+    b._follow_load()
+    assert len(calls) == 1

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from typing import Sequence
 
 import numpy as np
@@ -31,6 +32,8 @@ from creval.models.llamacpp_sample import SamplingMixin
 from creval.models.llamacpp_score import ScoringMixin, target_logprobs
 from creval.models.registry import locate_weights
 
+RECHECK = 5.0        # seconds between two choices of the thread count (each reads /proc/loadavg for ~50 ms)
+
 __all__ = ["LlamaCppBackend", "MAX_SEQ", "N_BATCH", "choose_threads", "target_logprobs"]
 
 
@@ -42,6 +45,8 @@ class LlamaCppBackend(SamplingMixin, ScoringMixin):
         self.spec, self.lc = spec, llama_cpp
         self.path = locate_weights(spec)
         self.threads = choose_threads(spec)     # CREVAL_THREADS, the spec, else the idle cores
+        self.fixed_threads = bool(os.environ.get("CREVAL_THREADS") or spec.threads)
+        self.threads_checked = time.monotonic()
         self.llm, self.formatter, self.version, self.quantisation = open_model(spec, self.path, self.threads)
         self.vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
         self.n_vocab = llama_cpp.llama_vocab_n_tokens(self.vocab)
@@ -92,6 +97,7 @@ class LlamaCppBackend(SamplingMixin, ScoringMixin):
     def _decode(self, entries: list[tuple[int, int, list[int], bool]], ctx=None, batch=None) -> None:
         """Decode (token, pos, seq_ids, want_logits) entries as one batch (on ``ctx``, default the main one)."""
         b = batch if batch is not None else self.batch
+        self._follow_load(ctx)
         b.n_tokens = len(entries)
         for i, (tok, pos, seqs, logits) in enumerate(entries):
             b.token[i], b.pos[i], b.n_seq_id[i], b.logits[i] = tok, pos, len(seqs), logits
@@ -100,6 +106,19 @@ class LlamaCppBackend(SamplingMixin, ScoringMixin):
         if self.lc.llama_decode(ctx if ctx is not None else self.ctx, b) != 0:
             raise CrevalError(f"model {self.spec.name}: llama_decode failed (context of {self.n_ctx} tokens full?)",
                               "shorten the prompt or raise `context` in the model spec")
+
+    def _follow_load(self, ctx=None) -> None:
+        """Re-choose the thread count every :data:`RECHECK` seconds (unless fixed by ``CREVAL_THREADS`` or the
+        spec): a long run keeps both cores once another process that held one has finished, and drops to one
+        while a core is taken. Threads change speed only, never the values."""
+        if self.fixed_threads or time.monotonic() - self.threads_checked < RECHECK:
+            return
+        self.threads_checked = time.monotonic()
+        want = choose_threads(self.spec)
+        if want != self.threads:
+            self.threads = want
+            for c in {id(x): x for x in (self.ctx, ctx) if x is not None}.values():
+                self.lc.llama_set_n_threads(c, want, want)
 
     def _logits(self, i: int, ctx=None) -> np.ndarray:
         ptr = self.lc.llama_get_logits_ith(ctx if ctx is not None else self.ctx, i)
