@@ -40,7 +40,7 @@ def test_the_card_grades_every_study_that_declares_card_rows_and_reads_each(monk
     monkeypatch.setitem(STUDIES, "toy", toy)
     rows = card.card_rows({"toy": "its records"}, n_boot=7, seed=3)
     assert asked == [("its records", 7, 3)] and [r["measure"] for r in rows] == ["toy judge"]
-    assert list(rows[0]) == card.COLUMNS and card.card_rows({}, n_boot=7, seed=3) == []
+    assert list(rows[0]) == card.COLUMNS + card.SOURCE and card.card_rows({}, n_boot=7, seed=3) == []
 
 
 def test_convergent_rows_grade_a_judge_against_the_majority_label(tmp_path):

@@ -12,6 +12,8 @@ from creval.studies.links import dead
 from creval.studies.registry import STUDIES
 from creval.studies.reportcard import card, report
 from creval.studies.reportcard.config import ReportCardConfig
+from creval.studies.rethinking.config import RethinkingConfig
+from creval.studies.rethinking.grading import RETHINK_SETS
 from creval.studies.validation.config import ValidationConfig
 
 
@@ -98,8 +100,8 @@ def test_the_pairwise_judge_that_copies_the_order(tmp_path):
 def test_the_compact_card_and_the_full_one(tmp_path):
     aut = _aut_records(tmp_path)
     rows = card.with_adjusted(STUDIES["aut"].card(aut, n_boot=200, seed=0))
-    recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": [{k: r.get(k) for k in card.COLUMNS} for r in rows],
-                                                         "sources": []})
+    stored = [{k: r.get(k) for k in card.COLUMNS + card.SOURCE} for r in rows]
+    recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": stored, "sources": []})
     compact = report.table_card(recs)
     assert list(compact.columns) == report.COMPACT and len(compact.columns) == 7
     point = compact[compact["measure"] == "LLM judge j (pointwise)"].iloc[0]
@@ -128,23 +130,61 @@ def test_holm_is_shown_beside_the_raw_verdict(tmp_path):
         "supports the paper, borderline (after Holm: inconclusive here)"
 
 
-def test_each_card_row_names_the_study_table_and_columns_it_was_computed_from():
+def _graded_rows(tmp_path) -> list[dict]:
+    """Card rows from every graded study's fixture records (a few items each: only their sources matter)."""
+    conv = _recs(tmp_path / "conv", None, {"labels_source": [{"line": "Human labels"}], "human_verdicts": [
+        {"judge": "retrieval", "pair_id": f"p{k}", "criterion": "c", "label": k % 2 == 0, "verdict": True,
+         "unparsed": False, "confidence": 0.9} for k in range(6)]})
+    val = _recs(tmp_path / "val", ValidationConfig(), {
+        "aut_items": [{"novelty_score": k / 6, "semdis": k / 7, "score": k, "source": "ocsai1", "prompt": f"o{k % 2}",
+                       "response": "a b"} for k in range(6)],
+        "macgyver_items": [{"novelty_score": k / 6, "semdis": 1 / (k + 1), "unconventional": k % 2 == 0,
+                            "problem_id": f"q{k // 2}", "solution": "Step 1: a"} for k in range(6)]})
+    model = RethinkingConfig().model
+    texts = {ts: [{"id": f"{ts}{k}", "group": f"g{k // 2}", "text": "a b", "label": k % 2 == 0, "kind": "k",
+                   "passes": k, "ci": k / 6, "tpt": 0.1 * k, "n_words": 10 + k} for k in range(6)]
+             for ts in ("solver", "ttcw")}
+    ret = _recs(tmp_path / "ret", RethinkingConfig(), {
+        **{f"measures_{ts}": rows for ts, rows in texts.items()},
+        "sets": [{"set": ts, "texts": 6, "labelled": True, "why": ""} for ts in texts],
+        "perplexity": [{"set": ts, "model": model, "id": r["id"], "ppl": 5.0 + k}
+                       for ts, rows in texts.items() for k, r in enumerate(rows)],
+        "formatting": [{"set": "solver", "id": r["id"], "marked": k % 2 == 0, "ci_unmarked": k / 5,
+                        "n_words_unmarked": 1} for k, r in enumerate(texts["solver"])]})
+    up = {"convergent": conv, "validation": val, "rethinking": ret, "aut": _aut_records(tmp_path)}
+    return [r for name, recs in up.items() for r in STUDIES[name].card(recs, n_boot=20, seed=0)]
+
+
+# what the card linked each row to when the source was read off its paper, measure and human data
+LINKED = {"convergent judge retrieval": ("convergent", "human_verdicts", {"judge": "retrieval"}),
+          ("pairwise novelty judge", "Ocsai-1: AUT originality ratings"): ("validation", "aut_items", {}),
+          ("pairwise novelty judge", "MacGyver: unconventional vs conventional solutions"):
+              ("validation", "macgyver_items", {}),
+          **{f"{m} {ts}": ("rethinking", f"measures_{ts}", {}) for m in ("creativity index",
+             "templates per token (negated)") for ts in ("solver", "ttcw")},
+          **{f"perplexity {ts}": ("rethinking", "perplexity", {"set": ts}) for ts in ("solver", "ttcw")},
+          "creativity index, step markers stripped (formatting control) solver":
+              ("rethinking", "formatting", {"set": "solver"}),
+          **{f"LLM judge j ({mode})": ("aut", "human", {"dataset": "ocsai1", "scorer": "j", "mode": mode.split(" ")[0]})
+             for mode in ("pointwise", "segmented-score = the log-prob fallback", "segmented-rank")}}
+
+
+def _key(r: dict):
+    if r["measure"] == "pairwise novelty judge":
+        return r["measure"], r["human data"]
+    ts = next((t for t, d, *_ in RETHINK_SETS if d == r["human data"]), None)
+    return f"{r['measure']} {ts}" if r["paper"] == card.LU_R else r["measure"]
+
+
+def test_each_card_row_names_the_study_table_and_filters_it_was_computed_from(tmp_path):
     from creval.book.browse import declared_columns
-    from creval.studies.rethinking.grading import RETHINK_MEASURES, RETHINK_SETS
-    rows = [{"paper": card.TAN, "measure": "convergent judge retrieval", "human data": "human yes/no labels"},
-            {"paper": card.TAN, "measure": "pairwise novelty judge", "human data": "Ocsai-1: AUT originality ratings"},
-            {"paper": card.TAN, "measure": "pairwise novelty judge", "human data": "MacGyver: unconventional vs "
-             "conventional solutions"},
-            {"paper": card.RAB, "measure": "LLM judge j (segmented-score = the log-prob fallback)",
-             "human data": "ocsai1: AUT originality"}]
-    rows += [{"paper": card.LU_R, "measure": name, "human data": data} for _, data, *_ in RETHINK_SETS
-             for name, _ in RETHINK_MEASURES.values()]
-    found = [report.source_of(r) for r in rows]
-    assert found[:4] == [("convergent", "human_verdicts", {"judge": "retrieval"}), ("validation", "aut_items", {}),
-                         ("validation", "macgyver_items", {}),
-                         ("aut", "human", {"dataset": "ocsai1", "scorer": "j", "mode": "segmented-score"})]
-    assert ("rethinking", "perplexity", {"set": "ttcw"}) in found and ("rethinking", "measures_aut", {}) in found
-    for study, table, filters in found:       # a table the study writes, filtered on columns its records declare
-        kind = STUDIES[study].tables[table]
-        assert set(filters) <= set(declared_columns(kind)), (study, table, filters)
-    assert report.source_of({"paper": card.RAB, "measure": "something else", "human data": "x"}) is None
+    rows = _graded_rows(tmp_path)
+    assert sorted(map(str, map(_key, rows))) == sorted(map(str, LINKED))          # every kind of row, once
+    for r in rows:
+        where = (r["source_study"], r["source_table"], r["source_filters"])
+        assert report.source_of(r) == where == LINKED[_key(r)], r["measure"]
+        kind = STUDIES[where[0]].tables[where[1]]          # a table the study writes, on columns it declares
+        assert set(where[2]) <= set(declared_columns(kind)), where
+    # a card written before the rows named their source (or a row of no study) links nothing
+    assert report.source_of({k: v for k, v in rows[0].items() if k not in card.SOURCE}) is None
+    assert report.source_of({**rows[0], **card.sourced(None, None)}) is None

@@ -18,7 +18,7 @@ from creval.studies.config import Config
 from creval.studies.contract import Records, Study, UndeclaredTable
 from creval.studies.estimate import estimate
 from creval.studies.registry import STUDIES, discover, ordered, plugin, upstream_configs
-from creval.studies.reportcard.card import COLUMNS
+from creval.studies.reportcard.card import COLUMNS, SOURCE
 from creval.studies.reportcard.config import ReportCardConfig
 from creval.studies.reportcard.records import CardRecord
 from creval.studies.tables import computed, guarded
@@ -149,8 +149,9 @@ def test_a_plugin_that_does_not_import_says_how_to_fix_it():
 
 
 def test_the_card_record_writes_the_chapter_columns():
-    assert list(CardRecord.columns().values()) == COLUMNS
-    row = {c: i for i, c in enumerate(COLUMNS)}
+    assert list(CardRecord.columns().values()) == COLUMNS + SOURCE
+    row = {**{c: i for i, c in enumerate(COLUMNS)}, "source_study": "s", "source_table": "t",
+           "source_filters": {"a": 1}}
     assert CardRecord.from_dict(row).to_dict() == row
     assert dataclasses.is_dataclass(CardRecord)
 

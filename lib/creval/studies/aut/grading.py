@@ -4,6 +4,7 @@ the rows test no claim of theirs. Declared as ``card=`` on the study."""
 from __future__ import annotations
 
 from creval.measures import stats as S
+from creval.studies.aut.config import AutConfig
 from creval.studies.aut.report import human_values
 from creval.studies.reportcard import card as C
 
@@ -54,5 +55,6 @@ def aut_rows(recs, n_boot: int, seed: int) -> list[dict]:
                            j["human"], "spearman", n_boot, seed, cluster=j["object"].astype(str).to_numpy()
                            if "object" in j else None, paper_figure="no human data in the paper",
                            note="bundled sample: our guesses, not ratings" if d.startswith("sample") else "",
-                           degenerate=why))
+                           degenerate=why,
+                           source=(AutConfig.study, "human", {"dataset": d, "scorer": s, "mode": mode})))
     return rows

@@ -11,7 +11,8 @@ from creval.measures import stats as S
 from creval.measures import tracking as TR
 from creval.measures.resample import boot_p, cluster_bootstrap
 from creval.measures.verdicts import CONTRADICTS, SUPPORTS, claim_verdict
-from creval.studies.reportcard.card import CLAIM, TAN
+from creval.studies.convergent.config import ConvergentConfig
+from creval.studies.reportcard.card import CLAIM, TAN, sourced
 
 
 def convergent_rows(recs, n_boot: int, seed: int) -> list[dict]:
@@ -48,5 +49,5 @@ def convergent_rows(recs, n_boot: int, seed: int) -> list[dict]:
                      "difference": d["value"], "diff lo": d["lo"], "diff hi": d["hi"], "within": "",
                      "tracking": track, "verdict": v_.word, "borderline": v_.borderline, "p": p,
                      "reason": v_.reason, "paper figure": "0.847 (GPT-4o, Table 2)" if j == "retrieval" else "",
-                     "note": sample})
+                     "note": sample, **sourced(ConvergentConfig.study, "human_verdicts", {"judge": j})})
     return rows

@@ -31,6 +31,7 @@ from creval.studies.registry import STUDIES
 COLUMNS = ["paper", "claim", "measure", "human data", "statistic", "n", "units", "value", "lo", "hi", "baseline",
            "baseline value", "difference", "diff lo", "diff hi", "within", "tracking", "verdict", "borderline",
            "p", "adjusted", "reason", "paper figure", "note"]
+SOURCE = ["source_study", "source_table", "source_filters"]    # the records a row's n counts (not displayed)
 CHANCE = {"AUROC": 0.5, "Spearman rho": 0.0}      # the statistic's chance level (accuracy: the majority baseline)
 TAN, LU_R, RAB = "Tan et al. 2026", "Lu et al. 2025 (rethinking)", "Rabeyah et al. 2024"
 CLAIMED = {TAN: "+", LU_R: "-", RAB: None}        # + the measure tracks people; - it fails to
@@ -86,11 +87,12 @@ def _within_text(r: dict) -> str:
 
 def graded(paper: str, measure: str, data: str, x, baselines: dict, y, stat: str, n_boot: int, seed: int, *,
            author=None, cluster=None, paper_figure: str = "", note: str = "", degenerate: str | None = None,
-           units: str = "item") -> dict:
+           units: str = "item", source: tuple[str, str, dict] | None = None) -> dict:
     """One card row: :func:`~creval.measures.tracking.tracks_people` of ``x`` against ``y`` beside every
     baseline in ``baselines`` (and ``author``'s label), resampled by ``cluster``; the paper's claim
     (:data:`CLAIMED`) read off its word (:func:`claim_word`). ``degenerate`` (or a constant ``x``) makes the
-    row *not testable here* with that reason."""
+    row *not testable here* with that reason. ``source``: ``(study, table, filters)`` of the records the row
+    was computed from (:func:`sourced`)."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     why = S.first_reason(degenerate, S.constant(x[np.isfinite(x) & np.isfinite(y)], "score"))
     t = TR.tracks_people(x, y, stat=stat, baselines=baselines, author=author, cluster=cluster,
@@ -104,7 +106,13 @@ def graded(paper: str, measure: str, data: str, x, baselines: dict, y, stat: str
             "difference": t.get("difference"), "diff lo": t.get("diff lo"), "diff hi": t.get("diff hi"),
             "within": _within_text(t), "tracking": track, "verdict": word,
             "borderline": bool(t["borderline"]) and not why, "p": t.get("p", math.nan), "reason": reason,
-            "paper figure": paper_figure, "note": note}
+            "paper figure": paper_figure, "note": note, **sourced(*(source or (None, None)))}
+
+
+def sourced(study: str | None, table: str | None, filters: dict | None = None) -> dict:
+    """A row's source columns: the study, its table and the filters on it that select the rows its n counts
+    (what the card links n and the lead to)."""
+    return {"source_study": study, "source_table": table, "source_filters": dict(filters or {}) if study else None}
 
 
 def with_adjusted(rows: list[dict]) -> list[dict]:
@@ -131,4 +139,4 @@ def card_rows(up: dict, n_boot: int = 2000, seed: int = 0) -> list[dict]:
     for s in graded_studies():
         if s.name in up:
             rows += s.card(up[s.name], n_boot, seed)
-    return [{k: r.get(k) for k in COLUMNS} for r in with_adjusted(rows)]
+    return [{k: r.get(k) for k in COLUMNS + SOURCE} for r in with_adjusted(rows)]

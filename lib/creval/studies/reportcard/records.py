@@ -37,6 +37,9 @@ class CardRecord(Record):
     reason: str | None = None
     paper_figure: str | None = column("paper figure")
     note: str | None = None
+    source_study: str | None = None           # the study whose records the row's n counts
+    source_table: str | None = None           # that study's table
+    source_filters: dict | None = None        # column -> value selecting the rows of that table
 
     @staticmethod
     def columns() -> dict[str, str]:

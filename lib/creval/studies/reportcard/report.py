@@ -3,7 +3,6 @@ computed by :mod:`creval.studies.reportcard.card` when the study runs) in, DataF
 ``df.attrs["caption"]``) and a Figure out, and the chapter's closing "What this shows"."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -13,34 +12,20 @@ from creval.core.paths import home
 from creval.measures import stats as S
 from creval.measures.verdicts import CONTRADICTS, SUPPORTS, WORDS
 from creval.studies.links import anchor
-from creval.studies.reportcard.card import COLUMNS, LU_R, RAB, TAN
-from creval.studies.rethinking.grading import RETHINK_SETS
+from creval.studies.reportcard.card import COLUMNS, SOURCE
 from creval.studies.tables import captioned
 
 COMPACT = ["paper", "measure", "human data", "value [95% interval]", "baseline", "verdict", "reason"]
 ENOUGH = S.ENOUGH
 
 
-AUT_JUDGE = re.compile(r"^LLM judge (.+) \((.+?)(?: = the .+)?\)$")    # "LLM judge <scorer> (<mode>...)"
-STORED = {"perplexity": "perplexity", "creativity index, step markers stripped (formatting control)": "formatting"}
-
-
 def source_of(r: dict) -> tuple[str, str, dict] | None:
-    """The study, table and filters of the records a card row was computed from (what its n counts), read off
-    the row's paper, measure and human data; None for a row of no known study."""
-    measure, data = str(r.get("measure") or ""), str(r.get("human data") or "")
-    if r.get("paper") == TAN and measure.startswith("convergent judge "):
-        return "convergent", "human_verdicts", {"judge": measure.removeprefix("convergent judge ")}
-    if r.get("paper") == TAN and measure == "pairwise novelty judge":
-        return "validation", "aut_items" if data.startswith("Ocsai") else "macgyver_items", {}
-    if r.get("paper") == LU_R:
-        ts = next((t for t, d, *_ in RETHINK_SETS if d == data), None)
-        table = STORED.get(measure, f"measures_{ts}")
-        return (("rethinking", table, {} if table.startswith("measures_") else {"set": ts}) if ts else None)
-    m = AUT_JUDGE.match(measure)
-    if r.get("paper") == RAB and m and data.endswith(": AUT originality"):
-        return "aut", "human", {"dataset": data.removesuffix(": AUT originality"), "scorer": m[1], "mode": m[2]}
-    return None
+    """The study, table and filters of the records a card row was computed from (what its n counts), as the
+    study's grading wrote them (``source_*``); None where the row names none (a card written before it did)."""
+    study, table, filters = (r.get(k) for k in SOURCE)
+    if not (isinstance(study, str) and isinstance(table, str)):
+        return None
+    return study, table, dict(filters) if isinstance(filters, dict) else {}
 
 
 def _n_linked(r: dict) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from creval.studies.reportcard import card as C
+from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.readers import labelled, measures, unlabelled_reason
 
 RETHINK_SETS = (("ps", "MacGyver: unconventional vs conventional solutions", "label", "auc", False),
@@ -15,6 +16,7 @@ RETHINK_SETS = (("ps", "MacGyver: unconventional vs conventional solutions", "la
 RETHINK_MEASURES = {"ci": ("creativity index", 1),
                     "ci_unmarked": ("creativity index, step markers stripped (formatting control)", 1),
                     "tpt": ("templates per token (negated)", -1), "ppl": ("perplexity", 1)}
+STORED = {"ppl": "perplexity", "ci_unmarked": "formatting"}    # measures read from a table of their own, per set
 PAPER_FIGURES = {("ps", "ci"): "CI 0.76 vs 0.75 (means; Table 2)", ("ps", "tpt"): "template rate 38.7% vs 31.9%",
                  ("ps", "ppl"): "PPL 13.98 vs 14.11"}
 
@@ -31,6 +33,13 @@ def rethinking_baselines(m) -> dict[str, np.ndarray]:
     if "marked" in m and m["marked"].notna().all():
         out["step markers"] = m["marked"].astype(float).to_numpy()
     return {**out, **C.format_baselines(m["text"])}
+
+
+def source_of(ts: str, col: str) -> tuple[str, str, dict]:
+    """The records a measure's row counts: its own table filtered on the set (perplexity, the formatting
+    control), else the set's ``measures_<set>``."""
+    return (RethinkingConfig.study, STORED[col], {"set": ts}) if col in STORED else \
+        (RethinkingConfig.study, f"measures_{ts}", {})
 
 
 def rethinking_rows(recs, n_boot: int, seed: int) -> list[dict]:
@@ -52,5 +61,5 @@ def rethinking_rows(recs, n_boot: int, seed: int) -> list[dict]:
                 rows.append(C.graded(C.LU_R, name, data, sign * m[col].astype(float), base, y, stat, n_boot, seed,
                                    author=author, cluster=m["group"].astype(str).to_numpy(),
                                    paper_figure=PAPER_FIGURES.get((ts, col), ""), note=sample,
-                                   degenerate=sample or None, units="text"))
+                                   degenerate=sample or None, units="text", source=source_of(ts, col)))
     return rows
