@@ -1,7 +1,10 @@
 """Test isolation: each test session gets its own empty call cache, so integration tests really call
 models. Trained artifacts (the NLI cross-encoder) stay in data/artifacts and are reused."""
+import http.server
 import os
 import tempfile
+import threading
+from functools import partial
 
 import pytest
 
@@ -20,3 +23,16 @@ def fresh_cache(tmp_path, monkeypatch):
     path = tmp_path / "calls.sqlite"
     monkeypatch.setenv("CREVAL_CACHE", str(path))
     return path
+
+
+@pytest.fixture
+def server(tmp_path):
+    """A local HTTP server over tmp_path/www (downloads without a network); yields (folder, base url)."""
+    www = tmp_path / "www"
+    www.mkdir(exist_ok=True)
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(www))
+    handler.log_message = lambda *a: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield www, f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()

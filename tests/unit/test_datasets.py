@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import http.server
 import json
 import logging
 import shutil
-import threading
-from functools import partial
 
 import pytest
 
@@ -43,19 +40,6 @@ def _macgyver_folder(root, tag: str):
     (root / "problem_solution_pair.jsonl").write_text(
         "".join(json.dumps({**r, "ID": f"{tag}{r['ID']}"}) + "\n" for r in rows))
     return root
-
-
-@pytest.fixture
-def server(tmp_path):
-    """A local HTTP server over tmp_path/www; yields (folder, base url)."""
-    www = tmp_path / "www"
-    www.mkdir()
-    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(www))
-    handler.log_message = lambda *a: None
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield www, f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
 
 
 def _served_macgyver(monkeypatch, www, url, tag="dl", sha=None):

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import http.server
 import json
-import threading
-from functools import partial
 
 import pytest
 
@@ -20,23 +17,18 @@ SAMPLE = paths.samples_dir() / "macgyver" / "problem_solution_pair.jsonl"
 
 
 @pytest.fixture
-def online(monkeypatch, tmp_path):
+def online(monkeypatch, tmp_path, server):
     """No staged data, an empty data home, downloads allowed (they reach only the local server)."""
     for ds in (macgyver, hypogen, bookmia):
         monkeypatch.delenv(ds.DATASET.env, raising=False)
     for k, v in {"CREVAL_SHARED_DATA": "none", "CREVAL_HOME": str(tmp_path / "home"), "CREVAL_OFFLINE": "0"}.items():
         monkeypatch.setenv(k, v)
     base.FAILURES.reset()
-    www = tmp_path / "www"
-    (www / "mg").mkdir(parents=True)
+    www, url = server
+    (www / "mg").mkdir()
     rows = [json.loads(x) for x in SAMPLE.read_text().splitlines()]
     (www / "mg" / SAMPLE.name).write_text("".join(json.dumps({**r, "ID": f"dl{r['ID']}"}) + "\n" for r in rows))
-    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(www))
-    handler.log_message = lambda *a: None
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield www, f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    yield www, url
     base.FAILURES.reset()
 
 
