@@ -3,7 +3,8 @@
 Runs on any machine with the packaged models (no download): ``smollm2-135m-hf`` (SmolLM2-135M-Instruct through
 transformers) and, when installed, the bundled MiniLM embedder. Each phase runs the same units twice through
 the real unit runner (:func:`creval.core.units.run_units`), each time with an empty cache: ``width=1`` (the
-serial path) and ``width=LOCAL_WIDTH`` (requests gathered across units). Per phase it prints the wall times, the
+serial path) and the width a study keeps in flight (16 units on a CPU, 64 on a GPU: requests gathered across
+units; ``--widths`` tries others). Per phase it prints the wall times, the
 batching ratio (serial wall / batched wall), forward passes, requests per batch, tokens/s against
 ``creval throughput``'s figures (measured here first), whether the deterministic records agree, and on a GPU
 its busy share sampled every 0.2 s through NVML (``nvidia-ml-py``) or ``nvidia-smi``. On a machine without a
@@ -30,10 +31,11 @@ import time
 from pathlib import Path
 
 from creval.core.cache import CallCache
-from creval.core.units import LOCAL_WIDTH, Unit, run_units
+from creval.core.units import Unit, run_units
 from creval.models import heavy, throughput
 from creval.models.cached import Model
 from creval.models.registry import get_spec, load_backend
+from creval.studies.units import local_width
 
 MODEL = "smollm2-135m-hf"
 TOPICS = ["a paperclip", "a brick", "a shoe", "a spoon", "a rope", "a candle", "a bucket", "a newspaper",
@@ -166,6 +168,8 @@ def main() -> None:
     ap.add_argument("--skip-throughput", action="store_true",
                     help="compare with the figures `creval throughput` stored before (none: not compared)")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
+    ap.add_argument("--widths", default="", help="units in flight of the batched runs, comma-separated (default: "
+                    "what a study would keep in flight on this device, 16 on a CPU, 64 on a GPU)")
     args = ap.parse_args()
     torch = heavy.torch()
     if args.threads:
@@ -180,12 +184,14 @@ def main() -> None:
                throughput.measure(backend, streams=32 if gpu else 8, repeats=2)) or {}
     print("creval throughput:", json.dumps({k: figures.get(k) for k in ("prefill_tps", "decode_tps",
                                                                         "batched_decode_tps", "streams")}))
+    widths = [int(w) for w in args.widths.split(",") if w] or [local_width(backend.device)]
     report = {}
-    for name, work in phases(args).items():
+    for (name, work), width in [(p, w) for p in phases(args).items() for w in widths]:
         with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
-            batched = run_phase(backend, work, args.units, LOCAL_WIDTH, Path(a))
-            serial = None if args.skip_serial else run_phase(backend, work, args.units, 1, Path(b))
-        line = (f"{name:>13}: batched {batched['wall']:.1f} s, {batched['forward']} forwards, "
+            batched = run_phase(backend, work, args.units, width, Path(a))
+            serial = None if args.skip_serial or width != widths[0] else run_phase(backend, work, args.units, 1,
+                                                                                   Path(b))
+        line = (f"{name:>13}: {width} in flight {batched['wall']:.1f} s, {batched['forward']} forwards, "
                 f"{batched['per_batch']:.1f} requests/batch")
         if batched["tokens"]:
             ref = figures.get("batched_decode_tps" if name == "sample" else "decode_tps")
@@ -198,9 +204,9 @@ def main() -> None:
             line += (f" | serial {serial['wall']:.1f} s, {serial['forward']} forwards | ratio "
                      f"{serial['wall'] / batched['wall']:.2f}x wall, {fewer:.1f}x fewer forwards{same}")
         print(line, flush=True)
-        report[name] = {k: v for k, v in batched.items() if k != "rows"}
+        report[f"{name}@{width}"] = {k: v for k, v in batched.items() if k != "rows"}
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
-        emb = embed_phase(args.units, LOCAL_WIDTH, Path(a))
+        emb = embed_phase(args.units, widths[-1], Path(a))
         if "wall" in emb:
             ser = embed_phase(args.units, 1, Path(b)) if not args.skip_serial else None
             print(f"{'embed':>13}: batched {emb['wall']:.2f} s in {emb['batches']} batches"

@@ -1,5 +1,5 @@
 """How many units a study keeps in flight: a server's budget, 16 for a local model that gathers across units."""
-from creval.core.units import LOCAL_WIDTH
+from creval.core.units import GPU_WIDTH, LOCAL_WIDTH
 from creval.studies import units
 
 
@@ -8,3 +8,8 @@ def test_a_gathering_local_model_gets_many_units_in_flight_and_the_others_one(mo
     assert units.width("smollm2-135m-hf", "") == LOCAL_WIDTH
     monkeypatch.setattr(units, "backend_class", lambda spec: type("Plain", (), {}))
     assert units.width("smollm2-135m-hf") == 1                    # a local backend that does not gather
+
+
+def test_a_gathering_model_on_a_gpu_gets_four_times_the_units():
+    assert units.local_width("cpu") == LOCAL_WIDTH == 16
+    assert units.local_width("cuda") == units.local_width("cuda:1") == GPU_WIDTH == 64

@@ -45,6 +45,9 @@ from creval.core.runs import jsonable
 
 LOCAL_WIDTH = 16
 """Units in flight for a local backend that gathers requests across units (its batches hold their requests)."""
+GPU_WIDTH = 64
+"""The same on a GPU: one decode step costs about the same for 8 rows as for 256 there (it is bound by kernel
+launches, not arithmetic), so more requests per batch is nearly free throughput (docs/performance.md, H100)."""
 
 
 @dataclass(frozen=True)

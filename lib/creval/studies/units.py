@@ -1,14 +1,16 @@
 """How many units of a study to run at once (the runner itself is :mod:`creval.core.units`)."""
 from __future__ import annotations
 
-from creval.core.units import LOCAL_WIDTH
+from creval.core.units import GPU_WIDTH, LOCAL_WIDTH
+from creval.models.device import torch_device
 from creval.models.registry import backend_class, get_spec
 
 
 def width(*models: str) -> int:
     """How many units to run at once: the largest in-flight budget among the named models that are servers
     (their requests overlap), :data:`~creval.core.units.LOCAL_WIDTH` for a local model that gathers the requests of
-    units in flight into one batch, else 1 (a local model computes one batch at a time anyway)."""
+    units in flight into one batch (:data:`~creval.core.units.GPU_WIDTH` when it runs on a GPU), else 1 (a local
+    model computes one batch at a time anyway)."""
     best = 1
     for m in models:
         if not m:
@@ -17,5 +19,10 @@ def width(*models: str) -> int:
         if spec.is_server:
             best = max(best, int(spec.concurrency))
         elif getattr(backend_class(spec), "GATHERS", False):     # a local model that batches across units
-            best = max(best, LOCAL_WIDTH)
+            best = max(best, local_width(torch_device()))
     return best
+
+
+def local_width(device: str) -> int:
+    """Units in flight for a gathering local model on ``device`` (pure, for tests)."""
+    return GPU_WIDTH if device.startswith("cuda") else LOCAL_WIDTH
