@@ -173,7 +173,7 @@ def one_seed(cfgs: dict, seed: int, errors: dict) -> dict:
             for r in rows:
                 key, what = f"{r['measure']} | {r['human data']} | {r['paper']}", r["measure"]
                 found[("08 card", key, "verdict")] = (r["verdict"], bool(r["borderline"]), what)
-                found[("08 card", key, "after Holm")] = (r["adjusted"], bool(r["borderline"]), what)
+                found[("08 card", key, "after Holm")] = (r["adjusted"], bool(r["adjusted borderline"]), what)
             found.update(bundled_grade(cfg.seed, errors))
             continue
         for mod, f in chapter_calls(study):

@@ -121,13 +121,18 @@ def test_the_compact_card_and_the_full_one(tmp_path):
 
 
 def test_holm_is_shown_beside_the_raw_verdict(tmp_path):
-    rows = [{"verdict": card.SUPPORTS, "p": 0.01}, {"verdict": card.SUPPORTS, "p": 0.03},
+    rows = [{"verdict": card.SUPPORTS, "p": 0.002}, {"verdict": card.SUPPORTS, "p": 0.03},
             {"verdict": S.TESTABLE, "p": float("nan")}, {"verdict": "inconclusive here", "p": float("nan")}]
     adj = card.with_adjusted(rows)
-    # three tested claims: 0.01 * 3 = 0.03 stays, 0.03 * 2 = 0.06 does not
+    # three tested claims: 0.002 * 3 = 0.006 stays, 0.03 * 2 = 0.06 does not
     assert [a["adjusted"] for a in adj] == [card.SUPPORTS, "inconclusive here", S.TESTABLE, "inconclusive here"]
     assert report._verdict_text({**adj[1], "borderline": True}) == \
-        "supports the paper, borderline (after Holm: inconclusive here)"
+        "supports the paper, borderline (after Holm: inconclusive here, borderline)"
+    # with B = 1000 resamples, 0.03 * 2 = 0.06 could be below 0.05 under another seed; 0.002 * 3 could not reach it
+    near = card.with_adjusted(rows, n_boot=1000)
+    assert [a["adjusted borderline"] for a in near] == [False, True, False, False]
+    assert report._verdict_text(near[1]) == "supports the paper (after Holm: inconclusive here, borderline)"
+    assert report._verdict_text(near[0]) == "supports the paper"
 
 
 def _graded_rows(tmp_path) -> list[dict]:

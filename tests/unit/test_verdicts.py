@@ -194,3 +194,13 @@ def test_holm_and_benjamini_hochberg_by_hand():
     adj = adjusted(vs, [0.01, 0.04, 0.5, 0.005])
     assert [a.word for a in adj] == [V.SUPPORTS, V.INCONCLUSIVE, V.INCONCLUSIVE, V.SUPPORTS]
     assert adj[1].reason == "Holm-adjusted p = 0.08 over 4 claims; unadjusted: contradicts the paper"
+
+
+def test_an_adjusted_p_near_alpha_is_borderline_and_one_far_from_it_is_not():
+    from creval.measures.multiple import adjusted_borderline
+    # Holm over 3: 0.016 * 3 = 0.048 sits on 0.05 (its Monte-Carlo SD at B = 1000 is 0.004, times 3 is 0.012);
+    # 0.001 * 3 = 0.003 and 0.5 are far from it
+    assert adjusted_borderline([0.016, 0.001, 0.5], 1000) == [True, False, False]
+    assert adjusted_borderline([0.016, 0.001, 0.5], 10 ** 7) == [False, False, False]   # many resamples: settled
+    assert adjusted_borderline([0.016, 0.001, 0.5], 0) == [False, False, False]         # B unknown: no mark
+    assert adjusted_borderline([float("nan"), 0.016, 0.001, 0.5], 1000) == [False, True, False, False]  # NaN: not in m

@@ -11,6 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
+from creval.measures.resample import MC_Z
 from creval.measures.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, Verdict
 
 
@@ -43,6 +44,23 @@ def bh(pvalues: Sequence[float]) -> list[float]:
         running = min(running, p[j] * m / (i + 1))
         out[j] = running
     return out.tolist()
+
+
+def adjusted_borderline(pvalues: Sequence[float], n_boot: int, method: str = "holm", alpha: float = 0.05,
+                        z: float = MC_Z) -> list[bool]:
+    """Whether each adjusted p could fall on the other side of ``alpha`` under another bootstrap seed. A bootstrap
+    p from ``n_boot`` resamples has Monte-Carlo SD sqrt(p (1 - p) / B) (p floored at 1 / (B + 1)); every p is
+    moved ``z`` such SDs down, then up (:data:`~creval.measures.resample.MC_Z`: 3 SDs of two seeds' difference)
+    and the family adjusted again. Holm and BH are monotone in each p, so the two runs bound what another seed
+    gives; a p whose two adjusted values straddle ``alpha`` is borderline. All False when ``n_boot`` is 0."""
+    p = np.asarray(pvalues, float)
+    if n_boot <= 0:
+        return [False] * p.size
+    floor = np.clip(np.nan_to_num(p, nan=1.0), 1.0 / (n_boot + 1), 1.0)
+    d = z * np.sqrt(floor * (1 - floor) / n_boot)
+    f = {"holm": holm, "bh": bh}[method]
+    lo, hi = f(np.clip(p - d, 0.0, 1.0)), f(np.clip(p + d, 0.0, 1.0))
+    return [bool(math.isfinite(a) and math.isfinite(b) and (a < alpha) != (b < alpha)) for a, b in zip(lo, hi)]
 
 
 def adjusted(verdicts: Sequence[Verdict], pvalues: Sequence[float], method: str = "holm",

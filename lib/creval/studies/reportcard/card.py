@@ -23,14 +23,14 @@ import numpy as np
 
 from creval.measures import stats as S
 from creval.measures import tracking as TR
-from creval.measures.multiple import adjusted
+from creval.measures.multiple import adjusted, adjusted_borderline
 from creval.measures.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, Verdict
 from creval.studies.contract import Study
 from creval.studies.registry import STUDIES
 
 COLUMNS = ["paper", "claim", "measure", "human data", "statistic", "n", "units", "value", "lo", "hi", "baseline",
            "baseline value", "difference", "diff lo", "diff hi", "within", "tracking", "verdict", "borderline",
-           "p", "adjusted", "reason", "paper figure", "note"]
+           "p", "adjusted", "adjusted borderline", "reason", "paper figure", "note"]
 SOURCE = ["source_study", "source_table", "source_filters"]    # the records a row's n counts (not displayed)
 CHANCE = {"AUROC": 0.5, "Spearman rho": 0.0}      # the statistic's chance level (accuracy: the majority baseline)
 TAN, LU_R, RAB = "Tan et al. 2026", "Lu et al. 2025 (rethinking)", "Rabeyah et al. 2024"
@@ -115,15 +115,19 @@ def sourced(study: str | None, table: str | None, filters: dict | None = None) -
     return {"source_study": study, "source_table": table, "source_filters": dict(filters or {}) if study else None}
 
 
-def with_adjusted(rows: list[dict]) -> list[dict]:
+def with_adjusted(rows: list[dict], n_boot: int = 0) -> list[dict]:
     """Each row with its verdict after Holm's correction across the card's tested claims (shown beside the raw
-    verdict: a *supports* / *contradicts* whose adjusted p is not below 0.05 reads *inconclusive here*)."""
+    verdict: a *supports* / *contradicts* whose adjusted p is not below 0.05 reads *inconclusive here*), and
+    whether that word is borderline: the raw verdict is, or another seed's p could put the adjusted p on the
+    other side of 0.05 (:func:`~creval.measures.multiple.adjusted_borderline`, from the ``n_boot`` resamples)."""
     tested = [i for i, r in enumerate(rows) if r["verdict"] in (SUPPORTS, CONTRADICTS, INCONCLUSIVE)]
     ps = [rows[i]["p"] if rows[i]["p"] is not None and math.isfinite(rows[i]["p"]) else 1.0 for i in tested]
     adj = adjusted([Verdict(rows[i]["verdict"]) for i in tested], ps)    # an inconclusive claim counts, p = 1
-    out = [{**r, "adjusted": r["verdict"]} for r in rows]
-    for i, v in zip(tested, adj):
+    near = adjusted_borderline(ps, n_boot)
+    out = [{**r, "adjusted": r["verdict"], "adjusted borderline": bool(r.get("borderline"))} for r in rows]
+    for i, v, b in zip(tested, adj, near):
         out[i]["adjusted"] = v.word
+        out[i]["adjusted borderline"] = bool(rows[i].get("borderline")) or (b and rows[i]["verdict"] != INCONCLUSIVE)
     return out
 
 
@@ -139,4 +143,4 @@ def card_rows(up: dict, n_boot: int = 2000, seed: int = 0) -> list[dict]:
     for s in graded_studies():
         if s.name in up:
             rows += s.card(up[s.name], n_boot, seed)
-    return [{k: r.get(k) for k in COLUMNS + SOURCE} for r in with_adjusted(rows)]
+    return [{k: r.get(k) for k in COLUMNS + SOURCE} for r in with_adjusted(rows, n_boot)]

@@ -13,7 +13,8 @@ from creval.studies.reader import ReaderConfig
 class ReportCardConfig(ReaderConfig):
     """Chapter 08: no parameter of its own beyond the shared ones."""
     study: ClassVar[str] = "reportcard"
-    # 6: each row names the study, table and filters it was computed from (source_*); 5: claims stated the
+    # 7: the Holm word carries its own borderline mark; 6: each row names the study, table and filters it was
+    # computed from (source_*); 5: claims stated the
     # papers' way (supports / contradicts / inconclusive), every baseline and the author label, resampling by
     # unit, Holm; 4: the one verdict rule (vs baseline, verdict, reason); 3: oriented baselines
-    records_version: ClassVar[int] = 6
+    records_version: ClassVar[int] = 7

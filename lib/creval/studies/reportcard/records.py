@@ -34,6 +34,7 @@ class CardRecord(Record):
     borderline: bool | None = None            # a Monte-Carlo margin on a bound could flip the verdict
     p: float | None = None                    # one-sided bootstrap p of the test that decided it
     adjusted: str | None = None               # the verdict after Holm's correction across the card
+    adjusted_borderline: bool | None = column("adjusted borderline")   # another seed could flip that word
     reason: str | None = None
     paper_figure: str | None = column("paper figure")
     note: str | None = None

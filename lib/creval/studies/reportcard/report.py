@@ -43,10 +43,12 @@ def card_frame(recs) -> pd.DataFrame:
 
 def _verdict_text(r: dict) -> str:
     """The verdict as the card shows it: the word, "borderline" where a Monte-Carlo margin could flip it, and
-    Holm's adjusted word beside it where the correction changes it."""
+    Holm's adjusted word beside it where the correction changes it or could under another seed (marked)."""
     word = f"{r['verdict']}, borderline" if r.get("borderline") else str(r["verdict"])
-    adj = r.get("adjusted")
-    return f"{word} (after Holm: {adj})" if adj and isinstance(adj, str) and adj != r["verdict"] else word
+    adj, near = r.get("adjusted"), r.get("adjusted borderline") is True or bool(r.get("borderline"))
+    if not (adj and isinstance(adj, str)) or (adj == r["verdict"] and (r.get("borderline") or not near)):
+        return word
+    return f"{word} (after Holm: {adj}{', borderline' if near else ''})"
 
 
 def against_baseline(r: dict) -> str:
