@@ -28,7 +28,7 @@ def build_caveats(recs: Records) -> str:
     models = ", ".join(sorted(set(sn["model"]))) if len(sn) else "no model"
     return (f"This build measured {models} on {len(sn)} solution(s) with {len(sd)} step(s), judged by "
             f"`{cfg.judge_model}`; every table reports `n`, and a correlation on fewer than {S.MIN_N} points is "
-            "shown as NaN with a note rather than a number that looks meaningful.")
+            "left blank (–) with a note rather than given as a number that looks meaningful.")
 
 
 def diversity_signs(recs: Records) -> dict:

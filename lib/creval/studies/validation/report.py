@@ -8,7 +8,7 @@ chapter cell displays it. Nothing here calls a model, a judge or an embedder, or
 all of that.
 
 Correlations follow the paper (Spearman rho with p-values; tables 8-14), with percentile bootstrap CIs
-(``n_boot`` resamples, seeded with ``seed``) added. With fewer than 5 points a correlation is shown as NaN
+(``n_boot`` resamples, seeded with ``seed``) added. With fewer than 5 points a correlation is left blank (–)
 with a note: it is not meaningful.
 """
 from __future__ import annotations
