@@ -79,7 +79,7 @@ def test_each_backend_declares_itself_and_a_fourth_does_not_keyerror(monkeypatch
     assert spec().is_server and not ModelSpec(name="l", backend="llamacpp").is_server
     assert registry.backend_info("hf").needs == "transformers"
     monkeypatch.setitem(registry.BACKENDS, "remote2", registry.BackendInfo(
-        "creval.models.openai_compat:OpenAIBackend", True, None, "creval.models.registry:check_server"))
+        "creval.models.openai_compat:OpenAIBackend", True, None))
     s = spec(backend="remote2")
     assert s.is_server and registry.check(s) == (True, "http://127.0.0.1:9/v1")
     with pytest.raises(CrevalError, match="unknown backend 'nope'"):
@@ -98,3 +98,18 @@ def test_a_run_says_first_which_phases_cannot_run_on_its_models():
     assert notes == ["rethinking: perplexity cannot run on gpt-5-mini: model gpt-5-mini cannot do log-likelihoods "
                      "(perplexity): it has no /completions endpoint (a chat-only model)"]
     assert registry.run_notes("divergent", {"model": "smollm2-135m", "judge_model": "smollm2-135m"}) == []
+
+
+def test_each_backend_owns_its_check_and_no_backend_imports_the_registry():
+    from pathlib import Path
+
+    from creval.models import backends
+    for name in backends.BACKENDS:
+        cls = registry.backend_class(ModelSpec(name="x", backend=name))
+        assert callable(cls.check)
+        src = Path(__import__(cls.__module__, fromlist=["x"]).__file__).read_text()
+        assert "models.registry" not in src, f"{cls.__module__} reaches up into the registry"
+    hub = ModelSpec(name="h", backend="hf", model="someone/some-model")      # no source: a Hub id
+    assert registry.check(hub)[0] and registry.check(hub)[1].startswith("Hugging Face Hub id someone/some-model")
+    gone = ModelSpec(name="g", backend="llamacpp", source={"path": "/nonexistent/model.gguf"})
+    assert registry.check(gone) == (False, "download the file there")

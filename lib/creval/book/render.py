@@ -15,7 +15,7 @@ import yaml
 from creval.book.execute import book_structure, failing_cell, notebook_title
 from creval.core import paths
 from creval.core.errors import CrevalError
-from creval.models.registry import package_dir
+from creval.models.weights import package_dir
 
 
 def book_title() -> str:

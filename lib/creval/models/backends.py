@@ -4,8 +4,8 @@ Kept apart from ``models/registry.py`` (which loads specs and backends and runs 
 :class:`~creval.models.base.ModelSpec` can ask whether it is a server without importing the registry. Each entry
 names, as ``module:attribute`` text resolved only when used (so nothing heavy is imported here): the backend's
 class, whether it is a server (its requests go over the network, overlap and are priced per token; the others
-compute on this machine), the package it needs installed here (``None``: nothing beyond creval's own), and the
-function that checks a spec of it is usable (``check(spec) -> (usable, source or what is missing)``).
+compute on this machine) and the package it needs installed here (``None``: nothing beyond creval's own). Each
+backend class owns its check, ``Backend.check(spec) -> (usable, source or what is missing)``.
 """
 from __future__ import annotations
 
@@ -19,15 +19,12 @@ class BackendInfo:
     target: str
     server: bool
     needs: str | None
-    check: str
 
 
 BACKENDS: dict[str, BackendInfo] = {
-    "llamacpp": BackendInfo("creval.models.llamacpp:LlamaCppBackend", False, "llama_cpp",
-                            "creval.models.registry:check_local"),
-    "hf": BackendInfo("creval.models.hf:HFBackend", False, "transformers", "creval.models.registry:check_local"),
-    "openai": BackendInfo("creval.models.openai_compat:OpenAIBackend", True, None,
-                          "creval.models.registry:check_server"),
+    "llamacpp": BackendInfo("creval.models.llamacpp:LlamaCppBackend", False, "llama_cpp"),
+    "hf": BackendInfo("creval.models.hf:HFBackend", False, "transformers"),
+    "openai": BackendInfo("creval.models.openai_compat:OpenAIBackend", True, None),
 }
 
 

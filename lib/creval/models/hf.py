@@ -14,6 +14,7 @@ rolling windows.
 """
 from __future__ import annotations
 
+import importlib.util
 import threading
 from pathlib import Path
 from typing import Sequence
@@ -40,13 +41,37 @@ from creval.models.base import (
 from creval.models.device import torch_device
 from creval.models.gather import UNLOCKED, Gatherer
 from creval.models.hf_decode import Counter, decode, score_rows
-from creval.models.registry import locate_weights
+from creval.models.weights import check_local, locate_weights
 
 MAX_ROWS = 256
 """Rows (sequences) one gathered batch decodes or scores at most."""
 
 
+def hub_cache_state(model_id: str) -> str:
+    """Whether a Hub model's config is already in the local Hugging Face cache (no network used)."""
+    if Path(model_id).expanduser().is_dir():
+        return "local folder"
+    try:
+        from huggingface_hub import try_to_load_from_cache
+        found = try_to_load_from_cache(model_id, "config.json")
+    except Exception:                               # noqa: BLE001 - a malformed id is simply not cached
+        found = None
+    return "in the local HF cache" if isinstance(found, str) else \
+        "not in the local HF cache: downloads on first use, needs internet (and a login if gated); not checked"
+
+
+def check_hf(spec: ModelSpec) -> tuple[bool, str]:
+    """A transformers spec is usable when transformers is installed and its weights are here, or it names a Hub
+    id (downloaded on first use; whether it is cached already is said, nothing is fetched)."""
+    if spec.source:
+        return check_local(spec)
+    if importlib.util.find_spec("transformers") is None:
+        return False, spec.install or "pip install transformers"
+    return True, f"Hugging Face Hub id {spec.model} ({hub_cache_state(spec.model)})"
+
+
 class HFBackend:
+    check = staticmethod(check_hf)   # is a spec of this backend usable here (nothing loaded)
     LOGPROB_KIND = "raw"
     CALL_LOCK = UNLOCKED     # Model hands cached_batch no lock: the gatherer takes the local-compute lock itself
     GATHERS = True           # many units in flight help (creval.studies.units.width)

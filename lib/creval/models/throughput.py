@@ -104,7 +104,7 @@ def distance(kind: str, seconds: float, input_tokens: int, output_tokens: int, f
 
 def behind_api(model: str) -> bool:
     """Is ``model`` served by an API (its tokens cost, so it is measured only on request)?"""
-    return registry.get_spec(model).backend == "openai"
+    return registry.get_spec(model).is_server
 
 
 def ensure(model: str, *, force: bool = False, local_only: bool = True, **measure_kw) -> dict | None:

