@@ -90,15 +90,17 @@ def test_metrics_cli_defaults_are_the_rethinking_config(tmp_path):
     assert (t["n"], t["top"]) == (c.rethink_template_n, c.rethink_template_top)
     assert _filled(["metrics", "ppl", "f.txt"])["model"] == c.model
     r = _filled(["metrics", "rubric", "f.txt"])
-    assert (r["model"], r["tokens"]) == (c.judge_model, c.rethink_judge_tokens)
+    assert (r["judge_model"], r["tokens"]) == (c.judge_model, c.rethink_judge_tokens)
     n = _filled(["metrics", "novelty", "f.txt"])
-    assert (n["model"], n["seed"]) == (c.judge_model, c.seed)
+    assert (n["judge_model"], n["seed"]) == (c.judge_model, c.seed)
+    # the judge model is --judge-model on every command; the old --model still works and says the new name
+    assert _filled(["metrics", "novelty", "f.txt", "--model", "x"])["judge_model"] == "x"
     # a parameter profile moves them; an option given on the line wins
     prof = tmp_path / "p.yaml"
     prof.write_text("rethink_ci_l_min: 3\nrethink_ci_l_max: 4\njudge_model: qwen2.5-coder-1.5b\n"
                     "rethink_template_top: 7\n")
     assert _filled(["metrics", "ci", "f.txt", "--params", str(prof)])["L"] == [3, 4]
-    assert _filled(["metrics", "rubric", "f.txt", "--params", str(prof)])["model"] == "qwen2.5-coder-1.5b"
+    assert _filled(["metrics", "rubric", "f.txt", "--params", str(prof)])["judge_model"] == "qwen2.5-coder-1.5b"
     assert _filled(["metrics", "templates", "f.txt", "--params", str(prof), "--top", "9"])["top"] == 9
 
 

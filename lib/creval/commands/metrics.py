@@ -27,6 +27,7 @@ import sys
 from tqdm import tqdm
 
 from creval.book.params import effective_params, load_params
+from creval.commands import renamed
 from creval.core.errors import CrevalError
 from creval.core.table import TextTable, read_table, write_rows
 from creval.judges.novelty import NoveltyJudge, rank_by_novelty
@@ -95,7 +96,7 @@ def cmd_novelty(args) -> int:
     table = read(args)
     texts = table.texts
     qs = [args.question or q or "" for q in questions(table)]
-    judge = NoveltyJudge(load_model(args.model), domain=args.domain)
+    judge = NoveltyJudge(load_model(args.judge_model), domain=args.domain)
     r = rank_by_novelty(list(zip(qs, texts)), judge, seed=args.seed)
     n = len(texts)
     rank = {i: k for k, i in enumerate(r.order, start=1)}
@@ -193,7 +194,7 @@ def cmd_rubric(args) -> int:
         raise CrevalError(f"{args.file}: the ps rubric needs each solution's problem",
                           "add a question field/column, or give --question")
     items = [{"id": k, "text": t, "problem": args.question or q or ""} for k, t, q in zip(table.ids, table.texts, qs)]
-    recs = rubric_judge(load_model(args.model), items, args.domain, analysis_tokens=args.tokens)
+    recs = rubric_judge(load_model(args.judge_model), items, args.domain, analysis_tokens=args.tokens)
     names = [a for a, _, _ in ASPECTS[args.domain]]
     finish(args, table, [{**{n: r.scores[n] for n in names}, "state": r.state, "via": r.via} for r in recs])
     print(f"{'id':>6}  " + "  ".join(f"{n[:14]:>14}" for n in names) + "  state")
@@ -215,7 +216,7 @@ def fill_defaults(args):
     cfg = defaults(getattr(args, "params", None))
     fill = {"L": [cfg.rethink_ci_l_min, cfg.rethink_ci_l_max], "agg": cfg.rethink_ci_agg,
             "n": cfg.rethink_template_n, "top": cfg.rethink_template_top, "tokens": cfg.rethink_judge_tokens,
-            "seed": cfg.seed, "model": cfg.model if args.metric == "ppl" else cfg.judge_model}
+            "seed": cfg.seed, "model": cfg.model, "judge_model": cfg.judge_model}
     for k, v in fill.items():
         if getattr(args, k, "absent") is None:
             setattr(args, k, v)
@@ -264,7 +265,8 @@ def register(subparsers) -> None:
     d.set_defaults(func=cmd_diversity)
     n = sub.add_parser("novelty", help="rank the texts in FILE by novelty with a pairwise LLM judge")
     n.add_argument("file", help=FILE_HELP + "; an optional question column")
-    n.add_argument("--model", default=None, help=f"judge model (default: judge_model, {d0.judge_model})")
+    n.add_argument("--judge-model", default=None, help=f"judge model (default: judge_model, {d0.judge_model})")
+    renamed(n, "--model", "--judge-model")
     n.add_argument("--domain", default="default", help="novelty definition: macgyver, aut, hypogen, bookmia, default")
     n.add_argument("--question", default=None, help="the task every text answers (overrides the file's)")
     n.add_argument("--seed", type=int, default=None,
@@ -311,7 +313,8 @@ def register(subparsers) -> None:
     r = sub.add_parser("rubric", help="rubric LLM judge scores (creative writing, problem solving, research ideas)")
     r.add_argument("file", help=FILE_HELP + "; a question column = the problem")
     r.add_argument("--domain", choices=["cw", "ps", "ri"], default="ps", help="rubric: cw, ps or ri")
-    r.add_argument("--model", default=None, help=f"judge model (default: judge_model, {d0.judge_model})")
+    r.add_argument("--judge-model", default=None, help=f"judge model (default: judge_model, {d0.judge_model})")
+    renamed(r, "--model", "--judge-model")
     r.add_argument("--question", default=None, help="the problem every solution answers (ps)")
     r.add_argument("--tokens", type=int, default=None,
                    help=f"token budget of the analysis turn (default: rethink_judge_tokens, {d0.rethink_judge_tokens})")
