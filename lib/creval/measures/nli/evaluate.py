@@ -55,6 +55,10 @@ def _paraphrase(nli: NLI, rows: list[tuple[str, str, int]]) -> dict:
             "baseline_macro_f1": macro_f1(gold, base, [0, 1]), "pairs_evaluated": 2 * len(rows)}
 
 
+_SAID: set[str] = set()
+"""The datasets whose fall-back to the sample was said already in this process."""
+
+
 def evaluate_nli(nli: NLI | str, dataset: str = "sick", limit: int | None = 200, seed: int = 0) -> dict:
     """Agreement of ``nli`` with held-out labels (``limit`` pairs drawn with ``seed``; None = all).
 
@@ -72,7 +76,9 @@ def evaluate_nli(nli: NLI | str, dataset: str = "sick", limit: int | None = 200,
         try:
             where = str(mod.source())
         except CrevalError as e:
-            log.warning("%s cannot be had (%s); measuring on the bundled sample instead", dataset, e.problem)
+            if dataset not in _SAID:                   # once a process: every backend measured falls back alike
+                _SAID.add(dataset)
+                log.warning("%s cannot be had (%s); measuring on the bundled sample instead", dataset, e.problem)
             measured = "sample"
     if measured == "sick":
         rows = _draw(sick.read_sick("test"), limit, seed)
