@@ -14,7 +14,6 @@ rolling windows.
 """
 from __future__ import annotations
 
-import importlib.util
 import threading
 from pathlib import Path
 from typing import Sequence
@@ -41,7 +40,7 @@ from creval.models.base import (
 from creval.models.device import torch_device
 from creval.models.gather import UNLOCKED, Gatherer
 from creval.models.hf_decode import Counter, decode, score_rows
-from creval.models.weights import check_local, locate_weights
+from creval.models.weights import check_local, locate_weights, package_missing
 
 MAX_ROWS = 256
 """Rows (sequences) one gathered batch decodes or scores at most."""
@@ -65,8 +64,9 @@ def check_hf(spec: ModelSpec) -> tuple[bool, str]:
     id (downloaded on first use; whether it is cached already is said, nothing is fetched)."""
     if spec.source:
         return check_local(spec)
-    if importlib.util.find_spec("transformers") is None:
-        return False, spec.install or "pip install transformers"
+    missing = package_missing(spec)
+    if missing:
+        return False, missing
     return True, f"Hugging Face Hub id {spec.model} ({hub_cache_state(spec.model)})"
 
 

@@ -55,11 +55,19 @@ def locate_weights(spec: ModelSpec) -> Path:
     raise CrevalError(f"model {spec.name}: spec has no 'source' for its weights", "add source: {path: ...}")
 
 
-def check_local(spec: ModelSpec) -> tuple[bool, str]:
-    """A local spec is usable when its backend's package is installed and its weights are here (``source``)."""
+def package_missing(spec: ModelSpec) -> str | None:
+    """How to install the package ``spec``'s backend needs, when it is not installed here (else None)."""
     needed = backend_info(spec.backend).needs
     if needed and importlib.util.find_spec(needed) is None:
-        return False, spec.install or f"pip install {needed}"
+        return spec.install or f"pip install {needed}"
+    return None
+
+
+def check_local(spec: ModelSpec) -> tuple[bool, str]:
+    """A local spec is usable when its backend's package is installed and its weights are here (``source``)."""
+    missing = package_missing(spec)
+    if missing:
+        return False, missing
     src = spec.source or {}
     if "parts" in src and not (paths.artifacts_dir() / src["file"]).exists():
         missing = [p for p in src["parts"] if package_dir(p) is None]

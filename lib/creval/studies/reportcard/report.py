@@ -45,10 +45,11 @@ def _verdict_text(r: dict) -> str:
     """The verdict as the card shows it: the word, "borderline" where a Monte-Carlo margin could flip it, and
     Holm's adjusted word beside it where the correction changes it or could under another seed (marked)."""
     word = f"{r['verdict']}, borderline" if r.get("borderline") else str(r["verdict"])
-    adj, near = r.get("adjusted"), r.get("adjusted borderline") is True or bool(r.get("borderline"))
-    if not (adj and isinstance(adj, str)) or (adj == r["verdict"] and (r.get("borderline") or not near)):
+    adj, raw_near = r.get("adjusted"), bool(r.get("borderline"))
+    holm_near = r.get("adjusted borderline") is True            # only Holm's word could flip: shown even if equal
+    if not (adj and isinstance(adj, str)) or (adj == r["verdict"] and (raw_near or not holm_near)):
         return word
-    return f"{word} (after Holm: {adj}{', borderline' if near else ''})"
+    return f"{word} (after Holm: {adj}{', borderline' if raw_near or holm_near else ''})"
 
 
 def against_baseline(r: dict) -> str:
