@@ -114,6 +114,7 @@ def main() -> None:
     from creval.measures import pertext as P
     from creval.models.registry import load_model
     from creval.studies import grade as G
+    from creval.studies.units import width
     rows = passages(a.n, a.words)
     rng = np.random.default_rng(0)
     path = os.path.join(TMP, "passages.csv")
@@ -132,7 +133,7 @@ def main() -> None:
         lines.append((group, wall, cpu, load()))
         print(f"  {group}: {wall:.1f} s wall, {cpu:.1f} s CPU (load {load()})", flush=True)
     k = len(table) if a.ppl is None else min(a.ppl, len(table))
-    recs, wall, cpu = timed(lambda: P.perplexity_each(load_model(a.model), table.texts[:k]))
+    recs, wall, cpu = timed(lambda: P.perplexity_each(load_model(a.model), table.texts[:k], width=width(a.model)))
     if k == len(table):
         cols.update(ppl=np.array([r.ppl for r in recs]), bits_per_byte=np.array([r.bits_per_byte for r in recs]))
     n_tok = sum(r.n_tokens for r in recs)

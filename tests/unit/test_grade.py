@@ -198,3 +198,22 @@ def test_the_card_table_marks_a_word_a_seed_could_flip_as_borderline():
     result = {"card": rows, "table": [1, 2], "stat": "spearman"}
     assert list(card_table(result)["word"]) == [f"{R.TRACKS}, borderline", R.TRACKS]
     assert f"{R.TRACKS}, borderline</td>" in card_html(result, "x") and rows[0]["word"] == R.TRACKS
+
+
+def test_perplexity_defaults_to_the_first_usable_scoring_model_and_the_card_names_it(tmp_path, monkeypatch):
+    from creval.studies import grade as G
+    assert G.scoring_model("my-server") == "my-server"                     # asked: taken as it is
+    usable = {"smollm2-135m-hf": (False, "transformers is not installed"), "smollm2-135m": (True, "ok")}
+    monkeypatch.setattr(G, "check", lambda spec: usable[spec.name])
+    assert G.scoring_model() == "smollm2-135m"                             # no torch: the llama.cpp build
+    usable["smollm2-135m-hf"] = (True, "ok")
+    assert G.scoring_model() == "smollm2-135m-hf"
+    from test_metrics import CountingBackend
+
+    from creval.core.cache import CallCache
+    from creval.models.cached import Model
+    from creval.studies.grade_card import card_html
+    monkeypatch.setattr(G, "load_model", lambda name: Model(CountingBackend(), CallCache(tmp_path / "c.sqlite")))
+    res = G.grade_file(SAMPLE, G.GradeOptions(labels="rating", id="id", measures=["ppl"], n_boot=100))
+    assert res["options"].model == "smollm2-135m-hf"
+    assert "Perplexity under smollm2-135m-hf." in card_html(res, "stories.csv")

@@ -243,3 +243,41 @@ def test_an_interrupted_ppl_run_resumes_without_rescoring_a_text(tmp_path, monke
     assert [r["id"] for r in rows] == [f"s{i}" for i in range(6)]
     assert rows[2]["n_tokens"] == len(texts[2].split()) and rows[2]["ppl"] == pytest.approx(math.e)
     assert "perplexity under counting" in capsys.readouterr().err      # the progress bar, with its rate
+
+
+class GatheringCounter(CountingBackend):
+    """The counting backend, slow enough that calls overlap; it records the most calls it saw at once. Like
+    transformers' backend it takes no per-call lock (it gathers calls in flight itself)."""
+    from creval.models.gather import UNLOCKED as CALL_LOCK
+
+    def __init__(self):
+        super().__init__()
+        import threading
+        self.now, self.most, self.guard = 0, 0, threading.Lock()
+
+    def loglikelihood(self, reqs):
+        import time
+        with self.guard:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(0.02)
+        try:
+            return super().loglikelihood(reqs)
+        finally:
+            with self.guard:
+                self.now -= 1
+
+
+def test_perplexity_each_keeps_width_calls_in_flight_in_order_each_text_cached(tmp_path):
+    from creval.core.cache import CallCache
+    from creval.measures.pertext import perplexity_each
+    from creval.models.cached import Model
+    texts = [" ".join(["w"] * (i + 1)) for i in range(12)]
+    backend, steps = GatheringCounter(), []
+    recs = perplexity_each(Model(backend, CallCache(tmp_path / "c.sqlite")), texts, width=4,
+                           step=lambda: steps.append(1))
+    assert [r.n_tokens for r in recs] == list(range(1, 13))        # the texts' order, whatever finished first
+    assert backend.most > 1 and backend.most <= 4 and len(steps) == 12
+    again = CountingBackend()
+    perplexity_each(Model(again, CallCache(tmp_path / "c.sqlite")), texts, width=4)
+    assert again.computed == []                                    # every text was cached on its own

@@ -1,8 +1,9 @@
 """``creval grade TEXTS.csv|jsonl --labels COL``: grade every cheap measure against your own human ratings.
 
 Computes each text's creativity index (leave-own-item-out, and leave-group-out with ``--group``), perplexity
-and bits per byte under the default local model, templates per token, similarity to the other texts,
-lexical measures and (with a prompt column) semantic distance to the prompt; optionally a rubric judge
+and bits per byte (under SmolLM2-135M: :func:`creval.studies.grade.scoring_model`), templates per token,
+similarity to the other texts, lexical measures and (with a prompt column) semantic distance to the prompt;
+optionally a rubric judge
 (``--judge MODEL``). Each measure then goes through the report card's rule against the labels and gets its
 word. Writes ``card.html``, ``card.jsonl`` and ``measures.csv`` under ``--out``
 (:mod:`creval.studies.grade`, :mod:`creval.studies.grade_card`)."""
@@ -13,7 +14,7 @@ import sys
 
 from tqdm import tqdm
 
-from creval.studies.grade import CHEAP, GROUPS, GradeOptions, grade_file, read_texts
+from creval.studies.grade import CHEAP, GROUPS, SCORING_MODELS, GradeOptions, grade_file, read_texts
 from creval.studies.grade_card import write_card
 from creval.studies.rethinking.config import RethinkingConfig
 
@@ -41,7 +42,7 @@ def line(r: dict, stat: str, width: int) -> str:
 def cmd_grade(args) -> int:
     d0 = RethinkingConfig()
     opt = GradeOptions(labels=args.labels, text=args.text, id=args.id, group=args.group, author=args.author,
-                       prompt=args.prompt, measures=args.measures, model=args.model or d0.model, judge=args.judge,
+                       prompt=args.prompt, measures=args.measures, model=args.model, judge=args.judge,
                        L=(d0.rethink_ci_l_min, d0.rethink_ci_l_max), agg=d0.rethink_ci_agg,
                        template_n=d0.rethink_template_n, template_top=d0.rethink_template_top, stat=args.stat,
                        n_boot=args.n_boot, seed=args.seed)
@@ -54,7 +55,8 @@ def cmd_grade(args) -> int:
     paths = write_card(result, args.out, str(args.file))
     width = max(len(r["measure"]) for r in result["card"]) if result["card"] else 10
     stat = "AUROC" if result["stat"] == "auc" else "rho"
-    print(f"{len(result['table'])} texts graded against {args.labels!r} ({stat}, 95% intervals)")
+    under = f"; perplexity under {result['options'].model}" if "ppl" in result["measures"] else ""
+    print(f"{len(result['table'])} texts graded against {args.labels!r} ({stat}, 95% intervals{under})")
     for r in result["card"]:
         print(line(r, stat, width))
     print(f"card: {paths['html']}  rows: {paths['jsonl']}  per text: {paths['table']}")
@@ -82,7 +84,9 @@ def register(subparsers) -> None:
                    help="column of the prompt text, for semantic distance to it (default: a column named prompt)")
     p.add_argument("--measures", nargs="+", default=list(CHEAP), choices=GROUPS, metavar="NAME",
                    help=f"measure families, from: {', '.join(GROUPS)} (default: all but judge)")
-    p.add_argument("--model", default=None, help=f"perplexity model (default: model, {RethinkingConfig().model})")
+    p.add_argument("--model", default=None,
+                   help=f"perplexity model (default: {SCORING_MODELS[0]}, SmolLM2-135M's weights through "
+                        f"transformers, else the same weights through llama.cpp, {SCORING_MODELS[1]})")
     p.add_argument("--judge", default=None, metavar="MODEL", help="also grade a rubric LLM judge run by MODEL")
     p.add_argument("--stat", choices=["auto", "auc", "spearman"], default="auto",
                    help="auto: AUROC for two-valued labels, Spearman rho otherwise")

@@ -38,6 +38,7 @@ from creval.measures import templates as T
 from creval.measures.diversity import diversity, item_originality
 from creval.measures.ngram_index import NgramIndex, folder_documents
 from creval.models.registry import load_model
+from creval.studies import units
 from creval.studies.rethinking.config import RethinkingConfig
 
 
@@ -160,7 +161,7 @@ def cmd_ppl(args) -> int:
     ctx = [args.context or q for q in questions(table)] if (args.conditional or args.context) else None
     model = load_model(args.model)
     with bar(args, len(texts), f"perplexity under {model.name}") as b:
-        recs = P.perplexity_each(model, texts, ctx, step=lambda: b.update(1))
+        recs = P.perplexity_each(model, texts, ctx, step=lambda: b.update(1), width=units.width(args.model))
     finish(args, table, [{"ppl": r.ppl, "bits_per_byte": r.bits_per_byte, "n_tokens": r.n_tokens,
                           "n_bytes": r.n_bytes, "model": r.model} for r in recs])
     print(f"{'id':>6}  {'PPL':>8}  {'bits/byte':>9}  {'tokens':>6}  text" + ("   (given its question)" if ctx else ""))

@@ -118,13 +118,29 @@ def oriented(name: str, values) -> np.ndarray:
 
 
 def perplexity_each(model, texts: Sequence[str], contexts: Sequence[str | None] | None = None,
-                    step=lambda: None) -> list[PPLRecord]:
-    """:func:`~creval.measures.perplexity.perplexity_many` one text at a time, calling ``step()`` after each:
-    the model's cache stores each text's log-likelihood as soon as it is computed, so an interrupted run
-    resumes where it stopped (a text already scored is read back, not computed again)."""
+                    step=lambda: None, width: int = 1) -> list[PPLRecord]:
+    """:func:`~creval.measures.perplexity.perplexity_many` one text per call, ``width`` calls in flight, calling
+    ``step()`` as each finishes: the model's cache stores each text's log-likelihood as soon as it is computed, so
+    an interrupted run resumes where it stopped (a text already scored is read back, not computed again). A
+    model that gathers the calls in flight into one batch (transformers) or a server answers ``width`` at once; a
+    model that computes one call at a time gains nothing from ``width`` > 1 and loses nothing."""
     ctx = list(contexts) if contexts is not None else [None] * len(texts)
-    out = []
-    for t, c in zip(texts, ctx):
-        out.append(perplexity_many(model, [t], [c])[0])
-        step()
-    return out
+    if width <= 1 or len(texts) <= 1:
+        out = []
+        for t, c in zip(texts, ctx):
+            out.append(perplexity_many(model, [t], [c])[0])
+            step()
+        return out
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+    got: dict[int, PPLRecord] = {}
+    pool = ThreadPoolExecutor(max_workers=width)
+    try:
+        running = {pool.submit(perplexity_many, model, [t], [c]): i for i, (t, c) in enumerate(zip(texts, ctx))}
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for f in done:
+                got[running.pop(f)] = f.result()[0]
+                step()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)    # the calls in flight finish (and are cached); no new one
+    return [got[i] for i in range(len(texts))]

@@ -60,6 +60,8 @@ def _row(r: dict) -> str:
 def card_html(result: dict, source: str) -> str:
     """The card as one HTML page: what was graded, the warnings, and one row per measure."""
     card, n = result["card"], len(result["table"])
+    opt = result.get("options")
+    model = getattr(opt, "model", None) if "ppl" in result.get("measures", {}) else None
     stat = "AUROC" if result["stat"] == "auc" else "Spearman rho"
     warns = "".join(f"<li class=warn>{html.escape(w)}</li>" for w in result.get("warnings", []))
     head = ("<tr><th>measure</th><th>" + stat + " vs people [95% CI]</th><th>strongest trivial baseline</th>"
@@ -71,7 +73,8 @@ def card_html(result: dict, source: str) -> str:
             "baseline (length, format features, author) on the same texts and within each author. A measure "
             "<b>tracks people</b> when it beats the baseline and agrees with people within authors, "
             "<b>tracks authorship only</b> when its agreement comes from who wrote the text; <b>borderline</b> "
-            "when another bootstrap seed could change the word.</p>"
+            "when another bootstrap seed could change the word."
+            + (f" Perplexity under {html.escape(str(model))}." if model else "") + "</p>"
             + (f"<ul>{warns}</ul>" if warns else "")
             + f"<table>{head}{''.join(_row(r) for r in card)}</table></body></html>")
 
