@@ -217,3 +217,12 @@ def test_perplexity_defaults_to_the_first_usable_scoring_model_and_the_card_name
     res = G.grade_file(SAMPLE, G.GradeOptions(labels="rating", id="id", measures=["ppl"], n_boot=100))
     assert res["options"].model == "smollm2-135m-hf"
     assert "Perplexity under smollm2-135m-hf." in card_html(res, "stories.csv")
+
+
+def test_the_rules_split_over_processes_give_the_same_card_as_one_process():
+    from creval.studies import grade as G
+    cols, y, author, group = known_answer(seed=3, groups=8, per_author=3)
+    one = G.grade(cols, y, author=author, cluster=group, n_boot=150, workers=1)
+    two = G.grade(cols, y, author=author, cluster=group, n_boot=150, workers=2)
+    assert json.dumps(one, default=str) == json.dumps(two, default=str)
+    assert [r["measure"] for r in two] == [k for k in cols if k not in G.P.BASELINES]

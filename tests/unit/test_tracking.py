@@ -119,3 +119,18 @@ def test_a_label_that_is_the_author_gives_authorship_and_no_bare_nan():
     r = T.tracks_people(x, y, stat="auc", baselines={"length": rng.normal(size=120)}, author=author, n_boot=200)
     assert r["baselines"][T.AUTHOR] == pytest.approx(1.0) and r["word"] == T.AUTHORSHIP
     assert math.isnan(r["within value"]) and "nan" not in r["reason"] and "within authors – [–, –]" in r["reason"]
+
+
+def test_ranks_equal_scipys_average_ranks_with_ties_and_nan():
+    from scipy.stats import rankdata
+
+    from creval.measures.tracking import _ranks
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        n, k = int(rng.integers(1, 30)), int(rng.integers(1, 4))
+        a = rng.integers(0, 4, size=(n, k)).astype(float) if trial % 2 else rng.normal(size=(n, k))
+        if trial % 5 == 0:
+            a[int(rng.integers(0, n)), 0] = np.nan           # that column's ranks are all NaN, as scipy's
+        for x in (a, a[:, 0]):
+            assert np.array_equal(_ranks(x), rankdata(x, axis=0), equal_nan=True)
+    assert _ranks(np.array([2.0, 1.0, 2.0, 5.0])).tolist() == [2.5, 1.0, 2.5, 4.0]
