@@ -108,13 +108,14 @@ def main() -> None:
     ap.add_argument("--words", type=int, default=200, help="words a passage")
     ap.add_argument("--naive", type=int, default=20, help="texts scored both ways (0: skip)")
     ap.add_argument("--ppl", type=int, default=None, help="score only the first PPL texts' perplexity")
-    ap.add_argument("--model", default="smollm2-135m")
+    ap.add_argument("--model", default=None, help="perplexity model (default: creval grade's, scoring_model())")
     a = ap.parse_args()
     from creval.core.table import read_table
     from creval.measures import pertext as P
     from creval.models.registry import load_model
     from creval.studies import grade as G
     from creval.studies.units import width
+    a.model = G.scoring_model(a.model)
     rows = passages(a.n, a.words)
     rng = np.random.default_rng(0)
     path = os.path.join(TMP, "passages.csv")
@@ -123,6 +124,7 @@ def main() -> None:
         w.writeheader()
         w.writerows({**r, "rating": int(rng.integers(1, 6))} for r in rows)
     table = read_table(path, id="id")
+    print(f"perplexity under {a.model}")
     print(f"{len(table)} passages of {a.words} words; load average at start {load()} on {os.cpu_count()} cores")
     lines, cols = [], {}
     for group in ("ci", "templates", "diversity", "prompt", "lexical"):
@@ -155,7 +157,7 @@ def main() -> None:
         print(f"all {len(table)} texts at that rate (by their bytes): about {ppl[1] * share:.0f} s wall, "
               f"{ppl[2] * share:.0f} s CPU; the rule ran without the perplexity columns")
     if a.naive:
-        s = scoring_paths(a.model, table.texts[:a.naive])
+        s = scoring_paths(G.SCORING_MODELS[-1], table.texts[:a.naive])      # the llama.cpp build, both paths
         print(f"same run, first {a.naive} texts ({s['tokens']} tokens): fixed path {s['fast_tps']:.0f} tokens/s "
               f"({s['threads']} thread(s)), naive {s['naive_tps']:.0f} tokens/s ({s['naive_threads']} threads), "
               f"{s['fast_tps'] / s['naive_tps']:.2f}x, log-probs identical: {s['identical']}; the model's own "
