@@ -116,14 +116,6 @@ class Config:
             cls.prefix = f"{cls.study}_"
 
     @classmethod
-    def misnamed_keys(cls) -> list[str]:
-        """This Config's keys that break the naming rule (see the module's docstring): none, for a study that
-        follows it."""
-        from creval.studies.registry import get_study     # the registry imports this module
-        shared = {k for name in cls.shares for k in get_study(name).config.keys()}
-        return [k for k in cls.keys() if k not in SHARED_KEYS and k not in shared and not k.startswith(cls.prefix)]
-
-    @classmethod
     def renames(cls) -> tuple[tuple[str, str], ...]:
         """(old, new) for every key a parameter map may still give under its old name."""
         return tuple(cls.renamed.items())

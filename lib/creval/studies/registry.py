@@ -20,7 +20,7 @@ from creval.studies.config import Config
 from creval.studies.contract import Records, Study
 
 __all__ = ["RETIRED", "STUDIES", "Study", "all_defaults", "check_params", "declared_keys", "discover", "get_study",
-           "in_order", "register", "renames", "upstream_configs", "upstream_keys", "upstream_records",
+           "in_order", "misnamed_keys", "register", "renames", "upstream_configs", "upstream_keys", "upstream_records",
            "upstream_renames", "with_new_names"]
 
 
@@ -153,6 +153,14 @@ def upstream_keys(study: str) -> set[str]:
     """Every flat parameter of the studies ``study`` reads, and of the studies they read (a study that reads
     by composition passes those on)."""
     return {k for name in get_study(study).reads for k in {*get_study(name).config.flat_keys(), *upstream_keys(name)}}
+
+
+def misnamed_keys(study: str) -> list[str]:
+    """The keys of ``study`` that break the naming rule (:mod:`creval.studies.config`): each own key starts with
+    its Config's ``prefix`` or is a key of a study it ``shares`` keys with, or is one every study has."""
+    cfg = get_study(study).config
+    shared = {k for name in cfg.shares for k in get_study(name).config.keys()}
+    return [k for k in cfg.keys() if k not in config.SHARED_KEYS and k not in shared and not k.startswith(cfg.prefix)]
 
 
 def upstream_renames(study: str) -> tuple[tuple[str, str], ...]:
