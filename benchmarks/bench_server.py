@@ -24,11 +24,14 @@ from pathlib import Path
 # Each study's profile: the smoke profile (params/smoke.yaml) plus these, for >= 32 independent units.
 PROFILES: dict[str, dict] = {
     "apparatus": {"apparatus_samples": 32},
-    "divergent": {"divergent_domains": ["macgyver"], "divergent_limit": 32, "divergent_n_samples": 4, "divergent_max_steps": 2, "divergent_temperatures": [1.0],
+    "divergent": {"divergent_domains": ["macgyver"], "divergent_limit": 32, "divergent_n_samples": 4,
+                  "divergent_max_steps": 2, "divergent_temperatures": [1.0],
                   "divergent_sweep_limit": 1, "divergent_nli": "minilm-cosine"},
-    "convergent": {"divergent_limit": 8, "convergent_human_pairs": 12, "convergent_judges": ["zero-shot", "chateval", "retrieval"],
+    "convergent": {"divergent_limit": 8, "convergent_human_pairs": 12, "convergent_judges": ["zero-shot", "chateval",
+                                                                                             "retrieval"],
                    "convergent_confidence_thresholds": [0.3], "divergent_nli": "minilm-cosine"},
-    "validation": {"divergent_limit": 12, "divergent_nli": "minilm-cosine", "aut_items": 32, "aut_objects": 8, "validation_h2_limit": 12,
+    "validation": {"divergent_limit": 12, "divergent_nli": "minilm-cosine", "aut_items": 32, "aut_objects": 8,
+                   "validation_h2_limit": 12,
                    "validation_n_large": 6, "validation_human_ref_problems": 12},
     "neocoder": {"neocoder_problems": 6, "neocoder_live_problems": 32, "neocoder_rounds": 2},
     "rethinking": {"rethink_judge_items": 8, "rethink_rerun_items": 8, "rethink_ppl_items": 16,

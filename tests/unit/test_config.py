@@ -79,15 +79,17 @@ def test_wrong_type_is_an_error_naming_the_key(tmp_path):
         load_params(f)
     with pytest.raises(CrevalError, match="'divergent_domains'"):
         check_params({"divergent_domains": "macgyver"})
-    assert DivergentConfig.from_params({"divergent_temperature": 1}).divergent_temperature == 1.0   # an int is a valid float
+    assert DivergentConfig.from_params({"divergent_temperature": 1}).divergent_temperature == 1.0   # an int: a float
 
 
 def test_from_params_takes_declared_keys_and_keeps_defaults():
     cfg = DivergentConfig.from_params({"divergent_limit": 5, "models": ["a", "b"], "convergent_judge_k": 9})
-    assert cfg.divergent_limit == 5 and cfg.models == ("a", "b") and cfg.divergent_n_samples == DivergentConfig().divergent_n_samples
+    assert cfg.divergent_limit == 5 and cfg.models == ("a", "b") \
+        and cfg.divergent_n_samples == DivergentConfig().divergent_n_samples
     conv = ConvergentConfig.from_params({"convergent_judge_k": 9, "convergent_judge_max_rounds": 3})
     assert conv.judge_params()["k"] == 9 and conv.judge_params()["max_rounds"] == 3
-    assert effective_params({"divergent_limit": 5})["divergent_limit"] == 5 and effective_params({})["divergent_n_samples"] == 10
+    assert effective_params({"divergent_limit": 5})["divergent_limit"] == 5
+    assert effective_params({})["divergent_n_samples"] == 10
 
 
 def test_run_root_resolves_against_the_data_home(tmp_path, monkeypatch):
@@ -132,8 +134,10 @@ def test_cli_defaults_are_the_studies_defaults():
     sub = next(a for a in build_parser()._actions if a.dest == "command").choices
     judge = {a.dest: a.default for a in sub["judge"]._actions}
     c = ConvergentConfig()
-    expected = {"word_limit": c.convergent_judge_word_limit, "k": c.convergent_judge_k, "j": c.convergent_judge_j, "l": c.convergent_judge_l,
-                "threshold": c.convergent_judge_threshold, "max_rounds": c.convergent_judge_max_rounds, "retries": c.convergent_judge_retries,
+    expected = {"word_limit": c.convergent_judge_word_limit, "k": c.convergent_judge_k, "j": c.convergent_judge_j,
+                "l": c.convergent_judge_l,
+                "threshold": c.convergent_judge_threshold, "max_rounds": c.convergent_judge_max_rounds,
+                "retries": c.convergent_judge_retries,
                 "verdict_via": c.convergent_judge_verdict_via, "seed": c.seed}
     assert {k: judge[k] for k in expected} == expected and judge["judge"] == c.convergent_bench_judge
 

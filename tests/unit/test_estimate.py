@@ -30,8 +30,9 @@ def test_paper_profile_builds_every_study_and_counts_its_units():
     ests = {name: estimate(s.make_config(params, where="params/paper.yaml")) for name, s in STUDIES.items()}
     cfg = get_study("divergent").make_config(params)
     per_model = sum(len(problems(d, 300, 42)) for d in cfg.divergent_domains)
-    sweep_k = len(problems(cfg.divergent_sweep_domain, cfg.divergent_sweep_limit, cfg.data_seed))    # fewer where only a sample is here
-    swept = sweep_k * len([t for t in cfg.divergent_temperatures if t != cfg.divergent_temperature])  # T = 1.0 is the main run
+    sweep_k = len(problems(cfg.divergent_sweep_domain, cfg.divergent_sweep_limit,
+                           cfg.data_seed))    # fewer where only a sample is here
+    swept = sweep_k * len([t for t in cfg.divergent_temperatures if t != cfg.divergent_temperature])  # 1.0: main run
     assert ests["divergent"].phases[0].units == per_model + swept
     two = estimate(get_study("divergent").make_config(paper("models=[gpt-4o]")))
     assert two.phases[0].units == 2 * per_model + swept                     # models x domains x problems (+ sweep)

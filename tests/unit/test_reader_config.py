@@ -19,7 +19,8 @@ def test_flat_keys_are_sorted_into_own_fields_and_upstream():
 
 def test_defaults_are_left_out_and_nested_values_win():
     d = all_defaults()
-    assert ReportCardConfig.from_params({"divergent_limit": d["divergent_limit"], "divergent_domains": list(d["divergent_domains"])}).upstream_params == {}
+    assert ReportCardConfig.from_params({"divergent_limit": d["divergent_limit"],
+                                         "divergent_domains": list(d["divergent_domains"])}).upstream_params == {}
     cfg = ReportCardConfig.from_params({"divergent_limit": 9, "upstream_params": {"divergent_limit": 4}})
     assert cfg.upstream_params == {"divergent_limit": 4}
     assert cfg.run_id != ReportCardConfig().run_id
@@ -79,4 +80,5 @@ def test_derived_studies_read_divergent_by_composition_with_flat_run_ids():
         handed = cls.chapter_params({**d, "divergent_limit": 5})
         assert handed["divergent_limit"] == 5 and handed["upstream_params"] == {"divergent_limit": 5}
     # the report card reads convergent and validation, so the divergent keys reach it through them
-    assert ReportCardConfig.from_params({"divergent_limit": 5}).upstream()["convergent"].divergent().divergent_limit == 5
+    card = ReportCardConfig.from_params({"divergent_limit": 5})
+    assert card.upstream()["convergent"].divergent().divergent_limit == 5

@@ -73,7 +73,8 @@ def test_a_reader_fetches_first_what_the_studies_it_reads_fetch(monkeypatch):
     from creval.studies.convergent.config import ConvergentConfig
     got = []
     monkeypatch.setattr(contract, "fetch_dataset", lambda ds: got.append(ds.name))
-    CONVERGENT.fetch(ConvergentConfig.from_params({"divergent_domains": ["hypogen"], "divergent_sweep_domain": "hypogen"}))
+    CONVERGENT.fetch(ConvergentConfig.from_params({"divergent_domains": ["hypogen"],
+                                                   "divergent_sweep_domain": "hypogen"}))
     assert got == ["hypogen", "sick", "msrp", "macgyver"]          # divergent's (as configured), then its own
     got.clear()
     COMPARE.fetch(CompareConfig.from_params({"compare_roots": ["elsewhere"]}))

@@ -32,7 +32,8 @@ def test_human_reference_rows_sample_as_many_as_the_crowd(monkeypatch):
     from creval.measures import diversity as D
     monkeypatch.setattr(D, "avg_cosine_similarity", lambda texts, *a, **k: 0.0)   # no embedder in a unit test
     cfg = ValidationConfig.from_params(dict(n_samples=2, human_ref_max_tokens=7, temperature=0.5, top_p=0.8, seed=3))
-    assert cfg.upstream_params == {"divergent_n_samples": 2, "divergent_temperature": 0.5, "divergent_top_p": 0.8}    # divergent's, by composition
+    assert cfg.upstream_params == {"divergent_n_samples": 2, "divergent_temperature": 0.5,
+                                   "divergent_top_p": 0.8}    # divergent's, by composition
     m = FakeModel(["tie the rope", "tie the rope", "cut the rope"])
     rows = run.human_reference_rows(cfg, {"problem_id": "p1", "problem": "Cross the river.",
                                           "solutions": ["swim across", "build a raft", "use the bridge"]}, {"m": m})
@@ -61,7 +62,8 @@ def test_divergent_by_composition_keeps_the_flat_identity():
     """The divergent parameters are no fields of ValidationConfig; its run id still hashes them by name."""
     from creval.studies.divergent.config import DivergentConfig
     cfg = ValidationConfig.from_params({"divergent_limit": 7, "divergent_domains": ["hypogen"], "aut_items": 3})
-    assert "limit" not in ValidationConfig.keys() and cfg.divergent() == DivergentConfig(divergent_limit=7, divergent_domains=("hypogen",))
+    assert "limit" not in ValidationConfig.keys() and cfg.divergent() == DivergentConfig(divergent_limit=7,
+                                                                                         divergent_domains=("hypogen",))
     ident = cfg.identity()
     assert ident["limit"] == 7 and ident["domains"] == ["hypogen"] and ident["aut_items"] == 3
     assert "upstream_params" not in ident and "sweep_limit" not in ident and cfg.divergent().divergent_limit == 7
@@ -70,7 +72,8 @@ def test_divergent_by_composition_keeps_the_flat_identity():
 def test_a_divergent_parameter_is_no_attribute_of_the_reading_configs():
     """Issue 44: the legacy pass-through is gone; a divergent name on a validation or convergent Config raises."""
     from creval.studies.convergent.config import ConvergentConfig
-    for cfg in (ValidationConfig.from_params({"divergent_limit": 7}), ConvergentConfig.from_params({"divergent_limit": 7})):
+    for cfg in (ValidationConfig.from_params({"divergent_limit": 7}),
+                ConvergentConfig.from_params({"divergent_limit": 7})):
         assert cfg.divergent().divergent_limit == 7 and not hasattr(cfg, "limit") and not hasattr(cfg, "nowhere")
         with pytest.raises(AttributeError):
             cfg.divergent_n_samples

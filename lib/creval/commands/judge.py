@@ -83,7 +83,8 @@ def register(sub) -> None:
                    help="words per discussion turn (retrieval and chateval)")
     p.add_argument("--retries", type=int, default=C.convergent_judge_retries,
                    help="format re-asks before a verdict counts as unparsed")
-    p.add_argument("--verdict-via", default=C.convergent_judge_verdict_via, choices=["text", "logprobs", "text+logprobs"])
+    p.add_argument("--verdict-via", default=C.convergent_judge_verdict_via, choices=["text", "logprobs",
+                                                                                     "text+logprobs"])
     p.add_argument("--embedder", default=None,
                    help="sentence-transformers model for fragments (default bundled MiniLM)")
     p.add_argument("--seed", type=int, default=C.seed)

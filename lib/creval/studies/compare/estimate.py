@@ -44,7 +44,8 @@ def estimate(cfg) -> Estimate:
     units, notes, widest = 0, [], 1
     for name, k, n, task, x, y in released_sizes(cfg) if cfg.compare_pairwise_items else []:
         pairs = k * (k - 1) // 2
-        prompt = msg_toks(messages(task, clip_words(x, cfg.compare_pairwise_words), clip_words(y, cfg.compare_pairwise_words),
+        prompt = msg_toks(messages(task, clip_words(x, cfg.compare_pairwise_words), clip_words(y,
+                                                                                               cfg.compare_pairwise_words),
                                    STANDARDS.get(name, STANDARDS["default"])))
         parts.append(choices("judge", cfg.judge_model, f"pairwise judge ({name}: {k} models, {pairs} pairs x 2 "
                                                         f"orders x {n} items)", 2 * pairs * n, prompt))
@@ -64,6 +65,7 @@ def estimate(cfg) -> Estimate:
                      "samples fall into few classes), one after another")
     notes.append("the released outputs' measures (creativity index, distinct-2, self-BLEU, embeddings) and the "
                  "homogeneity tables run on local models or pure code: no model call")
-    depth = Range(1, max(1, div.divergent_n_samples * (div.divergent_n_samples - 1) // 2)) if cfg.compare_equivalence_steps else Range(1, 1)
+    pairs = div.divergent_n_samples * (div.divergent_n_samples - 1) // 2
+    depth = Range(1, max(1, pairs)) if cfg.compare_equivalence_steps else Range(1, 1)
     return Estimate("compare", [Phase("pairwise and equivalence judges", units, depth, tuple(parts),
                                       breadth=widest)] if parts else [], notes)

@@ -54,7 +54,8 @@ def judge_chain(cfg, name: str, problem: str, solution: str, crits: list, fb: in
             notes = lambda k: "\n".join(f"- [PA] {frag}" for _ in range(k))  # noqa: E731
             kw = dict(role="analyst", criterion=cn, definition=cd, focus="the problem", info=info)
             ca = toks(render("retrieval_init_CA", criterion=cn, definition=cd, info=info, words=wl))
-            dsc = toks(render("retrieval_discuss", notes=notes(cfg.convergent_judge_k), questions="- none", words=wl, **kw))
+            dsc = toks(render("retrieval_discuss", notes=notes(cfg.convergent_judge_k), questions="- none", words=wl,
+                              **kw))
             cnf = toks(render("retrieval_confidence", notes=notes(cfg.convergent_judge_j), **kw))
             ver = toks(render("retrieval_verdict", notes=notes(cfg.convergent_judge_l), **kw))
             rounds = Range(1, R)
@@ -97,7 +98,8 @@ def estimate(cfg) -> Estimate:
     for m in cfg.tested:
         for d in div.divergent_domains:
             k = len(problems(d, div.divergent_limit, cfg.data_seed))
-            phases.append(judge_phase(cfg, f"bench {m}/{d}", cfg.convergent_bench_judge, k, list(criteria(d)), problem, solution,
+            phases.append(judge_phase(cfg, f"bench {m}/{d}", cfg.convergent_bench_judge, k, list(criteria(d)),
+                                      problem, solution,
                                       f"{cfg.convergent_bench_judge} on chapter 02's solutions"))
     labelled = [c for c in criteria("macgyver") if crit_name(c).lower() in LABELLED]
     pairs = len(macgyver_pairs(cfg.convergent_human_pairs, cfg.data_seed))

@@ -100,7 +100,8 @@ def what_this_shows(recs: Records) -> str:
     models = recs.bench_verdicts["model"].nunique() if len(recs.bench_verdicts) else 0
     rows.append((TESTABLE, "The paper's convergent scores of its models (Tables 3-5) and their relation "
                  "to semantic entropy (Fig. 7).", f"This build judges {models} model(s) with `{cfg.judge_model}` on "
-                 f"`limit` = {cfg.divergent().divergent_limit} problem(s) per domain; both need strong models, a strong judge "
+                 f"`divergent_limit` = {cfg.divergent().divergent_limit} problem(s) per domain; "
+                 "both need strong models, a strong judge "
                  "and hundreds of solutions."))
     return claims_md(rows, recs)
 

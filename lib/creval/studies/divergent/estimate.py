@@ -25,13 +25,15 @@ def _step_prompts(domain: str, cfg, few: int = 3) -> list[float]:
     """Prompt tokens of step k = 0..max_steps-1 (k typical steps chosen so far), over a few real problems."""
     dom, ps = get_domain(domain), problems(domain, max(cfg.divergent_limit, few), cfg.data_seed)[:few]
     step = reply_words(cfg.divergent_max_step_tokens)
-    return [mean(msg_toks(step_messages(dom, p, [step] * k, cfg.divergent_max_steps)) for p in ps) for k in range(cfg.divergent_max_steps)]
+    return [mean(msg_toks(step_messages(dom, p, [step] * k,
+                                        cfg.divergent_max_steps)) for p in ps) for k in range(cfg.divergent_max_steps)]
 
 
 def _first_prompt(domain: str, cfg, few: int = 3) -> float:
     dom, ps = get_domain(domain), problems(domain, max(cfg.divergent_limit, few), cfg.data_seed)[:few]
     return mean(msg_toks([{"role": "system", "content": dom.system_prompt},
-                          {"role": "user", "content": dom.render(dom.first_prompt, p, max_steps=cfg.divergent_max_steps)}])
+                          {"role": "user", "content": dom.render(dom.first_prompt, p,
+                                                                 max_steps=cfg.divergent_max_steps)}])
                 for p in ps)
 
 
@@ -60,13 +62,15 @@ def estimate(cfg) -> Estimate:
             units += k
             parts += solve_parts(cfg, m, d, k, k, cfg.divergent_n_samples, f"{d}")
     sweep_k = len(problems(cfg.divergent_sweep_domain, cfg.divergent_sweep_limit, cfg.data_seed))
-    main_k = len(problems(cfg.divergent_sweep_domain, cfg.divergent_limit, cfg.data_seed)) if cfg.divergent_sweep_domain in cfg.divergent_domains else 0
+    main_k = len(problems(cfg.divergent_sweep_domain, cfg.divergent_limit,
+                          cfg.data_seed)) if cfg.divergent_sweep_domain in cfg.divergent_domains else 0
     firsts = max(0, sweep_k - main_k)       # the budget answer is at temperature 0: asked once a problem ...
     for t in cfg.divergent_temperatures:
         new = max(0, sweep_k - main_k) if float(t) == float(cfg.divergent_temperature) else sweep_k   # else solved once
         if new:                             # ... unless two units ask it at the same moment
             units += new
-            parts += solve_parts(cfg, cfg.model, cfg.divergent_sweep_domain, new, Range(firsts, new), cfg.divergent_n_samples,
+            parts += solve_parts(cfg, cfg.model, cfg.divergent_sweep_domain, new, Range(firsts, new),
+                                 cfg.divergent_n_samples,
                                  f"sweep T={t:g}")
             firsts = 0
     per_step = Range(2 * (cfg.divergent_n_samples - 1), cfg.divergent_n_samples * (cfg.divergent_n_samples - 1))
@@ -81,7 +85,8 @@ def estimate(cfg) -> Estimate:
     else:
         work = (local("entailment", "entailment of sample pairs", steps * per_step),)
         notes.append(f"entailment ({cfg.divergent_nli}) runs locally: no model call, its time counted")
-    phases.append(Phase("solve", units, Range(2, 1 + cfg.divergent_max_steps), tuple(parts), breadth=cfg.divergent_n_samples,
+    phases.append(Phase("solve", units, Range(2, 1 + cfg.divergent_max_steps), tuple(parts),
+                        breadth=cfg.divergent_n_samples,
                         local=work))
     phases.append(_nli_eval(cfg))
     return Estimate("divergent", phases, notes)

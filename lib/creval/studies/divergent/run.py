@@ -62,14 +62,15 @@ def problem_units(cfg: DivergentConfig, model: str, domain: str, *, n: int | Non
 def solver(cfg: DivergentConfig):
     """``work(unit) -> {"steps": rows, "problems": [row]}`` solving a :func:`problem_units` unit (paper
     section 5; :func:`creval.studies.divergent.generation.solve`); one entailment backend for all units."""
-    nli = resolved_name(cfg.divergent_nli)          # the backend that really runs (e.g. a fallback when SICK is missing)
+    nli = resolved_name(cfg.divergent_nli)    # the backend that really runs (e.g. a fallback when SICK is missing)
     backend = LazyNLI(nli)                # loaded (trained the first time, once) after a model answered
 
     def work(unit: units.Unit) -> dict[str, list]:
         job: Job = unit.item
         res = solve(registry.load_model(job.model), get_domain(job.domain), job.problem, nli=backend, nli_name=nli,
                     n=job.n, temperature=job.temperature, top_p=cfg.divergent_top_p, max_steps=cfg.divergent_max_steps,
-                    max_step_tokens=cfg.divergent_max_step_tokens, strict=cfg.divergent_strict_entailment, seed=cfg.seed)
+                    max_step_tokens=cfg.divergent_max_step_tokens, strict=cfg.divergent_strict_entailment,
+                    seed=cfg.seed)
         return {"steps": [s.to_dict() for s in res.steps], "problems": [res.problem.to_dict()]}
     return work
 
@@ -79,7 +80,7 @@ def solve_units(cfg: DivergentConfig, root: Path, todo: list[units.Unit], *, nam
     """Solve the problem units ``todo`` (duplicates once) in ``root``; each unit's ``{steps, problems}``
     rows by its key."""
     todo = list({u.key: u for u in todo}.values())
-    judge = cfg.divergent_nli[4:] if cfg.divergent_nli.startswith("llm:") else ""      # an LLM entailment judge's calls overlap too
+    judge = cfg.divergent_nli[4:] if cfg.divergent_nli.startswith("llm:") else ""   # an LLM entailment judge
     solve = solver(cfg)
 
     def work(unit: units.Unit) -> dict[str, list]:
@@ -105,7 +106,8 @@ def run(cfg: DivergentConfig) -> Path:
     store = contract.start(cfg)
     main = [(get_domain(d).source_kind(), problem_units(cfg, m, d)) for m in cfg.tested for d in cfg.divergent_domains]
     sweep = [u for t in cfg.divergent_temperatures
-             for u in problem_units(cfg, cfg.model, cfg.divergent_sweep_domain, temperature=t, limit=cfg.divergent_sweep_limit)]
+             for u in problem_units(cfg, cfg.model, cfg.divergent_sweep_domain, temperature=t,
+                                    limit=cfg.divergent_sweep_limit)]
     done = solve_units(cfg, store.root, [u for _, us in main for u in us] + sweep)
     store.flush_calls()
     for table in ("steps", "problems"):
@@ -125,7 +127,7 @@ def run(cfg: DivergentConfig) -> Path:
             try:
                 r = evaluate_nli(b, dataset=dataset, limit=cfg.divergent_nli_eval_pairs, seed=cfg.seed)
             except CrevalError as e:
-                if b == cfg.divergent_nli:                # the chapter's own backend: the samples were clustered with it
+                if b == cfg.divergent_nli:      # the chapter's own backend: the samples were clustered with it
                     raise
                 # the comparison with the model under test as an entailment judge: a server that gives no label a
                 # log-prob cannot be read; the row says so instead of failing the study

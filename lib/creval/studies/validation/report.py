@@ -198,7 +198,8 @@ def table_aggregation(recs: Records):
 
 # -- H.2 sample size -------------------------------------------------------------------
 def _sizes(df: pd.DataFrame) -> tuple:
-    """The two sample sizes of the ``sample_size`` records: ``n_samples`` rows come first, then ``n_large``."""
+    """The two sample sizes of the ``sample_size`` records: ``divergent_n_samples`` rows come first,
+    then ``validation_n_large``."""
     ns = list(dict.fromkeys(df["n"])) if len(df) else ["?"]
     return tuple((ns * 2)[:2])
 

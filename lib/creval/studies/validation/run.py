@@ -10,8 +10,9 @@ computed frame:
   (average cosine similarity, self-BLEU, distinct-1/2; paper Tables 8-10);
 - ``solution_novelty``: one row per divergent solution: its rank by the pairwise novelty judge
   (``judge_model``) among the solutions of its model and domain, with its entropy aggregates (Tables 11, 13, 14);
-- ``sample_size``: per step, classes and entropy at ``n_samples`` (the divergent records) and at ``n_large``
-  (``model`` rerun on the first ``h2_limit`` problems of the first domain, in ``units/`` below the run
+- ``sample_size``: per step,
+classes and entropy at ``divergent_n_samples`` (the divergent records) and at ``validation_n_large``
+  (``model`` rerun on the first ``validation_h2_limit`` problems of the first domain, in ``units/`` below the run
   folder; appendix H.2);
 - ``aut_items``: Ocsai-1 responses with human originality ratings, judged novelty (ranked within an
   object) and the per-item measures; ``cambridge``: Cambridge AUT responses with the same measures, no judge;
@@ -26,7 +27,7 @@ computed frame:
 Every computation that calls a model is a unit (:mod:`creval.core.units`), all of them in one runner
 (``units/calls.jsonl``) so that their calls overlap on a server: the novelty ranking of one (model, domain)
 group of solutions, of one AUT object's responses and of the MacGyver items (each merge-sort level's
-comparisons in batches), one H.2 problem rerun at ``n_large`` (its steps a chain), and one human-reference
+comparisons in batches), one H.2 problem rerun at ``validation_n_large`` (its steps a chain), and one human-reference
 problem. A finished unit is kept; a table already written is kept; the others are built from the units'
 rows and the local measures (embeddings, n-grams), so an interrupted run continues where it stopped.
 """
@@ -176,7 +177,8 @@ def human_full(cfg: ValidationConfig) -> pd.DataFrame:
             **{c: measures[c].to_numpy() for c in ("semdis", "cosine_to_others", "distinct_1", "distinct_2")}}))
     mg = macgyver.load_unconventional(n_per_class=None)
     if len(mg):
-        drawn = set(macgyver.load_unconventional(n_per_class=cfg.validation_macgyver_items, seed=cfg.seed)["problem_id"])
+        drawn = set(macgyver.load_unconventional(n_per_class=cfg.validation_macgyver_items,
+                                                 seed=cfg.seed)["problem_id"])
         measures = solution_measures(list(mg["problem"]), list(mg["solution"]))
         frames.append(pd.DataFrame({
             "dataset": label("macgyver", mg), "item_id": mg["problem_id"].astype(str),
@@ -211,7 +213,7 @@ def macgyver_items(df: pd.DataFrame, novelty: pd.DataFrame) -> pd.DataFrame:
 
 
 def human_reference_rows(cfg: ValidationConfig, problem: dict, models: dict) -> list[dict]:
-    """Diversity of one problem's crowd solutions (at most ``n_samples``) and of as many whole solutions
+    """Diversity of one problem's crowd solutions (at most ``divergent_n_samples``) and of as many whole solutions
     sampled from each model in ``models`` (name -> model)."""
     div = cfg.divergent()
     human = list(problem["solutions"])[:div.divergent_n_samples]
@@ -233,7 +235,8 @@ def call_units(cfg: ValidationConfig, problems: pd.DataFrame) -> list[units.Unit
     aut = aut_draw(cfg)
     sets = macgyver.human_solution_sets(min_solutions=3, problems=cfg.validation_human_ref_problems, seed=cfg.seed)
     div = cfg.divergent()
-    h2 = divergent.problem_units(div, cfg.model, div.divergent_domains[0], n=cfg.validation_n_large, limit=min(cfg.validation_h2_limit, div.divergent_limit))
+    h2 = divergent.problem_units(div, cfg.model, div.divergent_domains[0], n=cfg.validation_n_large,
+                                 limit=min(cfg.validation_h2_limit, div.divergent_limit))
     return ([units.Unit(f"novelty/{m}/{d}", ("novelty", g)) for (m, d), g in groups]
             + [units.Unit(f"aut/{o}", ("aut", g)) for o, g in aut.groupby("prompt", sort=False)]
             + [units.Unit("macgyver", ("macgyver", macgyver_draw(cfg)))]
@@ -282,9 +285,10 @@ def _in_order(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def sample_size(cfg: ValidationConfig, steps: pd.DataFrame, big: pd.DataFrame) -> pd.DataFrame:
-    """H.2: per-step classes and entropy at ``n_samples`` (the divergent ``steps``) and at ``n_large``
-    (``big``: the steps of ``model`` rerun on the first ``h2_limit`` problems of the first domain; the
-    first ``n_samples`` samples of a step prompt come from the call cache)."""
+    """H.2: per-step classes and entropy at ``divergent_n_samples`` (the divergent ``steps``) and at
+    ``validation_n_large``
+    (``big``: the steps of ``model`` rerun on the first ``validation_h2_limit`` problems of the first domain; the
+    first ``divergent_n_samples`` samples of a step prompt come from the call cache)."""
     div = cfg.divergent()
     d = div.divergent_domains[0]
     ids = set(big["problem_id"]) if len(big) else set()
