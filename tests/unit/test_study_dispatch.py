@@ -77,5 +77,5 @@ def test_convergent_reads_the_divergent_parameters_from_their_config(no_pass_thr
     (tmp_path / "bench_verdicts.jsonl").write_text(json.dumps({**row, "model": "m", "domain": "macgyver",
                                                                "mean_semantic_entropy": 1.0}) + "\n")
     md = reading.what_this_shows(Records(tmp_path, cfg))
-    assert "`limit` = 2 problem(s)" in md
+    assert "`divergent_limit` = 2 problem(s)" in md
     assert not set(no_pass_through) & set(DivergentConfig.keys())
