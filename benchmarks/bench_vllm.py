@@ -37,7 +37,7 @@ from pathlib import Path
 
 ARMS = ("llamacpp", "vllm-1", "vllm-32a", "vllm-32b")
 HEADLINE_STUDIES = ("divergent", "convergent", "neocoder", "rethinking", "aut")
-SMOKE_EXTRA = ["nli=minilm-cosine", "temperatures=[1.0]"]
+SMOKE_EXTRA = ["divergent_nli=minilm-cosine", "divergent_temperatures=[1.0]"]
 
 
 class InFlight:

@@ -10,7 +10,8 @@ pytestmark = pytest.mark.integration
 
 def test_tiny_run_records_every_state_and_rebuilds_warm_without_calls(tmp_path):
     cfg = AutConfig(run_root=str(tmp_path), aut_things=("fork",), aut_per_level=1, aut_forceful_turns=1,
-                    aut_gen_max_tokens=32, aut_retries=1, aut_settings=("segmented",), aut_items=4, cambridge_items=0,
+                    aut_gen_max_tokens=32, aut_retries=1, aut_settings=("segmented",), aut_items=4,
+                    aut_cambridge_items=0,
                     aut_objects=1, aut_human_list=4, n_boot=50)
     r = STUDY.records(cfg)
     u, j = r["uses"], r["judgments"]

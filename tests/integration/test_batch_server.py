@@ -58,7 +58,7 @@ def test_batch_measures_a_served_model(server, tmp_path):
     cmd = [sys.executable, "-m", "creval", "batch", "served", "--params", "params/smoke.yaml", "--render", "none",
            "--out", str(tmp_path / "batch"), "--chapters", "03", "04"]
     # the retrieval judge too: its certainty is parsed from text on a server (a path no local model takes)
-    for p in [*SMALL, *FEW, "judges=[zero-shot, retrieval]", "judge_max_rounds=1"]:
+    for p in [*SMALL, *FEW, "convergent_judges=[zero-shot, retrieval]", "convergent_judge_max_rounds=1"]:
         cmd += ["-p", p]
     r = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=2400)
     failed = [ln for ln in r.stdout.splitlines() + r.stderr.splitlines() if "rror" in ln and "%|" not in ln]

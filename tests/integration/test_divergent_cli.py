@@ -30,8 +30,10 @@ def test_divergent_cli_macgyver(tmp_path):
     from creval.measures.nli.train import is_trained
     nli_ran = "minilm-sick" if os.environ.get("CREVAL_SICK_DIR") or is_trained() else "minilm-cosine"
     cmd = [sys.executable, "-m", "creval", "run", "divergent", "--params", "params/smoke.yaml",
-           "-p", f"run_root={tmp_path / 'runs'}", "-p", "limit=3", "-p", f"n_samples={N}", "-p", "max_steps=5",
-           "-p", "max_step_tokens=48", "-p", "temperatures=[1.0]", "-p", "nli_eval_pairs=2"]
+           "-p", f"run_root={tmp_path / 'runs'}", "-p", "divergent_limit=3", "-p", f"divergent_n_samples={N}", "-p",
+           "divergent_max_steps=5",
+           "-p", "divergent_max_step_tokens=48", "-p", "divergent_temperatures=[1.0]", "-p",
+           "divergent_nli_eval_pairs=2"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "divergent: ok" in r.stdout and "calls " in r.stdout, r.stdout

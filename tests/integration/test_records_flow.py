@@ -12,8 +12,10 @@ pytestmark = pytest.mark.integration
 
 
 def test_downstream_reads_upstream_records_and_runs_only_what_is_missing(tmp_path, fresh_cache):
-    cfg = DivergentConfig(run_root=str(tmp_path / "runs"), domains=("macgyver",), limit=1, n_samples=3,
-                          max_steps=2, max_step_tokens=12, temperatures=(1.0,), nli_eval_pairs=2)
+    cfg = DivergentConfig(run_root=str(tmp_path / "runs"), divergent_domains=("macgyver",), divergent_limit=1,
+                          divergent_n_samples=3,
+                          divergent_max_steps=2, divergent_max_step_tokens=12, divergent_temperatures=(1.0,),
+                          divergent_nli_eval_pairs=2)
     with LEDGER.collect() as t:
         recs = STUDY.records(cfg)
     steps, probs = recs.steps, recs.problems
@@ -30,7 +32,7 @@ def test_downstream_reads_upstream_records_and_runs_only_what_is_missing(tmp_pat
         assert len(again.steps) == len(steps)
 
     # a larger limit is another experiment (another folder); the first problem comes from the call cache
-    bigger = DivergentConfig.from_params({**params, "limit": 2})
+    bigger = DivergentConfig.from_params({**params, "divergent_limit": 2})
     assert bigger.run_dir != cfg.run_dir
     with LEDGER.collect() as t:
         r2 = STUDY.records(bigger)

@@ -21,7 +21,7 @@ def _made(ledger):
 def test_sigkill_then_resume_repeats_no_finished_call(tmp_path):
     env = {**os.environ, "CREVAL_CACHE": str(tmp_path / "calls.sqlite")}
     cmd = [sys.executable, "-m", "creval", "run", "divergent", "--params", "params/smoke.yaml",
-           "-p", f"run_root={tmp_path / 'runs'}", "-p", "limit=2", "-p", "temperatures=[1.0]"]
+           "-p", f"run_root={tmp_path / 'runs'}", "-p", "divergent_limit=2", "-p", "divergent_temperatures=[1.0]"]
     first = tmp_path / "first.jsonl"
     proc = subprocess.Popen(cmd, env={**env, "CREVAL_LEDGER_FILE": str(first)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -123,7 +123,7 @@ def test_validation_run_resumes_a_cut_run(tmp_path):
                                                                     [f"run_root={tmp_path}"])))
     recs = STUDY.records(cfg)
     assert set(TABLES) <= set(recs.tables) and recs.manifest["complete"]
-    assert set(recs.sample_size["n"]) == {cfg.divergent().n_samples, cfg.n_large}
+    assert set(recs.sample_size["n"]) == {cfg.divergent().divergent_n_samples, cfg.validation_n_large}
     assert len(recs.solution_novelty) == len(recs.step_diversity.drop_duplicates("problem_id"))
     before = {t: (cfg.run_dir / f"{t}.jsonl").read_text() for t in TABLES}
     (cfg.run_dir / "manifest.json").unlink()

@@ -28,7 +28,7 @@ def params(vllm_spec, tmp_path_factory):
     root = tmp_path_factory.mktemp("vllm-runs")
     return effective_params(load_params(REPO / "params/smoke.yaml", [
         f"run_root={root}", f"model={vllm_spec}", f"judge_model={vllm_spec}", *SMALL, *FEW,
-        "judges=[zero-shot, retrieval]", *LEAN]))
+        "convergent_judges=[zero-shot, retrieval]", *LEAN]))
 
 
 

@@ -12,7 +12,8 @@ from creval.core.paths import REPO
 def test_load_params_and_overrides(tmp_path):
     p = tmp_path / "p.yaml"
     p.write_text("model: a\nlimit: 3\n")
-    assert load_params(p, ["limit=5", "models=[x, y]"]) == {"model": "a", "limit": 5, "models": ["x", "y"]}
+    assert load_params(p, ["divergent_limit=5", "models=[x, y]"]) == {"model": "a", "divergent_limit": 5,
+                                                                      "models": ["x", "y"]}
     p.write_text("model: a\n")
     with pytest.raises(CrevalError, match="does not exist"):
         load_params(tmp_path / "none.yaml")

@@ -14,7 +14,7 @@ def fresh_clone(monkeypatch, tmp_path):
 
 
 def test_the_estimate_prices_every_pair_in_both_orders(fresh_clone):
-    est = estimate(CompareConfig(pairwise_items=4, judge_model="smollm2-135m", equivalence_steps=0))
+    est = estimate(CompareConfig(compare_pairwise_items=4, judge_model="smollm2-135m", compare_equivalence_steps=0))
     (phase,) = est.phases
     by = {p.what.split(":")[0]: p for p in phase.parts}
     # the sample: 8 MacGyver solvers (28 pairs) on 4 of their 5 shared problems; 3 TTCW writers on 3 plots
@@ -22,12 +22,14 @@ def test_the_estimate_prices_every_pair_in_both_orders(fresh_clone):
     assert by["pairwise judge (ttcw"].calls.hi == 2 * 3 * 3
     assert phase.units == 4 + 3 and all(p.role == "judge" and p.model == "smollm2-135m" for p in phase.parts)
     assert by["pairwise judge (macgyver"].prompt.lo > 100 * 2 * 28 * 4          # two answers and the task each
-    clipped = estimate(CompareConfig(pairwise_items=4, pairwise_words=20, equivalence_steps=0)).phases[0].parts[1]
+    clipped = estimate(CompareConfig(compare_pairwise_items=4, compare_pairwise_words=20,
+                                     compare_equivalence_steps=0)).phases[0].parts[1]
     assert clipped.prompt.lo < by["pairwise judge (ttcw"].prompt.lo           # stories clipped to 20 words
-    assert estimate(CompareConfig(pairwise_items=0, equivalence_steps=0)).phases == []
+    assert estimate(CompareConfig(compare_pairwise_items=0, compare_equivalence_steps=0)).phases == []
 
 
 def test_the_estimate_prices_the_equivalence_judge(fresh_clone):
-    est = estimate(CompareConfig.from_params({"pairwise_items": 0, "equivalence_steps": 2, "n_samples": 5}))
+    est = estimate(CompareConfig.from_params({"compare_pairwise_items": 0, "compare_equivalence_steps": 2,
+                                              "divergent_n_samples": 5}))
     (part,) = est.parts
     assert part.calls.lo == 2 * 4 and part.calls.hi == 2 * 10 and est.units == 2

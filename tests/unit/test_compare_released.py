@@ -50,7 +50,7 @@ def test_fresh_clone_samples_carry_every_released_model(fresh_clone):
 
 
 def test_every_measure_of_the_released_outputs_on_the_sample(fresh_clone):
-    cfg = CompareConfig(released_bleu_refs=3)
+    cfg = CompareConfig(compare_released_bleu_refs=3)
     rows, answers, info = released.dataset_rows("macgyver", cfg, LengthEmbedder())
     v = pd.DataFrame(rows)
     measures = set(v["measure"])

@@ -64,30 +64,32 @@ def test_chapter_builds_its_config_from_every_parameter(study):
 
 def test_unknown_key_is_an_error_naming_key_and_file(tmp_path):
     f = tmp_path / "mine.yaml"
-    f.write_text("modle: gpt-4o\nlimit: 3\n")
+    f.write_text("modle: gpt-4o\ndivergent_limit: 3\n")
     with pytest.raises(CrevalError, match=r"mine.yaml: unknown parameter 'modle'"):
         load_params(f)
-    f.write_text("limit: 3\n")
+    f.write_text("divergent_limit: 3\n")
     with pytest.raises(CrevalError, match="unknown parameter 'n_sample'"):
         load_params(f, ["n_sample=4"])
 
 
 def test_wrong_type_is_an_error_naming_the_key(tmp_path):
     f = tmp_path / "p.yaml"
-    f.write_text("limit: three\n")
-    with pytest.raises(CrevalError, match=r"parameter 'limit' in .*p.yaml must be int, got 'three'"):
+    f.write_text("divergent_limit: three\n")
+    with pytest.raises(CrevalError, match=r"parameter 'divergent_limit' in .*p.yaml must be int, got 'three'"):
         load_params(f)
-    with pytest.raises(CrevalError, match="'domains'"):
-        check_params({"domains": "macgyver"})
-    assert DivergentConfig.from_params({"temperature": 1}).temperature == 1.0   # an int is a valid float
+    with pytest.raises(CrevalError, match="'divergent_domains'"):
+        check_params({"divergent_domains": "macgyver"})
+    assert DivergentConfig.from_params({"divergent_temperature": 1}).divergent_temperature == 1.0   # an int: a float
 
 
 def test_from_params_takes_declared_keys_and_keeps_defaults():
-    cfg = DivergentConfig.from_params({"limit": 5, "models": ["a", "b"], "judge_k": 9})
-    assert cfg.limit == 5 and cfg.models == ("a", "b") and cfg.n_samples == DivergentConfig().n_samples
-    conv = ConvergentConfig.from_params({"judge_k": 9, "judge_max_rounds": 3})
+    cfg = DivergentConfig.from_params({"divergent_limit": 5, "models": ["a", "b"], "convergent_judge_k": 9})
+    assert cfg.divergent_limit == 5 and cfg.models == ("a", "b") \
+        and cfg.divergent_n_samples == DivergentConfig().divergent_n_samples
+    conv = ConvergentConfig.from_params({"convergent_judge_k": 9, "convergent_judge_max_rounds": 3})
     assert conv.judge_params()["k"] == 9 and conv.judge_params()["max_rounds"] == 3
-    assert effective_params({"limit": 5})["limit"] == 5 and effective_params({})["n_samples"] == 10
+    assert effective_params({"divergent_limit": 5})["divergent_limit"] == 5
+    assert effective_params({})["divergent_n_samples"] == 10
 
 
 def test_run_root_resolves_against_the_data_home(tmp_path, monkeypatch):
@@ -99,7 +101,7 @@ def test_run_root_resolves_against_the_data_home(tmp_path, monkeypatch):
 def test_run_ids_differ_exactly_when_the_identity_does(tmp_path):
     a = DivergentConfig()
     assert a.run_id == DivergentConfig(run_root=str(tmp_path)).run_id         # where runs go is not identity
-    assert a.run_id != DivergentConfig(limit=7).run_id != DivergentConfig(top_p=0.5).run_id
+    assert a.run_id != DivergentConfig(divergent_limit=7).run_id != DivergentConfig(divergent_top_p=0.5).run_id
     assert a.run_dir == a.run_path / "divergent" / a.run_id
     assert a.identity()["study"] == "divergent" and a.identity()["nli"] in ("minilm-sick", "minilm-cosine")
     assert run_id({"x": [1, 2]}) == run_id({"x": (1, 2)}) and len(run_id({})) == 10
@@ -132,10 +134,12 @@ def test_cli_defaults_are_the_studies_defaults():
     sub = next(a for a in build_parser()._actions if a.dest == "command").choices
     judge = {a.dest: a.default for a in sub["judge"]._actions}
     c = ConvergentConfig()
-    expected = {"word_limit": c.judge_word_limit, "k": c.judge_k, "j": c.judge_j, "l": c.judge_l,
-                "threshold": c.judge_threshold, "max_rounds": c.judge_max_rounds, "retries": c.judge_retries,
-                "verdict_via": c.judge_verdict_via, "seed": c.seed}
-    assert {k: judge[k] for k in expected} == expected and judge["judge"] == c.bench_judge
+    expected = {"word_limit": c.convergent_judge_word_limit, "k": c.convergent_judge_k, "j": c.convergent_judge_j,
+                "l": c.convergent_judge_l,
+                "threshold": c.convergent_judge_threshold, "max_rounds": c.convergent_judge_max_rounds,
+                "retries": c.convergent_judge_retries,
+                "verdict_via": c.convergent_judge_verdict_via, "seed": c.seed}
+    assert {k: judge[k] for k in expected} == expected and judge["judge"] == c.convergent_bench_judge
 
 
 def test_override_mistakes_name_the_override(tmp_path):
@@ -145,7 +149,7 @@ def test_override_mistakes_name_the_override(tmp_path):
         load_params(f, ["modle=x"])
     with pytest.raises(CrevalError, match="override 'models=\\[a': the value is not valid YAML"):
         load_params(f, ["models=[a"])
-    assert load_params(f, ["limit=4"]) == {"limit": 4}
+    assert load_params(f, ["divergent_limit=4"]) == {"divergent_limit": 4}
 
 
 def test_runs_on_sample_data_never_share_a_folder_with_runs_on_real_data(monkeypatch):
@@ -153,7 +157,7 @@ def test_runs_on_sample_data_never_share_a_folder_with_runs_on_real_data(monkeyp
     monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.delenv("CREVAL_MACGYVER_DIR", raising=False)
-    cfg = DivergentConfig(nli="minilm-cosine", domains=("macgyver",))
+    cfg = DivergentConfig(divergent_nli="minilm-cosine", divergent_domains=("macgyver",))
     on_sample = cfg.run_dir
     assert cfg.identity()["data"] == {"macgyver": "sample"}
     monkeypatch.setenv("CREVAL_MACGYVER_DIR", str(samples_dir() / "macgyver"))    # given as a dataset: real

@@ -5,7 +5,7 @@ import pytest
 from creval.studies.registry import STUDIES
 
 # fields whose generic change ("x" appended, n + 1, ...) is refused as invalid: a valid other value
-VALID_OTHER = {"sweep_domain": "hypogen", "upstream_params": {"limit": 3}}
+VALID_OTHER = {"divergent_sweep_domain": "hypogen", "upstream_params": {"divergent_limit": 3}}
 
 
 def other_value(field: str, v):

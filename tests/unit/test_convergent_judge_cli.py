@@ -43,5 +43,6 @@ def test_the_command_takes_its_defaults_from_the_config():
     c = ConvergentConfig()
     assert (d["judge"], d["judge_model"], d["threshold"], d["k"], d["j"], d["l"], d["max_rounds"], d["word_limit"],
             d["retries"], d["verdict_via"], d["seed"]) == (
-        c.bench_judge, c.judge_model, c.judge_threshold, c.judge_k, c.judge_j, c.judge_l, c.judge_max_rounds,
-        c.judge_word_limit, c.judge_retries, c.judge_verdict_via, c.seed)
+        c.convergent_bench_judge, c.judge_model, c.convergent_judge_threshold, c.convergent_judge_k,
+        c.convergent_judge_j, c.convergent_judge_l, c.convergent_judge_max_rounds,
+        c.convergent_judge_word_limit, c.convergent_judge_retries, c.convergent_judge_verdict_via, c.seed)

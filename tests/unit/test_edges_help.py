@@ -29,5 +29,5 @@ def test_run_help_lists_each_parameter_with_its_default(capsys):
     _help(["run", "divergent", "--help"])
     out = capsys.readouterr().out
     cfg = STUDIES["divergent"].config
-    assert f"limit* = {cfg.defaults()['limit']}" in out and "# problems per domain" in out
+    assert f"divergent_limit* = {cfg.defaults()['divergent_limit']}" in out and "# problems per domain" in out
     assert "run_root = runs/default" in out                        # not marked: it does not change the run id

@@ -29,9 +29,10 @@ def test_paper_profile_builds_every_study_and_counts_its_units():
     params = paper()
     ests = {name: estimate(s.make_config(params, where="params/paper.yaml")) for name, s in STUDIES.items()}
     cfg = get_study("divergent").make_config(params)
-    per_model = sum(len(problems(d, 300, 42)) for d in cfg.domains)
-    sweep_k = len(problems(cfg.sweep_domain, cfg.sweep_limit, cfg.data_seed))    # fewer where only a sample is here
-    swept = sweep_k * len([t for t in cfg.temperatures if t != cfg.temperature])  # T = 1.0 is the main run
+    per_model = sum(len(problems(d, 300, 42)) for d in cfg.divergent_domains)
+    sweep_k = len(problems(cfg.divergent_sweep_domain, cfg.divergent_sweep_limit,
+                           cfg.data_seed))    # fewer where only a sample is here
+    swept = sweep_k * len([t for t in cfg.divergent_temperatures if t != cfg.divergent_temperature])  # 1.0: main run
     assert ests["divergent"].phases[0].units == per_model + swept
     two = estimate(get_study("divergent").make_config(paper("models=[gpt-4o]")))
     assert two.phases[0].units == 2 * per_model + swept                     # models x domains x problems (+ sweep)
@@ -146,8 +147,8 @@ def test_local_work_is_counted_at_this_machines_rates_and_no_server_removes_it(t
     est = estimate(cfg)
     solve = est.phases[0]
     pairs = [w for w in solve.local if w.kind == "entailment"]
-    steps = Range(solve.units, solve.units * cfg.max_steps)
-    n = cfg.n_samples
+    steps = Range(solve.units, solve.units * cfg.divergent_max_steps)
+    n = cfg.divergent_n_samples
     assert pairs and pairs[0].items == steps * Range(2 * (n - 1), n * (n - 1))
     floor = sum(local_seconds(w, "lo") for w in est.local)
     assert floor == pytest.approx(sum(w.items.lo / LOCAL_RATES[w.kind][0] for w in est.local)) and floor > 0

@@ -148,7 +148,7 @@ def fake_stack(monkeypatch, tmp_path):
 
 def test_solve_domain_records_and_resume(fake_stack, tmp_path):
     out = tmp_path / "run"
-    cfg = DivergentConfig(nli="exact")
+    cfg = DivergentConfig(divergent_nli="exact")
     rows = solve_domain(cfg, "smollm2-135m", "macgyver", out, n=4, limit=2, progress=False)
     steps, probs = pd.DataFrame(rows["steps"]), pd.DataFrame(rows["problems"])
     ids = [p.problem_id for p in get_domain("macgyver").load(limit=3)]
@@ -167,7 +167,7 @@ def test_solve_domain_records_and_resume(fake_stack, tmp_path):
 
 def test_run_command_refuses_bad_parameters_in_one_line(tmp_path, capsys):
     from creval.cli import main
-    assert main(["run", "divergent", "-p", "domains=[chess]", "-p", f"run_root={tmp_path}"]) == 2
+    assert main(["run", "divergent", "-p", "divergent_domains=[chess]", "-p", f"run_root={tmp_path}"]) == 2
     assert "chess" in capsys.readouterr().err
     assert main(["run", "neocoder", "-p", "neocoder_model=x"]) == 2
     assert "use model" in capsys.readouterr().err

@@ -19,7 +19,8 @@ def test_unreachable_endpoint_fails_before_any_entailment_training(tmp_path, mon
     monkeypatch.setenv("CREVAL_HOME", str(tmp_path / "home"))
     loaded = []
     monkeypatch.setattr(backends, "load_nli", lambda name: loaded.append(name) or pytest.fail("NLI loaded first"))
-    cfg = DivergentConfig(model="gone", domains=("macgyver",), limit=1, n_samples=2, nli="minilm-sick")
+    cfg = DivergentConfig(model="gone", divergent_domains=("macgyver",), divergent_limit=1, divergent_n_samples=2,
+                          divergent_nli="minilm-sick")
     t = time.perf_counter()
     with pytest.raises(CrevalError, match="unreachable"):
         solve_domain(cfg, "gone", "macgyver", tmp_path / "unit", progress=False)

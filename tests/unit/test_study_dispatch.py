@@ -67,7 +67,7 @@ def no_pass_through(monkeypatch):
 
 
 def test_convergent_reads_the_divergent_parameters_from_their_config(no_pass_through, tmp_path):
-    cfg = ConvergentConfig.from_params({"limit": 2, "domains": ["macgyver"]})
+    cfg = ConvergentConfig.from_params({"divergent_limit": 2, "divergent_domains": ["macgyver"]})
     bench = [p for p in estimate(cfg).phases if p.name.startswith("bench")]
     assert bench and all(p.name.endswith("/macgyver") and p.units == 2 for p in bench)
     row = {"judge": "retrieval", "pair_id": "a", "criterion": "feasibility", "verdict": True, "label": True,
@@ -77,5 +77,5 @@ def test_convergent_reads_the_divergent_parameters_from_their_config(no_pass_thr
     (tmp_path / "bench_verdicts.jsonl").write_text(json.dumps({**row, "model": "m", "domain": "macgyver",
                                                                "mean_semantic_entropy": 1.0}) + "\n")
     md = reading.what_this_shows(Records(tmp_path, cfg))
-    assert "`limit` = 2 problem(s)" in md
+    assert "`divergent_limit` = 2 problem(s)" in md
     assert not set(no_pass_through) & set(DivergentConfig.keys())

@@ -42,7 +42,7 @@ def test_fetch_downloads_what_is_read_and_lookups_never_do(online):
         asked.append(dest.name)
     unread = tuple(dataclasses.replace(d.DATASET, remotes=(), fetch=never) for d in (hypogen, bookmia))
     study = dataclasses.replace(DIVERGENT, datasets=(served, *unread))
-    cfg = DivergentConfig(domains=("macgyver",), sweep_domain="macgyver")
+    cfg = DivergentConfig(divergent_domains=("macgyver",), divergent_sweep_domain="macgyver")
     dest = paths.downloads_dir() / "macgyver"
 
     before = cfg.run_id
@@ -55,13 +55,13 @@ def test_fetch_downloads_what_is_read_and_lookups_never_do(online):
     assert cfg.run_id != before                      # the run id names the data the run reads
     assert macgyver.load_problems()[0][0]["problem_id"].startswith("macgyver-dl")   # the served copy is read
 
-    wide = DivergentConfig(domains=("macgyver", "hypogen"), sweep_domain="bookmia")
+    wide = DivergentConfig(divergent_domains=("macgyver", "hypogen"), divergent_sweep_domain="bookmia")
     study.fetch(wide)
     assert sorted(asked) == ["bookmia", "hypogen"]
 
 
 def test_divergent_reads_only_its_domains_and_the_entailment_data():
-    cfg = DivergentConfig(domains=("hypogen",), sweep_domain="hypogen")
+    cfg = DivergentConfig(divergent_domains=("hypogen",), divergent_sweep_domain="hypogen")
     assert [d.name for d in DIVERGENT.datasets if cfg.reads_dataset(d.name)] == ["hypogen", "sick", "msrp"]
 
 
@@ -73,7 +73,8 @@ def test_a_reader_fetches_first_what_the_studies_it_reads_fetch(monkeypatch):
     from creval.studies.convergent.config import ConvergentConfig
     got = []
     monkeypatch.setattr(contract, "fetch_dataset", lambda ds: got.append(ds.name))
-    CONVERGENT.fetch(ConvergentConfig.from_params({"domains": ["hypogen"], "sweep_domain": "hypogen"}))
+    CONVERGENT.fetch(ConvergentConfig.from_params({"divergent_domains": ["hypogen"],
+                                                   "divergent_sweep_domain": "hypogen"}))
     assert got == ["hypogen", "sick", "msrp", "macgyver"]          # divergent's (as configured), then its own
     got.clear()
     COMPARE.fetch(CompareConfig.from_params({"compare_roots": ["elsewhere"]}))

@@ -16,7 +16,7 @@ def recs_of(path, **tables):
     path.mkdir(parents=True, exist_ok=True)
     for name, df in tables.items():
         (path / f"{name}.jsonl").write_text(df.to_json(orient="records", lines=True) if len(df) else "")
-    return Records(path, ValidationConfig(n_boot=50, draws=50))
+    return Records(path, ValidationConfig(n_boot=50, validation_draws=50))
 
 
 def test_data_sources_joins_the_lines(tmp_path):

@@ -15,7 +15,8 @@ from creval.core import paths
 from creval.core.errors import CrevalError
 from creval.core.io import read_jsonl
 from creval.core.ledger import CallRecord, Ledger
-from creval.studies.registry import STUDIES
+from creval.studies.config import with_new_names
+from creval.studies.registry import STUDIES, renames
 
 ENGINE = "creval"           # book/engine.py, found through the package's papermill.engine entry point
 KERNEL_ENV = {"TQDM_DISABLE": "1"}      # progress is shown per cell by papermill, not as noise inside the pages
@@ -58,11 +59,14 @@ _ASSIGN = re.compile(r"^(\w+)(\s*=\s*)(.*?)(\s*#.*)?$")
 
 
 def merge_injected(parameters_src: str, injected_src: str) -> str:
-    """The ``parameters`` cell with each value papermill injected written in place (comments kept)."""
+    """The ``parameters`` cell with each value papermill injected written in place (comments kept); a value
+    injected under the old name of a key the cell declares is written to that key."""
     values = {}
     for node in ast.parse(injected_src).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             values[node.targets[0].id] = ast.get_source_segment(injected_src, node.value)
+    own = {m.group(1) for m in map(_ASSIGN.match, parameters_src.splitlines()) if m}
+    values = with_new_names(values, [(old, new) for old, new in renames() if new in own])
     out = []
     for line in parameters_src.splitlines():
         m = _ASSIGN.match(line)

@@ -16,7 +16,8 @@ from creval.studies.registry import all_defaults, check_params
 
 def load_params(path: str | Path, overrides: list[str] = ()) -> dict:
     """A flat parameter file plus ``key=value`` overrides (values parsed as YAML), checked against the
-    studies' declared parameters. Returns only the keys given (the chapters' defaults fill the rest)."""
+    studies' declared parameters. Returns only the keys given (the chapters' defaults fill the rest), each by its
+    current name (an old name of a renamed key is accepted, and said once)."""
     p = Path(path)
     if not p.exists():
         profiles = ", ".join(str(f) for f in sorted(params_dir().glob("*.yaml")))
@@ -27,7 +28,7 @@ def load_params(path: str | Path, overrides: list[str] = ()) -> dict:
         raise CrevalError(f"parameter file {p} is not valid YAML: {e}", "fix its syntax") from None
     if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
         raise CrevalError(f"parameter file {p} must be a flat mapping of names to values", "see params/default.yaml")
-    check_params(params, where=str(p))
+    params = check_params(params, where=str(p))
     given = {}
     for o in overrides:
         if "=" not in o:

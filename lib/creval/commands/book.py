@@ -107,7 +107,7 @@ def book_engine(params: dict, out: Path, asked: str | None = None):
     local vLLM server (started here, or the one already running, reused; its log in ``out``), named by a spec
     written to ``out/engine/`` and found through ``CREVAL_MODELS`` (the chapters' kernels inherit it). A server
     started here is stopped at the end. ``engine`` says what ran, for the manifest."""
-    name, why = choose_engine(asked or str(effective_params(params).get("engine", "llamacpp")))
+    name, why = choose_engine(asked or str(effective_params(params).get("apparatus_engine", "llamacpp")))
     info = {"engine": name, "why": why, "model": EMBEDDED}
     if name == "llamacpp" or on_engine(params, "") == on_engine(params, EMBEDDED):    # the embedded model unused
         yield params, info if name == "llamacpp" else {**info, "engine": "none", "why": "the embedded model is unused"}
@@ -134,7 +134,7 @@ def cmd_book(args) -> int:
     check_chapters(args.chapters)
     check_render(args.render)
     ppath = params_path(args.params)
-    params = load_params(ppath, args.p + ([f"engine={args.engine}"] if args.engine else []))
+    params = load_params(ppath, args.p + ([f"apparatus_engine={args.engine}"] if args.engine else []))
     check_models(params)
     out = Path(args.out) if args.out else REPO / "_build" / ppath.stem
     check_out(out)
@@ -234,7 +234,7 @@ def register(sub) -> None:
     p.add_argument("--engine", choices=ENGINES,
                    help="what serves the embedded model: llamacpp (in-process), vllm (a local vLLM server, started "
                         "or reused, log in --out; `make vllm`), auto (vLLM where installed); default: the "
-                        "parameter `engine`")
+                        "parameter `apparatus_engine`")
     p.set_defaults(func=cmd_book)
     b = sub.add_parser("batch", help="rerun every chapter for each model given, each into its own folder",
                        description="For each MODEL (a registered name or a spec .yaml path) build the whole book "

@@ -67,23 +67,24 @@ def register(sub) -> None:
                                    "The chapter's study is `creval run convergent`.")
     p.add_argument("file", help=".jsonl or .csv: problem_text (or problem, text) and solution per row")
     p.add_argument("--out", required=True, help="folder for the verdicts (one per judge setting)")
-    p.add_argument("--judge", default=C.bench_judge, choices=judge_names(),
+    p.add_argument("--judge", default=C.convergent_bench_judge, choices=judge_names(),
                    help="judge (default: bench_judge, %(default)s)")
     p.add_argument("--judge-model", default=C.judge_model, help="the LLM that judges (default: %(default)s)")
     renamed(p, "--model", "--judge-model")
     p.add_argument("--domain", default="macgyver", help="domain whose criteria are judged (default: %(default)s)")
     p.add_argument("--limit", type=int, default=None, help="judge only the first N pairs")
-    p.add_argument("--threshold", type=float, default=C.judge_threshold,
+    p.add_argument("--threshold", type=float, default=C.convergent_judge_threshold,
                    help="early-exit mean confidence T (retrieval)")
-    p.add_argument("--k", type=int, default=C.judge_k, help="fragments retrieved per discussion turn")
-    p.add_argument("--j", type=int, default=C.judge_j, help="fragments retrieved per confidence turn")
-    p.add_argument("--l", type=int, default=C.judge_l, help="fragments retrieved for the verdict")
-    p.add_argument("--max-rounds", type=int, default=C.judge_max_rounds)
-    p.add_argument("--word-limit", type=int, default=C.judge_word_limit,
+    p.add_argument("--k", type=int, default=C.convergent_judge_k, help="fragments retrieved per discussion turn")
+    p.add_argument("--j", type=int, default=C.convergent_judge_j, help="fragments retrieved per confidence turn")
+    p.add_argument("--l", type=int, default=C.convergent_judge_l, help="fragments retrieved for the verdict")
+    p.add_argument("--max-rounds", type=int, default=C.convergent_judge_max_rounds)
+    p.add_argument("--word-limit", type=int, default=C.convergent_judge_word_limit,
                    help="words per discussion turn (retrieval and chateval)")
-    p.add_argument("--retries", type=int, default=C.judge_retries,
+    p.add_argument("--retries", type=int, default=C.convergent_judge_retries,
                    help="format re-asks before a verdict counts as unparsed")
-    p.add_argument("--verdict-via", default=C.judge_verdict_via, choices=["text", "logprobs", "text+logprobs"])
+    p.add_argument("--verdict-via", default=C.convergent_judge_verdict_via, choices=["text", "logprobs",
+                                                                                     "text+logprobs"])
     p.add_argument("--embedder", default=None,
                    help="sentence-transformers model for fragments (default bundled MiniLM)")
     p.add_argument("--seed", type=int, default=C.seed)

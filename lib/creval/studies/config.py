@@ -11,6 +11,13 @@ configs differing only in presentation (``n_boot``, ``run_root``) share one run 
 identity field gives a new one. A study that reads another study's records holds that study's parameters by
 composition (:mod:`creval.studies.reader`): ``cfg.upstream()`` rebuilds the read studies' own Configs.
 
+One naming rule for the keys (the parameter files are flat, so a name must say whose it is): a study's own key
+starts with its :attr:`Config.prefix` (the study's name and ``_`` unless it declares another), or is a key of a
+study it names in :attr:`Config.shares` (the same parameter, meaning the same in both), or is one of the keys
+every study has (:data:`SHARED_KEYS`). A renamed key keeps its old name as an alias (:attr:`Config.renamed`):
+a parameter map may still give it, once said on stderr, and the run id hashes the old name, so a rename moves
+no run folder.
+
 ``run_root`` is resolved against the data home (``CREVAL_HOME``, default ``<repo>/data``) unless it is
 absolute, so a JupyterLab kernel started in ``chapters/`` finds the same runs as ``creval book``.
 """
@@ -19,10 +26,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import sys
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Iterable, Mapping
 
 from creval.core import paths
 from creval.core.errors import CrevalError
@@ -57,6 +65,31 @@ def _check(name: str, kind: Any, value: Any, where: str) -> Any:
     return value
 
 
+_SAID: set[tuple[str, str]] = set()
+
+
+def say_renamed(old: str, new: str) -> None:
+    """Say on stderr, once per process, that parameter ``old`` is now ``new``."""
+    if (old, new) not in _SAID:
+        _SAID.add((old, new))
+        print(f"creval: parameter {old!r} is now {new!r} (the old name still works; see CHANGELOG)", file=sys.stderr)
+
+
+def with_new_names(params: Mapping[str, Any], renamed: Iterable[tuple[str, str]]) -> dict:
+    """``params`` with each old name of ``renamed`` (pairs old, new) given under its new name instead (when
+    both are given, the new name's value wins); each old name used is said once (:func:`say_renamed`)."""
+    out, old_used = dict(params), set()
+    for old, new in renamed:
+        if old in params:
+            say_renamed(old, new)
+            if new not in params:
+                out[new] = params[old]
+            old_used.add(old)
+    for old in old_used:
+        out.pop(old, None)
+    return out
+
+
 def identity(default: Any) -> Any:
     """A Config field whose value changes the study's records: it enters the run id."""
     return field(default=default, metadata={"identity": True})
@@ -66,13 +99,31 @@ def identity(default: Any) -> Any:
 class Config:
     """Parameters every study shares. ``model``/``models`` are the models under test in every study."""
     study: ClassVar[str] = ""                # the registry name of the study this Config belongs to
+    prefix: ClassVar[str] = ""               # every own key starts with it: the study's name and "_" unless declared
+    shares: ClassVar[tuple[str, ...]] = ()   # studies whose keys this one also declares, with the same meaning
+    renamed: ClassVar[Mapping[str, str]] = {}   # old key -> new key: the old name is still accepted (an alias)
     records_version: ClassVar[int] = 2       # the shape of the study's records: raise it when a table's columns
                                              # change, so a finished run folder of the old shape is not read back
     run_root: str = "runs/default"           # run records: relative to the data home (CREVAL_HOME) or absolute
     model: str = identity("smollm2-135m")    # the model whose creativity is measured
     models: tuple[str, ...] = identity(())   # further models measured beside `model` (tables compare them)
     seed: int = identity(0)                  # sampling seed (sample i of a call uses a seed derived from it)
-    data_seed: int = identity(42)            # shuffle of a dataset before its first `limit` items (paper: 42)
+    data_seed: int = identity(42)            # shuffle of a dataset before a study takes its first items (paper: 42)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "prefix" not in vars(cls) and vars(cls).get("study"):
+            cls.prefix = f"{cls.study}_"
+
+    @classmethod
+    def renames(cls) -> tuple[tuple[str, str], ...]:
+        """(old, new) for every key a parameter map may still give under its old name."""
+        return tuple(cls.renamed.items())
+
+    @classmethod
+    def with_new_names(cls, params: Mapping[str, Any]) -> dict:
+        """``params`` with the old names of this Config's keys (and of the studies it reads) made new."""
+        return with_new_names(params, cls.renames())
 
     @property
     def tested(self) -> tuple[str, ...]:
@@ -104,9 +155,11 @@ class Config:
         lookup: it never downloads (the study's fetch step does, before the run id is named)."""
         return {}
 
-    def identity_fields(self) -> dict:
-        """The identity fields and their values, as plain values (unresolved)."""
-        return {k: plain_value(getattr(self, k)) for k in self.identity_keys()}
+    def identity_fields(self, leave_out: Iterable[str] = ()) -> dict:
+        """The identity fields and their values, as plain values (unresolved), but those in ``leave_out``. A
+        renamed field goes by its old name, so that its run ids do not move."""
+        old = {new: o for o, new in self.renamed.items()}
+        return {old.get(k, k): plain_value(getattr(self, k)) for k in self.identity_keys() if k not in leave_out}
 
     def identity(self) -> dict:
         """What makes two runs of this study the same experiment: the identity fields, resolved."""
@@ -138,7 +191,9 @@ class Config:
 
     @classmethod
     def chapter_params(cls, params: Mapping[str, Any]) -> dict:
-        """What the chapter is handed from a flat parameter map: the keys it declares that ``params`` gives."""
+        """What the chapter is handed from a flat parameter map: the keys it declares that ``params`` gives
+        (an old name given as its new one)."""
+        params = cls.with_new_names(params)
         return {k: params[k] for k in cls.keys() if k in params}
 
     def flat_params(self) -> dict:
@@ -149,8 +204,8 @@ class Config:
     def from_params(cls, params: Mapping[str, Any] | None = None, where: str = "", **overrides):
         """The study's config from a flat parameter map: declared keys are taken and type-checked, the
         others ignored (they belong to other studies; :func:`creval.studies.registry.check_params`
-        rejects keys that no study declares)."""
-        merged = {**(params or {}), **overrides}
+        rejects keys that no study declares). An old name of a key (:attr:`renamed`) is taken as the new one."""
+        merged = cls.with_new_names({**(params or {}), **overrides})
         hints = typing.get_type_hints(cls)
         where = f" in {where}" if where else ""
         values = {k: _check(k, hints[k], merged[k], where) for k in cls.keys() if k in merged}
@@ -189,3 +244,7 @@ class JudgeConfig(Config):
 class BootstrapConfig(Config):
     """A study whose reports give bootstrap intervals (a report setting: it does not change the records)."""
     n_boot: int = 1000                       # bootstrap resamples for confidence intervals
+
+
+# the keys every study may have without a prefix (a reader's upstream_params besides)
+SHARED_KEYS = frozenset({*JudgeConfig.keys(), *BootstrapConfig.keys(), "upstream_params"})

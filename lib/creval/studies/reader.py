@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Mapping
 
 from creval.core.errors import CrevalError
 from creval.studies.config import BootstrapConfig, Config, plain_value
-from creval.studies.registry import all_defaults, upstream_configs, upstream_keys
+from creval.studies.registry import all_defaults, upstream_configs, upstream_keys, upstream_renames
 
 UPSTREAM = "upstream_params"
 
@@ -41,12 +41,13 @@ class ComposedConfig(Config):
     def from_params(cls, params: Mapping[str, Any] | None = None, where: str = "", **overrides):
         """Own keys from ``params`` as fields; keys of the studies read (given flat, or nested under
         ``upstream_params``, which wins) into ``upstream_params``, minus those equal to their default."""
-        merged = {**(params or {}), **overrides}
+        merged = cls.with_new_names({**(params or {}), **overrides})
         nested = merged.get(UPSTREAM) or {}
         at = f" in {where}" if where else ""
         if not isinstance(nested, Mapping):
             raise CrevalError(f"parameter {UPSTREAM!r}{at} must be a mapping of parameter names to values, "
-                              f"got {nested!r}", f"e.g. {UPSTREAM} = {{'limit': 5}}")
+                              f"got {nested!r}", f"e.g. {UPSTREAM} = {{'divergent_limit': 5}}")
+        nested = cls.with_new_names(nested)
         own, ups = set(cls.flat_keys()), upstream_keys(cls.study)
         wrong = sorted(set(nested) & own) or sorted(set(nested) - ups)
         if wrong:
@@ -62,7 +63,21 @@ class ComposedConfig(Config):
         return cfg
 
     @classmethod
+    def renames(cls) -> tuple[tuple[str, str], ...]:
+        """Its own old names and those of the studies it reads."""
+        return (*cls.renamed.items(), *upstream_renames(cls.study))
+
+    def identity_fields(self, leave_out=()) -> dict:
+        """As :meth:`Config.identity_fields`, the keys in ``upstream_params`` by their old names as well."""
+        out = super().identity_fields(leave_out)
+        if UPSTREAM in out:
+            old = {new: o for o, new in self.renames()}
+            out[UPSTREAM] = {old.get(k, k): v for k, v in out[UPSTREAM].items()}
+        return out
+
+    @classmethod
     def chapter_params(cls, params: Mapping[str, Any]) -> dict:
+        params = cls.with_new_names(params)
         out = {k: params[k] for k in cls.flat_keys() if k in params}
         nested = cls.from_params(params).upstream_params
         return {**out, UPSTREAM: dict(nested)} if nested else out
@@ -92,7 +107,8 @@ class DerivedConfig(ComposedConfig):
     """A study that reads one study's records and reruns part of that study (convergent and validation read
     the divergent study). Its run id holds the read study's identity fields by name, beside its own (see
     :meth:`identity`). A parameter of the read study is read from that study's own Config
-    (``cfg.upstream()["divergent"].limit``, which convergent and validation spell ``cfg.divergent().limit``),
+    (``cfg.upstream()["divergent"].divergent_limit``, which convergent and validation spell
+    ``cfg.divergent().divergent_limit``),
     never from this Config: a name that is no field here is an AttributeError."""
     not_read: ClassVar[tuple[str, ...]] = ()   # identity fields of the read study its records do not depend on
 
@@ -101,7 +117,7 @@ class DerivedConfig(ComposedConfig):
         ``upstream_params``, whose values are among the former), then :meth:`resolved`. These studies once
         inherited the read study's Config and their run ids hashed exactly these keys; keeping them flat keeps
         every earlier run folder's run id (a nested ``upstream_params`` would move them all)."""
-        up = {k: v for c in self.upstream().values() for k, v in c.identity_fields().items() if k not in self.not_read}
+        up = {k: v for c in self.upstream().values() for k, v in c.identity_fields(self.not_read).items()}
         own = {k: v for k, v in self.identity_fields().items() if k != UPSTREAM}
         return {"study": self.study, "records_version": self.records_version, **up, **own, **self.resolved()}
 
@@ -109,5 +125,6 @@ class DerivedConfig(ComposedConfig):
     def chapter_params(cls, params: Mapping[str, Any]) -> dict:
         """Own keys and ``upstream_params``, and the read studies' keys flat as well: papermill injects only
         the keys a chapter's cell declares, so a cell that still lists them flat gets them flat."""
+        params = cls.with_new_names(params)
         flat = {k: params[k] for k in upstream_keys(cls.study) - set(cls.flat_keys()) if k in params}
         return {**flat, **super().chapter_params(params)}

@@ -15,11 +15,13 @@ from collections.abc import MutableMapping
 from typing import Iterator, Mapping
 
 from creval.core.errors import CrevalError
+from creval.studies import config
 from creval.studies.config import Config
 from creval.studies.contract import Records, Study
 
 __all__ = ["RETIRED", "STUDIES", "Study", "all_defaults", "check_params", "declared_keys", "discover", "get_study",
-           "in_order", "register", "upstream_configs", "upstream_keys", "upstream_records"]
+           "in_order", "misnamed_keys", "register", "renames", "upstream_configs", "upstream_keys", "upstream_records",
+           "upstream_renames", "with_new_names"]
 
 
 def discover(package: str = "creval.studies") -> list[Study]:
@@ -153,6 +155,30 @@ def upstream_keys(study: str) -> set[str]:
     return {k for name in get_study(study).reads for k in {*get_study(name).config.flat_keys(), *upstream_keys(name)}}
 
 
+def misnamed_keys(study: str) -> list[str]:
+    """The keys of ``study`` that break the naming rule (:mod:`creval.studies.config`): each own key starts with
+    its Config's ``prefix`` or is a key of a study it ``shares`` keys with, or is one every study has."""
+    cfg = get_study(study).config
+    shared = {k for name in cfg.shares for k in get_study(name).config.keys()}
+    return [k for k in cfg.keys() if k not in config.SHARED_KEYS and k not in shared and not k.startswith(cfg.prefix)]
+
+
+def upstream_renames(study: str) -> tuple[tuple[str, str], ...]:
+    """(old, new) for every renamed key of the studies ``study`` reads (and of the studies they read)."""
+    return tuple(dict.fromkeys(r for name in get_study(study).reads
+                               for r in (*get_study(name).config.renamed.items(), *upstream_renames(name))))
+
+
+def renames() -> tuple[tuple[str, str], ...]:
+    """(old, new) for every renamed key of every study (an old name may have become a key of several)."""
+    return tuple(dict.fromkeys(r for s in STUDIES.values() for r in s.config.renamed.items()))
+
+
+def with_new_names(params: Mapping) -> dict:
+    """``params`` with every study's old key names given as the new ones (said once on stderr)."""
+    return config.with_new_names(params, renames())
+
+
 def upstream_records(cfg: Config) -> dict[str, Records]:
     """The records of every study ``cfg``'s study reads (each run first only if its folder is not finished)."""
     return {name: get_study(name).records(c) for name, c in upstream_configs(cfg).items()}
@@ -176,7 +202,9 @@ def all_defaults() -> dict:
 
 
 def check_params(params: Mapping, where: str = "the parameters") -> dict:
-    """``params`` unchanged when every key is declared by some study and every value has its type."""
+    """``params`` when every key is declared by some study and every value has its type, each old name of a
+    renamed key given as its new name (said once on stderr)."""
+    params = with_new_names(params)
     retired = sorted(set(params) & set(RETIRED))
     if retired:
         raise CrevalError(f"{where}: parameter {retired[0]!r} was retired",

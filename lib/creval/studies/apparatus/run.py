@@ -23,7 +23,8 @@ def run(cfg: ApparatusConfig) -> Path:
     m = registry.load_model(cfg.model)
     store.note_model(m)
     samples = m.sample(step_messages(dom, problem, [], max_steps=5), cfg.apparatus_samples,
-                       temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.apparatus_max_tokens,
+                       temperature=cfg.apparatus_temperature, top_p=cfg.apparatus_top_p,
+                       max_tokens=cfg.apparatus_max_tokens,
                        stop=("\n",), seed=cfg.seed)
     store.write("samples", [SampleRecord.of(problem, i, m.logprob_kind, s).to_dict() for i, s in enumerate(samples)])
     return contract.finish(store)

@@ -74,7 +74,7 @@ def estimate(cfg) -> Estimate:
             judge_parts.append(choices(role, j, "pointwise fallback", Range(0, n_obj * sum(lists)),
                                        msg_toks(pointwise_messages(obj, use))))
     phases.append(Phase("judge uses", units, Range(1, 1 + r + 1), tuple(judge_parts)))
-    sizes, text = aut_human_sizes(cfg.aut_items, cfg.aut_objects, cfg.cambridge_items, cfg.data_seed)
+    sizes, text = aut_human_sizes(cfg.aut_items, cfg.aut_objects, cfg.aut_cambridge_items, cfg.data_seed)
     size = max(2, cfg.aut_human_list)
     chunks = [min(size, c - g) for _, _, c in sizes for g in range(0, c, size) if c - g >= 2]
     human, units = [], 0

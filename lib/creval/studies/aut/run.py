@@ -132,7 +132,7 @@ def human_items(cfg: AutConfig) -> pd.DataFrame:
     try:
         oc = aut_data.load_ocsai(n=cfg.aut_items, objects=cfg.aut_objects, seed=cfg.data_seed)
         frames.append(oc.assign(dataset=["sample-ocsai1" if s == "sample" else "ocsai1" for s in oc["source"]]))
-        cb = aut_data.load_cambridge(n=cfg.cambridge_items, seed=cfg.data_seed)
+        cb = aut_data.load_cambridge(n=cfg.aut_cambridge_items, seed=cfg.data_seed)
         frames.append(cb.assign(dataset=["sample-cambridge" if s == "sample" else "cambridge" for s in cb["source"]]))
     except CrevalError:
         pass

@@ -71,7 +71,7 @@ def judge_step(judge_model: str, seed: int):
 
 def equivalence_rows(cfg, srcs, root) -> list[dict]:
     """Every step's two partitions (none when ``equivalence_steps`` is 0 or no step samples were read)."""
-    us = step_units(srcs, cfg.equivalence_steps) if cfg.equivalence_steps else []
+    us = step_units(srcs, cfg.compare_equivalence_steps) if cfg.compare_equivalence_steps else []
     if not us:
         return []
     return run_units(root, "equivalence", us, judge_step(cfg.judge_model, cfg.seed), width=width(cfg.judge_model),

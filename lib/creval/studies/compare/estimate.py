@@ -23,13 +23,13 @@ def released_sizes(cfg) -> list[tuple[str, int, int, str, str, str]]:
     out = []
     for name, load in (("macgyver", macgyver_outputs), ("ttcw", ttcw_outputs)):
         try:
-            outs, df, _ = load(cfg.released_items, cfg.data_seed)
+            outs, df, _ = load(cfg.compare_released_items, cfg.data_seed)
         except CrevalError:
             continue
         import pandas as pd
         answers = pd.DataFrame([{"dataset": name, "item": it, "model": m, "text": o.answer(it)}
                                 for m, o in outs.items() for it in o.items])
-        items = items_for(answers, cfg.pairwise_items, cfg.seed).get(name, []) if len(answers) else []
+        items = items_for(answers, cfg.compare_pairwise_items, cfg.seed).get(name, []) if len(answers) else []
         if not items:
             continue
         x = answers[answers["item"] == items[0]]["text"].tolist()
@@ -42,9 +42,10 @@ def estimate(cfg) -> Estimate:
     """Units: one per dataset x item; each sends its pairs x 2 orders as one batch of scored choices."""
     parts: list[Part] = []
     units, notes, widest = 0, [], 1
-    for name, k, n, task, x, y in released_sizes(cfg) if cfg.pairwise_items else []:
+    for name, k, n, task, x, y in released_sizes(cfg) if cfg.compare_pairwise_items else []:
         pairs = k * (k - 1) // 2
-        prompt = msg_toks(messages(task, clip_words(x, cfg.pairwise_words), clip_words(y, cfg.pairwise_words),
+        prompt = msg_toks(messages(task, clip_words(x, cfg.compare_pairwise_words), clip_words(y,
+                                                                                               cfg.compare_pairwise_words),
                                    STANDARDS.get(name, STANDARDS["default"])))
         parts.append(choices("judge", cfg.judge_model, f"pairwise judge ({name}: {k} models, {pairs} pairs x 2 "
                                                         f"orders x {n} items)", 2 * pairs * n, prompt))
@@ -52,9 +53,9 @@ def estimate(cfg) -> Estimate:
         widest = max(widest, 2 * pairs)
         notes.append(f"{name}: {k} released models, {n} items judged pairwise, {2 * pairs * n} scored choices")
     div = cfg.upstream()["divergent"]
-    if cfg.equivalence_steps:
-        k = div.n_samples
-        steps = min(cfg.equivalence_steps, len(div.domains) * div.limit * len(cfg.tested))
+    if cfg.compare_equivalence_steps:
+        k = div.divergent_n_samples
+        steps = min(cfg.compare_equivalence_steps, len(div.divergent_domains) * div.divergent_limit * len(cfg.tested))
         ask = msg_toks(equivalence_messages("a problem of about sixty words " * 6, "an answer " * 20,
                                             "an answer " * 20))
         parts.append(choices("judge", cfg.judge_model, f"equivalence judge ({steps} steps x {k} samples)",
@@ -64,6 +65,7 @@ def estimate(cfg) -> Estimate:
                      "samples fall into few classes), one after another")
     notes.append("the released outputs' measures (creativity index, distinct-2, self-BLEU, embeddings) and the "
                  "homogeneity tables run on local models or pure code: no model call")
-    depth = Range(1, max(1, div.n_samples * (div.n_samples - 1) // 2)) if cfg.equivalence_steps else Range(1, 1)
+    pairs = div.divergent_n_samples * (div.divergent_n_samples - 1) // 2
+    depth = Range(1, max(1, pairs)) if cfg.compare_equivalence_steps else Range(1, 1)
     return Estimate("compare", [Phase("pairwise and equivalence judges", units, depth, tuple(parts),
                                       breadth=widest)] if parts else [], notes)

@@ -64,9 +64,9 @@ def judge_unit(judge_model: str, words: int, seed: int):
 
 def pairwise_rows(cfg, answers: list[dict], root) -> list[dict]:
     """Every pairwise judgement of the released outputs (none when ``pairwise_items`` is 0)."""
-    if not cfg.pairwise_items or not answers:
+    if not cfg.compare_pairwise_items or not answers:
         return []
-    us = units(pd.DataFrame(answers), cfg.pairwise_items, cfg.seed)
-    tables = run_units(root, "pairwise", us, judge_unit(cfg.judge_model, cfg.pairwise_words, cfg.seed),
+    us = units(pd.DataFrame(answers), cfg.compare_pairwise_items, cfg.seed)
+    tables = run_units(root, "pairwise", us, judge_unit(cfg.judge_model, cfg.compare_pairwise_words, cfg.seed),
                        width=width(cfg.judge_model), desc="pairwise judge")
     return tables.get("pairwise", [])

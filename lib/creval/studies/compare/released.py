@@ -209,7 +209,7 @@ def dataset_rows(dataset: str, cfg, embedder) -> tuple[list[dict], list[dict], d
     """``(values, answers, info)`` of one dataset: every measure's rows, the answers (for the pairwise judge)
     as ``item, task, model, text`` and what was read."""
     load = macgyver_outputs if dataset == "macgyver" else ttcw_outputs
-    outs, df, info = load(cfg.released_items, cfg.data_seed)
+    outs, df, info = load(cfg.compare_released_items, cfg.data_seed)
     rethink = cfg.upstream()["rethinking"]
     Ls = C.l_range(rethink.rethink_ci_l_min, rethink.rethink_ci_l_max)
     if dataset == "macgyver":
@@ -220,7 +220,7 @@ def dataset_rows(dataset: str, cfg, embedder) -> tuple[list[dict], list[dict], d
         index = cached_index(list(zip(st["group"], st["text"])), Ls, "ttcw-stories")
         tasks = dict(zip(df["group"], df["task"]))
     rows = label_rows(dataset, df) + ci_rows(dataset, outs, index, Ls)
-    rows += repetition_rows(dataset, outs, cfg.released_bleu_refs, cfg.data_seed)
+    rows += repetition_rows(dataset, outs, cfg.compare_released_bleu_refs, cfg.data_seed)
     rows += cosine_rows(dataset, outs, info["people"], embedder)
     lex, info["overused"] = lexical_rows(dataset, outs, info["people"])
     rows += lex

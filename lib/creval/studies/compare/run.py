@@ -68,7 +68,8 @@ def run(cfg: CompareConfig) -> Path:
     store.write("ideas", ideas)
     rows, embedder = [], Embedder(cfg.compare_embedder)
     if ideas:
-        rows = homogeneity_rows(pd.DataFrame(ideas), embedder, nli_backends.load_nli(cfg.upstream()["divergent"].nli))
+        rows = homogeneity_rows(pd.DataFrame(ideas), embedder,
+                                nli_backends.load_nli(cfg.upstream()["divergent"].divergent_nli))
     store.write("homogeneity", [Homogeneity.from_dict(r).to_dict() for r in rows])
     released, answers, infos, more = released_rows(cfg, embedder)
     store.write("released", released)

@@ -41,7 +41,9 @@ def judge_provenance(cfg) -> dict:
     template, the study's judge settings (its Config keys that name a judge, and AUT's judging keys) and the seed
     that shuffles what the judge is shown."""
     spec = get_spec(cfg.judge_model)
-    settings = {k: v for k, v in cfg.flat_params().items() if "judge" in k or k in (
+    old = {new: o for o, new in cfg.renames()}        # the keys by their names before the renaming: the hash stays
+    params = {old.get(k, k): v for k, v in cfg.flat_params().items()}
+    settings = {k: v for k, v in params.items() if "judge" in k or k in (
         "aut_settings", "aut_methods", "aut_verdict_via", "aut_retries", "temperature")}
     return {"judge_model": spec.name, "judge_version": judge_version(spec),
             "prompt_sha": _sha({f.name: f.read_text() for f in sorted(PROMPTS.glob("*.txt"))}),

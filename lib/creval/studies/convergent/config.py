@@ -6,7 +6,7 @@ the run id holds its identity fields by name (:class:`~creval.studies.reader.Der
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Mapping
 
 from creval.domains import get_domain
 from creval.studies.config import JudgeConfig, identity
@@ -17,18 +17,26 @@ from creval.studies.reader import DerivedConfig
 @dataclass(frozen=True)
 class ConvergentConfig(DerivedConfig, JudgeConfig):
     study: ClassVar[str] = "convergent"
-    judges: tuple[str, ...] = identity(("zero-shot", "few-shot", "cot", "chateval", "retrieval"))
-    human_pairs: int = identity(4)   # MacGyver solutions with human labels (paper: 50)
-    confidence_thresholds: tuple[float, ...] = identity((0.3, 0.5, 0.7, 0.9))
-    judge_word_limit: int = identity(150)   # words per discussion turn, both discussion judges (paper: 150)
-    judge_k: int = identity(5)   # fragments per discussion turn (paper k)
-    judge_j: int = identity(4)   # fragments per confidence turn (paper j)
-    judge_l: int = identity(8)   # fragments for the verdict (paper l)
-    judge_threshold: float = identity(0.5)   # early-exit mean confidence T
-    judge_max_rounds: int = identity(2)   # discussion rounds at most
-    judge_retries: int = identity(1)   # format re-asks before a verdict counts as unparsed
-    judge_verdict_via: str = identity("text+logprobs")   # text | logprobs | text+logprobs
-    bench_judge: str = identity("retrieval")   # judge of Tables 3-5 and Fig. 7
+    # old key names, still accepted (see Config.renamed)
+    renamed: ClassVar[Mapping[str, str]] = {"judges": "convergent_judges", "human_pairs": "convergent_human_pairs",
+        "confidence_thresholds": "convergent_confidence_thresholds",
+        "judge_word_limit": "convergent_judge_word_limit", "judge_k": "convergent_judge_k",
+        "judge_j": "convergent_judge_j", "judge_l": "convergent_judge_l",
+        "judge_threshold": "convergent_judge_threshold", "judge_max_rounds": "convergent_judge_max_rounds",
+        "judge_retries": "convergent_judge_retries", "judge_verdict_via": "convergent_judge_verdict_via",
+        "bench_judge": "convergent_bench_judge"}
+    convergent_judges: tuple[str, ...] = identity(("zero-shot", "few-shot", "cot", "chateval", "retrieval"))
+    convergent_human_pairs: int = identity(4)   # MacGyver solutions with human labels (paper: 50)
+    convergent_confidence_thresholds: tuple[float, ...] = identity((0.3, 0.5, 0.7, 0.9))
+    convergent_judge_word_limit: int = identity(150)   # words per discussion turn, both discussion judges (paper: 150)
+    convergent_judge_k: int = identity(5)   # fragments per discussion turn (paper k)
+    convergent_judge_j: int = identity(4)   # fragments per confidence turn (paper j)
+    convergent_judge_l: int = identity(8)   # fragments for the verdict (paper l)
+    convergent_judge_threshold: float = identity(0.5)   # early-exit mean confidence T
+    convergent_judge_max_rounds: int = identity(2)   # discussion rounds at most
+    convergent_judge_retries: int = identity(1)   # format re-asks before a verdict counts as unparsed
+    convergent_judge_verdict_via: str = identity("text+logprobs")   # text | logprobs | text+logprobs
+    convergent_bench_judge: str = identity("retrieval")   # judge of Tables 3-5 and Fig. 7
 
     def divergent(self) -> DivergentConfig:
         """The divergent study's own Config: the run whose solutions are judged."""
@@ -43,6 +51,6 @@ class ConvergentConfig(DerivedConfig, JudgeConfig):
 
     def judge_params(self) -> dict:
         """The judge settings under the names the judge registry declares."""
-        return {"word_limit": self.judge_word_limit, "k": self.judge_k, "j": self.judge_j, "l": self.judge_l,
-                "threshold": self.judge_threshold, "max_rounds": self.judge_max_rounds,
-                "retries": self.judge_retries, "verdict_via": self.judge_verdict_via, "seed": self.seed}
+        return {"word_limit": self.convergent_judge_word_limit, "k": self.convergent_judge_k, "j": self.convergent_judge_j, "l": self.convergent_judge_l,
+                "threshold": self.convergent_judge_threshold, "max_rounds": self.convergent_judge_max_rounds,
+                "retries": self.convergent_judge_retries, "verdict_via": self.convergent_judge_verdict_via, "seed": self.seed}

@@ -24,7 +24,7 @@ from creval.studies.estimate.sizes import criteria, macgyver_pairs, problems, ty
 def judge_chain(cfg, name: str, problem: str, solution: str, crits: list, fb: int) -> tuple[Range, Range, Range, Range]:
     """One judge on one pair: ``(calls, prompt tokens, completion tokens, depth)`` over ``crits``."""
     info = render("info", problem=problem.strip(), solution=solution.strip())
-    r, R, wl = cfg.judge_retries, cfg.judge_max_rounds, cfg.judge_word_limit
+    r, R, wl = cfg.convergent_judge_retries, cfg.convergent_judge_max_rounds, cfg.convergent_judge_word_limit
     disc = int(wl * 1.6) + 16
     reply = Range(TYPICAL, 1.0)
     n, pt, ct, depth = ZERO, ZERO, ZERO, ZERO
@@ -54,9 +54,10 @@ def judge_chain(cfg, name: str, problem: str, solution: str, crits: list, fb: in
             notes = lambda k: "\n".join(f"- [PA] {frag}" for _ in range(k))  # noqa: E731
             kw = dict(role="analyst", criterion=cn, definition=cd, focus="the problem", info=info)
             ca = toks(render("retrieval_init_CA", criterion=cn, definition=cd, info=info, words=wl))
-            dsc = toks(render("retrieval_discuss", notes=notes(cfg.judge_k), questions="- none", words=wl, **kw))
-            cnf = toks(render("retrieval_confidence", notes=notes(cfg.judge_j), **kw))
-            ver = toks(render("retrieval_verdict", notes=notes(cfg.judge_l), **kw))
+            dsc = toks(render("retrieval_discuss", notes=notes(cfg.convergent_judge_k), questions="- none", words=wl,
+                              **kw))
+            cnf = toks(render("retrieval_confidence", notes=notes(cfg.convergent_judge_j), **kw))
+            ver = toks(render("retrieval_verdict", notes=notes(cfg.convergent_judge_l), **kw))
             rounds = Range(1, R)
             k_conf = rounds * Range(3, 3 * (1 + r))
             k_ver = Range(1, 1 + r + fb)
@@ -78,7 +79,7 @@ def judge_chain(cfg, name: str, problem: str, solution: str, crits: list, fb: in
 
 def judge_phase(cfg, phase: str, judge: str, pairs: int, crits: list, problem: str, solution: str,
                 what: str, min_share: float = 1.0) -> Phase:
-    fb = 1 if cfg.judge_verdict_via == "text+logprobs" else 0
+    fb = 1 if cfg.convergent_judge_verdict_via == "text+logprobs" else 0
     n, pt, ct, depth = judge_chain(cfg, judge, problem, solution, crits, fb)
     lo = Range(min_share, 1.0)
     part = Part("judge", cfg.judge_model, what, n * pairs * lo, pt * pairs * lo, ct * pairs * lo)
@@ -95,19 +96,20 @@ def estimate(cfg) -> Estimate:
     problem, solution = typical_pair()
     phases, div = [], cfg.divergent()               # the divergent run whose solutions are judged
     for m in cfg.tested:
-        for d in div.domains:
-            k = len(problems(d, div.limit, cfg.data_seed))
-            phases.append(judge_phase(cfg, f"bench {m}/{d}", cfg.bench_judge, k, list(criteria(d)), problem, solution,
-                                      f"{cfg.bench_judge} on chapter 02's solutions"))
+        for d in div.divergent_domains:
+            k = len(problems(d, div.divergent_limit, cfg.data_seed))
+            phases.append(judge_phase(cfg, f"bench {m}/{d}", cfg.convergent_bench_judge, k, list(criteria(d)),
+                                      problem, solution,
+                                      f"{cfg.convergent_bench_judge} on chapter 02's solutions"))
     labelled = [c for c in criteria("macgyver") if crit_name(c).lower() in LABELLED]
-    pairs = len(macgyver_pairs(cfg.human_pairs, cfg.data_seed))
-    for j in cfg.judges:
+    pairs = len(macgyver_pairs(cfg.convergent_human_pairs, cfg.data_seed))
+    for j in cfg.convergent_judges:
         phases.append(judge_phase(cfg, f"human pairs: {j}", j, pairs, labelled, problem, solution,
                                   f"{j} on human-labelled pairs"))
     # every threshold repeats the same first round, so it is served by the cache: at most the rounds and
     # verdicts the other thresholds reach (at least nothing new when the retrieval judge already ran)
-    for i, t in enumerate(cfg.confidence_thresholds):
-        first = i == 0 and "retrieval" not in cfg.judges
+    for i, t in enumerate(cfg.convergent_confidence_thresholds):
+        first = i == 0 and "retrieval" not in cfg.convergent_judges
         phases.append(judge_phase(cfg, f"sweep T={t:g}", "retrieval", pairs, labelled, problem, solution,
                                   "retrieval at a confidence threshold", min_share=1.0 if first else 0.0))
     return Estimate("convergent", phases, ["the sweep's thresholds reuse each other's cached turns: lower bound 0 "

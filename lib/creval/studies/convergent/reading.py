@@ -93,14 +93,15 @@ def what_this_shows(recs: Records) -> str:
                      f"({S.fmt_number(PAPER_SHARE, 1, 100)}% of them).",
                      f"Here it spends {S.fmt_number(share, 0, 100)}%, {S.fmt_estimate(d['diff'], d['lo'], d['hi'], 0)}"
                      f" tokens per pair on {d['n']} pairs (both judges at `judge_word_limit` = "
-                     f"{cfg.judge_word_limit} words per turn)."))
+                     f"{cfg.convergent_judge_word_limit} words per turn)."))
     else:
         rows.append((TESTABLE, "The paper's Table 15 token comparison with ChatEval.",
                      "This build did not run both the retrieval judge and ChatEval."))
     models = recs.bench_verdicts["model"].nunique() if len(recs.bench_verdicts) else 0
     rows.append((TESTABLE, "The paper's convergent scores of its models (Tables 3-5) and their relation "
                  "to semantic entropy (Fig. 7).", f"This build judges {models} model(s) with `{cfg.judge_model}` on "
-                 f"`limit` = {cfg.divergent().limit} problem(s) per domain; both need strong models, a strong judge "
+                 f"`divergent_limit` = {cfg.divergent().divergent_limit} problem(s) per domain; "
+                 "both need strong models, a strong judge "
                  "and hundreds of solutions."))
     return claims_md(rows, recs)
 

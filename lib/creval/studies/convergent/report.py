@@ -43,7 +43,7 @@ def convergent_table(recs: Records) -> pd.DataFrame:
         row["unparsed"] = f"{int(g.unparsed.sum())}/{len(g)}"
         row["one answer to every solution"] = "; ".join(same)
         rows.append(row)
-    who = f" ({cfg.bench_judge} judge, {cfg.judge_model})" if cfg else ""
+    who = f" ({cfg.convergent_bench_judge} judge, {cfg.judge_model})" if cfg else ""
     t = pd.DataFrame(rows)
     flagged = int((t["one answer to every solution"] != "").sum()) if len(t) else 0
     note = (f". In {flagged} row(s) the judge gave one answer to every solution of a criterion (named in the last "

@@ -64,7 +64,7 @@ def validation_criteria(domain: str = "macgyver") -> list:
 
 def human_pairs(cfg: ConvergentConfig) -> list[dict]:
     """``human_pairs`` labelled MacGyver pairs drawn with ``data_seed`` (the same pairs for every judge)."""
-    return macgyver.sample_pairs(cfg.human_pairs, seed=cfg.data_seed)
+    return macgyver.sample_pairs(cfg.convergent_human_pairs, seed=cfg.data_seed)
 
 
 def labels_line() -> str:
@@ -103,7 +103,7 @@ def bench_units(cfg: ConvergentConfig, model, problems) -> list[units.Unit]:
         return out
     for (m, domain), g in problems.groupby(["model", "domain"], sort=False):
         folder = Path("bench") / registry.model_name(str(m)) / str(domain)
-        judge = _judge(cfg, cfg.bench_judge, model, cfg.run_dir / folder)
+        judge = _judge(cfg, cfg.convergent_bench_judge, model, cfg.run_dir / folder)
         crits = get_domain(domain).criteria
         out += [units.Unit(f"{folder.as_posix()}/{pair_of(row)[0]}", partial(_bench, judge, row, crits, m, domain))
                 for row in g.to_dict("records")]
@@ -123,14 +123,14 @@ def validation_units(cfg: ConvergentConfig, model, pairs: list[dict]) -> list[un
     each pair's sweep is a unit of its own."""
     labels, sweep = pair_labels(pairs), sweep_judges(cfg, model)
     out = []
-    for j in cfg.judges:
+    for j in cfg.convergent_judges:
         judge = _judge(cfg, j, model, cfg.run_dir / "human" / j)
         for p in pairs:
             works = [partial(_validate, judge, p, labels)]
             if j == "retrieval":
                 works.append(partial(_sweep, sweep, p, labels))
             out.append(units.Unit(f"human/{j}/{p['pair_id']}", partial(_chain, *works)))
-    if "retrieval" not in cfg.judges:
+    if "retrieval" not in cfg.convergent_judges:
         out += [units.Unit(f"sweep/{p['pair_id']}", partial(_sweep, sweep, p, labels)) for p in pairs]
     return out
 
@@ -160,13 +160,13 @@ def _sweep(judges: dict[float, object], pair: dict, labels: dict) -> dict[str, l
 def sweep_judges(cfg: ConvergentConfig, model) -> dict[float, object]:
     """The retrieval judge at every early-exit threshold T, in order (fragments in ``sweep/T<T>/``)."""
     return {float(t): _judge(cfg, "retrieval", model, cfg.run_dir / "sweep" / f"T{float(t):g}", threshold=float(t))
-            for t in cfg.confidence_thresholds}
+            for t in cfg.convergent_confidence_thresholds}
 
 
 def sweep_tables(cfg: ConvergentConfig, rows: list[dict], usage: list[dict], pairs: int) -> tuple[list, list]:
     """``sweep`` ordered by T (then pair and criterion) and ``sweep_calls``: per T the pairs and the calls
     made and cached, summed over the units."""
-    ts = [float(t) for t in cfg.confidence_thresholds]
+    ts = [float(t) for t in cfg.convergent_confidence_thresholds]
     calls = [{"T": t, "pairs": pairs, **{k: sum(u[k] for u in usage if u["T"] == t)
                                           for k in ("calls_made", "calls_cached")}} for t in ts]
     return sorted(rows, key=lambda r: ts.index(r["T"])), calls

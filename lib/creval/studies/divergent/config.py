@@ -3,7 +3,7 @@ these parameters by composition and rebuild this Config from them (``cfg.diverge
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Mapping
 
 from creval.domains import DOMAINS, get_domain
 from creval.measures.nli.backends import resolved_name
@@ -15,27 +15,34 @@ class DivergentConfig(Config):
     """Chapter 02: semantic entropy of every model under test on every domain, a temperature sweep, and the
     entailment backends on held-out pairs."""
     study: ClassVar[str] = "divergent"
-    domains: tuple[str, ...] = identity(("macgyver", "hypogen", "bookmia"))
-    limit: int = identity(2)               # problems per domain (paper: 300; tiny so the book runs on a CPU)
-    n_samples: int = identity(10)          # samples per step (paper: 10)
-    temperature: float = identity(1.0)     # sampling temperature (paper: 1.0)
-    top_p: float = identity(0.9)           # nucleus sampling (paper: 0.9)
-    max_steps: int = identity(3)           # upper bound of the step budget (paper: the first answer's length)
-    max_step_tokens: int = identity(32)    # token limit of one sampled step
-    nli: str = identity("minilm-sick")     # entailment backend: minilm-sick | minilm-cosine | deberta | hf:<id> | llm:<model>
-    strict_entailment: bool = identity(True)   # two samples are equivalent when each entails the other
-    temperatures: tuple[float, ...] = identity((0.3, 1.0, 1.5))   # Fig. 5b sweep
-    sweep_limit: int = identity(1)         # problems per temperature in the sweep
-    sweep_domain: str = identity("macgyver")   # domain of the temperature sweep
-    nli_eval_pairs: int = identity(20)     # held-out pairs per entailment backend and dataset
+    # old key names, still accepted (see Config.renamed)
+    renamed: ClassVar[Mapping[str, str]] = {"domains": "divergent_domains", "limit": "divergent_limit",
+        "n_samples": "divergent_n_samples", "temperature": "divergent_temperature", "top_p": "divergent_top_p",
+        "max_steps": "divergent_max_steps", "max_step_tokens": "divergent_max_step_tokens", "nli": "divergent_nli",
+        "strict_entailment": "divergent_strict_entailment", "temperatures": "divergent_temperatures",
+        "sweep_limit": "divergent_sweep_limit", "sweep_domain": "divergent_sweep_domain",
+        "nli_eval_pairs": "divergent_nli_eval_pairs"}
+    divergent_domains: tuple[str, ...] = identity(("macgyver", "hypogen", "bookmia"))
+    divergent_limit: int = identity(2)               # problems per domain (paper: 300; tiny so the book runs on a CPU)
+    divergent_n_samples: int = identity(10)          # samples per step (paper: 10)
+    divergent_temperature: float = identity(1.0)     # sampling temperature (paper: 1.0)
+    divergent_top_p: float = identity(0.9)           # nucleus sampling (paper: 0.9)
+    divergent_max_steps: int = identity(3)           # upper bound of the step budget (paper: the first answer's length)
+    divergent_max_step_tokens: int = identity(32)    # token limit of one sampled step
+    divergent_nli: str = identity("minilm-sick")     # entailment backend: minilm-sick | minilm-cosine | deberta | hf:<id> | llm:<model>
+    divergent_strict_entailment: bool = identity(True)   # two samples are equivalent when each entails the other
+    divergent_temperatures: tuple[float, ...] = identity((0.3, 1.0, 1.5))   # Fig. 5b sweep
+    divergent_sweep_limit: int = identity(1)         # problems per temperature in the sweep
+    divergent_sweep_domain: str = identity("macgyver")   # domain of the temperature sweep
+    divergent_nli_eval_pairs: int = identity(20)     # held-out pairs per entailment backend and dataset
 
     def resolved(self) -> dict:
         """The entailment backend that really runs here, and whether each domain's data is our sample."""
-        return _resolved(self.nli, tuple(sorted({*self.domains, self.sweep_domain})))
+        return _resolved(self.divergent_nli, tuple(sorted({*self.divergent_domains, self.divergent_sweep_domain})))
 
     def reads_dataset(self, name: str) -> bool:
         """A domain's dataset only when it is measured or swept; the entailment datasets always."""
-        return name not in DOMAINS or name in {*self.domains, self.sweep_domain}
+        return name not in DOMAINS or name in {*self.divergent_domains, self.divergent_sweep_domain}
 
 
 def _resolved(nli: str, domains: tuple[str, ...]) -> dict:

@@ -23,15 +23,17 @@ from creval.studies.estimate.sizes import problems
 
 def _step_prompts(domain: str, cfg, few: int = 3) -> list[float]:
     """Prompt tokens of step k = 0..max_steps-1 (k typical steps chosen so far), over a few real problems."""
-    dom, ps = get_domain(domain), problems(domain, max(cfg.limit, few), cfg.data_seed)[:few]
-    step = reply_words(cfg.max_step_tokens)
-    return [mean(msg_toks(step_messages(dom, p, [step] * k, cfg.max_steps)) for p in ps) for k in range(cfg.max_steps)]
+    dom, ps = get_domain(domain), problems(domain, max(cfg.divergent_limit, few), cfg.data_seed)[:few]
+    step = reply_words(cfg.divergent_max_step_tokens)
+    return [mean(msg_toks(step_messages(dom, p, [step] * k,
+                                        cfg.divergent_max_steps)) for p in ps) for k in range(cfg.divergent_max_steps)]
 
 
 def _first_prompt(domain: str, cfg, few: int = 3) -> float:
-    dom, ps = get_domain(domain), problems(domain, max(cfg.limit, few), cfg.data_seed)[:few]
+    dom, ps = get_domain(domain), problems(domain, max(cfg.divergent_limit, few), cfg.data_seed)[:few]
     return mean(msg_toks([{"role": "system", "content": dom.system_prompt},
-                          {"role": "user", "content": dom.render(dom.first_prompt, p, max_steps=cfg.max_steps)}])
+                          {"role": "user", "content": dom.render(dom.first_prompt, p,
+                                                                 max_steps=cfg.divergent_max_steps)}])
                 for p in ps)
 
 
@@ -41,13 +43,13 @@ def solve_parts(cfg, model: str, domain: str, units: int, firsts, n: int, what: 
     (``firsts``, a number or a Range), then 1..max_steps steps of ``n`` samples; ``cached_samples`` of each
     step's samples may come from the cache (a rerun at a larger n)."""
     steps = _step_prompts(domain, cfg)
-    first_max = cfg.max_steps * cfg.max_step_tokens + 32
+    first_max = cfg.divergent_max_steps * cfg.divergent_max_step_tokens + 32
     per_step = Range(n - cached_samples, n)
-    sample_n = Range(units, units * cfg.max_steps) * per_step
+    sample_n = Range(units, units * cfg.divergent_max_steps) * per_step
     prompt = Range(units * steps[0], units * sum(steps)) * per_step
     return [calls("model", model, f"{what}: budget answers", firsts, _first_prompt(domain, cfg), first_max),
             Part("model", model, f"{what}: step samples", sample_n, prompt,
-                 sample_n * Range(TYPICAL * cfg.max_step_tokens, cfg.max_step_tokens))]
+                 sample_n * Range(TYPICAL * cfg.divergent_max_step_tokens, cfg.divergent_max_step_tokens))]
 
 
 def estimate(cfg) -> Estimate:
@@ -55,33 +57,36 @@ def estimate(cfg) -> Estimate:
     test, the temperature sweep (Fig. 5b), and the LLM entailment judge on held-out pairs."""
     phases, notes, parts, units = [], [], [], 0
     for m in cfg.tested:
-        for d in cfg.domains:
-            k = len(problems(d, cfg.limit, cfg.data_seed))
+        for d in cfg.divergent_domains:
+            k = len(problems(d, cfg.divergent_limit, cfg.data_seed))
             units += k
-            parts += solve_parts(cfg, m, d, k, k, cfg.n_samples, f"{d}")
-    sweep_k = len(problems(cfg.sweep_domain, cfg.sweep_limit, cfg.data_seed))
-    main_k = len(problems(cfg.sweep_domain, cfg.limit, cfg.data_seed)) if cfg.sweep_domain in cfg.domains else 0
+            parts += solve_parts(cfg, m, d, k, k, cfg.divergent_n_samples, f"{d}")
+    sweep_k = len(problems(cfg.divergent_sweep_domain, cfg.divergent_sweep_limit, cfg.data_seed))
+    main_k = len(problems(cfg.divergent_sweep_domain, cfg.divergent_limit,
+                          cfg.data_seed)) if cfg.divergent_sweep_domain in cfg.divergent_domains else 0
     firsts = max(0, sweep_k - main_k)       # the budget answer is at temperature 0: asked once a problem ...
-    for t in cfg.temperatures:
-        new = max(0, sweep_k - main_k) if float(t) == float(cfg.temperature) else sweep_k   # else solved once
+    for t in cfg.divergent_temperatures:
+        new = max(0, sweep_k - main_k) if float(t) == float(cfg.divergent_temperature) else sweep_k   # else solved once
         if new:                             # ... unless two units ask it at the same moment
             units += new
-            parts += solve_parts(cfg, cfg.model, cfg.sweep_domain, new, Range(firsts, new), cfg.n_samples,
+            parts += solve_parts(cfg, cfg.model, cfg.divergent_sweep_domain, new, Range(firsts, new),
+                                 cfg.divergent_n_samples,
                                  f"sweep T={t:g}")
             firsts = 0
-    per_step = Range(2 * (cfg.n_samples - 1), cfg.n_samples * (cfg.n_samples - 1))
-    steps = Range(units, units * cfg.max_steps)
+    per_step = Range(2 * (cfg.divergent_n_samples - 1), cfg.divergent_n_samples * (cfg.divergent_n_samples - 1))
+    steps = Range(units, units * cfg.divergent_max_steps)
     work: tuple = ()
-    if cfg.nli.startswith("llm:"):
-        parts.append(choices("judge", cfg.nli[4:], "entailment of sample pairs", steps * per_step, 120))
+    if cfg.divergent_nli.startswith("llm:"):
+        parts.append(choices("judge", cfg.divergent_nli[4:], "entailment of sample pairs", steps * per_step, 120))
         notes.append("LLM entailment: 2(n-1) to n(n-1) directed pairs a step")
-    elif cfg.nli == "minilm-cosine":
-        work = (local("embedding", "samples embedded for cosine entailment", steps * cfg.n_samples),)
+    elif cfg.divergent_nli == "minilm-cosine":
+        work = (local("embedding", "samples embedded for cosine entailment", steps * cfg.divergent_n_samples),)
         notes.append("cosine entailment runs locally: no model call, its time counted")
     else:
         work = (local("entailment", "entailment of sample pairs", steps * per_step),)
-        notes.append(f"entailment ({cfg.nli}) runs locally: no model call, its time counted")
-    phases.append(Phase("solve", units, Range(2, 1 + cfg.max_steps), tuple(parts), breadth=cfg.n_samples,
+        notes.append(f"entailment ({cfg.divergent_nli}) runs locally: no model call, its time counted")
+    phases.append(Phase("solve", units, Range(2, 1 + cfg.divergent_max_steps), tuple(parts),
+                        breadth=cfg.divergent_n_samples,
                         local=work))
     phases.append(_nli_eval(cfg))
     return Estimate("divergent", phases, notes)
@@ -91,10 +96,10 @@ def _nli_eval(cfg) -> Phase:
     """Both entailment backends on ``nli_eval_pairs`` SICK and MSRP pairs: the LLM one asks each pair in both
     directions (the three-way labels reuse the forward calls)."""
     prompt = msg_toks(llm_messages("A man is playing a guitar on a stage.", "A person plays music."))
-    llms = [b[4:] for b in (cfg.nli, f"llm:{cfg.model}") if b.startswith("llm:")]
-    parts = tuple(choices("model", m, "entailment evaluation", 2 * 2 * cfg.nli_eval_pairs, prompt)
+    llms = [b[4:] for b in (cfg.divergent_nli, f"llm:{cfg.model}") if b.startswith("llm:")]
+    parts = tuple(choices("model", m, "entailment evaluation", 2 * 2 * cfg.divergent_nli_eval_pairs, prompt)
                   for m in dict.fromkeys(llms))
-    pairs = 2 * 2 * cfg.nli_eval_pairs              # both datasets, both directions
-    work = () if cfg.nli.startswith("llm:") else (local("entailment", "entailment evaluation", pairs),)
-    return Phase("entailment evaluation", 2 * len(parts), Range(1, 1), parts, breadth=2 * cfg.nli_eval_pairs,
+    pairs = 2 * 2 * cfg.divergent_nli_eval_pairs              # both datasets, both directions
+    work = () if cfg.divergent_nli.startswith("llm:") else (local("entailment", "entailment evaluation", pairs),)
+    return Phase("entailment evaluation", 2 * len(parts), Range(1, 1), parts, breadth=2 * cfg.divergent_nli_eval_pairs,
                  local=work)

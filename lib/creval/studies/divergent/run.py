@@ -47,11 +47,11 @@ def problem_units(cfg: DivergentConfig, model: str, domain: str, *, n: int | Non
                   temperature: float | None = None, limit: int | None = None) -> list[units.Unit]:
     """One unit per problem of the first ``limit`` of ``domain`` (the config's sizes by default), keyed
     ``model/domain/n<n>-T<t>/problem_id``."""
-    n = cfg.n_samples if n is None else n
-    limit = cfg.limit if limit is None else limit
-    t = float(cfg.temperature if temperature is None else temperature)
-    if n < 1 or limit < 0 or cfg.max_steps < 1:
-        raise CrevalError(f"bad sizes n={n}, limit={limit}, max_steps={cfg.max_steps}",
+    n = cfg.divergent_n_samples if n is None else n
+    limit = cfg.divergent_limit if limit is None else limit
+    t = float(cfg.divergent_temperature if temperature is None else temperature)
+    if n < 1 or limit < 0 or cfg.divergent_max_steps < 1:
+        raise CrevalError(f"bad sizes n={n}, limit={limit}, max_steps={cfg.divergent_max_steps}",
                           "use n_samples >= 1, limit >= 0, max_steps >= 1")
     problems, where = get_domain(domain).load_with_source(limit=limit, seed=cfg.data_seed)
     log.info("divergent: %d %s problems from %s", len(problems), domain, where)
@@ -62,14 +62,15 @@ def problem_units(cfg: DivergentConfig, model: str, domain: str, *, n: int | Non
 def solver(cfg: DivergentConfig):
     """``work(unit) -> {"steps": rows, "problems": [row]}`` solving a :func:`problem_units` unit (paper
     section 5; :func:`creval.studies.divergent.generation.solve`); one entailment backend for all units."""
-    nli = resolved_name(cfg.nli)          # the backend that really runs (e.g. a fallback when SICK is missing)
+    nli = resolved_name(cfg.divergent_nli)    # the backend that really runs (e.g. a fallback when SICK is missing)
     backend = LazyNLI(nli)                # loaded (trained the first time, once) after a model answered
 
     def work(unit: units.Unit) -> dict[str, list]:
         job: Job = unit.item
         res = solve(registry.load_model(job.model), get_domain(job.domain), job.problem, nli=backend, nli_name=nli,
-                    n=job.n, temperature=job.temperature, top_p=cfg.top_p, max_steps=cfg.max_steps,
-                    max_step_tokens=cfg.max_step_tokens, strict=cfg.strict_entailment, seed=cfg.seed)
+                    n=job.n, temperature=job.temperature, top_p=cfg.divergent_top_p, max_steps=cfg.divergent_max_steps,
+                    max_step_tokens=cfg.divergent_max_step_tokens, strict=cfg.divergent_strict_entailment,
+                    seed=cfg.seed)
         return {"steps": [s.to_dict() for s in res.steps], "problems": [res.problem.to_dict()]}
     return work
 
@@ -79,7 +80,7 @@ def solve_units(cfg: DivergentConfig, root: Path, todo: list[units.Unit], *, nam
     """Solve the problem units ``todo`` (duplicates once) in ``root``; each unit's ``{steps, problems}``
     rows by its key."""
     todo = list({u.key: u for u in todo}.values())
-    judge = cfg.nli[4:] if cfg.nli.startswith("llm:") else ""      # an LLM entailment judge's calls overlap too
+    judge = cfg.divergent_nli[4:] if cfg.divergent_nli.startswith("llm:") else ""   # an LLM entailment judge
     solve = solver(cfg)
 
     def work(unit: units.Unit) -> dict[str, list]:
@@ -103,9 +104,10 @@ def solve_domain(cfg: DivergentConfig, model: str, domain: str, root: Path, *, n
 def run(cfg: DivergentConfig) -> Path:
     """Every divergent record of ``cfg`` into ``cfg.run_dir`` (see the module doc)."""
     store = contract.start(cfg)
-    main = [(get_domain(d).source_kind(), problem_units(cfg, m, d)) for m in cfg.tested for d in cfg.domains]
-    sweep = [u for t in cfg.temperatures
-             for u in problem_units(cfg, cfg.model, cfg.sweep_domain, temperature=t, limit=cfg.sweep_limit)]
+    main = [(get_domain(d).source_kind(), problem_units(cfg, m, d)) for m in cfg.tested for d in cfg.divergent_domains]
+    sweep = [u for t in cfg.divergent_temperatures
+             for u in problem_units(cfg, cfg.model, cfg.divergent_sweep_domain, temperature=t,
+                                    limit=cfg.divergent_sweep_limit)]
     done = solve_units(cfg, store.root, [u for _, us in main for u in us] + sweep)
     store.flush_calls()
     for table in ("steps", "problems"):
@@ -115,17 +117,17 @@ def run(cfg: DivergentConfig) -> Path:
     for m in cfg.tested:
         store.note_model(registry.load_model(m))
 
-    backend = load_nli(cfg.nli)
+    backend = load_nli(cfg.divergent_nli)
     why = getattr(backend, "fallback_reason", None)
-    store.write("entailment", [EntailmentRecord(cfg.nli, backend.name,
+    store.write("entailment", [EntailmentRecord(cfg.divergent_nli, backend.name,
                                                 f"fallback: {why}" if why else "as requested").to_dict()])
     rows = []
-    for b in (cfg.nli, f"llm:{cfg.model}"):
+    for b in (cfg.divergent_nli, f"llm:{cfg.model}"):
         for dataset in ("sick", "msrp"):
             try:
-                r = evaluate_nli(b, dataset=dataset, limit=cfg.nli_eval_pairs, seed=cfg.seed)
+                r = evaluate_nli(b, dataset=dataset, limit=cfg.divergent_nli_eval_pairs, seed=cfg.seed)
             except CrevalError as e:
-                if b == cfg.nli:                # the chapter's own backend: the samples were clustered with it
+                if b == cfg.divergent_nli:      # the chapter's own backend: the samples were clustered with it
                     raise
                 # the comparison with the model under test as an entailment judge: a server that gives no label a
                 # log-prob cannot be read; the row says so instead of failing the study

@@ -1,5 +1,5 @@
 """What the validation study (chapter 04) costs before any call: novelty rankings (a pairwise judge in a merge
-sort), the crowd's solutions beside the models' and the rerun at ``n_large`` samples."""
+sort), the crowd's solutions beside the models' and the rerun at ``validation_n_large`` samples."""
 from __future__ import annotations
 
 from creval.judges.novelty import DEFINITIONS, judge_messages
@@ -43,26 +43,29 @@ def novelty_phase(name: str, model: str, group_sizes, prompt_each: float) -> Pha
 
 def estimate(cfg) -> Estimate:
     """Tan et al. 2026 section 6 and appendix H: novelty rankings (pairwise judge, merge sort), crowd vs model
-    solutions, and the rerun at ``n_large`` samples (H.2)."""
+    solutions, and the rerun at ``validation_n_large`` samples (H.2)."""
     div = cfg.divergent()                       # the divergent run whose steps are read and partly rerun
     problem, solution = typical_pair()
     cmp_prompt = msg_toks(judge_messages((problem, solution), (problem, solution), DEFINITIONS["macgyver"]))
-    groups = [len(problems(d, div.limit, div.data_seed)) for m in cfg.tested for d in div.domains]
-    sizes, text = aut_human_sizes(cfg.aut_items, cfg.aut_objects, cfg.cambridge_items, cfg.data_seed)
+    groups = [len(problems(d, div.divergent_limit, div.data_seed)) for m in cfg.tested for d in div.divergent_domains]
+    sizes, text = aut_human_sizes(cfg.aut_items, cfg.aut_objects, cfg.aut_cambridge_items, cfg.data_seed)
     aut_prompt = msg_toks(judge_messages(("Uses for a brick", text), ("Uses for a brick", text), DEFINITIONS["aut"]))
     phases = [novelty_phase("chapter 02's solutions", cfg.judge_model, groups, cmp_prompt),
               novelty_phase("human-rated AUT responses", cfg.judge_model, [c for d, _, c in sizes if d == "ocsai1"],
                             aut_prompt),
-              novelty_phase("labelled MacGyver solutions", cfg.judge_model, [2 * cfg.macgyver_items], cmp_prompt)]
-    crowd = [min(c, div.n_samples) for c in crowd_sizes(cfg.human_ref_problems, cfg.seed)]
+              novelty_phase("labelled MacGyver solutions", cfg.judge_model, [2 * cfg.validation_macgyver_items],
+                            cmp_prompt)]
+    crowd = [min(c, div.divergent_n_samples) for c in crowd_sizes(cfg.validation_human_ref_problems, cfg.seed)]
     ask = toks(f"{problem}\nGive a short step-by-step solution.") + 4
-    ref = tuple(calls("model", m, "whole solutions beside the crowd's", sum(crowd), ask, cfg.human_ref_max_tokens)
+    ref = tuple(calls("model", m, "whole solutions beside the crowd's", sum(crowd), ask,
+                      cfg.validation_human_ref_max_tokens)
                 for m in cfg.tested)
     phases.append(Phase("human reference", len(crowd) * len(cfg.tested), Range(1, 1), ref,
                         breadth=max(crowd, default=1)))
-    d = div.domains[0]
-    k = len(problems(d, min(cfg.h2_limit, div.limit), div.data_seed))
-    h2 = solve_parts(div, cfg.model, d, k, 0, cfg.n_large, "H.2 rerun", cached_samples=min(div.n_samples, cfg.n_large))
-    phases.append(Phase("H.2 rerun", k, Range(1, div.max_steps), tuple(h2), breadth=cfg.n_large))
+    d = div.divergent_domains[0]
+    k = len(problems(d, min(cfg.validation_h2_limit, div.divergent_limit), div.data_seed))
+    h2 = solve_parts(div, cfg.model, d, k, 0, cfg.validation_n_large, "H.2 rerun",
+                     cached_samples=min(div.divergent_n_samples, cfg.validation_n_large))
+    phases.append(Phase("H.2 rerun", k, Range(1, div.divergent_max_steps), tuple(h2), breadth=cfg.validation_n_large))
     return Estimate("validation", phases, ["H.2: the budget answer and the first n_samples samples of a step "
                                            "may come from chapter 02's cache (lower bound)"])

@@ -151,7 +151,8 @@ def what_this_shows(recs: Records) -> str:
                                           + (f"; {r['note']}" if r["note"] else "") + ")"
                                           for r in nov.to_dict("records")) + "."))
     else:
-        rows.append(("not testable here", claim, f"With `limit` = {cfg.divergent().limit} problem(s) per domain no "
+        rows.append(("not testable here", claim,
+                     f"With `divergent_limit` = {cfg.divergent().divergent_limit} problem(s) per domain no "
                      f"correlation is defined (at least {S.MIN_N} solutions are needed)."))
     t13 = table_naive_vs_semantic(recs, margins=True)
     t13 = t13[t13["semantic rho"].notna() & t13["naive rho"].notna()] if len(t13) else t13
@@ -168,7 +169,8 @@ def what_this_shows(recs: Records) -> str:
                                  units="step"),       # two sample sizes: enough steps at each
                  "The paper's appendix H.2 finds the distribution of steps over semantic classes keeping its shape "
                  "when the samples per step grow.",
-                 f"Here {len(ss)} step(s) over `h2_limit` = {cfg.h2_limit} problem(s): {sizes}; the same shape: "
+                 f"Here {len(ss)} step(s) over `validation_h2_limit` = {cfg.validation_h2_limit} problem(s): {sizes}; "
+                 "the same shape: "
                  f"shares within {SAME_SHAPE} of each other."))
     return claims_md(rows, recs)
 

@@ -198,7 +198,8 @@ def table_aggregation(recs: Records):
 
 # -- H.2 sample size -------------------------------------------------------------------
 def _sizes(df: pd.DataFrame) -> tuple:
-    """The two sample sizes of the ``sample_size`` records: ``n_samples`` rows come first, then ``n_large``."""
+    """The two sample sizes of the ``sample_size`` records: ``divergent_n_samples`` rows come first,
+    then ``validation_n_large``."""
     ns = list(dict.fromkeys(df["n"])) if len(df) else ["?"]
     return tuple((ns * 2)[:2])
 
@@ -312,7 +313,7 @@ def table_full_data(recs: Records):
     and where that draw sits among ``draws`` random draws of the same shape (same count per object or
     class): the spread says how far one subsample of that size can land from the full-data value."""
     human_full, (n_boot, seed) = recs.human_full, boot(recs).values()
-    draws = getattr(recs.cfg, "draws", 200)
+    draws = getattr(recs.cfg, "validation_draws", 200)
     if human_full is None or not len(human_full):
         return captioned(pd.DataFrame(), "Full-data measures not computed (human_full is off, or no labelled data).")
     rows = []

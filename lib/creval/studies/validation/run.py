@@ -10,8 +10,9 @@ computed frame:
   (average cosine similarity, self-BLEU, distinct-1/2; paper Tables 8-10);
 - ``solution_novelty``: one row per divergent solution: its rank by the pairwise novelty judge
   (``judge_model``) among the solutions of its model and domain, with its entropy aggregates (Tables 11, 13, 14);
-- ``sample_size``: per step, classes and entropy at ``n_samples`` (the divergent records) and at ``n_large``
-  (``model`` rerun on the first ``h2_limit`` problems of the first domain, in ``units/`` below the run
+- ``sample_size``: per step,
+classes and entropy at ``divergent_n_samples`` (the divergent records) and at ``validation_n_large``
+  (``model`` rerun on the first ``validation_h2_limit`` problems of the first domain, in ``units/`` below the run
   folder; appendix H.2);
 - ``aut_items``: Ocsai-1 responses with human originality ratings, judged novelty (ranked within an
   object) and the per-item measures; ``cambridge``: Cambridge AUT responses with the same measures, no judge;
@@ -26,7 +27,7 @@ computed frame:
 Every computation that calls a model is a unit (:mod:`creval.core.units`), all of them in one runner
 (``units/calls.jsonl``) so that their calls overlap on a server: the novelty ranking of one (model, domain)
 group of solutions, of one AUT object's responses and of the MacGyver items (each merge-sort level's
-comparisons in batches), one H.2 problem rerun at ``n_large`` (its steps a chain), and one human-reference
+comparisons in batches), one H.2 problem rerun at ``validation_n_large`` (its steps a chain), and one human-reference
 problem. A finished unit is kept; a table already written is kept; the others are built from the units'
 rows and the local measures (embeddings, n-grams), so an interrupted run continues where it stopped.
 """
@@ -140,9 +141,9 @@ def aut_items(df: pd.DataFrame, novelty: pd.DataFrame) -> pd.DataFrame:
 def cambridge(cfg: ValidationConfig) -> pd.DataFrame:
     """Cambridge AUT responses (mean rater originality) with the per-item measures (no judge); empty when
     ``cambridge_items`` is 0."""
-    if cfg.cambridge_items <= 0:
+    if cfg.aut_cambridge_items <= 0:
         return pd.DataFrame()
-    df = aut.load_cambridge(n=cfg.cambridge_items, seed=cfg.seed)
+    df = aut.load_cambridge(n=cfg.aut_cambridge_items, seed=cfg.seed)
     return pd.concat([df, item_measures(list(df["prompt"]), list(df["response"]))], axis=1)
 
 
@@ -153,7 +154,7 @@ def human_full(cfg: ValidationConfig) -> pd.DataFrame:
     measure. ``stratum`` is how the chapter's subsample was spread (object, or class), ``in_draw`` whether the
     item is in it. BLEU to the other responses is left out (quadratic in a group of thousands). Empty when
     ``human_full`` is off."""
-    if not cfg.human_full:
+    if not cfg.validation_human_full:
         return pd.DataFrame()
     frames = []
 
@@ -162,7 +163,7 @@ def human_full(cfg: ValidationConfig) -> pd.DataFrame:
     sets = (("ocsai1 main2_test", lambda: aut.load_ocsai(n=None, objects=None),
              lambda: aut.load_ocsai(n=cfg.aut_items, objects=cfg.aut_objects, seed=cfg.seed)),
             ("cambridge_aut", lambda: aut.load_cambridge(n=None),
-             lambda: aut.load_cambridge(n=cfg.cambridge_items, seed=cfg.seed)))
+             lambda: aut.load_cambridge(n=cfg.aut_cambridge_items, seed=cfg.seed)))
     for name, load_all, load_draw in sets:
         try:
             df = load_all()
@@ -176,7 +177,8 @@ def human_full(cfg: ValidationConfig) -> pd.DataFrame:
             **{c: measures[c].to_numpy() for c in ("semdis", "cosine_to_others", "distinct_1", "distinct_2")}}))
     mg = macgyver.load_unconventional(n_per_class=None)
     if len(mg):
-        drawn = set(macgyver.load_unconventional(n_per_class=cfg.macgyver_items, seed=cfg.seed)["problem_id"])
+        drawn = set(macgyver.load_unconventional(n_per_class=cfg.validation_macgyver_items,
+                                                 seed=cfg.seed)["problem_id"])
         measures = solution_measures(list(mg["problem"]), list(mg["solution"]))
         frames.append(pd.DataFrame({
             "dataset": label("macgyver", mg), "item_id": mg["problem_id"].astype(str),
@@ -187,7 +189,7 @@ def human_full(cfg: ValidationConfig) -> pd.DataFrame:
 
 def macgyver_draw(cfg: ValidationConfig) -> pd.DataFrame:
     """The judged MacGyver subsample: ``macgyver_items`` verified solutions per class."""
-    return macgyver.load_unconventional(n_per_class=cfg.macgyver_items, seed=cfg.seed)
+    return macgyver.load_unconventional(n_per_class=cfg.validation_macgyver_items, seed=cfg.seed)
 
 
 def macgyver_novelty(df: pd.DataFrame, judge, seed: int) -> pd.DataFrame:
@@ -211,15 +213,15 @@ def macgyver_items(df: pd.DataFrame, novelty: pd.DataFrame) -> pd.DataFrame:
 
 
 def human_reference_rows(cfg: ValidationConfig, problem: dict, models: dict) -> list[dict]:
-    """Diversity of one problem's crowd solutions (at most ``n_samples``) and of as many whole solutions
+    """Diversity of one problem's crowd solutions (at most ``divergent_n_samples``) and of as many whole solutions
     sampled from each model in ``models`` (name -> model)."""
     div = cfg.divergent()
-    human = list(problem["solutions"])[:div.n_samples]
+    human = list(problem["solutions"])[:div.divergent_n_samples]
     msgs = [{"role": "user", "content": f"{problem['problem']}\nGive a short step-by-step solution."}]
     rows = [{"problem_id": problem["problem_id"], "solver": "humans (crowd)", **D.diversity(human)}]
     for name, m in models.items():
-        samples = m.sample(msgs, len(human), temperature=div.temperature, top_p=div.top_p,
-                           max_tokens=cfg.human_ref_max_tokens, seed=cfg.seed)
+        samples = m.sample(msgs, len(human), temperature=div.divergent_temperature, top_p=div.divergent_top_p,
+                           max_tokens=cfg.validation_human_ref_max_tokens, seed=cfg.seed)
         rows.append({"problem_id": problem["problem_id"], "solver": name,
                      **D.diversity([s.text.strip() for s in samples])})
     return rows
@@ -231,9 +233,10 @@ def call_units(cfg: ValidationConfig, problems: pd.DataFrame) -> list[units.Unit
     ``(kind, what)``."""
     groups = list(problems.groupby(["model", "domain"])) if len(problems) else []
     aut = aut_draw(cfg)
-    sets = macgyver.human_solution_sets(min_solutions=3, problems=cfg.human_ref_problems, seed=cfg.seed)
+    sets = macgyver.human_solution_sets(min_solutions=3, problems=cfg.validation_human_ref_problems, seed=cfg.seed)
     div = cfg.divergent()
-    h2 = divergent.problem_units(div, cfg.model, div.domains[0], n=cfg.n_large, limit=min(cfg.h2_limit, div.limit))
+    h2 = divergent.problem_units(div, cfg.model, div.divergent_domains[0], n=cfg.validation_n_large,
+                                 limit=min(cfg.validation_h2_limit, div.divergent_limit))
     return ([units.Unit(f"novelty/{m}/{d}", ("novelty", g)) for (m, d), g in groups]
             + [units.Unit(f"aut/{o}", ("aut", g)) for o, g in aut.groupby("prompt", sort=False)]
             + [units.Unit("macgyver", ("macgyver", macgyver_draw(cfg)))]
@@ -282,18 +285,19 @@ def _in_order(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def sample_size(cfg: ValidationConfig, steps: pd.DataFrame, big: pd.DataFrame) -> pd.DataFrame:
-    """H.2: per-step classes and entropy at ``n_samples`` (the divergent ``steps``) and at ``n_large``
-    (``big``: the steps of ``model`` rerun on the first ``h2_limit`` problems of the first domain; the
-    first ``n_samples`` samples of a step prompt come from the call cache)."""
+    """H.2: per-step classes and entropy at ``divergent_n_samples`` (the divergent ``steps``) and at
+    ``validation_n_large``
+    (``big``: the steps of ``model`` rerun on the first ``validation_h2_limit`` problems of the first domain; the
+    first ``divergent_n_samples`` samples of a step prompt come from the call cache)."""
     div = cfg.divergent()
-    d = div.domains[0]
+    d = div.divergent_domains[0]
     ids = set(big["problem_id"]) if len(big) else set()
     big = live_steps(big)
     small = live_steps(steps)
     if len(small):
         small = small[(small["model"] == cfg.model) & (small["domain"] == d)]
     parts = []
-    for n, s in ((div.n_samples, small), (cfg.n_large, big)):
+    for n, s in ((div.divergent_n_samples, small), (cfg.validation_n_large, big)):
         if len(s):
             s = s[s["problem_id"].isin(ids)]
             parts.append(s.assign(n=n)[["problem_id", "step_index", "n", "n_clusters", "semantic_entropy"]])
@@ -306,7 +310,7 @@ def run(cfg: ValidationConfig) -> Path:
     recs = upstream_records(cfg)["divergent"]
     steps, problems = recs.steps, recs.problems
     store = contract.start(cfg)
-    nli = cfg.divergent().nli
+    nli = cfg.divergent().divergent_nli
     nli = nli[4:] if nli.startswith("llm:") else ""
     got = units.run_units(store.root, "calls", call_units(cfg, problems), call_work(cfg),
                           width=widths.width(cfg.model, *cfg.models, cfg.judge_model, nli),
