@@ -226,3 +226,15 @@ def test_the_rules_split_over_processes_give_the_same_card_as_one_process():
     two = G.grade(cols, y, author=author, cluster=group, n_boot=150, workers=2)
     assert json.dumps(one, default=str) == json.dumps(two, default=str)
     assert [r["measure"] for r in two] == [k for k in cols if k not in G.P.BASELINES]
+
+
+def test_the_judge_model_flag_and_its_old_name_both_reach_the_judge(tmp_path, monkeypatch, capsys):
+    from creval.cli import main
+    from creval.studies import grade as G
+    asked = []
+    monkeypatch.setattr(G, "load_model", lambda name: asked.append(name) or RubricStub())
+    for flag in ("--judge-model", "--judge"):
+        assert main(["grade", str(SAMPLE), "--labels", "rating", "--id", "id", "--measures", "judge", flag, "stub-a",
+                     "--n-boot", "100", "--quiet", "--out", str(tmp_path / flag.strip("-"))]) == 0
+    assert asked == ["stub-a", "stub-a"]
+    assert "--judge is now --judge-model" in capsys.readouterr().err

@@ -4,7 +4,7 @@ Computes each text's creativity index (leave-own-item-out, and leave-group-out w
 and bits per byte (under SmolLM2-135M: :func:`creval.studies.grade.scoring_model`), templates per token,
 similarity to the other texts, lexical measures and (with a prompt column) semantic distance to the prompt;
 optionally a rubric judge
-(``--judge MODEL``). Each measure then goes through the report card's rule against the labels and gets its
+(``--judge-model MODEL``). Each measure then goes through the report card's rule against the labels and gets its
 word. Writes ``card.html``, ``card.jsonl`` and ``measures.csv`` under ``--out``
 (:mod:`creval.studies.grade`, :mod:`creval.studies.grade_card`)."""
 from __future__ import annotations
@@ -14,6 +14,7 @@ import sys
 
 from tqdm import tqdm
 
+from creval.commands import renamed
 from creval.studies.grade import CHEAP, GROUPS, SCORING_MODELS, GradeOptions, grade_file, read_texts
 from creval.studies.grade_card import write_card
 from creval.studies.rethinking.config import RethinkingConfig
@@ -42,7 +43,7 @@ def line(r: dict, stat: str, width: int) -> str:
 def cmd_grade(args) -> int:
     d0 = RethinkingConfig()
     opt = GradeOptions(labels=args.labels, text=args.text, id=args.id, group=args.group, author=args.author,
-                       prompt=args.prompt, measures=args.measures, model=args.model, judge=args.judge,
+                       prompt=args.prompt, measures=args.measures, model=args.model, judge=args.judge_model,
                        L=(d0.rethink_ci_l_min, d0.rethink_ci_l_max), agg=d0.rethink_ci_agg,
                        template_n=d0.rethink_template_n, template_top=d0.rethink_template_top, stat=args.stat,
                        n_boot=args.n_boot, seed=args.seed)
@@ -87,7 +88,9 @@ def register(subparsers) -> None:
     p.add_argument("--model", default=None,
                    help=f"perplexity model (default: {SCORING_MODELS[0]}, SmolLM2-135M's weights through "
                         f"transformers, else the same weights through llama.cpp, {SCORING_MODELS[1]})")
-    p.add_argument("--judge", default=None, metavar="MODEL", help="also grade a rubric LLM judge run by MODEL")
+    p.add_argument("--judge-model", default=None, metavar="MODEL",
+                   help="also grade a rubric LLM judge run by MODEL")
+    renamed(p, "--judge", "--judge-model")
     p.add_argument("--stat", choices=["auto", "auc", "spearman"], default="auto",
                    help="auto: AUROC for two-valued labels, Spearman rho otherwise")
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples of every interval (default 2000)")
