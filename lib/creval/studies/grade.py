@@ -82,7 +82,8 @@ def check_measures(names: Sequence[str], judge: str | None) -> list[str]:
     if judge and "judge" not in out:
         out.append("judge")
     if "judge" in out and not judge:
-        raise CrevalError("the judge measure needs a judge model", "give --judge-model MODEL (e.g. --judge-model smollm2-135m)")
+        raise CrevalError("the judge measure needs a judge model",
+                          "give --judge-model MODEL (e.g. --judge-model smollm2-135m)")
     return out
 
 
