@@ -143,7 +143,7 @@ def test_local_work_is_counted_at_this_machines_rates_and_no_server_removes_it(t
     from creval.studies.estimate import LOCAL_RATES, local_seconds
     spec = _spec(tmp_path, "instant", 0.0, 0.0)
     fast = {spec: speed(spec, latency=1e-9, tokens_per_s=1e12, in_flight=10 ** 6)}
-    cfg = get_study("divergent").make_config(paper(f"model={spec}", f"judge_model={spec}", "nli=minilm-sick"))
+    cfg = get_study("divergent").make_config(paper(f"model={spec}", f"judge_model={spec}", "divergent_nli=minilm-sick"))
     est = estimate(cfg)
     solve = est.phases[0]
     pairs = [w for w in solve.local if w.kind == "entailment"]
@@ -153,7 +153,7 @@ def test_local_work_is_counted_at_this_machines_rates_and_no_server_removes_it(t
     floor = sum(local_seconds(w, "lo") for w in est.local)
     assert floor == pytest.approx(sum(w.items.lo / LOCAL_RATES[w.kind][0] for w in est.local)) and floor > 0
     assert wall(est, fast).lo >= floor
-    cosine = estimate(get_study("divergent").make_config(paper(f"model={spec}", "nli=minilm-cosine")))
+    cosine = estimate(get_study("divergent").make_config(paper(f"model={spec}", "divergent_nli=minilm-cosine")))
     assert {w.kind for w in cosine.phases[0].local} == {"embedding"}
     nc = estimate(get_study("neocoder").make_config(paper(f"model={spec}", f"judge_model={spec}")))
     assert sum(w.items.lo for w in nc.local if w.kind == "sandbox") > 0

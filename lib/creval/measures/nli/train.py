@@ -68,7 +68,7 @@ def announce(out: Path, steps: int, resume_step: int) -> None:
     what = f"resuming at step {resume_step} of {steps}" if resume_step else f"{steps} steps"
     print(f"creval: training the entailment model minilm-sick once for this data home ({what}; about 4 min on "
           f"2 quiet cores); it will be stored in {out}. Interrupt and rerun to resume; skip it with "
-          f"-p nli=minilm-cosine.", file=sys.stderr, flush=True)
+          f"-p divergent_nli=minilm-cosine.", file=sys.stderr, flush=True)
 
 
 def _batches(rows, batch_size, rng):
