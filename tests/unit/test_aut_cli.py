@@ -39,8 +39,20 @@ def test_the_table_printer_is_aut_table_and_the_old_names_stay_out_of_the_help(c
     from creval.commands.aut import table
     args = build_parser().parse_args(["aut", "table", "-p", "aut_items=2"])
     assert args.func is table and args.overrides == ["aut_items=2"]
-    for cmd, listed in (("aut", "{table,score}"), ("neocoder", "{score,humans}")):
+    for cmd, listed in (("aut", "{table,score}"), ("neocoder", "{table,humans}")):
         with pytest.raises(SystemExit):
             build_parser().parse_args([cmd, "--help"])
         out = capsys.readouterr().out
         assert listed in out and not [line for line in out.splitlines() if line.startswith(("    run", "    replay"))]
+
+
+def test_the_neocoder_table_printer_is_neocoder_table_and_score_still_reaches_it(capsys, monkeypatch):
+    from creval.cli import build_parser, main
+    from creval.commands import neocoder
+    args = build_parser().parse_args(["neocoder", "table", "-p", "neocoder_problems=2"])
+    assert args.func is neocoder.table and args.overrides == ["neocoder_problems=2"]
+    seen = []
+    monkeypatch.setattr(neocoder, "table", lambda a: seen.append(a.overrides) or 0)
+    assert main(["neocoder", "score", "-p", "neocoder_problems=3"]) == 0
+    assert seen == [["neocoder_problems=3"]]
+    assert "`creval neocoder score` is now `creval neocoder table`" in capsys.readouterr().err
