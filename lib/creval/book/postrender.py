@@ -49,11 +49,12 @@ def main(argv: list[str] | None = None, env: Mapping[str, str] | None = None) ->
     p = argparse.ArgumentParser(prog="python -m creval.book.postrender", description=__doc__.split("\n")[0])
     p.add_argument("--root", type=Path, default=paths.REPO, help="the checkout Quarto rendered")
     p.add_argument("--params", default=DEFAULT_PARAMS, help="parameter file (default: %(default)s)")
-    p.add_argument("-p", action="append", default=[], metavar="KEY=VALUE", help="override one parameter")
+    p.add_argument("-p", dest="overrides", action="append", default=[],
+                   metavar="KEY=VALUE", help="override one parameter")
     p.add_argument("--site", type=Path, default=None, help="the rendered site (default: Quarto's output folder)")
     args = p.parse_args(argv)
     params = Path(args.params) if Path(args.params).is_absolute() else args.root / args.params
-    postrender(args.site or site_of(os.environ if env is None else env, Path.cwd()), params, args.p)
+    postrender(args.site or site_of(os.environ if env is None else env, Path.cwd()), params, args.overrides)
     return 0
 
 

@@ -203,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m creval.book.prerender", description=__doc__.split("\n")[0])
     p.add_argument("--root", type=Path, default=paths.REPO, help="the checkout whose chapters are staged")
     p.add_argument("--params", default=DEFAULT_PARAMS, help="parameter file (default: %(default)s)")
-    p.add_argument("-p", action="append", default=[], metavar="KEY=VALUE", help="override one parameter")
+    p.add_argument("-p", dest="overrides", action="append", default=[],
+                   metavar="KEY=VALUE", help="override one parameter")
     p.add_argument("--out", type=Path, default=None, help="build folder (default: <root>/_build/default)")
     p.add_argument("--plan", action="store_true", help="print the chapters this render covers; do nothing")
     p.add_argument("--restore-after", type=int, metavar="PID", help="wait for PID to end, then restore")
@@ -225,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     under_quarto = "QUARTO_PROJECT_OUTPUT_DIR" in os.environ     # Quarto sets it for every project script
     try:
-        params = load_params(root / args.params if not Path(args.params).is_absolute() else args.params, args.p)
+        params = load_params(root / args.params if not Path(args.params).is_absolute() else args.params, args.overrides)
         code = prerender(os.environ, root, params, args.out, wait_pid=os.getppid() if under_quarto else None)
     except CrevalError as e:
         print(f"creval pre-render: {e}", file=sys.stderr)

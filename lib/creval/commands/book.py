@@ -134,7 +134,7 @@ def cmd_book(args) -> int:
     check_chapters(args.chapters)
     check_render(args.render)
     ppath = params_path(args.params)
-    params = load_params(ppath, args.p + ([f"apparatus_engine={args.engine}"] if args.engine else []))
+    params = load_params(ppath, args.overrides + ([f"apparatus_engine={args.engine}"] if args.engine else []))
     check_models(params)
     out = Path(args.out) if args.out else REPO / "_build" / ppath.stem
     check_out(out)
@@ -158,7 +158,7 @@ def cmd_batch(args) -> int:
     runs = []
     for model in args.models:                  # every model checked before the first book is built
         name = model_name(model)              # a spec path is named by its spec's name (or file stem)
-        params = load_params(ppath, args.p)
+        params = load_params(ppath, args.overrides)
         params.update(model=model, models=[], run_root=f"runs/{name}")   # under the data home (CREVAL_HOME)
         check_models(params)
         runs.append((name, params))
@@ -193,7 +193,7 @@ def build_compare(args, ppath: Path, names: list[str]) -> int:
         print(f"compare: creval batch {' '.join(args.models)} --chapters 09 (or add 09 to --chapters) builds the "
               f"comparison over {roots}")
         return 0
-    params = compare_params(ppath, args.p, names)
+    params = compare_params(ppath, args.overrides, names)
     out = Path(args.out) / "compare"
     print(f"== compare ({roots}) -> {out}", file=sys.stderr)
     row = run_study(get_study("compare"), params)
@@ -215,7 +215,8 @@ def _common(p):
     p.add_argument("--params", default="params/default.yaml",
                    help="flat YAML parameter file; a relative path missing here is read from the checkout "
                         "(default: %(default)s)")
-    p.add_argument("-p", action="append", default=[], metavar="KEY=VALUE", help="override one parameter (repeatable)")
+    p.add_argument("-p", dest="overrides", action="append", default=[],
+                   metavar="KEY=VALUE", help="override one parameter (repeatable)")
     p.add_argument("--chapters", nargs="*", help="only chapters whose file name contains one of these (e.g. 01 02)")
     p.add_argument("--render", choices=["auto", "quarto", "offline", "none"], default="auto",
                    help="auto: Quarto if installed, else the offline HTML book")

@@ -61,7 +61,7 @@ def _jsonable(x):
 
 def cmd_estimate(args) -> int:
     ppath = params_path(args.params)
-    params = effective_params(load_params(ppath, args.p))
+    params = effective_params(load_params(ppath, args.overrides))
     studies = in_order(args.studies or None)
     ests = [estimate(s.make_config(params, where=str(ppath))) for s in studies]
     models = sorted({p.model for e in ests for p in e.parts})
@@ -71,12 +71,13 @@ def cmd_estimate(args) -> int:
     walls = [r["wall"] for r in rows]
     total_wall = None if any(w is None for w in walls) else sum(walls, ZERO)
     if args.json:
-        out = {"params": str(ppath), "overrides": args.p,
+        out = {"params": str(ppath), "overrides": args.overrides,
                "speeds": {m: (vars(s) if s else None) for m, s in speeds.items()},
                "studies": rows, "total": {**total, "units": sum(r["units"] for r in rows), "wall_s": total_wall}}
         print(json.dumps(_jsonable(out), indent=1, default=str))
         return 0
-    print(f"estimate of {ppath}{' with ' + ' '.join(args.p) if args.p else ''} (before any call; ranges are min..max)")
+    given = " with " + " ".join(args.overrides) if args.overrides else ""
+    print(f"estimate of {ppath}{given} (before any call; ranges are min..max)")
     for m, s in speeds.items():
         print(f"  {model_name(m)}: " + ("speed unknown" if s is None else
                             f"{s.latency_s:g} s latency, {s.tokens_per_s:g} tokens/s, {s.in_flight} in flight "
@@ -108,7 +109,8 @@ def register(sub) -> None:
     p.add_argument("studies", nargs="*", metavar="STUDY",
                    help=f"studies to estimate (default: all): {', '.join(STUDIES)}")
     p.add_argument("--params", default="params/default.yaml", help="flat YAML parameter file (default: %(default)s)")
-    p.add_argument("-p", action="append", default=[], metavar="KEY=VALUE", help="override one parameter (repeatable)")
+    p.add_argument("-p", dest="overrides", action="append", default=[],
+                   metavar="KEY=VALUE", help="override one parameter (repeatable)")
     p.add_argument("--latency", type=float, default=None, help="seconds a request takes before its reply streams "
                                                                 "(default: the spec's extra latency_s)")
     p.add_argument("--tokens-per-s", type=float, default=None, dest="tokens_per_s",

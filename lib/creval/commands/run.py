@@ -35,7 +35,7 @@ def study_line(s) -> str:
 
 def cmd_run(args) -> int:
     ppath = params_path(args.params)
-    params = effective_params(load_params(ppath, args.p))
+    params = effective_params(load_params(ppath, args.overrides))
     for line in registry.run_notes(args.study, params):     # what the specs say cannot run, before any call
         print(line)
     for answers in args.batch_in:
@@ -70,7 +70,7 @@ def register(sub) -> None:
                           epilog=parameters_help(s.config), formatter_class=argparse.RawDescriptionHelpFormatter)
         q.add_argument("--params", default="params/default.yaml",
                        help="flat YAML parameter file (default: %(default)s)")
-        q.add_argument("-p", action="append", default=[], metavar="KEY=VALUE",
+        q.add_argument("-p", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                        help="override one parameter (repeatable), e.g. -p model=gpt-4o")
         q.add_argument("--max-cost", type=float, default=None, metavar="USD",
                        help="stop starting units before the calls made would pass this many dollars (resumable: "
