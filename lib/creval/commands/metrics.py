@@ -294,7 +294,9 @@ def register(subparsers) -> None:
     c.set_defaults(func=_with_profile(cmd_ci))
     pp = sub.add_parser("ppl", help="perplexity and bits per byte of the texts in FILE under a model")
     pp.add_argument("file", help=FILE_HELP + "; an optional question column")
-    pp.add_argument("--model", default=None, help=f"scoring model (default: model, {d0.model})")
+    pp.add_argument("--model", default=None,
+                    help=f"scoring model (default: model, {d0.model}, as chapter 06; on a CPU smollm2-135m-hf "
+                         "scores the same weights about 3x faster, as creval grade does)")
     pp.add_argument("--conditional", action="store_true", help="condition each text on its question field")
     pp.add_argument("--context", default=None, help="one context for every text (implies --conditional)")
     table_options(pp)
