@@ -61,7 +61,8 @@ def test_divergent_cli_macgyver(tmp_path):
         if own:
             assert p["mean_semantic_entropy"] == pytest.approx(sum(s["semantic_entropy"] for s in own) / len(own))
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["params"]["n_samples"] == N and manifest["complete"] and "smollm2-135m" in manifest["models"]
+    assert manifest["params"]["divergent_n_samples"] == N and manifest["complete"]
+    assert "smollm2-135m" in manifest["models"]
     assert manifest["params"]["identity"]["data"] == {"macgyver": "sample"}
     assert {p["data_source"] for p in probs} == {"sample"}
     # running again does nothing new

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.integration
 
 TABLES = ("uses", "turns", "judgments", "human")
 SMALL = dict(aut_things=("fork", "paperclip", "soap"), aut_per_level=2, aut_forceful_turns=1, aut_retries=1,
-             aut_items=4, cambridge_items=0, aut_objects=1, aut_human_list=4, aut_baselines_full=False, n_boot=20)
+             aut_items=4, aut_cambridge_items=0, aut_objects=1, aut_human_list=4, aut_baselines_full=False, n_boot=20)
 
 
 def _spec(tmp_path, server: StandIn, concurrency: int, **extra) -> None:

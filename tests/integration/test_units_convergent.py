@@ -46,9 +46,9 @@ def config(tmp_path, root: str, s: StandIn, concurrency: int, tag: str, **extra)
     path = tmp_path / f"standin-{tag}.yaml"
     path.write_text(s.spec_yaml("standin", concurrency, tag=tag, **extra))
     return ConvergentConfig.from_params(dict(
-        run_root=str(tmp_path / root), model=str(path), judge_model=str(path), domains=["macgyver"], limit=2,
-        judges=["zero-shot", "chateval", "retrieval"], human_pairs=3, confidence_thresholds=[0.5, 0.7],
-        judge_word_limit=30))
+        run_root=str(tmp_path / root), model=str(path), judge_model=str(path), divergent_domains=["macgyver"],
+        divergent_limit=2, convergent_judges=["zero-shot", "chateval", "retrieval"], convergent_human_pairs=3,
+        convergent_confidence_thresholds=[0.5, 0.7], convergent_judge_word_limit=30))
 
 
 def tables(root) -> dict:

@@ -16,9 +16,11 @@ from creval.studies.validation.config import ValidationConfig
 
 pytestmark = pytest.mark.integration
 
-PROFILE = dict(domains=["macgyver"], limit=8, n_samples=3, max_steps=2, max_step_tokens=16, temperatures=[0.5, 1.0],
-               nli="minilm-cosine", nli_eval_pairs=2, aut_items=6, aut_objects=2, cambridge_items=0, macgyver_items=2,
-               human_full=False, human_ref_problems=2, human_ref_max_tokens=16, n_large=4, h2_limit=2, n_boot=20)
+PROFILE = dict(divergent_domains=["macgyver"], divergent_limit=8, divergent_n_samples=3, divergent_max_steps=2,
+               divergent_max_step_tokens=16, divergent_temperatures=[0.5, 1.0], divergent_nli="minilm-cosine",
+               divergent_nli_eval_pairs=2, aut_items=6, aut_objects=2, aut_cambridge_items=0,
+               validation_macgyver_items=2, validation_human_full=False, validation_human_ref_problems=2,
+               validation_human_ref_max_tokens=16, validation_n_large=4, validation_h2_limit=2, n_boot=20)
 UNITS = 8 + 1                          # divergent: 8 problems at T=1.0, 1 more in the sweep at T=0.5
 
 
@@ -64,7 +66,7 @@ def _marker(text):
 
 
 def test_a_request_failing_for_good_fails_only_its_unit(tmp_path, monkeypatch, fresh_cache):
-    problems = get_domain("macgyver").load(limit=PROFILE["limit"], seed=42)
+    problems = get_domain("macgyver").load(limit=PROFILE["divergent_limit"], seed=42)
     marker = _marker(problems[2].text)
     assert sum(marker in p.text for p in problems) == 1
     failed = f"standin/macgyver/n3-T1/{problems[2].problem_id}"
