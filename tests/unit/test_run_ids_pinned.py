@@ -53,6 +53,8 @@ def bare_machine(tmp_path, monkeypatch):
 @pytest.mark.parametrize("profile", ["default", "smoke", "paper"])
 def test_run_ids_are_pinned(profile, bare_machine):
     params = load_params(params_dir() / f"{profile}.yaml")
-    got = {f"{profile}/{name}": s.make_config(params).run_id for name, s in STUDIES.items()}
     want = {k: v for k, v in PINNED.items() if k.startswith(f"{profile}/")}
-    assert got == want
+    missing = sorted(k for k in want if k.split("/", 1)[1] not in STUDIES)
+    assert not missing, f"pinned studies no longer registered: {missing}"
+    got = {k: STUDIES[k.split("/", 1)[1]].make_config(params).run_id for k in want}
+    assert got == want        # a study added later is not pinned here until its records exist somewhere
