@@ -3,9 +3,8 @@
 Computes each text's creativity index (leave-own-item-out, and leave-group-out with ``--group``), perplexity
 and bits per byte (under SmolLM2-135M: :func:`creval.studies.grade.scoring_model`), templates per token,
 similarity to the other texts, lexical measures and (with a prompt column) semantic distance to the prompt;
-optionally a rubric judge
-(``--judge-model MODEL``). Each measure then goes through the report card's rule against the labels and gets its
-word. Writes ``card.html``, ``card.jsonl`` and ``measures.csv`` under ``--out``
+optionally a rubric judge (``--judge-model MODEL``). Each measure then goes through the report card's rule
+against the labels and gets its word. Writes ``card.html``, ``card.jsonl`` and ``measures.csv`` under ``--out``
 (:mod:`creval.studies.grade`, :mod:`creval.studies.grade_card`)."""
 from __future__ import annotations
 
