@@ -55,7 +55,7 @@ def cmd_grade(args) -> int:
     paths = write_card(result, args.out, str(args.file))
     width = max(len(r["measure"]) for r in result["card"]) if result["card"] else 10
     stat = "AUROC" if result["stat"] == "auc" else "rho"
-    under = f"; perplexity under {result['options'].model}" if "ppl" in result["measures"] else ""
+    under = f"; perplexity under {result['ppl_model']}" if result["ppl_model"] else ""
     print(f"{len(result['table'])} texts graded against {args.labels!r} ({stat}, 95% intervals{under})")
     for r in result["card"]:
         print(line(r, stat, width))

@@ -202,7 +202,7 @@ def grade_file(path: str | Path, opt: GradeOptions, step: Callable[[], None] = l
                table: TextTable | None = None) -> dict:
     """Read ``path`` (or take its ``table`` already read), compute :func:`measure_table` and :func:`grade` it
     against column ``opt.labels``: ``{"table": TextTable, "measures": {column: array}, "card": [rows],
-    "stat": ..., "warnings": [...]}``."""
+    "stat": ..., "warnings": [...], "ppl_model": the perplexity model or None}``."""
     table = table if table is not None else read_texts(path, opt)
     y = table.numbers(opt.labels)
     if len(set(y)) < 2:
@@ -214,7 +214,8 @@ def grade_file(path: str | Path, opt: GradeOptions, step: Callable[[], None] = l
     cols = measure_table(table, opt, step)
     card = grade(cols, y, author=author, cluster=cluster, stat=opt.stat, n_boot=opt.n_boot, seed=opt.seed)
     return {"table": table, "labels": y, "author": author, "group": cluster, "measures": cols, "card": card,
-            "stat": statistic_for(y, opt.stat), "warnings": list(opt.warnings), "options": opt}
+            "stat": statistic_for(y, opt.stat), "warnings": list(opt.warnings), "options": opt,
+            "ppl_model": opt.model if "ppl" in cols else None}
 
 
 def per_text_rows(result: dict) -> list[dict]:

@@ -60,8 +60,7 @@ def _row(r: dict) -> str:
 def card_html(result: dict, source: str) -> str:
     """The card as one HTML page: what was graded, the warnings, and one row per measure."""
     card, n = result["card"], len(result["table"])
-    opt = result.get("options")
-    model = getattr(opt, "model", None) if "ppl" in result.get("measures", {}) else None
+    model = result.get("ppl_model")
     stat = "AUROC" if result["stat"] == "auc" else "Spearman rho"
     warns = "".join(f"<li class=warn>{html.escape(w)}</li>" for w in result.get("warnings", []))
     head = ("<tr><th>measure</th><th>" + stat + " vs people [95% CI]</th><th>strongest trivial baseline</th>"
