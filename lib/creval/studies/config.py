@@ -121,6 +121,11 @@ class Config:
         return tuple(cls.renamed.items())
 
     @classmethod
+    def old_name(cls, key: str) -> str:
+        """The name ``key`` had before the renaming (itself when it was not renamed): run ids hash it."""
+        return {new: old for old, new in cls.renames()}.get(key, key)
+
+    @classmethod
     def with_new_names(cls, params: Mapping[str, Any]) -> dict:
         """``params`` with the old names of this Config's keys (and of the studies it reads) made new."""
         return with_new_names(params, cls.renames())
@@ -158,8 +163,7 @@ class Config:
     def identity_fields(self, leave_out: Iterable[str] = ()) -> dict:
         """The identity fields and their values, as plain values (unresolved), but those in ``leave_out``. A
         renamed field goes by its old name, so that its run ids do not move."""
-        old = {new: o for o, new in self.renamed.items()}
-        return {old.get(k, k): plain_value(getattr(self, k)) for k in self.identity_keys() if k not in leave_out}
+        return {self.old_name(k): plain_value(getattr(self, k)) for k in self.identity_keys() if k not in leave_out}
 
     def identity(self) -> dict:
         """What makes two runs of this study the same experiment: the identity fields, resolved."""

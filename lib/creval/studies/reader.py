@@ -71,8 +71,7 @@ class ComposedConfig(Config):
         """As :meth:`Config.identity_fields`, the keys in ``upstream_params`` by their old names as well."""
         out = super().identity_fields(leave_out)
         if UPSTREAM in out:
-            old = {new: o for o, new in self.renames()}
-            out[UPSTREAM] = {old.get(k, k): v for k, v in out[UPSTREAM].items()}
+            out[UPSTREAM] = {self.old_name(k): v for k, v in out[UPSTREAM].items()}
         return out
 
     @classmethod

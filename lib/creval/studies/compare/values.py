@@ -41,8 +41,7 @@ def judge_provenance(cfg) -> dict:
     template, the study's judge settings (its Config keys that name a judge, and AUT's judging keys) and the seed
     that shuffles what the judge is shown."""
     spec = get_spec(cfg.judge_model)
-    old = {new: o for o, new in cfg.renames()}        # the keys by their names before the renaming: the hash stays
-    params = {old.get(k, k): v for k, v in cfg.flat_params().items()}
+    params = {cfg.old_name(k): v for k, v in cfg.flat_params().items()}   # old names: the hash stays
     settings = {k: v for k, v in params.items() if "judge" in k or k in (
         "aut_settings", "aut_methods", "aut_verdict_via", "aut_retries", "temperature")}
     return {"judge_model": spec.name, "judge_version": judge_version(spec),
