@@ -34,7 +34,7 @@ def known_answer(seed=0, groups=30, per_author=4):
 
 
 def test_a_known_answer_gets_the_three_right_words():
-    cols, y, author, group = known_answer()
+    cols, y, author, group = known_answer(seed=1, groups=200)   # the absent words need tight intervals: 1,600 texts
     card = {r["measure"]: r for r in grade(cols, y, author=author, cluster=group, n_boot=400, seed=1)}
     assert set(card) == {"tracks", "authorship", "noise"}           # the length column is a baseline, not graded
     assert card["tracks"]["word"] == R.TRACKS
@@ -66,13 +66,15 @@ def test_the_bundled_sample_is_graded_end_to_end_without_a_model(tmp_path):
     assert len(result["table"]) == 60 and result["stat"] == "spearman"
     names = [r["measure"] for r in result["card"]]
     assert names == ["ci_own", "ci_group", "distinct_1", "distinct_2", "mattr", "mean_word_length"]
-    words = {R.TRACKS, R.AUTHORSHIP, R.NO_TRACK, R.INCONCLUSIVE, R.TESTABLE}
+    words = set(R.WORDS)
     assert all(r["word"] in words and r["reason"] is not None for r in result["card"])
     # leaving the prompt's other answers out can only remove reuse: CI never falls
     assert np.all(result["measures"]["ci_group"] >= result["measures"]["ci_own"] - 1e-12)
     paths = write_card(result, tmp_path / "card", str(SAMPLE))
     page = paths["html"].read_text()
-    assert page.startswith("<!doctype html>") and "<script" not in page and "ci_group" in page
+    assert page.startswith("<!doctype html>") and "ci_group" in page and "plotly-graph-div" in page
+    assert "<title>creval grade: stories.csv</title>" in page and str(SAMPLE.parent) not in page   # no path
+    assert "<script src" not in page and "<link" not in page           # plotly.js inlined: opens offline
     rows = [json.loads(line) for line in paths["jsonl"].read_text().splitlines()]
     assert [r["measure"] for r in rows] == names
     table = list(csv.DictReader(paths["table"].open()))
@@ -93,8 +95,12 @@ GOOD = "id,text,score\n1,a story,3\n2,another,4\n"
 
 @pytest.mark.parametrize("body,args,message", [
     (GOOD, {"labels": "rating"}, "no column 'rating' (its columns: id, text, score)"),
-    (GOOD.replace(",3", ",high"), {"labels": "score"}, "column 'score', row 1 (id 0): 'high' is not a number"),
-    (GOOD.replace("another", ""), {"labels": "score"}, "column 'text', row 2 (id 1) is empty"),
+    (GOOD.replace(",3", ",high"), {"labels": "score"}, "column 'score', row 1 (id 1): 'high' is not a number"),
+    (GOOD.replace("another", ""), {"labels": "score"}, "column 'text', row 2 (id 2) is empty"),
+    (GOOD.replace("another,4", "another, with commas, unquoted,4"), {"labels": "score"},
+     "row 2 has 5 fields, more than the header's 3"),
+    (GOOD.replace("2,another,4", "2,another"), {"labels": "score"}, "row 2 has 2 fields, fewer than the header's 3"),
+    (GOOD.replace(",", "\t"), {"labels": "score"}, "the file looks tab-separated"),
     (GOOD.replace(",4", ",3"), {"labels": "score"}, "column 'score' holds one value only"),
     (GOOD.replace("text", "story", 1), {"labels": "score"}, "no column 'text' (its columns: id, story, score)"),
     (GOOD, {"labels": "score", "group": "prompt"}, "no column 'prompt'"),
@@ -105,6 +111,57 @@ def test_bad_inputs_are_one_clear_error_naming_the_file_and_column(tmp_path, bod
     with pytest.raises(CrevalError) as e:
         grade_file(f, GradeOptions(measures=["lexical"], **args))
     assert str(f) in str(e.value) and message in str(e.value)
+
+
+def test_a_jsonl_row_without_the_text_field_is_named_as_missing(tmp_path):
+    f = tmp_path / "t.jsonl"
+    f.write_text('{"id": "a", "text": "one story", "score": 1}\n{"id": "b", "score": 2}\n')
+    with pytest.raises(CrevalError) as e:
+        grade_file(f, GradeOptions(labels="score", measures=["lexical"]))
+    assert str(f) in str(e.value) and "row 2 has no field 'text' (it is missing, not empty)" in str(e.value)
+
+
+def test_a_column_named_id_is_used_by_default(tmp_path):
+    from creval.core.table import read_table
+    f = tmp_path / "t.csv"
+    f.write_text("text,id\nfirst,x7\nsecond,y9\n")
+    assert read_table(f).ids == ["x7", "y9"] and read_table(f, id="text").ids == ["first", "second"]
+
+
+@pytest.mark.parametrize("flags,message", [
+    (["--n-boot", "0"], "--n-boot 0: a 95% interval needs at least 100 resamples"),
+    (["--n-boot", "-5"], "--n-boot -5: a 95% interval needs at least 100 resamples"),
+])
+def test_too_few_resamples_or_a_file_for_out_is_one_sentence(tmp_path, capsys, flags, message):
+    from creval.cli import main
+    assert main(["grade", str(SAMPLE), "--labels", "rating", "--measures", "ci", "--out", str(tmp_path / "g")]
+                + flags) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_out_an_existing_folder_is_written_inside_and_a_file_refused(tmp_path, capsys):
+    from creval.cli import main
+    assert main(["grade", str(SAMPLE), "--labels", "rating", "--measures", "ci", "--n-boot", "100", "--quiet",
+                 "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "card.html").exists()
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    capsys.readouterr()
+    assert main(["grade", str(SAMPLE), "--labels", "rating", "--measures", "ci", "--out", str(f)]) == 2
+    assert f"--out {f}: a file, not a folder" in capsys.readouterr().err and f.read_text() == "x"
+
+
+def test_prompts_are_strata_and_writers_the_unit(tmp_path):
+    """4 prompts x 120 texts, each text a unit: words, not "not testable"; the same texts by 3 writers given as
+    the cluster: 3 units, not testable."""
+    rng = np.random.default_rng(5)
+    q = rng.normal(size=480)
+    cols = {"words": rng.integers(20, 200, 480).astype(float), "m": q + 0.5 * rng.normal(size=480)}
+    prompt = np.repeat(["p1", "p2", "p3", "p4"], 120)
+    r = grade(cols, q, group=prompt, n_boot=200)[0]
+    assert r["word"] == R.TRACKS and r["n_units"] == 480 and r["n_groups"] == 4
+    r = grade(cols, q, group=prompt, cluster=np.tile(["w1", "w2", "w3"], 160), n_boot=200)[0]
+    assert r["word"] == R.TESTABLE and r["n_units"] == 3
 
 
 def test_the_command_grades_the_sample_and_its_help_shows_an_example(tmp_path, capsys):

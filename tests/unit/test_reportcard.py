@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from creval.measures import stats as S
+from creval.measures import tracking as TR
 from creval.studies.aut.config import AutConfig
 from creval.studies.contract import Records, Study
 from creval.studies.registry import STUDIES, in_order
@@ -80,13 +81,13 @@ def test_aut_rows_keep_the_strongest_baseline_and_the_verdict(tmp_path):
                                                  rows("semantic distance", "baseline", sd) +
                                                  rows("length (words)", "baseline", length)})
     r = STUDIES["aut"].card(recs, n_boot=300, seed=0)[0]
-    assert r["baseline"] == "semantic distance" and r["units"] == 6          # resampled by object
+    assert r["baseline"] == "semantic distance" and r["units"] == 30   # each response, drawn within its object
     assert r["value"] == pytest.approx(S.spearman(judge, humans)["rho"])
     assert r["baseline value"] == pytest.approx(abs(S.spearman(sd, humans)["rho"]))
     assert r["difference"] == pytest.approx(r["value"] - r["baseline value"])
     # Rabeyah et al. report no human ratings: the row tests nothing of theirs, whatever the judge does
     assert r["verdict"] == S.TESTABLE and r["reason"].startswith("Rabeyah et al. report no human ratings")
-    assert r["tracking"] in ("tracks people", "inconclusive here", "does not track people")
+    assert r["tracking"] in (TR.TRACKS, TR.NO_BETTER, TR.INCONCLUSIVE, TR.NO_TRACK)
 
 
 def test_card_table_and_figure_from_records(tmp_path):
@@ -97,7 +98,9 @@ def test_card_table_and_figure_from_records(tmp_path):
     assert row["baseline"] == "length" and row["difference"] == pytest.approx(0)
     assert row["verdict"] == S.TESTABLE and row["reason"] == "6 item(s), fewer than the 30 a verdict needs"
     recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": card.with_adjusted([row]), "sources": []})
-    assert len(report.table_card(recs)) == 1 and len(report.fig_card(recs).data) == 2
+    # an untestable row is listed apart, with why, and not drawn
+    assert len(report.table_card(recs)) == 0 and len(report.fig_card(recs).data) == 0
+    assert report.table_untestable(recs)["why not testable"].tolist() == [row["reason"]]
 
 
 def test_a_baseline_enters_in_its_better_orientation(tmp_path):
@@ -148,8 +151,10 @@ def test_a_step_marker_baseline_bites_and_supports_lu_et_al(tmp_path):
     r = {x["measure"]: x for x in STUDIES["rethinking"].card(recs, n_boot=300, seed=0)}["creativity index"]
     assert r["baseline"] in ("step markers", "list lines", "line count") and r["baseline value"] > 0.85
     assert r["units"] == 60 and r["diff hi"] < 0                                  # pairs are the units
-    # the measure does not track people beyond a format bit: what Lu et al. claimed, so it supports them
-    assert r["tracking"] == "does not track people" and r["verdict"] == card.SUPPORTS
+    # the label is who wrote the text: the row asks whether the index tells the crowd from GPT-4, and a format
+    # bit does it better; the paper's claim (the index is higher for people's texts) cannot be read off it
+    assert r["tracking"] == TR.NO_BETTER and r["beaten by"] == r["baseline"] and r["question"] == card.AUTHORSHIP_Q
+    assert r["verdict"] == card.INCONCLUSIVE and report.tracked(r).startswith("no better than a trivial baseline at")
 
 
 def test_no_card_word_changes_with_the_seed_unless_marked_borderline(tmp_path):
@@ -167,6 +172,9 @@ def test_no_card_word_changes_with_the_seed_unless_marked_borderline(tmp_path):
 
 
 def test_claim_words_follow_the_papers_direction():
+    assert card.claim_word(TR.NO_BETTER, "+") == card.INCONCLUSIVE            # agrees, but not beyond the surface
+    assert card.claim_word(TR.NO_BETTER, "-", lead_short=True) == card.SUPPORTS
+    assert card.claim_word(TR.NO_BETTER, "-", lead_short=False) == card.INCONCLUSIVE
     assert card.claim_word("tracks people", "+") == card.SUPPORTS
     assert card.claim_word("tracks people", "-") == card.CONTRADICTS
     assert card.claim_word("tracks authorship only", "+") == card.CONTRADICTS

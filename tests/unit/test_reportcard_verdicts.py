@@ -6,6 +6,7 @@ import json
 import numpy as np
 
 from creval.measures import stats as S
+from creval.measures import tracking as TR
 from creval.studies.aut.config import AutConfig
 from creval.studies.contract import Records
 from creval.studies.links import dead
@@ -92,7 +93,7 @@ def test_the_pairwise_judge_that_copies_the_order(tmp_path):
               "prompt": f"o{k % 6}", "response": "a b c"} for k in range(60)]
     recs = _recs(tmp_path / "val", ValidationConfig(), {"aut_items": items, "macgyver_items": []})
     r = STUDIES["validation"].card(recs, n_boot=200, seed=0)[0]
-    assert r["n"] == 60 and r["verdict"] == S.TESTABLE and r["units"] == 6
+    assert r["n"] == 60 and r["verdict"] == S.TESTABLE and r["units"] == 60    # responses within objects
     assert r["reason"] == ("the judge copies the order it was shown (59 of 60 (98%) items average exactly 0.5 "
                            "under order swapping)")
 
@@ -103,19 +104,25 @@ def test_the_compact_card_and_the_full_one(tmp_path):
     stored = [{k: r.get(k) for k in card.COLUMNS + card.SOURCE} for r in rows]
     recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": stored, "sources": []})
     compact = report.table_card(recs)
-    assert list(compact.columns) == report.COMPACT and len(compact.columns) == 7
-    point = compact[compact["measure"] == "LLM judge j (pointwise)"].iloc[0]
+    assert list(compact.columns) == report.COMPACT and len(compact.columns) == 6
+    name = "measure · human data"
+    point = compact[compact[name].str.startswith("LLM judge j (pointwise)")].iloc[0]
     r = [x for x in rows if x["measure"] == "LLM judge j (pointwise)"][0]
     # n links to the judge's ratings in the AUT browser: the rows the statistic was computed from
     to = "../browse/aut.html#t=human&amp;f.dataset=ocsai1&amp;f.scorer=j&amp;f.mode="
     assert point["value [95% interval]"] == (f"Spearman rho {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, n = "
                                              f'<a href="{to}pointwise">60</a>')
-    assert point["baseline"].startswith(f"{r['baseline']}: ") and "; lead " in point["baseline"]
+    lead = point["lead over the strongest baseline"]
+    assert lead.startswith(f"{r['baseline']}: ") and "; lead " in lead
+    assert point["what it tracks"].split(",")[0] in {TR.word_label({"word": w, "beaten by": r["beaten by"]})
+                                                      for w in TR.WORDS}
+    assert point["the paper said · here"].startswith("Rabeyah et al.: no human data")
     assert len(report.table_card_full(recs).columns) == len(card.COLUMNS)
-    rank = compact[compact["measure"] == "LLM judge j (segmented-rank)"].iloc[0]
-    assert rank["value [95% interval]"] == f'Spearman rho: not computable, n = <a href="{to}segmented-rank">60</a>'
+    skipped = report.table_untestable(recs)
+    assert "LLM judge j (segmented-rank) · ocsai1: AUT originality" in skipped[name].tolist()
     shows = report.what_this_shows(recs)
-    cells = "\n".join(list(compact["value [95% interval]"]) + list(shows["which"]))
+    cells = "\n".join(list(compact["value [95% interval]"]) + list(shows["which"]) + list(skipped[name])
+                      + list(skipped["n"]))
     assert "LLM judge j (segmented-score = the log-prob fallback)" in cells and f"{to}segmented-score" in cells
     assert dead(cells, {"aut": {"human": aut.rows("human")}}) == []
 

@@ -10,23 +10,31 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from tqdm import tqdm
 
 from creval.commands import renamed
-from creval.studies.grade import CHEAP, GROUPS, SCORING_MODELS, GradeOptions, grade_file, read_texts
+from creval.core.errors import CrevalError
+from creval.measures.tracking import word_label
+from creval.studies.grade import CHEAP, GROUPS, SCORING_MODELS, GradeOptions, check_boot, grade_file, read_texts
 from creval.studies.grade_card import write_card
 from creval.studies.rethinking.config import RethinkingConfig
 
 EXAMPLE = """example (the labelled sample bundled with creval: 60 short stories in the styles of people and
 two models, with our own 1-5 ratings):
 
-  creval grade data/samples/grade/stories.csv --labels rating --id id --text text \\
-      --group prompt_id --author author --prompt prompt --out runs/grade-sample
+  creval grade data/samples/grade/stories.csv --labels rating --group prompt_id --author author \\
+      --prompt prompt --out runs/grade-sample
 
   writes runs/grade-sample/card.html (open it in a browser), card.jsonl (one row per measure) and
   measures.csv (one row per text). Each measure gets one of: tracks people, tracks authorship only,
-  does not track people, inconclusive here, not testable here.
+  no better than BASELINE, does not track people, inconclusive here, not testable here.
+
+  the unit and the item are two things: --cluster COL is the independent unit the bootstrap resamples whole
+  (a writer, a model; default: each text); --group COL is the prompt each text answers (the creativity
+  index leaves its group out; the bootstrap resamples units within each prompt). "Too few units" counts
+  clusters, never prompts.
   Faster, without the model or the embedder: --measures ci lexical templates"""
 
 
@@ -36,16 +44,20 @@ def line(r: dict, stat: str, width: int) -> str:
     if "lo" not in r:
         return f"{r['measure']:<{width}}  {r['word']}: {r.get('reason', '')}"
     return (f"{r['measure']:<{width}}  {stat} {r['value']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]  "
-            f"vs {r.get('baseline', '')} {r.get('baseline value', nan):+.3f}  ->  {r['word']}")
+            f"vs {r.get('baseline', '')} {r.get('baseline value', nan):+.3f}  ->  {word_label(r)}")
 
 
 def cmd_grade(args) -> int:
     d0 = RethinkingConfig()
-    opt = GradeOptions(labels=args.labels, text=args.text, id=args.id, group=args.group, author=args.author,
+    opt = GradeOptions(labels=args.labels, text=args.text, id=args.id, group=args.group, cluster=args.cluster,
+                       author=args.author,
                        prompt=args.prompt, measures=args.measures, model=args.model, judge=args.judge_model,
                        L=(d0.rethink_ci_l_min, d0.rethink_ci_l_max), agg=d0.rethink_ci_agg,
                        template_n=d0.rethink_template_n, template_top=d0.rethink_template_top, stat=args.stat,
                        n_boot=args.n_boot, seed=args.seed)
+    check_boot(args.n_boot)
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise CrevalError(f"--out {args.out}: a file, not a folder", "give a folder for the card (made if missing)")
     table = read_texts(args.file, opt)
     with tqdm(total=len(table), desc="perplexity", unit="text", disable=args.quiet or "ppl" not in args.measures,
               file=sys.stderr) as bar:
@@ -74,10 +86,14 @@ def register(subparsers) -> None:
     p.add_argument("--labels", required=True, metavar="COL",
                    help="column of human labels: 0/1 (AUROC) or ratings (Spearman rho)")
     p.add_argument("--text", default="text", metavar="COL", help="column of the texts (default: text)")
-    p.add_argument("--id", default=None, metavar="COL", help="column of ids (default: the row number from 0)")
+    p.add_argument("--id", default=None, metavar="COL",
+                   help="column of ids (default: a column named id if the file has one, else the row number from 0)")
     p.add_argument("--group", default=None, metavar="COL",
-                   help="column of the item/prompt each text answers: leave-group-out creativity index, "
-                        "and the unit of the bootstrap")
+                   help="column of the item/prompt each text answers: leave-group-out creativity index, and a "
+                        "stratum (the bootstrap resamples units within each prompt); never the unit")
+    p.add_argument("--cluster", default=None, metavar="COL",
+                   help="column of the independent unit the bootstrap resamples whole (a writer, a model, a "
+                        "problem; default: each text)")
     p.add_argument("--author", default=None, metavar="COL",
                    help="column of who wrote each text (a person, a model): a baseline and the within-author check")
     p.add_argument("--prompt", default=None, metavar="COL",
@@ -92,7 +108,8 @@ def register(subparsers) -> None:
     renamed(p, "--judge", "--judge-model")
     p.add_argument("--stat", choices=["auto", "auc", "spearman"], default="auto",
                    help="auto: AUROC for two-valued labels, Spearman rho otherwise")
-    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples of every interval (default 2000)")
+    p.add_argument("--n-boot", type=int, default=2000,
+                   help="bootstrap resamples of every interval (default 2000, at least 100)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--out", default="grade", metavar="DIR", help="folder for the card (default: ./grade)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

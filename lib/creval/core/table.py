@@ -38,6 +38,10 @@ class TextTable:
             have = ", ".join(self.rows[0]) if self.rows else "none"
             raise CrevalError(f"{self.path}: no column {name!r} (its columns: {have})",
                               f"name one of its columns, or add a column {name!r}")
+        lacking = next((i for i, r in enumerate(self.rows, start=1) if name not in r), None)
+        if lacking is not None:
+            raise CrevalError(f"{self.path}: row {lacking} has no field {name!r} (it is missing, not empty)",
+                              f"give every row a {name!r} field")
         return [r.get(name) for r in self.rows]
 
     def numbers(self, name: str) -> list[float]:
@@ -56,6 +60,36 @@ class TextTable:
         return out
 
 
+def _csv_rows(p: Path, raw: str) -> list[dict]:
+    """The rows of a CSV file; a row with more or fewer fields than the header is refused, naming its line (a
+    text with unquoted commas would otherwise be graded cut short), with a hint when the file is tab-separated."""
+    try:
+        records = list(csv.reader(io.StringIO(raw)))
+    except csv.Error as e:
+        raise CrevalError(f"{p}: not a readable CSV file ({e})", "repair the file") from None
+    records = [r for r in records if r]                 # blank lines carry no row
+    if not records:
+        return []
+    header = records[0]
+    if len(header) == 1 and "\t" in header[0]:
+        raise CrevalError(f"{p}: the header {header[0][:60]!r} holds tabs: the file looks tab-separated",
+                          "save it comma-separated (quote texts that hold commas), or rename it .tsv and "
+                          "convert it to .csv")
+    if len(set(header)) != len(header):
+        twice = sorted({h for h in header if header.count(h) > 1})
+        raise CrevalError(f"{p}: column(s) {', '.join(map(repr, twice))} appear twice in the header",
+                          "give every column its own name")
+    rows = []
+    for i, rec in enumerate(records[1:], start=1):
+        if len(rec) != len(header):
+            more = "more" if len(rec) > len(header) else "fewer"
+            raise CrevalError(f"{p}: row {i} has {len(rec)} fields, {more} than the header's {len(header)} "
+                              f"(it starts {','.join(rec)[:60]!r})",
+                              "quote fields that hold commas (\"like, this\") so each row has one field per column")
+        rows.append(dict(zip(header, rec)))
+    return rows
+
+
 def _raw_rows(p: Path) -> list[dict]:
     try:
         raw = p.read_text(encoding="utf-8-sig")
@@ -65,13 +99,7 @@ def _raw_rows(p: Path) -> list[dict]:
     if suffix == ".txt":
         return [{"text": line.strip()} for line in raw.splitlines() if line.strip()]
     if suffix == ".csv":
-        try:
-            rows = list(csv.DictReader(io.StringIO(raw)))
-        except csv.Error as e:
-            raise CrevalError(f"{p}: not a readable CSV file ({e})", "repair the file") from None
-        if rows and None in rows[0]:
-            raise CrevalError(f"{p}: row 1 has more fields than the header", "repair the header row")
-        return rows
+        return _csv_rows(p, raw)
     rows = []
     for n, line in enumerate(raw.splitlines(), start=1):
         if not line.strip():
@@ -89,7 +117,8 @@ def _raw_rows(p: Path) -> list[dict]:
 def read_table(path: str | Path, text: str = "text", id: str | None = None,
                allow_empty: bool = False) -> TextTable:
     """The texts of ``path`` (``.csv``, ``.jsonl``; ``.txt``: one text per non-empty line, no other column)
-    from column ``text``, their ids from column ``id`` (default: the row number, 0-based). Errors: no such
+    from column ``text``, their ids from column ``id`` (default: a column named ``id`` where the file has one,
+    else the row number, 0-based). Errors: no such
     file, an unsupported type, no rows, a missing column, a repeated id, or (unless ``allow_empty``) an empty
     text."""
     p = Path(path)
@@ -100,6 +129,8 @@ def read_table(path: str | Path, text: str = "text", id: str | None = None,
     rows = _raw_rows(p)
     if not rows:
         raise CrevalError(f"{p}: contains no texts", "put at least one text in it")
+    if id is None and "id" in rows[0]:
+        id = "id"
     table = TextTable(p, [], [], rows, text, id)
     texts = table.column(text)
     ids = [str(v) for v in table.column(id)] if id else [str(i) for i in range(len(rows))]

@@ -38,6 +38,9 @@ def _ocsai_file(split: str) -> str:
 
 DATASET = Dataset(
     name="aut", env="CREVAL_AUT_DIR", shared="aut",
+    unit="response", stratum="object", unit_why="each response is rated on its own and Ocsai-1 names no "
+    "respondent; the object (a bowl, a paperclip) is the prompt, kept fixed as a stratum, so a conclusion "
+    "holds for these objects",
     files={**{f"ocsai_{s}": (_ocsai_file(s),) for s in SPLITS},
            **{f"cambridge_{o}": (f"cambridge_aut/{o}_AUT_dataset.xlsx", f"cambridge_aut/{o}_AUT_dataset.csv")
               for o in OBJECTS}},

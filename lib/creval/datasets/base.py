@@ -63,6 +63,9 @@ class Dataset:
     sample: bool = True                           # data/samples/<name>/ exists
     file_ok: bool = False                         # an explicit single file is accepted
     how: str = ""                                 # how to provide it, for error messages
+    unit: str = ""                                # the independent unit every interval on it resamples whole
+    stratum: str = ""                             # the prompt each text answers: fixed, units drawn within it
+    unit_why: str = ""                            # one sentence: why that unit (docs, card, chapters)
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,8 @@ _RAW = "https://raw.githubusercontent.com/allenai/MacGyver/5e3ecc9d1b4b2edca554c
 
 DATASET = Dataset(
     name="macgyver", env="CREVAL_MACGYVER_DIR", shared="macgyver",
+    unit="problem", unit_why="solutions to one problem share its setting and its tools, so a problem's "
+    "solutions are one piece of evidence, not several",
     files={"problems": ("problem_solution_pair.xlsx", "problem_solution_pair.jsonl"),
            "annotations": ("benchmark_results.json",),
            "released": ("released_outputs.json", "benchmark_results.json"),   # sample: its own file

@@ -27,6 +27,8 @@ from creval.datasets.base import Dataset, Source, file_of, resolve
 
 DATASET = Dataset(
     name="ttcw", env="CREVAL_TTCW_DIR", shared="ttcw_art_or_artifice",
+    unit="plot", unit_why="the New Yorker story and the three LLM stories written from one plot share its premise "
+    "and were rated side by side; the writer (a person or an LLM) is the author, read within",
     files={"stories": ("ttcw_short_stories.json", "stories/ttcw_short_stories.json"),
            "released": ("released_stories.json", "ttcw_short_stories.json", "stories/ttcw_short_stories.json"),
            "verdicts": ("ttcw_annotations.json", "annotations/ttcw_annotations.json"),

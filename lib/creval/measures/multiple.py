@@ -52,14 +52,19 @@ def adjusted_borderline(pvalues: Sequence[float], n_boot: int, method: str = "ho
     p from ``n_boot`` resamples has Monte-Carlo SD sqrt(p (1 - p) / B) (p floored at 1 / (B + 1)); every p is
     moved ``z`` such SDs down, then up (:data:`~creval.measures.resample.MC_Z`: 3 SDs of two seeds' difference)
     and the family adjusted again. Holm and BH are monotone in each p, so the two runs bound what another seed
-    gives; a p whose two adjusted values straddle ``alpha`` is borderline. All False when ``n_boot`` is 0."""
+    gives; a p whose two adjusted values straddle ``alpha`` is borderline. All False when ``n_boot`` is 0.
+
+    A p at the resampling floor, 1 / (B + 1) (no resample on the wrong side), is not moved up: its SD formula
+    would rest on a p the resamples put at zero, and such a p marks nothing by itself (issue 57); whether its
+    word could move is the interval's question, answered by the raw verdict's borderline mark."""
     p = np.asarray(pvalues, float)
     if n_boot <= 0:
         return [False] * p.size
     floor = np.clip(np.nan_to_num(p, nan=1.0), 1.0 / (n_boot + 1), 1.0)
     d = z * np.sqrt(floor * (1 - floor) / n_boot)
+    at_floor = np.nan_to_num(p, nan=1.0) <= 1.0 / (n_boot + 1) + 1e-12
     f = {"holm": holm, "bh": bh}[method]
-    lo, hi = f(np.clip(p - d, 0.0, 1.0)), f(np.clip(p + d, 0.0, 1.0))
+    lo, hi = f(np.clip(p - d, 0.0, 1.0)), f(np.clip(np.where(at_floor, p, p + d), 0.0, 1.0))
     return [bool(math.isfinite(a) and math.isfinite(b) and (a < alpha) != (b < alpha)) for a, b in zip(lo, hi)]
 
 

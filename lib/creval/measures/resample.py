@@ -65,6 +65,39 @@ def cluster_draws(cluster: Sequence | None, n: int, n_boot: int, seed: int = 0) 
         yield np.concatenate([groups[j] for j in pick])
 
 
+def nested(cluster: Sequence | None, group: Sequence, n: int) -> bool:
+    """Whether every unit lies inside one group (each row its own unit when ``cluster`` is None)."""
+    if cluster is None:
+        return True
+    seen: dict = {}
+    for u, g in zip(np.asarray(cluster, dtype=object).tolist(), np.asarray(group, dtype=object).tolist()):
+        if seen.setdefault(u, g) != g:
+            return False
+    return True
+
+
+def strata_draws(cluster: Sequence | None, group: Sequence | None, n: int, n_boot: int,
+                 seed: int = 0) -> Iterator[np.ndarray]:
+    """``n_boot`` resamples of the rows by unit, within strata: each ``group`` (the prompt a text answers)
+    keeps its number of units, drawn with replacement from its own (Davison & Hinkley 1997, sec. 3.8, a
+    stratified two-stage bootstrap). The prompts are then fixed, not sampled: the interval speaks for these
+    prompts. Without ``group``, or where a unit spans several groups (a writer answering many prompts, who
+    must stay whole), the plain :func:`cluster_draws`."""
+    if group is None or not nested(cluster, group, n):
+        yield from cluster_draws(cluster, n, n_boot, seed)
+        return
+    g = np.asarray(group, dtype=object).reshape(-1)
+    if g.size != n:
+        raise ValueError(f"{g.size} group labels for {n} rows")
+    strata = []
+    for rows in units(g, n):                         # rows of each group, in order of first appearance
+        sub = None if cluster is None else np.asarray(cluster, dtype=object)[rows]
+        strata.append([rows[u] for u in units(sub, len(rows))])
+    rng = boot_rng(seed)
+    for _ in range(n_boot):
+        yield np.concatenate([s[j] for s in strata for j in rng.integers(0, len(s), len(s))])
+
+
 def _at_rank(v: np.ndarray, t: float, k: float, at: float) -> float:
     """The value at fractional rank ``t`` of the sorted ``v``, extended past either end along the line from the
     quantile (rank ``k``, value ``at``) to that end: a window that runs off B values still has a width."""
@@ -122,9 +155,10 @@ def boot_p(values: Sequence[float], null: float, side: int) -> float:
 
 
 def cluster_bootstrap(stat: Callable[..., float], *arrays, cluster: Sequence | None = None, n_boot: int = 2000,
-                      alpha: float = 0.05, seed: int = 0) -> dict:
-    """``stat(*arrays)`` with a cluster-bootstrap percentile interval (:func:`cluster_draws`,
-    :func:`percentile`): ``{value, lo, hi, mc_lo, mc_hi, undefined, n_boot, note, n, n_units, values}``."""
+                      alpha: float = 0.05, seed: int = 0, group: Sequence | None = None) -> dict:
+    """``stat(*arrays)`` with a cluster-bootstrap percentile interval (:func:`strata_draws`: units within each
+    ``group`` when given, else :func:`cluster_draws`; :func:`percentile`): ``{value, lo, hi, mc_lo, mc_hi,
+    undefined, n_boot, note, n, n_units, values}``."""
     arrs = [np.asarray(a) for a in arrays]
     n = len(arrs[0])
     if any(len(a) != n for a in arrs):
@@ -136,7 +170,8 @@ def cluster_bootstrap(stat: Callable[..., float], *arrays, cluster: Sequence | N
                 return float(stat(*[a[idx] for a in arrs]))
             except (ValueError, ZeroDivisionError, FloatingPointError):
                 return math.nan
-    vals = np.array([safe(idx) for idx in cluster_draws(cluster, n, n_boot, seed)]) if n else np.full(n_boot, np.nan)
+    draws = strata_draws(cluster, group, n, n_boot, seed)
+    vals = np.array([safe(idx) for idx in draws]) if n else np.full(n_boot, np.nan)
     return {"value": safe(np.arange(n)) if n else math.nan, **percentile(vals, alpha, n_boot), "n": n,
             "n_units": len(units(cluster, n)), "values": vals}
 

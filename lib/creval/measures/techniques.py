@@ -146,7 +146,7 @@ def _call_name(n: ast.Call) -> str:
 
 def _parse_prefix(code: str, cut: bool) -> tuple[ast.AST | None, int]:
     """The syntax tree of ``code``, else (``cut``) of its longest prefix of whole lines that parses (a reply cut
-    by the token limit, as GPT-4 saw it); (tree or None, lines dropped)."""
+    by the token limit, as GPT-4 saw it) and still holds a statement; (tree or None, lines dropped)."""
     try:
         return parse(code), 0
     except (SyntaxError, ValueError):
@@ -155,9 +155,11 @@ def _parse_prefix(code: str, cut: bool) -> tuple[ast.AST | None, int]:
     lines = code.splitlines()
     for k in range(len(lines) - 1, 0, -1):
         try:
-            return parse("\n".join(lines[:k])), len(lines) - k
+            tree = parse("\n".join(lines[:k]))
         except (SyntaxError, ValueError):
             continue
+        # a prefix with no statement left is no program: C++ opening with "#include" parses as a comment
+        return (tree, len(lines) - k) if getattr(tree, "body", None) else (None, 0)
     return None, 0
 
 

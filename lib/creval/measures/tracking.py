@@ -1,14 +1,25 @@
-"""Does a measure track people, or something trivial (issue 40)? :func:`tracks_people` compares a measure's
-agreement with human labels or scores against the strongest trivial baseline, chosen inside every bootstrap
-replicate, and, given who wrote each text, against the author label and within each author's texts.
+"""Does a measure track people, or something trivial (issues 40, 51, 57)? :func:`tracks_people` compares a
+measure's agreement with human labels or scores against the strongest trivial baseline (a surface feature of
+the text: length, format), chosen inside every bootstrap replicate, and, given who wrote each text, within each
+author's texts.
 
-Pooling texts by people and by models makes any measure that tells the two apart look good when people rate
-one group higher: the author label alone then "agrees with people". So a measure *tracks people* only when its
-interval lies above chance, it beats every baseline (length as stored and as cut, format features, the author
-label: the within-replicate maximum, Lu et al. 2025 sec. 4 note length as the confound) and, given authors,
-the effect holds within authors (the within-author statistic above chance and above the best baseline there).
-A measure that beats the format baselines pooled but not the author label or within authors *tracks
-authorship only*. Resampling is by independent unit (:mod:`creval.measures.resample`). Pure numpy/scipy.
+Pooling texts by people and by models makes any measure that tells the two apart look good when people rate one
+group higher. Who wrote a text is therefore never a rival *fitted on the ratings* (an author's mean rating is the
+outcome, not a feature of the text); it enters as strata: the statistic is also read within each author. The
+words (docs/verdicts.md), from the 95% intervals:
+
+- *tracks people*: above chance and ahead of every surface baseline, pooled and, given authors, within them;
+- *tracks authorship only*: above chance and ahead of the baselines pooled, but within authors its interval lies
+  below the equivalence margin above chance (:data:`EQUIVALENCE`): it tells who wrote the text, not what people
+  judged;
+- *no better than* a baseline (:data:`NO_BETTER`; :func:`word_label` names it): its own interval excludes chance,
+  pooled or within authors, but it does not beat the strongest baseline;
+- *does not track people*: its interval lies below the margin above chance, pooled and within authors (inside
+  the margin around chance, or on the wrong side of it): no agreement worth the name;
+- *inconclusive here* and *not testable here* otherwise.
+
+Resampling is by independent unit (``cluster``), within strata (``group``: the prompt each text answers;
+:func:`creval.measures.resample.strata_draws`). Pure numpy.
 """
 from __future__ import annotations
 
@@ -19,16 +30,30 @@ from typing import Sequence
 import numpy as np
 
 from creval.measures.numbers import fmt_number
-from creval.measures.resample import boot_p, cluster_draws, percentile, units
+from creval.measures.resample import boot_p, percentile, strata_draws, units
 from creval.measures.verdicts import ENOUGH, INCONCLUSIVE, TESTABLE, smallest_detectable
 
 TRACKS = "tracks people"
 AUTHORSHIP = "tracks authorship only"
+NO_BETTER = "no better than a trivial baseline"
 NO_TRACK = "does not track people"
-WORDS = (TRACKS, AUTHORSHIP, NO_TRACK, INCONCLUSIVE, TESTABLE)
-AUTHOR = "author label"
+WORDS = (TRACKS, AUTHORSHIP, NO_BETTER, NO_TRACK, INCONCLUSIVE, TESTABLE)
 NULL = {"spearman": 0.0, "auc": 0.5}
+EQUIVALENCE = {"spearman": 0.1, "auc": 0.06}
+"""The margin around chance inside which an interval says "no agreement worth the name": Spearman's rho within
++-0.1 (a weak correlation by any convention), an AUROC within 0.5 +- 0.06 (a standardised gap under about 0.2,
+small: chapter 06's "barely differs" uses the same). *does not track people* needs the whole 95% interval inside
+it (a stricter test than the two one-sided tests' 90% interval)."""
 MIN_UNITS = 5    # independent units below which no cluster bootstrap is meaningful
+FEW_GROUPS = 10  # fewer prompts than this: the card says its conclusions hold for these prompts
+
+
+def word_label(r: dict) -> str:
+    """The word as a reader reads it: *no better than* names its baseline ("no better than words")."""
+    word = str(r.get("word", ""))
+    if word == NO_BETTER and r.get("beaten by"):
+        return f"no better than {r['beaten by']}"
+    return word
 
 
 def _ranks(a: np.ndarray) -> np.ndarray:
@@ -82,27 +107,16 @@ def _strength(v: np.ndarray, stat: str) -> np.ndarray:
     return np.abs(v) if stat == "spearman" else 0.5 + np.abs(v - 0.5)
 
 
-def _group_mean(y: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """Each row's author mean of ``y``: the author label as the best feature it can be."""
-    out = np.empty(len(y))
-    for g in np.unique(groups):
-        at = groups == g
-        out[at] = y[at].mean()
-    return out
-
-
-def _replicate(x, y, base, author, stat, names) -> dict:
-    """Every quantity of one (re)sample: the measure, each baseline (better orientation), the best baseline
-    with and without the author label, and per author the measure and the best format baseline."""
-    cols = base if author is None else np.column_stack([base, _group_mean(y, author)])
-    vals = column_stats(np.column_stack([x, cols]), y, stat)
+def _replicate(x, y, base, author, stat) -> dict:
+    """Every quantity of one (re)sample: the measure, each baseline (better orientation), the best baseline,
+    and per author the measure and each baseline, weighted into the within-author statistic and the within
+    best baseline (the strongest per author, then weighted)."""
+    vals = column_stats(np.column_stack([x, base]), y, stat)
     m, b = vals[0], _strength(vals[1:], stat)
-    out = {"value": m, "bases": b}
-    out["best"] = np.nanmax(b) if np.isfinite(b).any() else math.nan
-    nb = b[: base.shape[1]]
-    out["best format"] = np.nanmax(nb) if np.isfinite(nb).any() else math.nan
+    out = {"value": m, "bases": b, "raw": vals[1:], "best": np.nanmax(b) if np.isfinite(b).any() else math.nan}
     if author is not None:
         per, wsum, wval, wbase = {}, 0.0, 0.0, 0.0
+        wb, wraw = np.zeros(base.shape[1]), np.zeros(base.shape[1])
         for g in np.unique(author):
             at = author == g
             v = column_stats(np.column_stack([x[at], base[at]]), y[at], stat)
@@ -111,61 +125,84 @@ def _replicate(x, y, base, author, stat, names) -> dict:
             if np.isfinite(v[0]) and np.isfinite(gb).any():
                 w = at.sum() if stat == "spearman" else (y[at] == 1).sum() * (y[at] != 1).sum()
                 wsum, wval, wbase = wsum + w, wval + w * v[0], wbase + w * np.nanmax(gb)
+                wb += w * np.nan_to_num(gb, nan=NULL[stat])
+                wraw += w * np.nan_to_num(v[1:], nan=NULL[stat])
         out["per"] = per
+        out["within raw"] = wraw / wsum if wsum else np.full(base.shape[1], math.nan)
         out["within"] = wval / wsum if wsum else math.nan
         out["within base"] = wbase / wsum if wsum else math.nan
+        out["within bases"] = wb / wsum if wsum else np.full(base.shape[1], math.nan)
     return out
 
 
 def _word(b: dict, null: float, has_author: bool, margin: float) -> str:
-    """The word from the bounds (``b``: lo/hi of the measure, of its lead over the best baseline with and
-    without the author label, of the within-author statistic and its lead there)."""
-    above = b["lo"] > null
-    if above and b["diff lo"] > 0 and (not has_author or (b["within lo"] > null and b["wdiff lo"] > 0)):
+    """The word from the bounds (``b``: lo/hi of the measure, of its lead over the best baseline, of the
+    within-author statistic and of its lead over the best baseline there, and the lower bound of the strongest
+    baseline's own statistic, pooled and within; missing bounds as +-inf)."""
+    above, beats = b["lo"] > null, b["diff lo"] > 0
+    w_above = has_author and b["within lo"] > null
+    w_beats = has_author and b["wdiff lo"] > 0
+    if above and beats and (not has_author or (w_above and w_beats)):
         return TRACKS
-    if has_author and above and b["fdiff lo"] > 0:
+    none_within = has_author and b["within hi"] < null + margin     # no agreement worth the name within authors
+    if above and beats and none_within:
         return AUTHORSHIP
-    beaten = b["hi"] < null or b["diff hi"] < margin
-    if has_author and not beaten:
-        beaten = b["fdiff hi"] < margin and (b["within hi"] < null or b["wdiff hi"] < margin)
-    return NO_TRACK if beaten else INCONCLUSIVE
+    if b["hi"] < null + margin and (not has_author or none_within):
+        return NO_TRACK
+    if (above and not beats and b["base lo"] > null) or (w_above and not w_beats and b["wbase lo"] > null):
+        return NO_BETTER                 # it agrees with people, and so does a trivial feature, at least as well
+    return INCONCLUSIVE
+
+
+def _beaten_by(out: dict, bounds: dict, has_author: bool, names: list[str]) -> str:
+    """The baseline a *no better than* measure does not beat: the pooled strongest unless the pooled lead is
+    clear, then the strongest within authors."""
+    if has_author and (bounds["diff lo"] > 0 or bounds["lo"] <= out["null"]) and out.get("within bases") is not None:
+        wb = out["within bases"]
+        if np.isfinite(wb).any():
+            return names[int(np.nanargmax(wb))]
+    return out.get("baseline") or ""
 
 
 def tracks_people(x, y, *, stat: str, baselines: dict[str, Sequence[float]], author: Sequence | None = None,
-                  cluster: Sequence | None = None, n_boot: int = 2000, seed: int = 0, alpha: float = 0.05,
-                  margin: float = 0.0, direction: str = "+", min_n: int = ENOUGH) -> dict:
+                  cluster: Sequence | None = None, group: Sequence | None = None, n_boot: int = 2000,
+                  seed: int = 0, alpha: float = 0.05, margin: float | None = None, direction: str = "+",
+                  min_n: int = ENOUGH) -> dict:
     """Whether measure ``x`` (one value per text, oriented by ``direction``: ``"+"`` higher = more of what
     people rated) tracks people's ``y`` (a score, ``stat="spearman"``; a 0/1 label, ``stat="auc"``) beyond
-    every trivial baseline in ``baselines`` (name -> one value per text) and, given ``author`` (who wrote each
-    text; its label joins the baselines as :data:`AUTHOR`), within authors. ``cluster``: the independent unit
-    (prompt, writer, problem) that the bootstrap resamples whole; rows when None. ``margin``: the smallest
-    lead over a baseline that matters (*does not track people* when the lead's interval lies below it).
+    every trivial baseline in ``baselines`` (name -> one value per text: surface features, never fitted on
+    ``y``) and, given ``author`` (who wrote each text), within authors. ``cluster``: the independent unit
+    (a writer, a model, a problem; each text when None) that the bootstrap resamples whole; ``group``: the
+    item each text answers, a stratum (units are resampled within it when each unit lies in one group).
+    ``margin``: the equivalence margin around chance (default :data:`EQUIVALENCE`).
 
-    Returns ``statistic, n, n_units, value, lo, hi, baseline`` (the strongest on the data), ``baseline value,
-    baselines`` (each, better orientation), ``difference, diff lo, diff hi`` (lead over the best baseline,
-    chosen inside every replicate), ``format difference`` and its bounds (without the author label),
-    ``within`` (per author ``{author, n, value, lo, hi}``), ``within value/lo/hi``, ``within difference``
-    and bounds, ``word`` (:data:`WORDS`), ``borderline`` (a bound's Monte-Carlo margin could flip it), ``p``
-    (the one-sided bootstrap p of the test that decided the word, for a correction across claims) and
-    ``reason``. Rows with a missing value anywhere are dropped."""
+    Returns ``statistic, n, n_units, n_groups, value, lo, hi, baseline`` (the strongest on the data),
+    ``baseline value, baselines`` (each, better orientation), ``difference, diff lo, diff hi`` (lead over
+    the best baseline, chosen inside every replicate), ``within`` (per author ``{author, n, value, lo,
+    hi}``), ``within value/lo/hi``, ``within difference`` and bounds, ``word`` (:data:`WORDS`), ``beaten
+    by`` (the baseline a *no better than* word names), ``borderline`` (a bound's Monte-Carlo margin could
+    flip the word), ``p`` (the one-sided bootstrap p of the test that decided the word) and ``reason``. Rows
+    with a missing value anywhere are dropped."""
     if stat not in NULL:
         raise ValueError(f"unknown statistic {stat!r}: spearman or auc")
     null, names = NULL[stat], list(baselines)
+    margin = EQUIVALENCE[stat] if margin is None else float(margin)
     sign = -1.0 if direction in ("-", -1, "negative") else 1.0
     x, y = sign * np.asarray(x, float), np.asarray(y, float)
     base = np.column_stack([np.asarray(baselines[k], float) for k in names]) if names else np.zeros((len(x), 0))
     keep = np.isfinite(x) & np.isfinite(y) & np.isfinite(base).all(axis=1)
     aut = None if author is None else np.asarray(author, dtype=object)[keep].astype(str)
     clu = None if cluster is None else np.asarray(cluster, dtype=object)[keep]
+    grp = None if group is None else np.asarray(group, dtype=object)[keep]
     x, y, base = x[keep], y[keep], base[keep]
     n, n_units = int(keep.sum()), len(units(clu, int(keep.sum())))
-    out = {"statistic": stat, "n": n, "n_units": n_units, "null": null, "n_boot": n_boot, "seed": seed,
-           "borderline": False, "word": TESTABLE, "within": []}
-    obs = _replicate(x, y, base, aut, stat, names) if n >= 2 else None
-    why = _untestable(n, n_units, min_n, obs)
-    every = names + ([AUTHOR] if aut is not None else [])
+    n_groups = 0 if grp is None else len(set(grp.tolist()))
+    out = {"statistic": stat, "n": n, "n_units": n_units, "n_groups": n_groups, "null": null, "margin": margin,
+           "n_boot": n_boot, "seed": seed, "borderline": False, "word": TESTABLE, "within": []}
+    obs = _replicate(x, y, base, aut, stat) if n >= 2 else None
+    why = _untestable(n, n_units, min_n, obs, n_boot)
     out.update({"value": math.nan if obs is None else float(obs["value"]),
-                "baselines": {} if obs is None else dict(zip(every, map(float, obs["bases"])))})
+                "baselines": {} if obs is None else dict(zip(names, map(float, obs["bases"])))})
     if out["baselines"]:
         bv = out["baselines"]
         best = max(bv, key=lambda k: -math.inf if math.isnan(bv[k]) else bv[k])
@@ -173,35 +210,47 @@ def tracks_people(x, y, *, stat: str, baselines: dict[str, Sequence[float]], aut
                     "difference": float(obs["value"] - obs["best"])})
     if why:
         return {**out, "reason": why}
-    reps = [_replicate(x[i], y[i], base[i], None if aut is None else aut[i], stat, names)
-            for i in cluster_draws(clu, n, n_boot, seed)]
-    ci = {"value": _ci_of(reps, "value", None, alpha, n_boot)}
-    out.update({"lo": ci["value"]["lo"], "hi": ci["value"]["hi"]})
-    bounds = {"lo": ci["value"]["lo"], "hi": ci["value"]["hi"]}
-    mcs = {"lo": ci["value"]["mc_lo"], "hi": ci["value"]["mc_hi"]}
-    diff, fdiff = _ci_of(reps, "value", "best", alpha, n_boot), _ci_of(reps, "value", "best format", alpha, n_boot)
-    for key, c in (("diff", diff), ("fdiff", fdiff)):
-        bounds.update({f"{key} lo": c["lo"], f"{key} hi": c["hi"]})
-        mcs.update({f"{key} lo": c["mc_lo"], f"{key} hi": c["mc_hi"]})
-    out.update({"diff lo": diff["lo"], "diff hi": diff["hi"],
-                "format difference": float(obs["value"] - obs["best format"]),
-                "format diff lo": fdiff["lo"], "format diff hi": fdiff["hi"]})
+    reps = [_replicate(x[i], y[i], base[i], None if aut is None else aut[i], stat)
+            for i in strata_draws(clu, grp, n, n_boot, seed)]
+    ci = _ci_of(reps, "value", None, alpha, n_boot)
+    diff = _ci_of(reps, "value", "best", alpha, n_boot)
+    bounds = {"lo": ci["lo"], "hi": ci["hi"], "diff lo": diff["lo"], "diff hi": diff["hi"]}
+    mcs = {"lo": ci["mc_lo"], "hi": ci["mc_hi"], "diff lo": diff["mc_lo"], "diff hi": diff["mc_hi"]}
+    out.update({"lo": ci["lo"], "hi": ci["hi"], "diff lo": diff["lo"], "diff hi": diff["hi"]})
+    bounds["base lo"] = _baseline_lo(reps, obs, "raw", "bases", null, alpha, n_boot)
+    bounds["wbase lo"] = -math.inf
     if aut is not None:
+        bounds["wbase lo"] = _baseline_lo(reps, obs, "within raw", "within bases", null, alpha, n_boot)
         w, wd = _ci_of(reps, "within", None, alpha, n_boot), _ci_of(reps, "within", "within base", alpha, n_boot)
         bounds.update({"within lo": w["lo"], "within hi": w["hi"], "wdiff lo": wd["lo"], "wdiff hi": wd["hi"]})
         mcs.update({"within lo": w["mc_lo"], "within hi": w["mc_hi"], "wdiff lo": wd["mc_lo"], "wdiff hi": wd["mc_hi"]})
         out.update({"within value": float(obs["within"]), "within lo": w["lo"], "within hi": w["hi"],
                     "within difference": float(obs["within"] - obs["within base"]), "within diff lo": wd["lo"],
-                    "within diff hi": wd["hi"]})
+                    "within diff hi": wd["hi"], "within bases": obs["within bases"]})
         out["within"] = [_per_author(g, int((aut == g).sum()), obs, reps, alpha, n_boot) for g in obs["per"]]
     if any(math.isnan(bounds[k]) for k in ("lo", "hi", "diff lo", "diff hi")):
+        out.pop("within bases", None)
         return {**out, "reason": "no interval: the statistic is undefined on too many resamples"}
     nan_ok = {k: (v if not math.isnan(v) else (-math.inf if k.endswith("lo") else math.inf)) for k, v in bounds.items()}
     word = _word(nan_ok, null, aut is not None, margin)
     out["word"], out["borderline"] = word, _flips(nan_ok, mcs, null, aut is not None, margin, word)
+    out["beaten by"] = _beaten_by(out, nan_ok, aut is not None, names) if word == NO_BETTER else None
+    out.pop("within bases", None)
     out["p"] = _p_of(word, reps, null, margin, aut is not None)
     out["reason"] = _reason(out, word)
     return out
+
+
+def _baseline_lo(reps, obs, raw: str, strength: str, null: float, alpha: float, n_boot: int) -> float:
+    """The lower bound of the strongest baseline's own statistic (the one strongest on the data, in the
+    orientation it has there): whether that trivial feature agrees with people at all."""
+    st = obs.get(strength)
+    if st is None or not np.isfinite(st).any():
+        return -math.inf
+    k = int(np.nanargmax(st))
+    sign = 1.0 if obs[raw][k] >= null else -1.0
+    lo = percentile([null + sign * (r[raw][k] - null) for r in reps], alpha, n_boot)["lo"]
+    return -math.inf if math.isnan(lo) else lo
 
 
 def _ci_of(reps, key, minus, alpha, n_boot) -> dict:
@@ -210,19 +259,24 @@ def _ci_of(reps, key, minus, alpha, n_boot) -> dict:
 
 def _p_of(word: str, reps: list[dict], null: float, margin: float, has_author: bool) -> float:
     """The one-sided bootstrap p-value of the test that decided ``word`` (for a correction across claims): every
-    condition of *tracks people* must hold, so its p is their largest; *does not track people* needs one of
-    its conditions, so its p is their smallest; NaN for the words no test decided."""
+    condition a word needs must hold, so its p is their largest (an interval inside a margin is two one-sided
+    tests); NaN for the words no test decided."""
     def p(key, minus, ref, side):
         return boot_p([r[key] - (r[minus] if minus else 0.0) for r in reps], ref, side)
+
+    def near(key):
+        return p(key, None, null + margin, -1)
     if word == TRACKS:
         parts = [p("value", None, null, 1), p("value", "best", 0.0, 1)]
         if has_author:
             parts += [p("within", None, null, 1), p("within", "within base", 0.0, 1)]
         return max(parts)
     if word == AUTHORSHIP:
-        return max(p("value", None, null, 1), p("value", "best format", 0.0, 1))
+        return max(p("value", None, null, 1), near("within"))
     if word == NO_TRACK:
-        return min(p("value", None, null, -1), p("value", "best", margin, -1))
+        return max([near("value")] + ([near("within")] if has_author else []))
+    if word == NO_BETTER:
+        return p("value", "best", margin, -1)      # the lead lies short of the margin: fails beyond the surface
     return math.nan
 
 
@@ -231,13 +285,15 @@ def _per_author(g, n_g, obs, reps, alpha, n_boot) -> dict:
     return {"author": str(g), "n": n_g, "value": float(obs["per"][g]), "lo": c["lo"], "hi": c["hi"]}
 
 
-def _untestable(n: int, n_units: int, min_n: int, obs: dict | None) -> str:
+def _untestable(n: int, n_units: int, min_n: int, obs: dict | None, n_boot: int) -> str:
     if n < min_n:
         return f"{n} item(s), fewer than the {min_n} a verdict needs"
     if n_units < MIN_UNITS:
-        return f"{n_units} independent unit(s), fewer than the {MIN_UNITS} a cluster bootstrap needs"
+        return (f"{n_units} independent unit(s) (clusters), fewer than the {MIN_UNITS} a cluster bootstrap needs")
     if obs is None or math.isnan(obs["value"]):
         return "the measure or the human labels are constant (or one class only): no statistic"
+    if n_boot < 10:
+        return f"{n_boot} resamples: no interval"
     return ""
 
 
@@ -258,9 +314,11 @@ def _reason(out: dict, word: str) -> str:
             f"{f(out['difference'])} [{f(out['diff lo'])}, {f(out['diff hi'])}]")
     if "within value" in out:
         head += (f"; within authors {f(out['within value'])} [{f(out['within lo'])}, {f(out['within hi'])}], "
-                 f"lead over the best format baseline there {f(out['within difference'])} "
+                 f"lead over the best baseline there {f(out['within difference'])} "
                  f"[{f(out['within diff lo'])}, {f(out['within diff hi'])}]")
     if word == INCONCLUSIVE:
         d = smallest_detectable(out["diff lo"], out["diff hi"])
         head += f"; the smallest lead this test could detect is about {d:.2g}"
+    if 0 < out.get("n_groups", 0) < FEW_GROUPS:
+        head += f"; resampled within {out['n_groups']} prompts: it holds for these prompts"
     return head

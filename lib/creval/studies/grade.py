@@ -43,7 +43,8 @@ class GradeOptions:
     labels: str
     text: str = "text"
     id: str | None = None
-    group: str | None = None
+    group: str | None = None                # the item/prompt each text answers: a stratum, never the unit
+    cluster: str | None = None              # the independent unit (a writer, a model); None: each text
     author: str | None = None
     prompt: str | None = None
     measures: Sequence[str] = CHEAP
@@ -153,11 +154,12 @@ def as_binary(y: Sequence[float]) -> np.ndarray:
     return (y == np.max(y)).astype(float)
 
 
-def rule(x, y, *, stat: str, baselines: dict, author=None, cluster=None, n_boot: int = 2000, seed: int = 0) -> dict:
+def rule(x, y, *, stat: str, baselines: dict, author=None, cluster=None, group=None, n_boot: int = 2000,
+         seed: int = 0) -> dict:
     """The report card's rule on one measure (:func:`creval.measures.tracking.tracks_people`): the one call
     site, so the card of ``creval grade`` and chapter 08's card read the same words."""
-    return tracks_people(x, y, stat=stat, baselines=baselines, author=author, cluster=cluster, n_boot=n_boot,
-                         seed=seed)
+    return tracks_people(x, y, stat=stat, baselines=baselines, author=author, cluster=cluster, group=group,
+                         n_boot=n_boot, seed=seed)
 
 
 PARALLEL_WORK = 2_000_000
@@ -166,14 +168,14 @@ rule's bootstrap is thousands of small numpy calls (about 5 s a measure for 500 
 one core), so the cores split the measures; below it, starting the processes would cost more than it saves."""
 
 
-def grade(cols: dict, y: Sequence[float], *, author=None, cluster=None, stat: str = "auto", n_boot: int = 2000,
-          seed: int = 0, workers: int | None = None) -> list[dict]:
+def grade(cols: dict, y: Sequence[float], *, author=None, cluster=None, group=None, stat: str = "auto",
+          n_boot: int = 2000, seed: int = 0, workers: int | None = None) -> list[dict]:
     """One card row per measure in ``cols`` (its values oriented by :data:`~creval.measures.pertext.
     DIRECTION`), the baselines being the :data:`~creval.measures.pertext.BASELINES` columns of ``cols``.
     ``workers``: processes for the rules (default: one per core when the work passes :data:`PARALLEL_WORK`);
     each rule is seeded alone, so the card is the same whatever the number."""
     y = np.asarray(y, float)
-    check_lengths("the grade", len(y), author=author, cluster=cluster,
+    check_lengths("the grade", len(y), author=author, cluster=cluster, group=group,
                   **{f"measure {k!r}": v for k, v in cols.items()})
     stat = statistic_for(y, stat)
     if stat == "auc":
@@ -181,7 +183,7 @@ def grade(cols: dict, y: Sequence[float], *, author=None, cluster=None, stat: st
     base = {k: np.asarray(cols[k], float) for k in P.BASELINES if k in cols}
     names = [k for k in cols if k not in P.BASELINES]
     jobs = [(P.oriented(k, cols[k]), y) for k in names]
-    kw = dict(stat=stat, baselines=base, author=author, cluster=cluster, n_boot=n_boot, seed=seed)
+    kw = dict(stat=stat, baselines=base, author=author, cluster=cluster, group=group, n_boot=n_boot, seed=seed)
     if workers is None:
         workers = (os.cpu_count() or 1) if len(y) * n_boot * len(jobs) >= PARALLEL_WORK else 1
     workers = max(1, min(workers, len(jobs)))
@@ -191,6 +193,17 @@ def grade(cols: dict, y: Sequence[float], *, author=None, cluster=None, stat: st
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             got = list(pool.map(partial(rule, **kw), *zip(*jobs)))
     return [{"measure": k, "description": P.DESCRIBE.get(k, k), **r} for k, r in zip(names, got)]
+
+
+MIN_BOOT = 100
+"""Fewer resamples than this leave a 95% percentile bound resting on two or three values: refused."""
+
+
+def check_boot(n_boot: int) -> None:
+    """A CrevalError for a number of resamples too small to read a 95% interval off."""
+    if n_boot < MIN_BOOT:
+        raise CrevalError(f"--n-boot {n_boot}: a 95% interval needs at least {MIN_BOOT} resamples",
+                          "give --n-boot 2000 (the default) or at least 100")
 
 
 def read_texts(path: str | Path, opt: GradeOptions) -> TextTable:
@@ -208,12 +221,16 @@ def grade_file(path: str | Path, opt: GradeOptions, step: Callable[[], None] = l
     if len(set(y)) < 2:
         raise CrevalError(f"{path}: column {opt.labels!r} holds one value only ({y[0]:g})",
                           "grade against labels that vary")
+    check_boot(opt.n_boot)
     author = [str(a) for a in table.column(opt.author)] if opt.author else None
-    cluster = [str(g) for g in table.column(opt.group)] if opt.group else None
-    check_lengths(path, len(table), labels=y, author=author, group=cluster)
+    group = [str(g) for g in table.column(opt.group)] if opt.group else None
+    cluster = [str(g) for g in table.column(opt.cluster)] if opt.cluster else None
+    check_lengths(path, len(table), labels=y, author=author, group=group, cluster=cluster)
     cols = measure_table(table, opt, step)
-    card = grade(cols, y, author=author, cluster=cluster, stat=opt.stat, n_boot=opt.n_boot, seed=opt.seed)
-    return {"table": table, "labels": y, "author": author, "group": cluster, "measures": cols, "card": card,
+    card = grade(cols, y, author=author, cluster=cluster, group=group, stat=opt.stat, n_boot=opt.n_boot,
+                 seed=opt.seed)
+    return {"table": table, "labels": y, "author": author, "group": group, "cluster": cluster, "measures": cols,
+            "card": card,
             "stat": statistic_for(y, opt.stat), "warnings": list(opt.warnings), "options": opt,
             "ppl_model": opt.model if "ppl" in cols else None}
 
@@ -221,6 +238,6 @@ def grade_file(path: str | Path, opt: GradeOptions, step: Callable[[], None] = l
 def per_text_rows(result: dict) -> list[dict]:
     """The per-text table: id, label and every measure and baseline, one row per text."""
     table, cols = result["table"], result["measures"]
-    extra = {"author": result.get("author"), "group": result.get("group")}
+    extra = {k: result.get(k) for k in ("author", "group", "cluster")}
     return [{"id": k, "label": result["labels"][i], **{c: v[i] for c, v in extra.items() if v is not None},
              **{c: float(v[i]) for c, v in cols.items()}} for i, k in enumerate(table.ids)]

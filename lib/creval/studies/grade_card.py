@@ -1,6 +1,7 @@
-"""The card ``creval grade`` writes (issue 42): ``card.jsonl`` (one row per measure, every field of the rule's
-result), ``card.html`` (one self-contained page: no script, no file or network fetch, so it opens offline and
-in a headless browser) and ``measures.csv`` (the per-text table: id, label and every measure and baseline).
+"""The card ``creval grade`` writes (issues 42, 51): ``card.jsonl`` (one row per measure, every field of the
+rule's result), ``card.html`` (one self-contained page: the forest plot first, plotly.js inlined, no file or
+network fetch, so it opens offline and in a headless browser; then one row per measure, the reason folded) and
+``measures.csv`` (the per-text table: id, label and every measure and baseline).
 """
 from __future__ import annotations
 
@@ -9,15 +10,18 @@ import json
 import math
 from pathlib import Path
 
+from creval.core.errors import CrevalError
 from creval.core.table import write_rows
+from creval.measures import tracking as TR
 from creval.measures.verdicts import BORDERLINE
+from creval.studies.forest import COLOURS, drawable, forest_figure
 from creval.studies.grade import per_text_rows
 
-COLOURS = {"tracks people": "#1b7837", "tracks authorship only": "#b35806", "does not track people": "#b2182b"}
-STYLE = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:110em}table{border-collapse:collapse}"
+STYLE = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;width:100%}"
          "td,th{padding:.3em .6em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
          ".num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.word{font-weight:600}"
-         ".warn{color:#8a5a00}small{color:#555}")
+         ".warn{color:#8a5a00}small{color:#555}details summary{cursor:pointer;color:#333}"
+         "details p{max-width:60em;color:#333}")
 
 
 def _num(v, digits: int = 3) -> str:
@@ -43,8 +47,7 @@ def _within(r: dict) -> str:
 
 
 def _row(r: dict) -> str:
-    word = str(r.get("word", ""))
-    colour = COLOURS.get(word, "#444")
+    colour = COLOURS.get(str(r.get("word", "")), "#444")
     return ("<tr>"
             f"<td>{html.escape(str(r.get('description', r['measure'])))}<br><small>{html.escape(r['measure'])}"
             "</small></td>"
@@ -54,34 +57,54 @@ def _row(r: dict) -> str:
             f"<td class=num>{_interval(r, 'difference', 'diff lo', 'diff hi')}</td>"
             f"<td>{_within(r)}</td>"
             f"<td class=word style='color:{colour}'>{html.escape(_label(r))}</td>"
-            f"<td>{html.escape(str(r.get('reason', '')))}</td></tr>")
+            f"<td>{_reason_cell(r)}</td></tr>")
+
+
+def _reason_cell(r: dict) -> str:
+    """The reason's first clause, the full text one click away."""
+    full = str(r.get("reason", ""))
+    short = full.split(";")[0]
+    if short == full:
+        return html.escape(full)
+    return f"<details><summary>{html.escape(short)}</summary><p>{html.escape(full)}</p></details>"
 
 
 def card_html(result: dict, source: str) -> str:
-    """The card as one HTML page: what was graded, the warnings, and one row per measure."""
+    """The card as one HTML page: the forest plot first (the words at a glance), then what was graded, the
+    warnings, and one row per measure. ``source``: the file graded (only its name is shown)."""
+    from plotly.offline import get_plotlyjs
     card, n = result["card"], len(result["table"])
+    name = html.escape(Path(str(source)).name)
     model = result.get("ppl_model")
     stat = "AUROC" if result["stat"] == "auc" else "Spearman rho"
     warns = "".join(f"<li class=warn>{html.escape(w)}</li>" for w in result.get("warnings", []))
+    untested = [r for r in card if r not in drawable(card)]
+    fig = forest_figure(card, f"Which measures track people on {Path(str(source)).name}")
+    plot = fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False, "responsive": True})
     head = ("<tr><th>measure</th><th>" + stat + " vs people [95% CI]</th><th>strongest trivial baseline</th>"
-            "<th>difference [95% CI]</th><th>within each author</th><th>word</th><th>reason</th></tr>")
+            "<th>lead [95% CI]</th><th>within each author</th><th>word</th><th>reason</th></tr>")
+    skipped = ("<p><b>Not testable here:</b> " + "; ".join(
+        f"{html.escape(str(r.get('description', r['measure'])))} ({html.escape(str(r.get('reason', '')))})"
+        for r in untested) + "</p>") if untested else ""
     return ("<!doctype html><html><head><meta charset=utf-8><title>creval grade: "
-            f"{html.escape(source)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>Which measures track people on {html.escape(source)}</h1>"
-            f"<p>{n} texts; each measure's {stat} against the human labels, beside the strongest trivial "
-            "baseline (length, format features, author) on the same texts and within each author. A measure "
-            "<b>tracks people</b> when it beats the baseline and agrees with people within authors, "
-            "<b>tracks authorship only</b> when its agreement comes from who wrote the text; <b>borderline</b> "
-            "when another bootstrap seed could change the word."
+            f"{name}</title><style>{STYLE}</style><script>{get_plotlyjs()}</script></head><body>"
+            f"<h1>Which measures track people on {name}</h1>"
+            f"<p>{n} texts; each measure's {stat} against the human labels beside the strongest trivial "
+            "baseline (length, format features) on the same texts and, where authors are given, within each "
+            "author. <b>tracks people</b>: above chance and ahead of every baseline, within authors too; "
+            "<b>tracks authorship only</b>: its agreement comes from who wrote the text; <b>no better than</b> a "
+            "baseline: it agrees with people, but a trivial feature does as well; <b>does not track people</b>: "
+            "its interval rules out any agreement worth the name; open markers: <b>borderline</b>, another "
+            "bootstrap seed could change the word (docs/verdicts.md)."
             + (f" Perplexity under {html.escape(str(model))}." if model else "") + "</p>"
-            + (f"<ul>{warns}</ul>" if warns else "")
+            + (f"<ul>{warns}</ul>" if warns else "") + plot + skipped
             + f"<table>{head}{''.join(_row(r) for r in card)}</table></body></html>")
 
 
 def _label(r: dict) -> str:
-    """The rule's word with its borderline mark (a bound's Monte-Carlo margin could flip it), as verdicts show
-    it: "tracks people, borderline"."""
-    word = str(r.get("word", ""))
+    """The rule's word (a *no better than* naming its baseline) with its borderline mark (a bound's Monte-Carlo
+    margin could flip it), as verdicts show it: "tracks people, borderline"."""
+    word = TR.word_label(r)
     return f"{word}, {BORDERLINE}" if r.get("borderline") else word
 
 
@@ -109,8 +132,11 @@ def _jsonable(v):
 
 
 def write_card(result: dict, out: str | Path, source: str) -> dict[str, Path]:
-    """Write ``card.html``, ``card.jsonl`` and ``measures.csv`` under ``out``; their paths by name."""
+    """Write ``card.html``, ``card.jsonl`` and ``measures.csv`` under the folder ``out`` (made if missing); their
+    paths by name. An ``out`` that is a file is refused before anything is written."""
     out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise CrevalError(f"--out {out}: a file, not a folder", "give a folder for the card (it is made if missing)")
     out.mkdir(parents=True, exist_ok=True)
     paths = {"html": out / "card.html", "jsonl": out / "card.jsonl", "table": out / "measures.csv"}
     paths["html"].write_text(card_html(result, source), encoding="utf-8")

@@ -35,7 +35,8 @@ def aut_degenerate(d: str, s: str, mode: str, x, pointwise: bool) -> tuple[str, 
 
 def aut_rows(recs, n_boot: int, seed: int) -> list[dict]:
     """Each AUT judge (scorer x mode) against the human ratings, beside every stored baseline scorer at once
-    (the strongest chosen inside each replicate), resampled by object."""
+    (the strongest chosen inside each replicate), resampled by response within each object (the dataset's
+    declared unit and stratum, :data:`creval.datasets.aut.DATASET`)."""
     h = human_values(recs)
     if h.empty:
         return []
@@ -52,7 +53,7 @@ def aut_rows(recs, n_boot: int, seed: int) -> list[dict]:
             j = j.merge(bx[["item_id", "value"]].rename(columns={"value": f"base {b}"}), on="item_id", how="inner")
             names.append(b)
         rows.append(C.graded(C.RAB, name, f"{d}: AUT originality", j["value"], {b: j[f"base {b}"] for b in names},
-                           j["human"], "spearman", n_boot, seed, cluster=j["object"].astype(str).to_numpy()
+                           j["human"], "spearman", n_boot, seed, group=j["object"].astype(str).to_numpy()
                            if "object" in j else None, paper_figure="no human data in the paper",
                            note="bundled sample: our guesses, not ratings" if d.startswith("sample") else "",
                            degenerate=why,

@@ -12,7 +12,7 @@ from creval.measures import tracking as TR
 from creval.measures.resample import boot_p, cluster_bootstrap
 from creval.measures.verdicts import CONTRADICTS, SUPPORTS, claim_verdict
 from creval.studies.convergent.config import ConvergentConfig
-from creval.studies.reportcard.card import CLAIM, TAN, sourced
+from creval.studies.reportcard.card import CLAIM, JUDGMENT, TAN, sourced
 
 
 def convergent_rows(recs, n_boot: int, seed: int) -> list[dict]:
@@ -39,7 +39,7 @@ def convergent_rows(recs, n_boot: int, seed: int) -> list[dict]:
         why = S.first_reason(sample or None, S.constant(pred.astype(float), "judge answer"))
         v_ = claim_verdict(d["value"], d["lo"], d["hi"], d["n_units"], claimed="+", degenerate=why,
                            mc=(d["mc_lo"], d["mc_hi"]), units="pair")
-        track = {SUPPORTS: TR.TRACKS, CONTRADICTS: TR.NO_TRACK}.get(v_.word, v_.word)
+        track = {SUPPORTS: TR.TRACKS, CONTRADICTS: TR.NO_BETTER}.get(v_.word, v_.word)   # behind the majority label
         p = boot_p(d["values"], 0.0, 1 if v_.word == SUPPORTS else -1) if v_.word in (SUPPORTS, CONTRADICTS) \
             else math.nan
         rows.append({"paper": TAN, "claim": CLAIM[TAN], "measure": f"convergent judge {j}",
@@ -47,7 +47,8 @@ def convergent_rows(recs, n_boot: int, seed: int) -> list[dict]:
                      "n": len(correct), "units": d["n_units"], "value": float(correct.mean()), "lo": acc[0],
                      "hi": acc[1], "baseline": "majority label", "baseline value": float(majority.mean()),
                      "difference": d["value"], "diff lo": d["lo"], "diff hi": d["hi"], "within": "",
-                     "tracking": track, "verdict": v_.word, "borderline": v_.borderline, "p": p,
+                     "tracking": track, "beaten by": "majority label" if track == TR.NO_BETTER else None,
+                     "question": JUDGMENT, "verdict": v_.word, "borderline": v_.borderline, "p": p,
                      "reason": v_.reason, "paper figure": "0.847 (GPT-4o, Table 2)" if j == "retrieval" else "",
                      "note": sample, **sourced(ConvergentConfig.study, "human_verdicts", {"judge": j})})
     return rows

@@ -19,7 +19,8 @@ class NeoCoderConfig(JudgeConfig, BootstrapConfig):
     """Chapter 05: every model under test (``model``, ``models``) writes the code of the live denial run;
     ``judge_model`` is the LLM technique detector (``neocoder_detector`` llm or hybrid)."""
     study: ClassVar[str] = "neocoder"
-    records_version: ClassVar[int] = 3     # 3: a verdict's max_rss_kb is the program's peak, no longer the host's
+    records_version: ClassVar[int] = 4     # 4: a solution cut to comments only is not parsable (C++ read as Python)
+    # 3: a verdict's max_rss_kb is the program's peak, no longer the host's
     neocoder_problems: int = identity(0)   # problems replayed from the stored GPT-4 rounds, 0 for all (paper: 199)
     neocoder_comparator: str = identity("lines")   # strict judge output comparison: lines | tokens
     neocoder_salvage: bool = identity(True)   # strict judge: run the parsable prefix of a reply cut by the token limit

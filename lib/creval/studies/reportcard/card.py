@@ -29,8 +29,15 @@ from creval.studies.contract import Study
 from creval.studies.registry import STUDIES
 
 COLUMNS = ["paper", "claim", "measure", "human data", "statistic", "n", "units", "value", "lo", "hi", "baseline",
-           "baseline value", "difference", "diff lo", "diff hi", "within", "tracking", "verdict", "borderline",
-           "p", "adjusted", "adjusted borderline", "reason", "paper figure", "note"]
+           "baseline value", "difference", "diff lo", "diff hi", "within value", "within lo", "within hi", "within",
+           "tracking", "beaten by", "question", "verdict", "borderline", "p", "adjusted", "adjusted borderline",
+           "reason", "paper figure", "note"]
+JUDGMENT, AUTHORSHIP_Q = "people's judgment", "who wrote the text"
+"""The question a row answers: agreement with what people judged (a rating, a label given by judges), or
+whether a measure tells people's texts from a model's (a label that is only who wrote the text). The two are
+tallied apart: telling authors apart is not tracking a judgment of creativity (issue 57)."""
+AUTHORSHIP_WORDS = {TR.TRACKS: "tells people's texts from a model's", TR.NO_TRACK: "does not tell them apart",
+                    TR.NO_BETTER: "no better than a trivial baseline at telling them apart"}
 SOURCE = ["source_study", "source_table", "source_filters"]    # the records a row's n counts (not displayed)
 CHANCE = {"AUROC": 0.5, "Spearman rho": 0.0}      # the statistic's chance level (accuracy: the majority baseline)
 TAN, LU_R, RAB = "Tan et al. 2026", "Lu et al. 2025 (rethinking)", "Rabeyah et al. 2024"
@@ -60,14 +67,19 @@ def oriented(base, y, stat: str) -> tuple[int, float]:
     return 1, float(plus)
 
 
-def claim_word(tracking: str, claimed: str | None) -> str:
-    """The paper's verdict from the tracking word: a paper that says the measure tracks people (``+``) is
-    supported by *tracks people* and contradicted by *does not track people* or *tracks authorship only*; a
-    paper that says it fails (``-``) the other way round."""
+def claim_word(tracking: str, claimed: str | None, lead_short: bool = False) -> str:
+    """The paper's verdict from the tracking word (docs/verdicts.md). A paper that says the measure tracks
+    people (``+``) is supported by *tracks people*, contradicted by *does not track people* or *tracks
+    authorship only*; a *no better than* measure agrees with people but not beyond a trivial feature: that
+    claim stays inconclusive. A paper that says the measure fails beyond surface features (``-``) the other way
+    round, and a *no better than* measure supports it only when its lead's interval lies short of the
+    equivalence margin (``lead_short``)."""
     if claimed is None or tracking == S.TESTABLE:
         return S.TESTABLE
     if tracking == INCONCLUSIVE:
         return INCONCLUSIVE
+    if tracking == TR.NO_BETTER:
+        return SUPPORTS if claimed == "-" and lead_short else INCONCLUSIVE
     tracks = tracking == TR.TRACKS
     return SUPPORTS if tracks == (claimed == "+") else CONTRADICTS
 
@@ -86,25 +98,36 @@ def _within_text(r: dict) -> str:
 
 
 def graded(paper: str, measure: str, data: str, x, baselines: dict, y, stat: str, n_boot: int, seed: int, *,
-           author=None, cluster=None, paper_figure: str = "", note: str = "", degenerate: str | None = None,
-           units: str = "item", source: tuple[str, str, dict] | None = None) -> dict:
+           author=None, cluster=None, group=None, paper_figure: str = "", note: str = "",
+           degenerate: str | None = None, units: str = "item", source: tuple[str, str, dict] | None = None,
+           label_is_author: bool = False, claim: tuple[str, str] | None = None) -> dict:
     """One card row: :func:`~creval.measures.tracking.tracks_people` of ``x`` against ``y`` beside every
-    baseline in ``baselines`` (and ``author``'s label), resampled by ``cluster``; the paper's claim
-    (:data:`CLAIMED`) read off its word (:func:`claim_word`). ``degenerate`` (or a constant ``x``) makes the
-    row *not testable here* with that reason. ``source``: ``(study, table, filters)`` of the records the row
-    was computed from (:func:`sourced`)."""
+    surface baseline in ``baselines``, within ``author``'s texts, resampled by ``cluster`` within ``group``
+    (the dataset's declared unit and stratum); the paper's claim (:data:`CLAIMED`) read off its word
+    (:func:`claim_word`). ``degenerate`` (or a constant ``x``) makes the row *not testable here* with that
+    reason. ``label_is_author``: ``y`` is who wrote the text, not a judgment: the row answers "does it tell
+    people's texts from a model's" (:data:`AUTHORSHIP_Q`), in that vocabulary, and ``claim`` (the paper's
+    claim text and direction) is read the same way. ``source``: ``(study, table, filters)`` of the records
+    the row was computed from (:func:`sourced`)."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     why = S.first_reason(degenerate, S.constant(x[np.isfinite(x) & np.isfinite(y)], "score"))
-    t = TR.tracks_people(x, y, stat=stat, baselines=baselines, author=author, cluster=cluster,
+    t = TR.tracks_people(x, y, stat=stat, baselines=baselines, author=author, cluster=cluster, group=group,
                          n_boot=0 if why else n_boot, seed=seed)      # an untestable row needs no resample
     track = S.TESTABLE if why else t["word"]
-    word = claim_word(track, CLAIMED[paper])
-    reason = why or (NO_CLAIM + f"; against people: {track}" if CLAIMED[paper] is None else t["reason"])
-    return {"paper": paper, "claim": CLAIM[paper], "measure": measure, "human data": data, "statistic": NAME[stat],
+    claim_text, claimed = claim or (CLAIM[paper], CLAIMED[paper])
+    lead_short = bool(np.isfinite(t.get("diff hi", np.nan)) and t["diff hi"] < t.get("margin", 0.0))
+    word = claim_word(track, claimed, lead_short)
+    shown = TR.word_label({**t, "word": track})
+    if label_is_author:
+        shown = AUTHORSHIP_WORDS.get(track, track)
+    reason = why or (NO_CLAIM + f"; against people: {shown}" if claimed is None else t["reason"])
+    return {"paper": paper, "claim": claim_text, "measure": measure, "human data": data, "statistic": NAME[stat],
             "n": t["n"], "units": t["n_units"], "value": t["value"], "lo": t.get("lo"), "hi": t.get("hi"),
             "baseline": t.get("baseline"), "baseline value": t.get("baseline value"),
             "difference": t.get("difference"), "diff lo": t.get("diff lo"), "diff hi": t.get("diff hi"),
-            "within": _within_text(t), "tracking": track, "verdict": word,
+            "within value": t.get("within value"), "within lo": t.get("within lo"), "within hi": t.get("within hi"),
+            "within": _within_text(t), "tracking": track, "beaten by": t.get("beaten by"),
+            "question": AUTHORSHIP_Q if label_is_author else JUDGMENT, "verdict": word,
             "borderline": bool(t["borderline"]) and not why, "p": t.get("p", math.nan), "reason": reason,
             "paper figure": paper_figure, "note": note, **sourced(*(source or (None, None)))}
 

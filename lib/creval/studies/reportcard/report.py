@@ -10,12 +10,20 @@ import plotly.graph_objects as go
 
 from creval.core.paths import home
 from creval.measures import stats as S
-from creval.measures.verdicts import CONTRADICTS, SUPPORTS, WORDS
+from creval.measures import tracking as TR
+from creval.measures.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, WORDS
+from creval.studies.forest import forest_figure
 from creval.studies.links import anchor
-from creval.studies.reportcard.card import COLUMNS, SOURCE
+from creval.studies.reportcard.card import AUTHORSHIP_Q, AUTHORSHIP_WORDS, COLUMNS, LU_R, RAB, SOURCE, TAN
 from creval.studies.tables import captioned
 
-COMPACT = ["paper", "measure", "human data", "value [95% interval]", "baseline", "verdict", "reason"]
+COMPACT = ["measure · human data", "what it tracks", "value [95% interval]", "lead over the strongest baseline",
+           "the paper said · here", "why"]
+SAID = {LU_R: "Lu et al.: it fails", TAN: "Tan et al.: it agrees with people", RAB: "Rabeyah et al.: no human data"}
+HERE = {SUPPORTS: "it holds here", CONTRADICTS: "here: the opposite", INCONCLUSIVE: "here: can't tell",
+        S.TESTABLE: "here: not testable"}
+HERE_LU = {SUPPORTS: "it fails here too", CONTRADICTS: "here it tracks people", INCONCLUSIVE: "here: can't tell",
+           S.TESTABLE: "here: not testable"}
 ENOUGH = S.ENOUGH
 
 
@@ -60,27 +68,93 @@ def against_baseline(r: dict) -> str:
             f"{S.fmt_estimate(r['difference'], r['diff lo'], r['diff hi'])}")
 
 
+def tracked(r: dict) -> str:
+    """What the row's measure tracks, as a reader reads it: the rule's word (a *no better than* naming its
+    baseline; a row whose label is only who wrote the text in that vocabulary), with its borderline mark."""
+    word = str(r.get("tracking") or "")
+    shown = AUTHORSHIP_WORDS.get(word, word) if r.get("question") == AUTHORSHIP_Q else \
+        TR.word_label({"word": word, "beaten by": r.get("beaten by")})
+    return f"{shown}, borderline" if r.get("borderline") else shown
+
+
+def said_here(r: dict) -> str:
+    """The paper's claim and this build's answer to it in plain words, no double negative ("Lu et al.: it
+    fails · it fails here too"); Holm's word beside it where the correction changes it or could."""
+    said = SAID.get(r["paper"], r["paper"]) if r.get("question") != AUTHORSHIP_Q else str(r.get("claim") or "")
+    words = HERE_LU if r["paper"] == LU_R and r.get("question") != AUTHORSHIP_Q else HERE
+    here = words.get(r["verdict"], r["verdict"])
+    text = f"{said} · {here}"
+    adj = r.get("adjusted")
+    if isinstance(adj, str) and (adj != r["verdict"] or r.get("adjusted borderline") is True) and \
+            r["verdict"] in (SUPPORTS, CONTRADICTS):
+        text += f" (after Holm: {HERE.get(adj, adj)}{', borderline' if r.get('adjusted borderline') else ''})"
+    return text
+
+
+def _short(reason: str) -> str:
+    return str(reason or "").split(";")[0]
+
+
 def table_card(recs) -> pd.DataFrame:
-    """The compact card, the one a reader reads: whose claim, measure, human data, the value with its interval
-    and n, the strongest baseline with the lead over it, the verdict on the paper's claim and its reason."""
+    """The compact card, the one a reader reads, testable rows only (:func:`table_untestable` lists the rest):
+    what the measure tracks first, then its value with interval and n, its lead over the strongest baseline,
+    the paper's claim and this build's answer to it, and the first clause of the reason."""
     c = card_frame(recs)
     if c.empty:
         return captioned(pd.DataFrame(columns=COMPACT), "Nothing to grade: no study found human data.")
-    rows = [{"paper": r["paper"], "measure": r["measure"], "human data": r["human data"],
+    c = c[c["tracking"] != S.TESTABLE]
+    rows = [{"measure · human data": f"{r['measure']} · {r['human data']}", "what it tracks": tracked(r),
              "value [95% interval]": (f"{r['statistic']} {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, {_n_linked(r)}"
                                       if pd.notna(r["value"]) else f"{r['statistic']}: not computable, {_n_linked(r)}"),
-             "baseline": against_baseline(r), "verdict": _verdict_text(r), "reason": r["reason"]}
+             "lead over the strongest baseline": against_baseline(r), "the paper said · here": said_here(r),
+             "why": _short(r["reason"])}
             for r in c.to_dict("records")]
     return captioned(pd.DataFrame(rows, columns=COMPACT),
-                     "The report card. Each row tests a paper's claim: Tan et al. say their judges agree with "
-                     "people; Lu et al. say these measures fail to track what people judge creative (so a measure "
-                     "that fails supports them); Rabeyah et al. report no human ratings. Value: the statistic "
-                     "against people with its 95% interval, resampled by independent unit; baseline: the strongest "
-                     "of every trivial baseline (length as stored and as cut, step markers, line count, list "
-                     "lines, the author label), chosen inside each resample, and the measure's lead over it. "
-                     "Verdict (docs/verdicts.md): read off the intervals, never a point; borderline where a "
-                     "Monte-Carlo margin could flip it; Holm's correction across the card beside it; not "
-                     f"testable here on fewer than {ENOUGH} items or degenerate data.")
+                     "The report card, rows that could be tested. What it tracks: the rule's word (docs/verdicts.md) "
+                     "from the intervals: tracks people (above chance and ahead of every trivial baseline, within "
+                     "authors too), no better than a named baseline, tracks authorship only, does not track people "
+                     "(its interval rules out agreement worth the name), inconclusive. Value: the statistic against "
+                     "people, resampled by each dataset's declared unit. The paper said · here: the claim as its "
+                     "paper made it and this build's answer.")
+
+
+def table_untestable(recs) -> pd.DataFrame:
+    """The rows that could not be tested, each with why (too few units, sample data, a degenerate judge)."""
+    c = card_frame(recs)
+    cols = ["measure · human data", "paper", "n", "why not testable"]
+    if c.empty:
+        return captioned(pd.DataFrame(columns=cols), "No rows.")
+    c = c[c["tracking"] == S.TESTABLE]
+    return captioned(pd.DataFrame([{"measure · human data": f"{r['measure']} · {r['human data']}",
+                                    "paper": r["paper"], "n": _n_linked(r), "why not testable": r["reason"]}
+                                   for r in c.to_dict("records")], columns=cols),
+                     f"Not testable here: {len(c)} rows, each with what it lacks.")
+
+
+def summary(recs) -> str:
+    """One sentence of what the card found: how many rows could be tested and what their measures track."""
+    c = card_frame(recs)
+    if c.empty:
+        return "No study offered a check against people."
+    tested = c[c["tracking"] != S.TESTABLE]
+    judged = tested[tested.get("question", pd.Series(dtype=str)) != AUTHORSHIP_Q] if "question" in tested else tested
+    parts = []
+    for w in (TR.TRACKS, TR.AUTHORSHIP, TR.NO_BETTER, TR.NO_TRACK, INCONCLUSIVE):
+        k = int((judged["tracking"] == w).sum())
+        if k:
+            parts.append(f"{k} {w}")
+    who = (", ".join(f"{r['measure']} on {r['human data']}" for r in judged[judged["tracking"] == TR.TRACKS]
+                     .to_dict("records")))
+    text = (f"Of {len(c)} checks, {len(tested)} could be tested here; against people's judgments: "
+            + ("; ".join(parts) if parts else "none") + ".")
+    if who:
+        text += f" Tracks people: {who}."
+    auth = tested[tested["question"] == AUTHORSHIP_Q] if "question" in tested else tested.iloc[0:0]
+    if len(auth):
+        text += (" Apart from these, " + "; ".join(f"{r['measure']} on {r['human data']}: {tracked(r)}"
+                                                   for r in auth.to_dict("records"))
+                 + " (a label that is only who wrote the text, not a judgment).")
+    return text
 
 
 def table_card_full(recs) -> pd.DataFrame:
@@ -95,20 +169,24 @@ def table_card_full(recs) -> pd.DataFrame:
 
 
 def table_verdicts(recs) -> pd.DataFrame:
-    """Per paper: how many rows support its claim, contradict it, are inconclusive or not testable, raw and
-    after Holm's correction across the card."""
+    """Per paper and question (people's judgment, or who wrote the text: tallied apart): how many rows support
+    its claim, contradict it, are inconclusive or not testable, raw and after Holm's correction across the
+    card."""
     c = card_frame(recs)
     if c.empty or "claim" not in c:
         return captioned(pd.DataFrame(), "No rows.")
+    if "question" not in c:
+        c = c.assign(question="people's judgment")
     rows = []
-    for paper, g in c.groupby("paper", sort=False):
-        row = {"paper": paper, "claim": g["claim"].iloc[0]}
+    for (paper, q), g in c.groupby(["paper", "question"], sort=False):
+        row = {"paper": paper, "question": q, "claim": g["claim"].iloc[0]}
         row.update({w: int((g["verdict"] == w).sum()) for w in WORDS})
         row.update({f"after Holm: {w}": int((g["adjusted"] == w).sum()) for w in (SUPPORTS, CONTRADICTS)})
         row["borderline"] = int(g["borderline"].fillna(False).astype(bool).sum())
         rows.append(row)
-    return captioned(pd.DataFrame(rows), "Per paper: rows that support or contradict what the paper claimed "
-                                         "(a paper without human data has nothing to support or contradict).")
+    return captioned(pd.DataFrame(rows), "Per paper: rows that support or contradict what the paper claimed, "
+                                         "claims about people's judgment apart from those about who wrote the "
+                                         "text (a paper without human data has nothing to support or contradict).")
 
 
 def home_relative(path: str) -> str:
@@ -131,25 +209,13 @@ def table_sources(recs) -> pd.DataFrame:
 
 
 def fig_card(recs) -> go.Figure:
-    """Forest plot: each row's statistic with its interval, and the strongest baseline on the same items."""
+    """The forest plot of the card's tested rows (:func:`creval.studies.forest.forest_figure`, the plot
+    ``creval grade`` draws): agreement above chance and the lead over the strongest baseline, each with its
+    interval, coloured by what the measure tracks, open where borderline."""
     c = card_frame(recs)
-    fig = go.Figure()
-    if c.empty:
-        return fig.update_layout(title="No rows")
-    labels = [f"{m} · {d}" for m, d in zip(c["measure"], c["human data"])]
-    err = dict(type="data", symmetric=False, array=(c["hi"] - c["value"]).fillna(0),
-               arrayminus=(c["value"] - c["lo"]).fillna(0))
-    hover = [f"{lab}<br>{r['statistic']} {S.fmt_estimate(r['value'], r['lo'], r['hi'], 3)}, n={r['n']}<br>"
-             f"baseline {r['baseline']}: {S.fmt_number(r['baseline value'], 3)}<br>{_verdict_text(r)}"
-             for lab, r in zip(labels, c.to_dict("records"))]
-    fig.add_trace(go.Scatter(x=c["value"], y=labels, mode="markers", error_x=err, name="measure or judge",
-                             hovertext=hover, hoverinfo="text", marker=dict(size=9)))
-    fig.add_trace(go.Scatter(x=c["baseline value"], y=labels, mode="markers", name="strongest baseline, same items",
-                             marker=dict(symbol="x", size=9)))
-    fig.update_layout(title="Each measure against people, beside its strongest trivial baseline",
-                      height=160 + 28 * len(c), xaxis_title="statistic (AUROC: 0.5 = chance; rho and accuracy as "
-                      "they are)", yaxis=dict(autorange="reversed"), margin=dict(l=20))
-    return fig
+    rows = [{**r, "word": r["tracking"]} for r in c.to_dict("records")] if not c.empty else []
+    return forest_figure(rows, "What each measure tracks: agreement with people and lead over the strongest "
+                               "trivial baseline", label=lambda r: f"{r['measure']} · {r['human data']}")
 
 
 def what_this_shows(recs) -> pd.DataFrame:

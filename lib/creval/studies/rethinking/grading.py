@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from creval.datasets import aut, macgyver, ttcw
 from creval.studies.reportcard import card as C
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.readers import labelled, measures, unlabelled_reason
@@ -13,6 +14,12 @@ RETHINK_SETS = (("ps", "MacGyver: unconventional vs conventional solutions", "la
                 ("solver", "MacGyver: crowd vs GPT-4 solutions (length-matched)", "label", "auc", False),
                 ("ttcw", "TTCW: expert test passes (0-42)", "passes", "spearman", True),
                 ("aut", "Ocsai-1: AUT originality ratings", "label", "spearman", False))
+UNIT_OF = {"ps": macgyver.DATASET, "solver": macgyver.DATASET, "ttcw": ttcw.DATASET, "aut": aut.DATASET}
+"""Each set's dataset, whose declared unit (``unit``; a ``stratum`` where it has one) every interval resamples:
+a set's ``group`` column holds the problem, the plot or the object."""
+BY_AUTHOR = {"solver": ("Lu et al. (Table 2): the index is higher for people's texts than for a model's", "+")}
+"""Sets whose label is only who wrote the text: their rows answer whether a measure tells the two apart, stated
+as the paper's own claim, and are tallied apart from the claims about human judgment."""
 RETHINK_MEASURES = {"ci": ("creativity index", 1),
                     "ci_unmarked": ("creativity index, step markers stripped (formatting control)", 1),
                     "tpt": ("templates per token (negated)", -1), "ppl": ("perplexity", 1)}
@@ -54,12 +61,16 @@ def rethinking_rows(recs, n_boot: int, seed: int) -> list[dict]:
         sample = "" if labelled(recs, ts) else f"not real labels: {unlabelled_reason(recs, ts)}"
         y, base = m[label].astype(float), rethinking_baselines(m)
         author = m["kind"].astype(str).to_numpy() if by_writer and "kind" in m else None
+        where = m["group"].astype(str).to_numpy()
+        strat = bool(UNIT_OF[ts].stratum)            # the group is a stratum (the object), the unit each text
         for col, (name, sign) in RETHINK_MEASURES.items():
             if col == "ci_unmarked" and ts != "solver":
                 continue
             if col in m and m[col].notna().sum() >= 2:
                 rows.append(C.graded(C.LU_R, name, data, sign * m[col].astype(float), base, y, stat, n_boot, seed,
-                                   author=author, cluster=m["group"].astype(str).to_numpy(),
+                                   author=author, cluster=None if strat else where,
+                                   group=where if strat else None, label_is_author=ts in BY_AUTHOR,
+                                   claim=BY_AUTHOR.get(ts),
                                    paper_figure=PAPER_FIGURES.get((ts, col), ""), note=sample,
                                    degenerate=sample or None, units="text", source=source_of(ts, col)))
     return rows

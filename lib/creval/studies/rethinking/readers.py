@@ -89,19 +89,22 @@ def group_templates(recs, text_set: str, n: int, mode: str = "sequence") -> pd.D
 
 
 def check_rows(check: str, m: pd.DataFrame, label_col: str, kind: str, cols=None, n_boot: int = 1000,
-               seed: int = 0, names: dict | None = None) -> list[dict]:
+               seed: int = 0, names: dict | None = None, stratum: bool = False) -> list[dict]:
     """One row per measure: AUROC (``kind="auc"``, two labelled groups) or Spearman rho (``"rho"``) of the
     measure against ``m[label_col]``, a 95% percentile bootstrap CI that resamples whole groups (``m["group"]``:
     a problem, a pair, a plot, an object: the independent unit) with the number of ``units``, n, p, whether it
     goes the creative way, and
     whether its interval excludes chance (strictly, as the report card reads it: the interval decides, never
-    the point or a p-value alone)."""
+    the point or a p-value alone), ``borderline`` where a bound's Monte-Carlo margin could change that.
+    ``stratum``: ``m["group"]`` is the prompt (the AUT object), a stratum: each text is a unit drawn within it
+    (the dataset's declared unit, :data:`creval.datasets.aut.DATASET`)."""
     names = {**MEASURES, **(names or {})}
     rows = []
     for c in cols or [c for c in MEASURES if c in m.columns]:
         x, y = m[c].astype(float).to_numpy(), m[label_col].astype(float).to_numpy()
         keep = np.isfinite(x) & np.isfinite(y)
         unit = m["group"].astype(str).to_numpy()[keep] if "group" in m else None
+        unit, strata = (None, unit) if stratum else (unit, None)
         if kind == "auc":
             r, chance, stat = S.auc(y, x), 0.5, "auc"
             val = r["auc"]
@@ -109,16 +112,20 @@ def check_rows(check: str, m: pd.DataFrame, label_col: str, kind: str, cols=None
             r, chance, stat = S.spearman(x, y), 0.0, "spearman"
             val = r["rho"]
         b = cluster_bootstrap(lambda xx, yy: column_stats(xx[:, None], yy, stat)[0], x[keep], y[keep],
-                              cluster=unit, n_boot=n_boot, seed=seed)
+                              cluster=unit, group=strata, n_boot=n_boot, seed=seed)
         ok = not r["note"] and b["n"] >= S.MIN_N
         r = {**r, "lo": b["lo"] if ok else np.nan, "hi": b["hi"] if ok else np.nan, "units": b["n_units"],
              "note": "; ".join(t for t in (r["note"], b["note"] if ok else "") if t)}
         agrees = "" if np.isnan(val) else ("yes" if (val - chance) * DIRECTION[c] > 0 else "no")
         sig = S.excludes_chance(r["lo"], r["hi"], None, chance)      # the interval, as on the report card
+        near = ok and any(S.excludes_chance(r["lo"] + a, r["hi"] + c, None, chance) != sig
+                          for a in (-b["mc_lo"], b["mc_lo"]) for c in (-b["mc_hi"], b["mc_hi"])
+                          if np.isfinite(a) and np.isfinite(c))
         rows.append({"check": check, "measure": names[c], "statistic": "AUROC" if kind == "auc" else "Spearman rho",
                      "value": val, "ci_low": r["lo"], "ci_high": r["hi"], "n": r["n"], "units": r["units"],
                      "p": r["p"],
-                     "right direction": agrees, "CI excludes chance": "yes" if sig else "no", "note": r["note"]})
+                     "right direction": agrees, "CI excludes chance": "yes" if sig else "no",
+                     "borderline": bool(near), "note": r["note"]})
     return rows
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from creval.measures import stats as S
+from creval.measures import tracking as TR
 from creval.measures import verdicts as V
 from creval.measures.perplexity import perplexity_summary
 from creval.studies import scores as SC
@@ -24,9 +25,9 @@ from creval.studies.rethinking.report import (
 )
 from creval.studies.tables import captioned
 
-WEAK_RHO = 0.1          # |rho| under this on a rating scale: "does not track the ratings"
+WEAK_RHO = TR.EQUIVALENCE["spearman"]   # |rho| under this on a rating scale: "does not track the ratings"
 REPRODUCED, NOT_REPRODUCED, UNTESTABLE = V.SUPPORTS, V.CONTRADICTS, S.TESTABLE
-SAME_AUROC = 0.06       # "barely differs": an AUROC within 0.5 +- 0.06, a standardized gap under about 0.2 (small)
+SAME_AUROC = TR.EQUIVALENCE["auc"]      # "barely differs": within 0.5 +- 0.06, the card's margin too (one word)
 TWIST_BAND = 0.1        # "about 20%": a share within 0.2 +- 0.1
 
 

@@ -139,7 +139,8 @@ def table_checks(recs, model: str | None = None) -> pd.DataFrame:
     else:
         rows += skipped("TTCW expert passes", unlabelled_reason(recs, "ttcw"))
     rows += check_rows(f"AUT human originality (CI with L = 2..{cfg.rethink_aut_l_max})", measures(recs, "aut", model),
-                       "label", "rho", cols=["ci", "ppl", "ppl_cond", "bpb"], **boot) if labelled(recs, "aut") \
+                       "label", "rho", cols=["ci", "ppl", "ppl_cond", "bpb"], stratum=True, **boot) \
+        if labelled(recs, "aut") \
         else skipped("AUT human originality", unlabelled_reason(recs, "aut"))
     df = pd.DataFrame(rows)
     if "p" in df:                # many checks at once: Holm's adjusted p beside each raw one
@@ -148,7 +149,9 @@ def table_checks(recs, model: str | None = None) -> pd.DataFrame:
     need = f" TTCW: n = {int(ttcw_n)} stories, so only a large rho clears chance." if ttcw_n else ""
     return captioned(df, "Checks against people. 'right direction': the measure moves the way its reading as "
                          "creativity predicts (CI, PPL, judge up; templates down for the more creative side); the "
-                         "interval resamples whole groups (problem, pair, plot, object); 'Holm p': the p-value "
+                         "interval resamples each dataset's declared unit (a problem, a pair, a plot; an AUT "
+                         "response within its object); 'borderline': another bootstrap seed could change whether "
+                         "it excludes chance; 'Holm p': the p-value "
                          "adjusted for every check of this table at once." + need)
 
 

@@ -9,7 +9,8 @@ from creval.studies.validation.config import ValidationConfig
 
 
 def validation_rows(recs, n_boot: int, seed: int) -> list[dict]:
-    """The pairwise novelty judge against AUT ratings (resampled by object) and MacGyver labels (by problem),
+    """The pairwise novelty judge against AUT ratings (resampled by response within each object, the dataset's
+    declared unit and stratum) and MacGyver labels (by problem),
     semantic distance, length and format as baselines; a judge of whose items at least 90% average exactly
     0.5 under order swapping copies the order (not testable, the share shown)."""
     rows = []
@@ -21,7 +22,7 @@ def validation_rows(recs, n_boot: int, seed: int) -> list[dict]:
             base["length (words)"] = a["response"].astype(str).str.split().str.len().astype(float)
         rows.append(C.graded(C.TAN, "pairwise novelty judge", "Ocsai-1: AUT originality ratings", a["novelty_score"],
                            base, a["score"], "spearman", n_boot, seed,
-                           cluster=a["prompt"].astype(str).to_numpy() if "prompt" in a else None, note=sample,
+                           group=a["prompt"].astype(str).to_numpy() if "prompt" in a else None, note=sample,
                            degenerate=S.first_reason(sample, S.copies_order(means=a["novelty_score"])),
                            source=(ValidationConfig.study, "aut_items", {})))
     m = recs["macgyver_items"]

@@ -1,0 +1,113 @@
+"""The forest plot of the rule's words (issues 51, 53): for each measure, its agreement with people above chance
+and its lead over the strongest trivial baseline, each with its 95% interval, the within-author value beside
+them, coloured by what the measure tracks (:mod:`creval.measures.tracking`), open markers where another
+bootstrap seed could change the word. One function for ``creval grade``'s card and chapter 08.
+
+Pure: rows (the rule's result dicts, or card rows with the same keys) in, a plotly Figure out.
+"""
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from creval.measures import tracking as TR
+from creval.measures.verdicts import INCONCLUSIVE, TESTABLE
+
+COLOURS = {TR.TRACKS: "#1b7837", TR.AUTHORSHIP: "#b35806", TR.NO_BETTER: "#7b3294", TR.NO_TRACK: "#b2182b",
+           INCONCLUSIVE: "#6b6b6b"}
+ORDER = [TR.TRACKS, TR.AUTHORSHIP, TR.NO_BETTER, TR.NO_TRACK, INCONCLUSIVE]
+CHANCE = {"spearman": 0.0, "auc": 0.5, "Spearman rho": 0.0, "AUROC": 0.5}
+
+
+def _f(v) -> float:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return math.nan
+    return x
+
+
+def drawable(rows: list[dict]) -> list[dict]:
+    """The rows the plot can draw: a word other than *not testable here* and a finite value and interval."""
+    return [r for r in rows if r.get("word", r.get("tracking")) not in (TESTABLE, None)
+            and all(math.isfinite(_f(r.get(k))) for k in ("value", "lo", "hi"))]
+
+
+def _word(r: dict) -> str:
+    return str(r.get("word") or r.get("tracking") or "")
+
+
+def _null(r: dict) -> float:
+    return CHANCE.get(str(r.get("statistic")), _f(r.get("null")) if math.isfinite(_f(r.get("null"))) else 0.0)
+
+
+def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("description") or r.get("measure"))):
+    """Two panels sharing the measures' rows: left, the statistic above chance (rho, or AUROC - 0.5) with its
+    interval and, where authors were given, the within-author value (a diamond); right, the lead over the
+    strongest trivial baseline with its interval. A zero line on each. Colour: the word; an open marker: a
+    borderline word. ``label(row)``: the row's name on the axis. Rows with no word or no interval are left out
+    (list them beside the figure)."""
+    rows = drawable(rows)
+    names = [label(r) for r in rows]
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
+                        subplot_titles=("agreement with people, above chance", "lead over the strongest baseline"))
+    shown: set[str] = set()
+    for i, r in enumerate(rows):
+        word, null = _word(r), _null(r)
+        colour = COLOURS.get(word, "#444")
+        open_ = bool(r.get("borderline"))
+        symbol = "circle-open" if open_ else "circle"
+        shown_word = TR.word_label({**r, "word": word})
+        mark = ", borderline" if open_ else ""
+        hover = f"<b>{names[i]}</b><br>{shown_word}{mark}<br>" + _wrap(str(r.get("reason", "")))
+        legend = word not in shown
+        shown.add(word)
+        v, lo, hi = (_f(r.get(k)) - null for k in ("value", "lo", "hi"))
+        fig.add_trace(go.Scatter(x=[v], y=[names[i]], mode="markers", marker=dict(color=colour, size=11, symbol=symbol,
+                                 line=dict(width=2, color=colour)),
+                                 error_x=dict(type="data", symmetric=False, array=[hi - v], arrayminus=[v - lo],
+                                              color=colour, thickness=2),
+                                 name=word, legendgroup=word, showlegend=legend, hovertext=hover, hoverinfo="text"),
+                      row=1, col=1)
+        w = _f(r.get("within value"))
+        if math.isfinite(w):
+            wlo, whi = _f(r.get("within lo")) - null, _f(r.get("within hi")) - null
+            err = dict(type="data", symmetric=False, array=[whi - (w - null)], arrayminus=[(w - null) - wlo],
+                       color=colour, thickness=1, width=3) if math.isfinite(wlo) and math.isfinite(whi) else None
+            fig.add_trace(go.Scatter(x=[w - null], y=[names[i]], mode="markers", error_x=err,
+                                     marker=dict(color=colour, size=8, symbol="diamond-open"), name="within authors",
+                                     legendgroup="within", showlegend="within" not in shown,
+                                     hovertext=f"{names[i]}: within authors", hoverinfo="text"), row=1, col=1)
+            shown.add("within")
+        d, dlo, dhi = (_f(r.get(k)) for k in ("difference", "diff lo", "diff hi"))
+        if all(math.isfinite(t) for t in (d, dlo, dhi)):
+            dot = dict(color=colour, size=11, symbol=symbol, line=dict(width=2, color=colour))
+            fig.add_trace(go.Scatter(x=[d], y=[names[i]], mode="markers", marker=dot,
+                                     error_x=dict(type="data", symmetric=False, array=[dhi - d], arrayminus=[d - dlo],
+                                                  color=colour, thickness=2),
+                                     name=word, legendgroup=word, showlegend=False,
+                                     hovertext=f"{hover}<br>strongest baseline: {r.get('baseline')}",
+                                     hoverinfo="text"),
+                          row=1, col=2)
+    for col in (1, 2):
+        fig.add_vline(x=0, line=dict(color="#222", width=1, dash="dash"), row=1, col=col)
+    fig.update_yaxes(autorange="reversed", automargin=True, tickfont=dict(size=11))
+    fig.update_xaxes(title_text="rho, or AUROC − 0.5 (0 = chance)", row=1, col=1, zeroline=False)
+    fig.update_xaxes(title_text="measure − best baseline (> 0 = beats it)", row=1, col=2, zeroline=False)
+    fig.update_layout(title=dict(text=title, x=0, xanchor="left"), height=max(260, 120 + 34 * len(rows)),
+                      margin=dict(l=10, r=10, t=80, b=60), template="plotly_white",
+                      legend=dict(orientation="h", y=-0.12 if len(rows) > 6 else -0.3))
+    return fig
+
+
+def _wrap(text: str, width: int = 90) -> str:
+    """A long reason broken into lines for a hover box."""
+    out, line = [], ""
+    for word in text.split():
+        if len(line) + len(word) > width:
+            out.append(line)
+            line = ""
+        line = f"{line} {word}".strip()
+    return "<br>".join(out + [line])
