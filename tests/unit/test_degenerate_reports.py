@@ -202,6 +202,8 @@ OTHER_ARGS: dict[str, list[tuple]] = {
     "aut.report.forward_reverse_rho": [(pd.DataFrame({"object": ["f"], "au_id": ["u"], "order": ["forward"],
                                                       "value": [1.0]}),)],
     "neocoder.report.ci_text": [((math.nan, math.nan),)],
+    "reportcard.report.tracked": [({},), ({"tracking": None, "question": None},)],
+    "reportcard.report.said_here": [({},), ({"paper": None, "verdict": None, "adjusted": math.nan},)],
     "neocoder.report.state_rows": [([], 0, "all")],
     "neocoder.reading.paper_pass_pct": [(0,)],
     "neocoder.reading.pct": [(0, 0)],

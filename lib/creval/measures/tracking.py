@@ -144,10 +144,11 @@ def _word(b: dict, null: float, has_author: bool, margin: float) -> str:
     w_beats = has_author and b["wdiff lo"] > 0
     if above and beats and (not has_author or (w_above and w_beats)):
         return TRACKS
-    none_within = has_author and b["within hi"] < null + margin     # no agreement worth the name within authors
+    # no agreement worth the name within authors: weighted over them, and no author's own interval above chance
+    none_within = has_author and b["within hi"] < null + margin and b["author lo"] <= null
     if above and beats and none_within:
         return AUTHORSHIP
-    if b["hi"] < null + margin and (not has_author or none_within):
+    if b["hi"] < null + margin and (not has_author or none_within):     # pooled and within: nothing to see
         return NO_TRACK
     if (above and not beats and b["base lo"] > null) or (w_above and not w_beats and b["wbase lo"] > null):
         return NO_BETTER                 # it agrees with people, and so does a trivial feature, at least as well
@@ -228,6 +229,8 @@ def tracks_people(x, y, *, stat: str, baselines: dict[str, Sequence[float]], aut
                     "within difference": float(obs["within"] - obs["within base"]), "within diff lo": wd["lo"],
                     "within diff hi": wd["hi"], "within bases": obs["within bases"]})
         out["within"] = [_per_author(g, int((aut == g).sum()), obs, reps, alpha, n_boot) for g in obs["per"]]
+        los = [w["lo"] for w in out["within"] if math.isfinite(w["lo"])]
+        bounds["author lo"] = max(los) if los else -math.inf
     if any(math.isnan(bounds[k]) for k in ("lo", "hi", "diff lo", "diff hi")):
         out.pop("within bases", None)
         return {**out, "reason": "no interval: the statistic is undefined on too many resamples"}

@@ -1,8 +1,6 @@
-"""Chapter 05's computed sentences (Lu et al., NAACL 2025, NeoCoder): the numbers its reading cites
-(:func:`pass_values`, :func:`unverifiable`, :func:`fig2_values`, :func:`live_values`) and the closing "What this
-shows" (:func:`what_this_shows`): which of the paper's claims this build's records support, contradict, leave
-inconclusive or cannot test. Pure: records in, dicts or a DataFrame out; every number rounded once
-(``stats.fmt_number``)."""
+"""Chapter 05's computed sentences (Lu et al., NAACL 2025, NeoCoder): the numbers its reading cites and the
+closing "What this shows" (:func:`what_this_shows`): which of the paper's claims this build's records support,
+contradict, leave inconclusive or cannot test. Pure: records in, dicts or a DataFrame out."""
 from __future__ import annotations
 
 from collections import Counter
@@ -125,9 +123,11 @@ def _change_text(c: dict, first: int, last: int) -> str:
             f"points (exact McNemar p {'< 0.0001' if c['p'] < 1e-4 else '= ' + S.fmt_number(c['p'], 4)}){kept}")
 
 
-def _at(v: dict, end: str) -> str:
-    """"n at state t" for the ``first`` or ``last`` state of ``v``, n linked to that state's codes."""
+def _at(v: dict, end: str) -> str:      # "n at state t", n linked to that state's codes
     return _linked(v[f"n_{end}"], str(v[f"n_{end}"]), state=v[end]) + f" at state {v[end]}"
+
+
+HARNESS_MARGIN = 0.05  # drops within 5 points: "the harness does not explain the decline" (holding 0 is not enough)
 
 
 def decline_md(recs) -> str:
@@ -139,8 +139,11 @@ def decline_md(recs) -> str:
     gap = ("cannot be compared (too few problems)" if b["verdict"] == "n/a" else
            f"differ by {S.fmt_estimate(b['diff'], b['lo'], b['hi'], digits=1, scale=100)} points (strict minus "
            "repo-compatible, bootstrap over problems)")
-    same = (": the interval holds 0, so the harness does not explain the decline in points (the shares each judge "
-            "keeps are above)" if b["verdict"] == "indistinguishable" else "")
+    m, inside = S.fmt_number(HARNESS_MARGIN, 0, 100), -HARNESS_MARGIN < b["lo"] and b["hi"] < HARNESS_MARGIN
+    same = "" if b["verdict"] != "indistinguishable" else (
+        f": the interval lies within {m} points of 0, so the harness does not explain the decline in points" if inside
+        else f": the interval holds 0 but reaches past {m} points, so this build cannot say whether the harness "
+        "explains part of the decline") + " (see the shares above)"
     s, r = (_change_text(d[j], d["first"], d["last"]) for j in ("strict", "repo"))
     ends = f"({_at(d, 'first')}, {_at(d, 'last')})"
     return (f"Table 3 counts each state over its own problems {ends}, so its two ends are different problem sets. On "
@@ -272,8 +275,7 @@ def live_values(recs) -> dict:
 
 def span(values) -> str:
     """The range of a column of percentages as "a-b%" (each end rounded once)."""
-    v = pd.Series(values, dtype=float).dropna()
-    if v.empty:
+    if (v := pd.Series(values, dtype=float).dropna()).empty:
         return "–"
     lo, hi = S.fmt_number(v.min(), 1), S.fmt_number(v.max(), 1)
     return f"{lo}%" if lo == hi else f"{lo}-{hi}%"
@@ -286,8 +288,7 @@ def paper_pass_pct(t: int) -> str:
 
 
 def _exact_check(equal: bool | None, sample: bool) -> Verdict:
-    """A count the paper printed against ours on the whole release: a census, not an estimate, so equality
-    decides (no interval). Bundled sample data cannot test it."""
+    """A count the paper printed against ours on the whole release: a census (equality decides, no interval)."""
     if equal is None or sample:
         return Verdict(TESTABLE, "the bundled sample problems, not the release")
     return Verdict(SUPPORTS if equal else CONTRADICTS, "exact counts on the whole release")

@@ -1,8 +1,8 @@
 """The report card's rows (chapter 08): the graded studies' records in, one row per (measure or judge, human
 data) out. Each row states a paper's claim the paper's way (who claimed it, in which direction), tests the
 measure against people with :func:`creval.measures.tracking.tracks_people` (the strongest of every trivial
-baseline that applies, chosen inside each bootstrap replicate; the author label and a within-author check
-where texts by people and by models are pooled; resampling by independent unit) and reads the claim off that
+surface baseline that applies, chosen inside each bootstrap replicate; a within-author check where texts by
+people and by models are pooled; resampling by each dataset's declared unit) and reads the claim off that
 test: *supports the paper*, *contradicts the paper*, *inconclusive here* or *not testable here*
 (docs/verdicts.md). Each graded study builds its own rows with :func:`graded` (its ``grading.py``, declared
 as ``card=`` on its :class:`~creval.studies.contract.Study`); :mod:`~creval.studies.reportcard.run` writes
@@ -36,6 +36,7 @@ JUDGMENT, AUTHORSHIP_Q = "people's judgment", "who wrote the text"
 """The question a row answers: agreement with what people judged (a rating, a label given by judges), or
 whether a measure tells people's texts from a model's (a label that is only who wrote the text). The two are
 tallied apart: telling authors apart is not tracking a judgment of creativity (issue 57)."""
+CONTROL = "formatting control of the row above"
 AUTHORSHIP_WORDS = {TR.TRACKS: "tells people's texts from a model's", TR.NO_TRACK: "does not tell them apart",
                     TR.NO_BETTER: "no better than a trivial baseline at telling them apart"}
 SOURCE = ["source_study", "source_table", "source_filters"]    # the records a row's n counts (not displayed)
@@ -100,7 +101,7 @@ def _within_text(r: dict) -> str:
 def graded(paper: str, measure: str, data: str, x, baselines: dict, y, stat: str, n_boot: int, seed: int, *,
            author=None, cluster=None, group=None, paper_figure: str = "", note: str = "",
            degenerate: str | None = None, units: str = "item", source: tuple[str, str, dict] | None = None,
-           label_is_author: bool = False, claim: tuple[str, str] | None = None) -> dict:
+           label_is_author: bool = False, claim: tuple[str, str] | None = None, question: str | None = None) -> dict:
     """One card row: :func:`~creval.measures.tracking.tracks_people` of ``x`` against ``y`` beside every
     surface baseline in ``baselines``, within ``author``'s texts, resampled by ``cluster`` within ``group``
     (the dataset's declared unit and stratum); the paper's claim (:data:`CLAIMED`) read off its word
@@ -108,7 +109,8 @@ def graded(paper: str, measure: str, data: str, x, baselines: dict, y, stat: str
     reason. ``label_is_author``: ``y`` is who wrote the text, not a judgment: the row answers "does it tell
     people's texts from a model's" (:data:`AUTHORSHIP_Q`), in that vocabulary, and ``claim`` (the paper's
     claim text and direction) is read the same way. ``source``: ``(study, table, filters)`` of the records
-    the row was computed from (:func:`sourced`)."""
+    the row was computed from (:func:`sourced`). ``question``: the row's own tally line (a control of another
+    row, :data:`CONTROL`, is not a claim of its own)."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     why = S.first_reason(degenerate, S.constant(x[np.isfinite(x) & np.isfinite(y)], "score"))
     t = TR.tracks_people(x, y, stat=stat, baselines=baselines, author=author, cluster=cluster, group=group,
@@ -127,7 +129,7 @@ def graded(paper: str, measure: str, data: str, x, baselines: dict, y, stat: str
             "difference": t.get("difference"), "diff lo": t.get("diff lo"), "diff hi": t.get("diff hi"),
             "within value": t.get("within value"), "within lo": t.get("within lo"), "within hi": t.get("within hi"),
             "within": _within_text(t), "tracking": track, "beaten by": t.get("beaten by"),
-            "question": AUTHORSHIP_Q if label_is_author else JUDGMENT, "verdict": word,
+            "question": question or (AUTHORSHIP_Q if label_is_author else JUDGMENT), "verdict": word,
             "borderline": bool(t["borderline"]) and not why, "p": t.get("p", math.nan), "reason": reason,
             "paper figure": paper_figure, "note": note, **sourced(*(source or (None, None)))}
 
@@ -143,7 +145,8 @@ def with_adjusted(rows: list[dict], n_boot: int = 0) -> list[dict]:
     verdict: a *supports* / *contradicts* whose adjusted p is not below 0.05 reads *inconclusive here*), and
     whether that word is borderline: the raw verdict is, or another seed's p could put the adjusted p on the
     other side of 0.05 (:func:`~creval.measures.multiple.adjusted_borderline`, from the ``n_boot`` resamples)."""
-    tested = [i for i, r in enumerate(rows) if r["verdict"] in (SUPPORTS, CONTRADICTS, INCONCLUSIVE)]
+    tested = [i for i, r in enumerate(rows) if r["verdict"] in (SUPPORTS, CONTRADICTS, INCONCLUSIVE)
+              and r.get("question") != CONTROL]             # a control of another row is no claim of its own
     ps = [rows[i]["p"] if rows[i]["p"] is not None and math.isfinite(rows[i]["p"]) else 1.0 for i in tested]
     adj = adjusted([Verdict(rows[i]["verdict"]) for i in tested], ps)    # an inconclusive claim counts, p = 1
     near = adjusted_borderline(ps, n_boot)

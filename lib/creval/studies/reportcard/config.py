@@ -13,8 +13,11 @@ from creval.studies.reader import ReaderConfig
 class ReportCardConfig(ReaderConfig):
     """Chapter 08: no parameter of its own beyond the shared ones."""
     study: ClassVar[str] = "reportcard"
+    # 8: the author is strata, not a baseline; surface baselines only; each dataset's declared unit (AUT:
+    # responses within objects); the words say what the numbers say (no better than BASELINE, does not track
+    # people only inside the margin); rows whose label is who wrote the text answer that question apart
     # 7: the Holm word carries its own borderline mark; 6: each row names the study, table and filters it was
     # computed from (source_*); 5: claims stated the
     # papers' way (supports / contradicts / inconclusive), every baseline and the author label, resampling by
     # unit, Holm; 4: the one verdict rule (vs baseline, verdict, reason); 3: oriented baselines
-    records_version: ClassVar[int] = 7
+    records_version: ClassVar[int] = 8

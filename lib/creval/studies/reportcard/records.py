@@ -28,8 +28,13 @@ class CardRecord(Record):
     difference: float | None = None
     diff_lo: float | None = column("diff lo")
     diff_hi: float | None = column("diff hi")
+    within_value: float | None = column("within value")   # the statistic within authors, weighted over them
+    within_lo: float | None = column("within lo")
+    within_hi: float | None = column("within hi")
     within: str | None = None                 # the statistic within each author's texts, where authors are pooled
-    tracking: str | None = None               # tracks people / tracks authorship only / does not track people / ...
+    tracking: str | None = None               # tracks people / no better than a trivial baseline / ... (tracking.py)
+    beaten_by: str | None = column("beaten by")   # the baseline a "no better than" measure does not beat
+    question: str | None = None               # people's judgment, who wrote the text, or a control of another row
     verdict: str | None = None                # supports / contradicts the paper, inconclusive, not testable here
     borderline: bool | None = None            # a Monte-Carlo margin on a bound could flip the verdict
     p: float | None = None                    # one-sided bootstrap p of the test that decided it

@@ -14,7 +14,7 @@ from creval.measures import tracking as TR
 from creval.measures.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, WORDS
 from creval.studies.forest import forest_figure
 from creval.studies.links import anchor
-from creval.studies.reportcard.card import AUTHORSHIP_Q, AUTHORSHIP_WORDS, COLUMNS, LU_R, RAB, SOURCE, TAN
+from creval.studies.reportcard.card import AUTHORSHIP_Q, AUTHORSHIP_WORDS, COLUMNS, CONTROL, LU_R, RAB, SOURCE, TAN
 from creval.studies.tables import captioned
 
 COMPACT = ["measure · human data", "what it tracks", "value [95% interval]", "lead over the strongest baseline",
@@ -72,7 +72,7 @@ def tracked(r: dict) -> str:
     """What the row's measure tracks, as a reader reads it: the rule's word (a *no better than* naming its
     baseline; a row whose label is only who wrote the text in that vocabulary), with its borderline mark."""
     word = str(r.get("tracking") or "")
-    shown = AUTHORSHIP_WORDS.get(word, word) if r.get("question") == AUTHORSHIP_Q else \
+    shown = AUTHORSHIP_WORDS.get(word, word) if r.get("question") in (AUTHORSHIP_Q, CONTROL) else \
         TR.word_label({"word": word, "beaten by": r.get("beaten by")})
     return f"{shown}, borderline" if r.get("borderline") else shown
 
@@ -80,13 +80,15 @@ def tracked(r: dict) -> str:
 def said_here(r: dict) -> str:
     """The paper's claim and this build's answer to it in plain words, no double negative ("Lu et al.: it
     fails · it fails here too"); Holm's word beside it where the correction changes it or could."""
-    said = SAID.get(r["paper"], r["paper"]) if r.get("question") != AUTHORSHIP_Q else str(r.get("claim") or "")
-    words = HERE_LU if r["paper"] == LU_R and r.get("question") != AUTHORSHIP_Q else HERE
-    here = words.get(r["verdict"], r["verdict"])
+    by_author = r.get("question") in (AUTHORSHIP_Q, CONTROL)
+    paper, verdict = str(r.get("paper") or ""), str(r.get("verdict") or S.TESTABLE)
+    said = str(r.get("claim") or "") if by_author else SAID.get(paper, paper)
+    words = HERE if by_author or paper != LU_R else HERE_LU
+    here = words.get(verdict, verdict)
     text = f"{said} · {here}"
     adj = r.get("adjusted")
-    if isinstance(adj, str) and (adj != r["verdict"] or r.get("adjusted borderline") is True) and \
-            r["verdict"] in (SUPPORTS, CONTRADICTS):
+    if isinstance(adj, str) and (adj != verdict or r.get("adjusted borderline") is True) and \
+            verdict in (SUPPORTS, CONTRADICTS):
         text += f" (after Holm: {HERE.get(adj, adj)}{', borderline' if r.get('adjusted borderline') else ''})"
     return text
 
@@ -137,7 +139,7 @@ def summary(recs) -> str:
     if c.empty:
         return "No study offered a check against people."
     tested = c[c["tracking"] != S.TESTABLE]
-    judged = tested[tested.get("question", pd.Series(dtype=str)) != AUTHORSHIP_Q] if "question" in tested else tested
+    judged = tested[~tested["question"].isin([AUTHORSHIP_Q, CONTROL])] if "question" in tested else tested
     parts = []
     for w in (TR.TRACKS, TR.AUTHORSHIP, TR.NO_BETTER, TR.NO_TRACK, INCONCLUSIVE):
         k = int((judged["tracking"] == w).sum())

@@ -51,7 +51,7 @@ def source_of(ts: str, col: str) -> tuple[str, str, dict]:
 
 def rethinking_rows(recs, n_boot: int, seed: int) -> list[dict]:
     """Creativity index, templates and perplexity against each labelled set of chapter 06, every surface
-    baseline, the writer as the author label on TTCW; the crowd vs GPT-4 index is followed by its formatting
+    baseline, the writer as the author (strata) on TTCW; the crowd vs GPT-4 index is followed by its formatting
     control."""
     rows = []
     for ts, data, label, stat, by_writer in RETHINK_SETS:
@@ -70,7 +70,7 @@ def rethinking_rows(recs, n_boot: int, seed: int) -> list[dict]:
                 rows.append(C.graded(C.LU_R, name, data, sign * m[col].astype(float), base, y, stat, n_boot, seed,
                                    author=author, cluster=None if strat else where,
                                    group=where if strat else None, label_is_author=ts in BY_AUTHOR,
-                                   claim=BY_AUTHOR.get(ts),
+                                   claim=BY_AUTHOR.get(ts), question=C.CONTROL if col == "ci_unmarked" else None,
                                    paper_figure=PAPER_FIGURES.get((ts, col), ""), note=sample,
                                    degenerate=sample or None, units="text", source=source_of(ts, col)))
     return rows
