@@ -181,3 +181,29 @@ def test_exports_are_files_creval_grade_reads(tmp_path):
     assert len(c) == 12 and {"creativity", "total", "creativity_r1", "creativity_r2", "author", "kind"} <= set(c[0])
     k = next(r for r in c if r["id"] == "confederacy-K2P7")
     assert float(k["creativity"]) == pytest.approx((float(k["creativity_r1"]) + float(k["creativity_r2"])) / 2)
+
+
+def test_text_measures_are_the_grade_measures_per_text():
+    from creval.measures import pertext as P
+    items, rankings, _ = lamp.load()
+    texts = H.lamp_texts(items, rankings)
+    cols = H.text_measures(texts, ("ci", "lexical"))
+    assert len(cols["words"]) == len(texts) == 18
+    assert cols["words"].tolist() == [len(t.split()) for t in texts["text"]]
+    assert np.allclose(cols["distinct_1"], P.lexical(list(texts["text"]))["distinct_1"])
+    # leave-group-out: a version is read against the other instructions' texts only, so it can differ from
+    # the leave-own-item-out index, whose reference holds the item's two other versions
+    assert {"ci_own", "ci_group"} <= set(cols) and (cols["ci_group"] >= cols["ci_own"] - 1e-12).all()
+
+
+def test_rule_passes_a_stratum_only_to_a_rule_that_takes_one():
+    import inspect
+    rng = np.random.default_rng(1)
+    y = rng.normal(size=30)
+    kw = dict(stat="spearman", baselines={"words": rng.normal(size=30)}, cluster=[i // 3 for i in range(30)],
+              group=[i % 3 for i in range(30)], n_boot=100)
+    if "group" in inspect.signature(tracking.tracks_people).parameters:
+        assert H.rule(y, y, **kw)["word"] in tracking.WORDS
+    else:
+        with pytest.raises(CrevalError, match="no group= stratum"):
+            H.rule(y, y, **kw)
