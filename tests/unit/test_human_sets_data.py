@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import math
 import shutil
 
@@ -173,3 +174,39 @@ def test_download_from_the_pinned_files(monkeypatch, server):
     items, rankings, src = lamp.load()
     assert src.kind == "download" and len(rankings) == 18
     assert sorted(str(p.relative_to(src.path)) for p in src.path.rglob("*") if p.is_file()) == rels
+
+
+def test_lamp_rankings_match_the_upstream_agreement_map(monkeypatch):
+    """Upstream's own summary (``agreement_map.json``: per batch and writer, the versions in rank order as
+    1 = writer's edit, 2 = raw, 3 = AI edit) agrees with every ranking the loader read; batch 7's ``tuhin`` files
+    are filed there as ``micah`` (SOURCE.md)."""
+    staged(monkeypatch, lamp)
+    items, rankings, src = lamp.load()
+    summary = json.loads((src.path / "agreement_map.json").read_text())
+    code = (lamp.WRITER_EDIT, lamp.RAW, lamp.AI_EDIT)
+    checked = 0
+    for r in rankings:
+        writer = "micah" if (r.batch, r.writer) == (7, "tuhin") else r.writer
+        listed = summary[f"batch{r.batch}"][writer][int(r.item_id.rsplit("-", 1)[1]) - 1]
+        by_rank = sorted(code, key=lambda v: r.ranks[v])
+        assert [code.index(v) + 1 for v in by_rank] == listed, (r.item_id, r.writer)
+        checked += 1
+    assert checked == 603
+
+
+def test_confederacy_means_match_the_sheets_own_averages(monkeypatch):
+    """The sheet's AVERAGES block (not read by the loader) holds each story's mean per item: the means of the
+    raters' scores the loader read give the same numbers for Creativity and the total."""
+    import openpyxl
+    staged(monkeypatch, confederacy)
+    stories, ratings, src = confederacy.load()
+    ws = openpyxl.load_workbook(src.path / "rating" / "RatersSheet-WithResults.xlsx", data_only=True).worksheets[0]
+    head = {c.value: c.column for c in ws[5] if c.value in ("Creativity", "Total")}   # the last block wins
+    sheet = {str(row[0].value): (row[head["Creativity"] - 1].value, row[head["Total"] - 1].value)
+             for row in ws.iter_rows(min_row=10, max_row=74) if row[0].value is not None}
+    assert len(sheet) == 65
+    for s in stories:
+        mine = [r for r in ratings if r.story_id == s.story_id]
+        creativity = sum(r.scores["creativity"] for r in mine) / len(mine)
+        total = sum(r.total for r in mine) / len(mine)
+        assert (creativity, total) == pytest.approx(sheet[s.story_id.removeprefix("confederacy-")]), s.story_id
