@@ -23,6 +23,7 @@ Inside a folder a file is looked up as ``<folder>/<rel>`` and ``<folder>/data/<r
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from dataclasses import dataclass
@@ -208,3 +209,19 @@ def provenance(ds: Dataset, src: Source, what: str) -> str:
         return f"{what}: {ds.name} from {src}"
     return (f"{what}: the real {ds.name} data was not found, so the bundled hand-written sample is used "
             f"(its numbers mean nothing); to use the real data, {ds.how or f'set {ds.env}'}")
+
+
+def check_pins(ds: Dataset, src: Source) -> None:
+    """Refuse a copy of ``ds`` that is not the pinned release: every file of ``ds.remotes`` must be in ``src``
+    and hash to its pinned sha256. One :class:`CrevalError` naming the first file missing or changed. The
+    bundled sample (written for creval, pinned to nothing) and remotes without a pin are not checked."""
+    if src.is_sample or src.path.is_file():
+        return
+    for r in ds.remotes:
+        f = find(src.path, (r.name,))
+        if f is None:
+            raise CrevalError(f"{ds.name}: {src.path / r.name} is missing (the pinned release has it)",
+                              ds.how or f"restore the file, or point {ds.env} at a complete copy")
+        if r.sha256 and hashlib.sha256(f.read_bytes()).hexdigest() != r.sha256:
+            raise CrevalError(f"{ds.name}: {f} has changed: its sha256 is not the pinned {r.sha256[:12]}…",
+                              f"restore it from {r.url}, or point {ds.env} at an unchanged copy")
