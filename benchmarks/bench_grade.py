@@ -142,7 +142,7 @@ def main() -> None:
     lines.append((f"perplexity, {k} texts (model load included)", wall, cpu, load()))
     print(f"  perplexity: {wall:.1f} s wall, {cpu:.1f} s CPU (load {load()})", flush=True)
     y = table.numbers("rating")
-    _, wall, cpu = timed(lambda: G.grade(cols, y, author=table.column("author"), cluster=table.column("prompt")))
+    _, wall, cpu = timed(lambda: G.grade(cols, y, author=table.column("author"), group=table.column("prompt")))
     lines.append(("the rule", wall, cpu, load()))
     total = sum(x[1] for x in lines)
     ppl = lines[-2]
@@ -156,6 +156,10 @@ def main() -> None:
         share = sum(len(t.encode()) for t in table.texts) / sum(len(t.encode()) for t in table.texts[:k])
         print(f"all {len(table)} texts at that rate (by their bytes): about {ppl[1] * share:.0f} s wall, "
               f"{ppl[2] * share:.0f} s CPU; the rule ran without the perplexity columns")
+    import resource
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"peak memory (max resident set): this process {own:.0f} MB, its largest child {kids:.0f} MB")
     if a.naive:
         s = scoring_paths(G.SCORING_MODELS[-1], table.texts[:a.naive])      # the llama.cpp build, both paths
         print(f"same run, first {a.naive} texts ({s['tokens']} tokens): fixed path {s['fast_tps']:.0f} tokens/s "

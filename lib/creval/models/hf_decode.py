@@ -131,14 +131,15 @@ def score_rows(lm, torch, rows: list[list[int]], spans: list[tuple[int, int]], *
         for chunk in _chunks(fed, keep, vocab):
             ids, mask, pos = _left_pad(torch, [fed[i] for i in chunk], pad, device)
             k = max(keep[i] for i in chunk)
-            logp = lm(input_ids=ids, attention_mask=mask, position_ids=pos, logits_to_keep=k).logits.float()
+            logits = lm(input_ids=ids, attention_mask=mask, position_ids=pos, logits_to_keep=k).logits
             if counter is not None:
                 counter.add(len(chunk))
-            logp = logp.log_softmax(-1)
-            for n, i in enumerate(chunk):
+            for n, i in enumerate(chunk):            # one row at a time: no second copy of the chunk's logits
                 a, b = spans[i]
                 first = k - keep[i]                     # kept position of fed[a-1]
                 tgt = torch.tensor(rows[i][a:b], device=device)
-                got = logp[n, first:first + (b - a)].gather(-1, tgt[:, None])[:, 0]
+                row = logits[n, first:first + (b - a)].float()
+                got = row.gather(-1, tgt[:, None])[:, 0] - row.logsumexp(-1)     # log-softmax at the target only
                 out[i] = got.tolist()
+            del logits
     return out
