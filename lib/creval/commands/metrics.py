@@ -233,7 +233,8 @@ def table_options(p) -> None:
     """The options every metric takes: the text and id columns, the per-text output, quiet."""
     p.add_argument("--text", default="text", metavar="COL", help="column holding the texts (default: text)")
     p.add_argument("--id", default=None, metavar="COL",
-                   help="column of ids, echoed in every output (default: the row number from 0)")
+                   help="column of ids, echoed in every output (default: a column named id if the file has one, "
+                        "else the row number from 0)")
     p.add_argument("--out", default=None, metavar="FILE",
                    help="write one row per text, id first, to FILE (.csv, or .jsonl for JSON lines)")
     p.add_argument("--keep", nargs="+", default=None, metavar="COL",

@@ -52,7 +52,8 @@ def word_label(r: dict) -> str:
     """The word as a reader reads it: *no better than* names its baseline ("no better than words")."""
     word = str(r.get("word", ""))
     if word == NO_BETTER and r.get("beaten by"):
-        return f"no better than {r['beaten by']}"
+        where = " within authors" if r.get("beaten within") else ""
+        return f"no better than {r['beaten by']}{where}"
     return word
 
 
@@ -155,14 +156,14 @@ def _word(b: dict, null: float, has_author: bool, margin: float) -> str:
     return INCONCLUSIVE
 
 
-def _beaten_by(out: dict, bounds: dict, has_author: bool, names: list[str]) -> str:
-    """The baseline a *no better than* measure does not beat: the pooled strongest unless the pooled lead is
-    clear, then the strongest within authors."""
+def _beaten_by(out: dict, bounds: dict, has_author: bool, names: list[str]) -> tuple[str, bool]:
+    """The baseline a *no better than* measure does not beat, and whether within authors: the pooled strongest
+    unless the pooled statistic is not above chance or its lead is clear, then the strongest within authors."""
     if has_author and (bounds["diff lo"] > 0 or bounds["lo"] <= out["null"]) and out.get("within bases") is not None:
         wb = out["within bases"]
         if np.isfinite(wb).any():
-            return names[int(np.nanargmax(wb))]
-    return out.get("baseline") or ""
+            return names[int(np.nanargmax(wb))], True
+    return out.get("baseline") or "", False
 
 
 def tracks_people(x, y, *, stat: str, baselines: dict[str, Sequence[float]], author: Sequence | None = None,
@@ -237,7 +238,8 @@ def tracks_people(x, y, *, stat: str, baselines: dict[str, Sequence[float]], aut
     nan_ok = {k: (v if not math.isnan(v) else (-math.inf if k.endswith("lo") else math.inf)) for k, v in bounds.items()}
     word = _word(nan_ok, null, aut is not None, margin)
     out["word"], out["borderline"] = word, _flips(nan_ok, mcs, null, aut is not None, margin, word)
-    out["beaten by"] = _beaten_by(out, nan_ok, aut is not None, names) if word == NO_BETTER else None
+    out["beaten by"], out["beaten within"] = _beaten_by(out, nan_ok, aut is not None, names) \
+        if word == NO_BETTER else (None, False)
     out.pop("within bases", None)
     out["p"] = _p_of(word, reps, null, margin, aut is not None)
     out["reason"] = _reason(out, word)

@@ -91,6 +91,14 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
                                      hovertext=f"{hover}<br>strongest baseline: {r.get('baseline')}",
                                      hoverinfo="text"),
                           row=1, col=2)
+        wd, wdlo, wdhi = (_f(r.get(k)) for k in ("within difference", "within diff lo", "within diff hi"))
+        if all(math.isfinite(t) for t in (wd, wdlo, wdhi)):
+            werr = dict(type="data", symmetric=False, array=[wdhi - wd], arrayminus=[wd - wdlo], color=colour,
+                        thickness=1, width=3)
+            fig.add_trace(go.Scatter(x=[wd], y=[names[i]], mode="markers", error_x=werr,
+                                     marker=dict(color=colour, size=8, symbol="diamond-open"), name="within authors",
+                                     legendgroup="within", showlegend=False,
+                                     hovertext=f"{names[i]}: lead within authors", hoverinfo="text"), row=1, col=2)
     for col in (1, 2):
         fig.add_vline(x=0, line=dict(color="#222", width=1, dash="dash"), row=1, col=col)
     fig.update_yaxes(autorange="reversed", automargin=True, tickfont=dict(size=11))

@@ -21,7 +21,7 @@ STYLE = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}table{
          "td,th{padding:.3em .6em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
          ".num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.word{font-weight:600}"
          ".warn{color:#8a5a00}small{color:#555}details summary{cursor:pointer;color:#333}"
-         "details p{max-width:60em;color:#333}")
+         "details p{max-width:60em;color:#333}td:last-child{min-width:22em}")
 
 
 def _num(v, digits: int = 3) -> str:

@@ -128,7 +128,8 @@ def graded(paper: str, measure: str, data: str, x, baselines: dict, y, stat: str
             "baseline": t.get("baseline"), "baseline value": t.get("baseline value"),
             "difference": t.get("difference"), "diff lo": t.get("diff lo"), "diff hi": t.get("diff hi"),
             "within value": t.get("within value"), "within lo": t.get("within lo"), "within hi": t.get("within hi"),
-            "within": _within_text(t), "tracking": track, "beaten by": t.get("beaten by"),
+            "within": _within_text(t), "tracking": track,
+            "beaten by": (t.get("beaten by") or "") + (" within authors" if t.get("beaten within") else "") or None,
             "question": question or (AUTHORSHIP_Q if label_is_author else JUDGMENT), "verdict": word,
             "borderline": bool(t["borderline"]) and not why, "p": t.get("p", math.nan), "reason": reason,
             "paper figure": paper_figure, "note": note, **sourced(*(source or (None, None)))}
