@@ -40,15 +40,17 @@ def boot(recs, n_boot: int | None = None, seed: int | None = None) -> dict:
             "seed": seed if seed is not None else getattr(cfg, "seed", 0)}
 
 
-def _corr_row(x, y, n_boot: int, seed: int, cluster=None, **keys) -> dict:
+def _corr_row(x, y, n_boot: int, seed: int, cluster=None, group=None, **keys) -> dict:
     """Spearman rho of ``x`` and ``y`` with a percentile bootstrap interval that resamples whole ``cluster``s
-    (the steps of one problem are one independent unit; rows when None) and the number of ``units``."""
+    (the steps of one problem are one independent unit; rows when None) within each ``group`` (a stratum: the
+    AUT object) and the number of ``units``."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     keep = np.isfinite(x) & np.isfinite(y)
     r = S.spearman(x, y)
     unit = None if cluster is None else np.asarray(cluster, dtype=object)[keep]
+    strata = None if group is None else np.asarray(group, dtype=object)[keep]
     b = cluster_bootstrap(lambda a, c: column_stats(a[:, None], c, "spearman")[0], x[keep], y[keep], cluster=unit,
-                          n_boot=n_boot, seed=seed)
+                          group=strata, n_boot=n_boot, seed=seed)
     ok = not r["note"]
     note = "; ".join(t for t in (r["note"], b["note"] if ok else "") if t)
     return {**keys, "rho": r["rho"], "p": r["p"], "ci_low": b["lo"] if ok else np.nan,
@@ -248,8 +250,9 @@ def _rank_rows(df: pd.DataFrame, target: str, n_boot: int, seed: int, dataset: s
     for name, (col, sign) in MEASURES.items():
         if col not in df:
             continue
-        x = sign * df[col].astype(float)
-        r = _corr_row(x, df[target], n_boot, seed, dataset=dataset, measure=name)
+        x = sign * df[col].astype(float)       # each response a unit, drawn within its object (aut.DATASET)
+        strata = df["prompt"] if "prompt" in df else None
+        r = _corr_row(x, df[target], n_boot, seed, group=strata, dataset=dataset, measure=name)
         k = S.kendall(x, df[target])
         rows.append({**r, "kendall tau": k["tau"], "kendall p": k["p"]})
     return rows
