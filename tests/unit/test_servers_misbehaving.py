@@ -144,20 +144,25 @@ def test_check_refuses_a_server_that_never_answers(tmp_path, capsys):
     assert "can:" not in out and "yes" not in out
 
 
-def test_yes_only_for_a_phase_whose_probe_request_succeeded(tmp_path, capsys):
-    """A working server whose /completions fails with a 500 every time: chat phases yes, perplexity not
-    (the spec alone would have left it unknown; the probe must not guess yes), and the check exits 1."""
+@pytest.mark.parametrize("said", ["", "can: {completions: true, echo: true, logprobs: raw}\n"])
+def test_yes_only_for_a_phase_whose_probe_request_succeeded(tmp_path, capsys, said):
+    """A working server whose /completions fails with a 500 every time: the chat phases yes, perplexity not,
+    whether the spec is silent or says the server echoes (the spec's word alone made it "yes" before); the
+    failed request is listed and the check exits 1."""
     from creval.cli import main
     from creval.models.standin import StandIn
     with StandIn(latency=0, fail="The cat sat on the mat") as s:     # the probe's /completions prompt
         p = tmp_path / "half.yaml"
-        p.write_text(s.spec_yaml("half", 4, max_retries=0))
+        p.write_text(s.spec_yaml("half", 4, max_retries=0) + said)
         code = main(["check", str(p)])
     out = capsys.readouterr().out
     assert code == 1, out
-    assert re.search(r"perplexity \(as model\)\s+\? .*the probe's request did not succeed", out), out
+    perplexity = re.search(r"perplexity \(as model\)\s+(\S+)\s+(.*)", out)
+    assert perplexity.group(1) == "?", out
+    if said:
+        assert perplexity.group(2) == "log-likelihoods (perplexity): the probe's request did not succeed", out
     assert re.search(r"step samples \(as model\)\s+yes", out), out
-    assert "/completions answered 500" in out
+    assert re.search(r"probe requests that failed.*\n  http://127.0.0.1:\d+/v1/completions answered 500: stand-in", out)
 
 
 def test_a_study_call_to_a_web_page_is_one_sentence_not_retried(tmp_path):

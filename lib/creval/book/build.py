@@ -89,7 +89,8 @@ class BookPlan:
             if r["why"].startswith("finished"):
                 return r["why"]
             time_ = "time unknown" if r["wall"] is None else _minutes(r["wall"])
-            return f"{fig(r['calls'])} calls, {fig(r['tokens'])} tokens, {time_}" + (f"; {r['why']}" if r["why"] else "")
+            why = f"; {r['why']}" if r["why"] else ""
+            return f"{fig(r['calls'])} calls, {fig(r['tokens'])} tokens, {time_}{why}"
         known = [r for r in self.rows if r["calls"] is not None]
         calls = sum((r["calls"] for r in known[1:]), known[0]["calls"]) if known else None
         tokens = sum((r["tokens"] for r in known[1:]), known[0]["tokens"]) if known else None

@@ -111,7 +111,7 @@ def reply_json(r, url: str, who: str) -> dict:
     except ValueError:
         raise BadReply(f"{who}: {url} answered something that is not JSON ({came_back(r)})", fix) from None
     if not openai_shaped(url, data):
-        want = "a `data` list of models" if url.endswith("/models") else "a `choices` list"
+        want = "`data` list of models" if url.endswith("/models") else "`choices` list"
         raise BadReply(f"{who}: {url} answered JSON that is not an OpenAI-style reply (no {want}; "
                        f"{came_back(r)})", fix)
     return data
@@ -446,8 +446,8 @@ class OpenAIBackend:
             if bodies:
                 self._gather(bodies, lambda k, resp: self.parse_reply("loglikelihood", reqs[todo[k]], resp), got)
         except CrevalError as e:
-            if isinstance(e, BadReply) or any(w in e.problem for w in ("unreachable", "refused the API key", "does not support", "no quota",
-                                            "cannot do")):
+            if isinstance(e, BadReply) or any(w in e.problem for w in ("unreachable", "refused the API key",
+                                                                        "does not support", "no quota", "cannot do")):
                 raise
             raise self._unsupported(e.problem) from None
         return out

@@ -160,8 +160,8 @@ def table_pairwise(recs, dataset: str) -> pd.DataFrame:
     """Each model's Bradley-Terry strength [95% CI] and rank interval; or why the comparison is refused."""
     p = recs["pairwise"]
     if not len(p) or not (p["dataset"] == dataset).any():
-        return captioned(pd.DataFrame(), f"{dataset}: no pairwise judgement (compare_pairwise_items = 0, or no item that "
-                                         "every model answered).")
+        return captioned(pd.DataFrame(), f"{dataset}: no pairwise judgement (compare_pairwise_items = 0, or no "
+                                         "item that every model answered).")
     try:
         f = _pairwise_fit(recs, dataset)
     except CrevalError as e:
