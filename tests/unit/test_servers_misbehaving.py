@@ -111,14 +111,15 @@ def one_sentence(err: str) -> str:
 @pytest.mark.parametrize("kind, said", [
     ("html", [r"HTTP 200", r"content type text/html", r"first bytes '<!doctype html>"]),
     ("text", [r"not JSON", r"HTTP 200", r"content type text/plain", r"first bytes 'OK: service"]),
-    ("other-json", [r"not an OpenAI-style reply", r"HTTP 200", r"content type application/json",
+    ("other-json", [r"/chat/completions answered JSON that is not an OpenAI-style reply \(no `choices` list",
+                    r"HTTP 200", r"content type application/json",
                     r"first bytes '\{\"status\": \"ok\""]),
 ])
 def test_check_refuses_a_server_that_answers_something_else(tmp_path, capsys, kind, said):
     with Fixed(kind) as srv:
         code, out, err = check(tmp_path, srv.url, f"chk-{kind}", capsys)
     line = one_sentence(err)
-    assert code != 0 and f"{srv.url}/models" in line, err
+    assert code != 0 and srv.url in line, err
     for s in said:
         assert re.search(s, line), (s, line)
     assert "can:" not in out and "add to the spec" not in out and "yes" not in out, out
@@ -181,8 +182,8 @@ def test_a_study_call_to_a_web_page_is_one_sentence_not_retried(tmp_path):
 
 def test_a_study_call_to_other_json_or_nobody_is_one_sentence(tmp_path):
     with Fixed("other-json") as srv:
-        with pytest.raises(BadReply, match=r"not an OpenAI-style reply \(no `choices` list; HTTP 200, content type "
-                                           r"application/json"):
+        with pytest.raises(BadReply, match=r"not an OpenAI-style reply \(no `choices` list of completions; HTTP 200, "
+                                           r"content type application/json"):
             backend(srv.url).chat([ChatRequest(HI)])
     with pytest.raises(CrevalError, match=r"unreachable: its host creval-no-such-host.invalid does not resolve"):
         backend(DNS_URL).chat([ChatRequest(HI)])
@@ -271,3 +272,30 @@ def test_the_book_says_what_it_will_do_and_the_time_left():
     assert after.startswith("book: 1 of 2 studies done (a ok) in 1.0 min; about 20 min left by the estimate"), after
     unknown = BookPlan([{"study": "c", "calls": Range(1, 1), "tokens": Range(9, 9), "wall": None, "why": ""}], ["srv"])
     assert "time unknown (no measured speed for srv" in unknown.start()
+
+
+def test_check_refuses_a_server_where_no_probe_request_succeeds(tmp_path, capsys):
+    """A redirect (http to https, say) on every path: nothing answered as asked, so one sentence and no table."""
+    class Moved(Fixed):
+        def __init__(self):
+            super().__init__("html")
+            outer = self
+
+            class Handler(http.server.BaseHTTPRequestHandler):
+                def _answer(self):
+                    outer.requests += 1
+                    self.send_response(301)
+                    self.send_header("location", "https://example.invalid/v1")
+                    self.send_header("content-length", "0")
+                    self.end_headers()
+                do_GET = do_POST = _answer
+
+                def log_message(self, *a):
+                    pass
+            self.httpd.RequestHandlerClass = Handler
+    with Moved() as srv:
+        code, out, err = check(tmp_path, srv.url, "chk-moved", capsys)
+    line = one_sentence(err)
+    assert code == 2 and f"no probe request to {srv.url} succeeded" in line, err
+    assert "HTTP 301" in line and "redirected to https://example.invalid/v1 (not followed)" in line, line
+    assert out == ""

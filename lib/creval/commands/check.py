@@ -9,8 +9,9 @@ command exits 1, unless ``--trust-spec``), and prints what runs where and the bl
 The probe tells the truth before it answers: a server that gives no answer (nothing listens, the host does not
 resolve, no reply within the spec's timeout) or one that is not an OpenAI-compatible API (a web page, plain text,
 another API's JSON) ends the check in one sentence naming the URL and what came back (status, content type, first
-bytes), exit 2, no ``can:`` block. A phase is "yes" only where the probe's request for each of its verbs succeeded;
-a request that failed without saying what the server can do (a 5xx, a refused key) is listed, and exits 1.
+bytes), exit 2, no ``can:`` block; so does a server none of whose probe requests succeeded (a redirect, a refused
+key, a model it does not serve). A phase is "yes" only where the probe's request for each of its verbs succeeded;
+a request that failed without saying what the server can do (a 5xx) is listed, and the check exits 1.
 """
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ import dataclasses
 
 import yaml
 
+from creval.core.errors import CrevalError
 from creval.models import capabilities
-from creval.models.openai_compat import api_key_for
+from creval.models.openai_compat import OPENAI_URL, api_key_for
 from creval.models.probe import probe
 from creval.models.registry import check, get_spec
 
@@ -135,6 +137,11 @@ def cmd_check(args) -> int:
     probed = None
     if spec.is_server and not args.no_probe:
         probed = probe(spec, api_key_for(spec))
+        if not answered(probed):        # a redirect, a refused key, a model the server does not have, 5xx only
+            why = (probed.get("failed") or probed.get("notes") or ["no reply was usable"])[0]
+            raise CrevalError(f"model {spec.name}: no probe request to {spec.urls[0] if spec.urls else OPENAI_URL} "
+                              f"succeeded, so nothing is known to run on it (first: {why})",
+                              "check the spec's base_url, model name and key (api_key_env), then check again")
     trust = bool(getattr(args, "trust_spec", False))
     print(report(spec, probed, trust))
     if probed is not None and (not answered(probed) or probed.get("failed")):

@@ -85,17 +85,21 @@ def came_back(r) -> str:
     ctype = (r.headers.get("content-type") or "none").split(";")[0].strip() or "none"
     head = bytes(r.content[:60])
     first = repr(head.decode("utf-8", "replace")) if head else "(an empty body)"
-    return f"HTTP {r.status_code}, content type {ctype}, first bytes {first}"
+    moved = f", redirected to {r.headers['location']} (not followed)" if r.headers.get("location") else ""
+    return f"HTTP {r.status_code}, content type {ctype}, first bytes {first}{moved}"
 
 
 def openai_shaped(path: str, data) -> bool:
-    """Whether ``data`` is the JSON an OpenAI-compatible server sends for ``path``: a ``choices`` list of objects
-    for ``/chat/completions`` and ``/completions``, a ``data`` list for ``/models``; anything for other paths."""
+    """Whether ``data`` is the JSON an OpenAI-compatible server sends for ``path``: a ``choices`` list of objects,
+    each with its ``message`` object (``/chat/completions``) or its ``text`` (``/completions``); an object for any
+    other path (servers fill ``/models`` in their own ways)."""
+    if not isinstance(data, dict):
+        return False
     if path.endswith(("/chat/completions", "/completions")):
-        ch = data.get("choices") if isinstance(data, dict) else None
-        return isinstance(ch, list) and bool(ch) and all(isinstance(c, dict) for c in ch)
-    if path.endswith("/models"):
-        return isinstance(data, dict) and isinstance(data.get("data"), list)
+        ch = data.get("choices")
+        key, kind = ("message", dict) if path.endswith("/chat/completions") else ("text", str)
+        return isinstance(ch, list) and bool(ch) and all(isinstance(c, dict) and isinstance(c.get(key), kind)
+                                                         for c in ch)
     return True
 
 
@@ -111,9 +115,8 @@ def reply_json(r, url: str, who: str) -> dict:
     except ValueError:
         raise BadReply(f"{who}: {url} answered something that is not JSON ({came_back(r)})", fix) from None
     if not openai_shaped(url, data):
-        want = "`data` list of models" if url.endswith("/models") else "`choices` list"
-        raise BadReply(f"{who}: {url} answered JSON that is not an OpenAI-style reply (no {want}; "
-                       f"{came_back(r)})", fix)
+        want = ("no `choices` list of completions" if url.endswith("/completions") else "not a JSON object")
+        raise BadReply(f"{who}: {url} answered JSON that is not an OpenAI-style reply ({want}; {came_back(r)})", fix)
     return data
 
 
@@ -137,9 +140,13 @@ def unreachable(e: Exception, url: str, who: str, waited: float | None = None) -
         return BadReply(f"{who}: {url} sent no reply{within} ({type(e).__name__})",
                         "check that the server is up and serving; a queueing server (vLLM) may need a longer "
                         "`request: {timeout: ...}` in the spec")
-    if isinstance(e, httpx.ConnectError):
+    if isinstance(e, httpx.ConnectError) and (any(isinstance(c, ConnectionRefusedError) for c in chain)
+                                              or "refused" in text):
         return BadReply(f"{who}: endpoint {url} is unreachable: nothing answered there (connection refused: {e})",
                         "start the server or fix base_url in the model spec")
+    if isinstance(e, httpx.ConnectError):
+        return BadReply(f"{who}: endpoint {url} is unreachable: no connection could be made ({e})",
+                        "check the host, the port and the scheme (http or https) of the spec's base_url")
     if isinstance(e, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
         return BadReply(f"{who}: {url} is not a URL that can be asked ({e})",
                         "give base_url as http://HOST:PORT/v1 or https://HOST/v1")
