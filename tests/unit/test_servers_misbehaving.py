@@ -299,3 +299,12 @@ def test_check_refuses_a_server_where_no_probe_request_succeeds(tmp_path, capsys
     assert code == 2 and f"no probe request to {srv.url} succeeded" in line, err
     assert "HTTP 301" in line and "redirected to https://example.invalid/v1 (not followed)" in line, line
     assert out == ""
+
+
+def test_long_books_are_told_in_hours():
+    from creval.book.build import BookPlan
+    from creval.studies.estimate import Range
+    plan = BookPlan([{"study": "a", "calls": Range(9, 9), "tokens": Range(9, 9), "wall": Range(16080, 62640),
+                      "why": ""}], [])
+    assert plan.start().splitlines()[-1].endswith("expected 4.5..17.4 h for the studies at this machine's measured "
+                                                  "speed, then the chapters")

@@ -28,8 +28,11 @@ from creval.studies.registry import STUDIES
 
 
 def _minutes(r) -> str:
-    lo, hi = r.lo / 60, r.hi / 60
-    return f"{lo:.0f} min" if round(lo) == round(hi) else f"{lo:.0f}..{hi:.0f} min"
+    """A Range of seconds as minutes, or hours from two hours on."""
+    (lo, hi), unit = ((r.lo / 3600, r.hi / 3600), "h") if r.lo >= 7200 else ((r.lo / 60, r.hi / 60), "min")
+    fmt = "{:.1f}" if unit == "h" else "{:.0f}"
+    a, b = fmt.format(lo), fmt.format(hi)
+    return f"{a} {unit}" if a == b else f"{a}..{b} {unit}"
 
 
 class BookPlan:
