@@ -102,8 +102,9 @@ class BookPlan:
                 if left is not None else "time unknown (no measured speed for " + ", ".join(self.unknown or ["a study"])
                 + ": `creval throughput MODEL` measures a local model; a server's spec can say extra: {latency_s, "
                   "tokens_per_s})")
-        return "\n".join([f"the book will run {len(self.rows)} studies on this machine (before any call; `creval "
-                          "estimate` gives the detail):", *[f"  {r['study']}: {told(r)}" for r in self.rows],
+        n = f"{len(self.rows)} stud{'y' if len(self.rows) == 1 else 'ies'}"
+        return "\n".join([f"the book will run {n} on this machine (before any call; `creval estimate` gives the "
+                          "detail):", *[f"  {r['study']}: {told(r)}" for r in self.rows],
                           f"book: {fig(calls)} calls, {fig(tokens)} tokens; expected {when}"])
 
     def after(self, row: dict) -> str:
