@@ -20,11 +20,13 @@ from creval.book.execute import execute_chapters
 from creval.book.params import effective_params
 from creval.book.publish import publish
 from creval.book.render import render_offline, render_quarto
-from creval.book.studies import measure_slow_models, run_studies, slowest_phases
+from creval.book.studies import measure_slow_models, run_studies, slowest_phases, start_state
 from creval.core.io import read_jsonl
 from creval.core.ledger import CallRecord, Ledger, merge_usage
 from creval.core.runs import git_commit, package_versions
-from creval.studies.registry import STUDIES
+from creval.models import throughput
+from creval.studies.estimate import ZERO, estimate, speed, wall
+from creval.studies.registry import STUDIES, in_order
 
 
 def _minutes(r) -> str:
@@ -47,10 +49,6 @@ class BookPlan:
     def of(cls, params: dict, names: list[str], measure: bool = True) -> "BookPlan":
         """The plan of ``names`` and the studies they read. With ``measure``, a local model whose speed on this
         machine is not stored yet is measured first (``creval throughput``: seconds, once per machine)."""
-        from creval.book.studies import start_state
-        from creval.models import throughput
-        from creval.studies.estimate import ZERO, estimate, speed, wall
-        from creval.studies.registry import in_order
         rows, speeds, unknown = [], {}, []
         for st in in_order(names, params):
             row = {"study": st.name, "calls": ZERO, "tokens": ZERO, "wall": ZERO, "why": ""}
@@ -79,7 +77,6 @@ class BookPlan:
 
     def left(self):
         """Seconds the studies not ended yet are expected to take (a Range), or None where one is unknown."""
-        from creval.studies.estimate import ZERO
         todo = [r["wall"] for r in self.rows if r["study"] not in self.ended]
         return None if any(w is None for w in todo) else sum(todo, ZERO)
 
