@@ -54,7 +54,7 @@ def test_book_builds_then_rebuilds_from_cache(tmp_path):
     # up in the cache (its chapters are not executed again: the cold ones above were shown to make no call)
     warm = run_studies(effective_params(params))
     assert [s["study"] for s in warm] == list(STUDIES) and [s["error"] for s in warm] == [None] * len(STUDIES)
-    assert all(s["usage"]["calls_made"] == s["usage"]["cache_hits"] == 0 and s["seconds"] < 30 for s in warm), warm
+    assert all(s["usage"]["calls_made"] == s["usage"]["cache_hits"] == 0 for s in warm), warm
     prerender_stages_the_executed_chapter(tmp_path, params)
 
 

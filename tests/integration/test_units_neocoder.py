@@ -46,8 +46,7 @@ def test_width_1_equals_64_and_overlaps(tmp_path, sample_data):
     a, b = tables(narrow), tables(wide)
     assert len(a["rounds"]) == len(CODERS) * 2 * 3 and {r["model"] for r in a["rounds"]} == set(CODERS)
     assert a == b
-    assert stats["requests"] == len(CODERS) * 2 * 3 and stats["peak_in_flight"] > 1
-    assert stats["mean_in_flight"] >= 0.5 * len(CODERS) * 2, stats        # 8 live units, one request each at a time
+    assert stats["requests"] == len(CODERS) * 2 * 3 and stats["peak_in_flight"] > 1, stats   # requests overlapped
 
 
 def test_a_request_failing_for_good_fails_its_unit_alone(tmp_path, sample_data):

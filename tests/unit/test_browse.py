@@ -160,7 +160,7 @@ def test_one_study_failing_is_one_line_and_the_others_are_published(tmp_path, mo
 def test_the_book_publishes_after_rendering_and_records_it_in_its_manifest(tmp_path, monkeypatch):
     from creval.book import build
     seen = {}
-    monkeypatch.setattr(build, "run_studies", lambda params, names: [])
+    monkeypatch.setattr(build, "run_studies", lambda params, names, **kw: [])
     monkeypatch.setattr(build, "execute_chapters", lambda *a, **k: [])
     monkeypatch.setattr(build, "render_offline", lambda out: out / "site" / "index.html")
 

@@ -24,7 +24,7 @@ def test_unreachable_endpoint_fails_before_any_entailment_training(tmp_path, mon
     t = time.perf_counter()
     with pytest.raises(CrevalError, match="unreachable"):
         solve_domain(cfg, "gone", "macgyver", tmp_path / "unit", progress=False)
-    assert loaded == [] and time.perf_counter() - t < 20
+    assert loaded == [] and time.perf_counter() - t < 100    # not retried for the 120 s retry window
 
 
 def test_lazy_backend_loads_once_on_first_use(monkeypatch):

@@ -44,9 +44,9 @@ def run_study(study: Study, params: dict, where: str = "the parameters") -> dict
             "sandbox_runs": sum(v["calls_made"] for k, v in usage["by_kind_model"].items() if k.startswith("sandbox:"))}
 
 
-def run_studies(params: dict, names=None, where: str = "the parameters") -> list[dict]:
+def run_studies(params: dict, names=None, where: str = "the parameters", done=None) -> list[dict]:
     """Run the studies named (default: all) and those they read, upstream first; a study whose upstream
-    failed is skipped with that reason."""
+    failed is skipped with that reason. ``done(row)`` is called as each study ends (the book's time left)."""
     rows: list[dict] = []
     failed: set[str] = set()
     for s in in_order(names, params):
@@ -57,23 +57,30 @@ def run_studies(params: dict, names=None, where: str = "the parameters") -> list
                          "by_kind_model": nothing["by_kind_model"], "sandbox_runs": 0,
                          "error": f"skipped: it reads {bad[0]}, which failed"})
             failed.add(s.name)
-            continue
-        print(f"== study {s.name}", file=sys.stderr, flush=True)
-        row = run_study(s, params, where)
-        rows.append(row)
-        if row["error"]:
-            failed.add(s.name)
+        else:
+            print(f"== study {s.name}", file=sys.stderr, flush=True)
+            row = run_study(s, params, where)
+            rows.append(row)
+            if row["error"]:
+                failed.add(s.name)
+        if done is not None:
+            done(rows[-1])
     return rows
 
 
 def summary_line(row: dict) -> str:
+    """A study's run in one line (state, time, calls, tokens, cost, folder); a failed study's error follows on
+    lines of its own, so the summary is never read as part of the error's ``fix:`` sentence."""
     u = row["usage"]
     state = {"finished": " (already finished: read back)", "resumed": " (resumed an interrupted run)"}.get(
         row.get("state", ""), "")
-    return (f"{row['study']}: {'FAILED ' + row['error'] if row['error'] else 'ok'}{state} in {row['seconds']:.1f} s; "
+    line = (f"{row['study']}: {'FAILED' if row['error'] else 'ok'}{state} in {row['seconds']:.1f} s; "
             f"calls {u['calls_made']} made, {u['cache_hits']} from cache; sandbox runs {row.get('sandbox_runs', 0)}; "
             f"tokens in/out {u['input_tokens']}/{u['output_tokens']}; cost ${u['cost_usd']:.4f}; "
             f"records {row['run_dir']}")
+    if not row["error"]:
+        return line
+    return line + "\n" + "\n".join(f"  {x}" for x in str(row["error"]).splitlines())
 
 
 def slowest_phases(rows: list[dict], k: int = 5) -> list[dict]:

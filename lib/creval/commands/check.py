@@ -5,6 +5,13 @@ For a server it probes the live endpoint with a handful of tiny requests shaped 
 not say, says where the server contradicts what the spec says (those phases are then judged by the server, and the
 command exits 1, unless ``--trust-spec``), and prints what runs where and the block that completes the spec;
 ``--no-probe`` uses the spec alone. A local model can do every verb.
+
+The probe tells the truth before it answers: a server that gives no answer (nothing listens, the host does not
+resolve, no reply within the spec's timeout) or one that is not an OpenAI-compatible API (a web page, plain text,
+another API's JSON) ends the check in one sentence naming the URL and what came back (status, content type, first
+bytes), exit 2, no ``can:`` block; so does a server none of whose probe requests succeeded (a redirect, a refused
+key, a model it does not serve). A phase is "yes" only where the probe's request for each of its verbs succeeded;
+a request that failed without saying what the server can do (a 5xx) is listed, and the check exits 1.
 """
 from __future__ import annotations
 
@@ -12,8 +19,9 @@ import dataclasses
 
 import yaml
 
+from creval.core.errors import CrevalError
 from creval.models import capabilities
-from creval.models.openai_compat import api_key_for
+from creval.models.openai_compat import OPENAI_URL, api_key_for
 from creval.models.probe import probe
 from creval.models.registry import check, get_spec
 
@@ -70,16 +78,45 @@ def report(spec, probed: dict | None, trust_spec: bool = False) -> str:
         lines.append("  thinking: on; switched off for samples and choice scores "
                      + ("(the server allows it)" if caps.thinking_off else "where the server allows it"))
     lines.append("")
-    lines.append(_table([("study", "phase", "runs", "why"), *capabilities.phase_table(spec, caps)]))
+    lines.append(_table([("study", "phase", "runs", "why"), *tried(capabilities.phase_table(spec, caps), probed)]))
+    if probed is not None and not answered(probed):
+        lines += ["", f"no probe request succeeded: nothing is known to run on {spec.name}; fix the server or the "
+                      "spec and check again"]
+    elif probed is not None and probed.get("failed"):
+        lines += ["", "probe requests that failed (the phases needing them are not marked yes):",
+                  *[f"  {f}" for f in probed["failed"]]]
     if against and not trust_spec:
         lines += ["", "the server contradicts the spec (" + "; ".join(f"{f}: the spec says {a}, the server gives {b}"
                                                                for f, (a, b) in against.items())
                   + "): the phases above are judged by what the server does; correct the spec's `can:` below, or "
                     "pass --trust-spec to judge by the spec on purpose"]
-    if add:
+    if add and (probed is None or answered(probed)):
         lines += ["", "add to the spec what the probe found (runs read the spec; they do not probe):",
                   yaml.safe_dump(add, sort_keys=False).rstrip()]
     return "\n".join(lines)
+
+
+def answered(probed: dict) -> bool:
+    """Whether any probe request succeeded (a probe without a ``worked`` record, an old caller's, counts)."""
+    return "worked" not in probed or any(probed["worked"].values())
+
+
+def tried(rows: list[tuple[str, str, str, str]], probed: dict | None) -> list[tuple[str, str, str, str]]:
+    """``rows`` of :func:`capabilities.phase_table` with "yes" kept only where the probe's request for every verb
+    of the phase succeeded: a phase judged possible from the spec and capabilities alone, whose request the live
+    server did not answer as asked, becomes "?" with the reason."""
+    worked = (probed or {}).get("worked")
+    if worked is None:
+        return rows
+    verbs = [vs for phases in capabilities.PHASES.values() for _, _, vs in phases]
+    out = []
+    for (study, phase, word, why), vs in zip(rows, verbs):
+        missed = [v for v in vs if not worked.get(v)]
+        if word == "yes" and missed:
+            word, why = "?", "; ".join(f"{capabilities.VERB_WORDS[v]}: the probe's request did not succeed"
+                                       for v in missed)
+        out.append((study, phase, word, why))
+    return out
 
 
 def block(said: dict, found: dict, against: dict, probed: dict) -> dict:
@@ -100,8 +137,15 @@ def cmd_check(args) -> int:
     probed = None
     if spec.is_server and not args.no_probe:
         probed = probe(spec, api_key_for(spec))
+        if not answered(probed):        # a redirect, a refused key, a model the server does not have, 5xx only
+            why = (probed.get("failed") or probed.get("notes") or ["no reply was usable"])[0]
+            raise CrevalError(f"model {spec.name}: no probe request to {spec.urls[0] if spec.urls else OPENAI_URL} "
+                              f"succeeded, so nothing is known to run on it (first: {why})",
+                              "check the spec's base_url, model name and key (api_key_env), then check again")
     trust = bool(getattr(args, "trust_spec", False))
     print(report(spec, probed, trust))
+    if probed is not None and (not answered(probed) or probed.get("failed")):
+        return 1                        # a server that did not answer every probe as asked is not known to work
     return 1 if probed and conflicts(spec.can or {}, probed.get("can", {})) and not trust else 0
 
 

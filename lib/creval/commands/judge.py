@@ -68,7 +68,7 @@ def register(sub) -> None:
     p.add_argument("file", help=".jsonl or .csv: problem_text (or problem, text) and solution per row")
     p.add_argument("--out", required=True, help="folder for the verdicts (one per judge setting)")
     p.add_argument("--judge", default=C.convergent_bench_judge, choices=judge_names(),
-                   help="judge (default: bench_judge, %(default)s)")
+                   help="judge (default: convergent_bench_judge, %(default)s)")
     p.add_argument("--judge-model", default=C.judge_model, help="the LLM that judges (default: %(default)s)")
     renamed(p, "--model", "--judge-model")
     p.add_argument("--domain", default="macgyver", help="domain whose criteria are judged (default: %(default)s)")

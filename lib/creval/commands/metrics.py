@@ -22,7 +22,9 @@ creativity index of exactly 1, distinct-1 of 1, no template) gets a warning: it 
 from __future__ import annotations
 
 import json
+import os
 import sys
+from pathlib import Path
 
 from tqdm import tqdm
 
@@ -58,9 +60,39 @@ def warn(message: str | None) -> None:
         print(f"creval: warning: {message}", file=sys.stderr)
 
 
+def out_file(args) -> None:
+    """Settle ``--out`` before any text is scored: an existing folder (or a path ending in a separator) gets the
+    file inside it, named after the input and the metric (``stories-ppl.csv``), and the command says so; a path
+    under an existing file is refused in one sentence. ``args.out`` is then the file written."""
+    given = getattr(args, "out", None)
+    if not given:
+        return
+    p = Path(given)
+    if p.is_dir() or given.endswith(("/", os.sep)):
+        name = f"{Path(str(getattr(args, 'file', '') or 'texts')).stem}-{getattr(args, 'metric', None) or 'scores'}.csv"
+        p = p / name
+        print(f"--out {given} is a folder: the rows go to {p}", file=sys.stderr)
+    blocked = next((a for a in p.parents if a.exists() and not a.is_dir()), None)
+    if blocked is not None:
+        raise CrevalError(f"--out {given}: {blocked} is a file, so nothing can be written under it",
+                          "give a file path (FILE.csv or FILE.jsonl) in a folder, or a folder to write into")
+    if p.exists() and not p.is_file():
+        raise CrevalError(f"--out {given} exists and is not a regular file", "give a file path or a folder")
+    args.out = str(p)
+
+
+def _with_out(fn):
+    """The command ``fn`` with its ``--out`` settled first (:func:`out_file`)."""
+    def run(args):
+        out_file(args)
+        return fn(args)
+    return run
+
+
 def finish(args, table: TextTable, per_text: list[dict]) -> None:
     """Write ``--out`` (one row per text: its id, the ``--keep`` columns of the input, then the measure)."""
     if getattr(args, "out", None):
+        out_file(args)                      # settled already by the command line; a direct caller's folder too
         keep = getattr(args, "keep", None) or []
         kept = [table.column(c) for c in keep]
         rows = [{"id": k, **{c: v[i] for c, v in zip(keep, kept)}, **r}
@@ -236,7 +268,8 @@ def table_options(p) -> None:
                    help="column of ids, echoed in every output (default: a column named id if the file has one, "
                         "else the row number from 0)")
     p.add_argument("--out", default=None, metavar="FILE",
-                   help="write one row per text, id first, to FILE (.csv, or .jsonl for JSON lines)")
+                   help="write one row per text, id first, to FILE (.csv, or .jsonl for JSON lines; a folder: "
+                        "FILE-METRIC.csv inside it)")
     p.add_argument("--keep", nargs="+", default=None, metavar="COL",
                    help="input columns copied into --out beside the id (e.g. --keep author rating)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -264,7 +297,7 @@ def register(subparsers) -> None:
     d.add_argument("file", help=FILE_HELP)
     d.add_argument("--json", action="store_true", help="print one JSON object (the set's figures)")
     table_options(d)
-    d.set_defaults(func=cmd_diversity)
+    d.set_defaults(func=_with_out(cmd_diversity))
     n = sub.add_parser("novelty", help="rank the texts in FILE by novelty with a pairwise LLM judge")
     n.add_argument("file", help=FILE_HELP + "; an optional question column")
     n.add_argument("--judge-model", default=None, help=f"judge model (default: judge_model, {d0.judge_model})")
@@ -275,7 +308,7 @@ def register(subparsers) -> None:
                    help=f"seed of the input shuffle (decides the order of ties; default: seed, {d0.seed})")
     table_options(n)
     profile_option(n)
-    n.set_defaults(func=_with_profile(cmd_novelty))
+    n.set_defaults(func=_with_out(_with_profile(cmd_novelty)))
     c = sub.add_parser("ci", help="creativity index of the texts in FILE (exact n-gram reuse, Lu et al.)")
     c.add_argument("file", help=FILE_HELP)
     c.add_argument("--reference", default="pool",
@@ -292,7 +325,7 @@ def register(subparsers) -> None:
     c.add_argument("--json", action="store_true", help="one JSON record per text")
     table_options(c)
     profile_option(c)
-    c.set_defaults(func=_with_profile(cmd_ci))
+    c.set_defaults(func=_with_out(_with_profile(cmd_ci)))
     pp = sub.add_parser("ppl", help="perplexity and bits per byte of the texts in FILE under a model")
     pp.add_argument("file", help=FILE_HELP + "; an optional question column")
     pp.add_argument("--model", default=None,
@@ -302,7 +335,7 @@ def register(subparsers) -> None:
     pp.add_argument("--context", default=None, help="one context for every text (implies --conditional)")
     table_options(pp)
     profile_option(pp)
-    pp.set_defaults(func=_with_profile(cmd_ppl))
+    pp.set_defaults(func=_with_out(_with_profile(cmd_ppl)))
     tp = sub.add_parser("templates", help="syntactic templates (POS n-grams) and CR-POS of the texts in FILE")
     tp.add_argument("file", help=FILE_HELP)
     tp.add_argument("--n", type=int, default=None,
@@ -313,7 +346,7 @@ def register(subparsers) -> None:
     tp.add_argument("--show", type=int, default=10, help="templates listed")
     table_options(tp)
     profile_option(tp)
-    tp.set_defaults(func=_with_profile(cmd_templates))
+    tp.set_defaults(func=_with_out(_with_profile(cmd_templates)))
     r = sub.add_parser("rubric", help="rubric LLM judge scores (creative writing, problem solving, research ideas)")
     r.add_argument("file", help=FILE_HELP + "; a question column = the problem")
     r.add_argument("--domain", choices=["cw", "ps", "ri"], default="ps", help="rubric: cw, ps or ri")
@@ -324,5 +357,5 @@ def register(subparsers) -> None:
                    help=f"token budget of the analysis turn (default: rethink_judge_tokens, {d0.rethink_judge_tokens})")
     table_options(r)
     profile_option(r)
-    r.set_defaults(func=_with_profile(cmd_rubric))
+    r.set_defaults(func=_with_out(_with_profile(cmd_rubric)))
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])

@@ -26,8 +26,12 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import httpx
+
+from creval.core.errors import CrevalError
+from creval.models import retry
 from creval.models.base import ModelSpec
-from creval.models.openai_compat import api_key_for
+from creval.models.openai_compat import OPENAI_URL, api_key_for, came_back, reply_json, unreachable
 from creval.models.replies import has_thinking
 from creval.models.retry import error_message
 from creval.models.shaping import shape, timeout
@@ -38,10 +42,13 @@ JUDGE = {"temperature": 0}                         # what judges and first answe
 ROOM = 2000                                        # reasoning room suggested for a model that reasons
 
 
+def _client_timeout(spec: ModelSpec) -> float:
+    return min(60.0, timeout(spec))
+
+
 def _client(spec: ModelSpec, key: str):
-    import httpx
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    return httpx.Client(timeout=min(60.0, timeout(spec)), headers=headers, follow_redirects=False)
+    return httpx.Client(timeout=_client_timeout(spec), headers=headers, follow_redirects=False)
 
 
 OWNERS = {"vllm": "vllm", "me": "llama-cpp-python", "library": "ollama"}   # /v1/models' owned_by, as each fills it
@@ -99,14 +106,45 @@ def identify_once(spec: ModelSpec) -> dict:
     return dict(KNOWN[base])
 
 
-def _post(client, spec, verb, path, body):
-    b = shape(spec, verb, path, {"model": spec.model, **body})
-    r = client.post(f"{spec.urls[0] if spec.urls else 'https://api.openai.com/v1'}{path}", json=b)
+def base_of(spec: ModelSpec) -> str:
+    """The URL the probe asks: the spec's first replica, or OpenAI's API."""
+    return spec.urls[0] if spec.urls else OPENAI_URL
+
+
+def send(client, spec: ModelSpec, method: str, path: str, body: dict | None = None):
+    """One probe request; an answer that is no answer (nothing listens, no DNS, no reply in time) or a 200 that is
+    not the JSON an OpenAI-compatible server sends there is :class:`~creval.models.openai_compat.BadReply`, one
+    sentence naming the URL and what came back. Returns ``(status, JSON body or {}, text)``; the text of a reply
+    that is not JSON is what came back (status, content type, first bytes), not the page."""
+    url = f"{base_of(spec)}{path}"
+    try:
+        r = client.request(method, url, **({"json": body} if body is not None else {}))
+    except httpx.HTTPError as e:
+        raise unreachable(e, url, f"model {spec.name}", _client_timeout(spec)) from None
+    if r.status_code == 200:
+        return 200, reply_json(r, url, f"model {spec.name}"), r.text
     try:
         data = r.json()
     except ValueError:
-        data = {}
-    return r.status_code, data, r.text
+        return r.status_code, {}, came_back(r)
+    return r.status_code, data if isinstance(data, dict) else {}, r.text
+
+
+def _post(client, spec, verb, path, body):
+    return send(client, spec, "POST", path, shape(spec, verb, path, {"model": spec.model, **body}))
+
+
+def refusal(status: int, text: str) -> bool:
+    """Whether a non-200 reply refuses the request for good (a client error, or llama-server's 500 naming what it
+    does not support): a finding about the server. Anything else (a 5xx, a 429, a refused key) says nothing about
+    what it can do."""
+    return status in (400, 404, 405, 422) or retry.classify(status, text) == "refused"
+
+
+def failure(status: int, text: str, url: str) -> str:
+    """A probe request that failed without telling what the server can do, in a sentence."""
+    said = text if text.startswith("HTTP ") else f"{status}: {error_message(text) or '(an empty body)'}"
+    return f"{url} answered {said}"
 
 
 def _first_top(data: dict) -> dict[str, float]:
@@ -155,14 +193,20 @@ def probe_chat(client, spec: ModelSpec) -> tuple[dict, list[str]]:
     ask = {"messages": PROMPT, "max_tokens": 1, "logprobs": True, "top_logprobs": 5, "seed": 1,
            "stop": ["\n\n\n"]}
     shaped, st, data, text, notes = learn_shaping(client, spec, {**ask, **SAMPLING})
+    sampled = st == 200                             # a sample's request (temperature 1.0, top-p 0.9) succeeded
     if st == 200:                                   # a judge's request too: temperature 0 may be refused alone
         shaped, st, _, text, more = learn_shaping(client, shaped, {**ask, **JUDGE})
         notes += more
-    found: dict = {}
+    found: dict = {"_worked": {"sample": sampled, "choice": False}}
     if shaped.request != spec.request:
         found["_request"] = {k: v for k, v in shaped.request.items() if v != (spec.request or {}).get(k)}
-    if st != 200:
+    if st == 200:
+        found["_worked"]["choice"] = True
+    elif refusal(st, text):
         notes.append(f"chat with log-probs answered {st}: {error_message(text)}")
+        return found, notes
+    else:
+        found["_failed"] = [failure(st, text, f"{base_of(spec)}/chat/completions")]
         return found, notes
     usage = data.get("usage") or {}
     msg = ((data.get("choices") or [{}])[0]).get("message") or {}
@@ -189,16 +233,21 @@ def probe_echo(client, spec: ModelSpec) -> tuple[dict, list[str]]:
     prompt = "The cat sat on the mat"
     st, data, text = _post(client, spec, "loglikelihood", "/completions",
                            {"prompt": prompt, "max_tokens": 1, "temperature": 0, "echo": True, "logprobs": 1})
+    no = {"_worked": {"loglikelihood": False}}
     if st == 404:
-        return {"completions": False}, [f"/completions answered 404: {error_message(text)}"]
+        return {"completions": False, **no}, [f"/completions answered 404: {error_message(text)}"]
+    if st != 200 and not refusal(st, text):
+        return {**no, "_failed": [failure(st, text, f"{base_of(spec)}/completions")]}, []
     if st != 200:
-        return {"completions": True, "echo": False}, [f"/completions with echo answered {st}: {error_message(text)}"]
+        return {"completions": True, "echo": False, **no}, [f"/completions with echo answered {st}: "
+                                                            f"{error_message(text)}"]
     lp = ((data.get("choices") or [{}])[0]).get("logprobs") or {}
+    lp = lp if isinstance(lp, dict) else {}
     toks, lps = lp.get("tokens") or [], lp.get("token_logprobs") or []
-    if len(toks) < 2 or not any(x is not None and math.isfinite(x) for x in lps):
-        return {"completions": True, "echo": False}, ["/completions did not echo the prompt's log-probs"]
+    if len(toks) < 2 or not any(isinstance(x, (int, float)) and math.isfinite(x) for x in lps):
+        return {"completions": True, "echo": False, **no}, ["/completions did not echo the prompt's log-probs"]
     adds = not prompt.startswith(str(toks[0]).lstrip("Ġ▁ ")[:1] or "\0")
-    found = {"completions": True, "echo": True, "adds_document_start": adds}
+    found = {"completions": True, "echo": True, "adds_document_start": adds, "_worked": {"loglikelihood": True}}
     st, data, _ = _post(client, spec, "loglikelihood", "/completions",
                         {"prompt": [prompt, prompt + " again"], "max_tokens": 1, "temperature": 0, "echo": True,
                          "logprobs": 1, "return_tokens_as_token_ids": True})
@@ -242,11 +291,12 @@ def probe_thinking(client, spec: ModelSpec) -> tuple[dict, list[str]]:
     """Whether samples come back without thinking, and which documented switch turns it off where they do not;
     then whether a chat reply's budget survives the model's reasoning. Found capabilities, plus ``_spec`` (top-level
     fields) and ``_request`` (shaping) for the printed block; notes."""
-    found: dict = {}
+    found: dict = {"_worked": {}}
     thinks = _thinks(client, spec)
-    if thinks is None:
-        return found, ["the short generation was refused: thinking not probed"]
     notes = []
+    if thinks is None:
+        found["_worked"]["sample"] = False
+        notes.append("the short generation was refused: thinking not probed")
     if thinks:
         notes.append("a short generation shaped as a sample carries thinking (<think> or a reasoning field)")
         found["_spec"], found["thinking_off"] = ({} if spec.thinking else {"thinking": True}), False
@@ -259,8 +309,15 @@ def probe_thinking(client, spec: ModelSpec) -> tuple[dict, list[str]]:
                 else:
                     found["_spec"][field] = value
                 break
-    st, data, _ = _post(client, spec, "chat", "/chat/completions", {"messages": PROMPT, "max_tokens": 8, **JUDGE})
-    content, reasoning, finish = _reply(data) if st == 200 else ("?", "", "")
+    st, data, text = _post(client, spec, "chat", "/chat/completions", {"messages": PROMPT, "max_tokens": 8, **JUDGE})
+    found["_worked"]["chat"] = st == 200
+    if st != 200:
+        if refusal(st, text):
+            notes.append(f"a chat reply was refused ({st}: {error_message(text)})")
+        else:
+            found["_failed"] = [failure(st, text, f"{base_of(spec)}/chat/completions")]
+        return found, notes
+    content, reasoning, finish = _reply(data)
     spent = int(((data.get("usage") or {}).get("completion_tokens_details") or {}).get("reasoning_tokens") or 0)
     if (spent or (not content.strip() and finish == "length")) and not spec.reasoning_room:
         found.setdefault("_spec", {})["reasoning_room"] = ROOM
@@ -272,13 +329,37 @@ def probe_thinking(client, spec: ModelSpec) -> tuple[dict, list[str]]:
     return found, notes
 
 
+VERBS = ("sample", "chat", "choice", "loglikelihood")
+
+
+def reachable(client, spec: ModelSpec) -> None:
+    """``GET /models`` first: a port nobody listens on, a host that does not resolve, a server that does not
+    answer in time or answers a web page stop the probe here, in one sentence (:func:`send`), before any
+    finding. A non-200 (a server without the route, a refused key) is left to the chat probe to tell."""
+    send(client, spec, "GET", "/models")
+
+
 def probe(spec: ModelSpec, key: str = "") -> dict:
     """``{"server": {name, version}, "can": {...found}, "request": {...shaping it needs}, "spec": {top-level fields
-    it needs: thinking, reasoning_effort, reasoning_room}, "notes": [...], "error": str}`` for a server spec."""
-    out: dict = {"server": {}, "can": {}, "request": {}, "spec": {}, "notes": [], "error": ""}
-    base = spec.urls[0] if spec.urls else "https://api.openai.com/v1"
+    it needs: thinking, reasoning_effort, reasoning_room}, "worked": {verb: did its probe request succeed},
+    "failed": [a request that failed without saying what the server can do], "notes": [...], "error": str}`` for
+    a server spec. A server that gives no answer or one that is not an OpenAI-compatible API's raises
+    :class:`~creval.models.openai_compat.BadReply` (one sentence naming the URL and what came back)."""
+    out: dict = {"server": {}, "can": {}, "request": {}, "spec": {}, "worked": {v: False for v in VERBS},
+                 "failed": [], "notes": [], "error": ""}
+    asked: dict[str, bool] = {}
+
+    def keep(found: dict, notes: list[str], suffix: str = "") -> None:
+        for v, ok in found.pop("_worked", {}).items():
+            asked[v] = asked.get(v, True) and ok
+        out["failed"] += found.pop("_failed", [])
+        out["can"].update(found)
+        out["notes"] += [f"{n}{suffix}" for n in notes]
+
+    base = base_of(spec)
     try:
         with _client(spec, key) as client:
+            reachable(client, spec)
             out["server"] = identify(client, base)
             for step in (probe_chat, probe_echo, probe_thinking):
                 found, notes = step(client, spec)
@@ -290,13 +371,18 @@ def probe(spec: ModelSpec, key: str = "") -> dict:
                     fields = found.pop("_spec")
                     out["spec"].update(fields)
                     spec = replace(spec, **fields)
-                out["can"].update(found)
-                out["notes"] += notes
+                keep(found, notes)
             if out["can"].get("thinking_off") and (out["spec"] or out["request"]):
                 found, notes = probe_chat(client, spec)         # thinking hid the log-probs: ask again without it
                 found.pop("_request", None)
-                out["can"].update(found)
-                out["notes"] += [f"{n} (thinking off)" for n in notes]
-    except Exception as e:  # noqa: BLE001 - the probe reports what stopped it instead of failing the command
-        out["error"] = f"{type(e).__name__}: {e}"
+                asked.pop("choice", None)                       # the answer without thinking is the one that counts
+                keep(found, notes, " (thinking off)")
+    except CrevalError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a reply the probe could not read: one sentence, not a traceback
+        raise CrevalError(f"model {spec.name}: the probe of {base} stopped on a reply it could not read "
+                          f"({type(e).__name__}: {e})",
+                          "check that base_url points at an OpenAI-compatible API; `--no-probe` judges by the "
+                          "spec alone") from None
+    out["worked"].update({v: ok for v, ok in asked.items() if v in out["worked"]})
     return out

@@ -140,7 +140,7 @@ def _pairwise_fit(recs, dataset: str) -> dict:
     p = recs["pairwise"]
     p = p[p["dataset"] == dataset] if len(p) else p
     if not len(p):
-        raise CrevalError(f"no pairwise judgement of {dataset}", "set pairwise_items > 0")
+        raise CrevalError(f"no pairwise judgement of {dataset}", "set compare_pairwise_items > 0")
     P.check(list(p["provenance"]), f"the pairwise judgements of {dataset}")
     ok = p[p["state"] == "ok"]
     models = sorted(set(p["a"]) | set(p["b"]))
@@ -160,8 +160,8 @@ def table_pairwise(recs, dataset: str) -> pd.DataFrame:
     """Each model's Bradley-Terry strength [95% CI] and rank interval; or why the comparison is refused."""
     p = recs["pairwise"]
     if not len(p) or not (p["dataset"] == dataset).any():
-        return captioned(pd.DataFrame(), f"{dataset}: no pairwise judgement (pairwise_items = 0, or no item that "
-                                         "every model answered).")
+        return captioned(pd.DataFrame(), f"{dataset}: no pairwise judgement (compare_pairwise_items = 0, or no "
+                                         "item that every model answered).")
     try:
         f = _pairwise_fit(recs, dataset)
     except CrevalError as e:
@@ -255,7 +255,7 @@ def table_equivalence(recs) -> pd.DataFrame:
     index; a summary row (Spearman of the two counts over steps, mean Rand index). Refused on mixed provenance."""
     e = recs["equivalence"]
     if not len(e):
-        return captioned(pd.DataFrame(), "No equivalence partition (equivalence_steps = 0, or no divergent "
+        return captioned(pd.DataFrame(), "No equivalence partition (compare_equivalence_steps = 0, or no divergent "
                                          "samples were read).")
     ok, why = P.comparable(list(e["provenance"]))
     if not ok:

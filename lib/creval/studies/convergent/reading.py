@@ -92,7 +92,7 @@ def what_this_shows(recs: Records) -> str:
                      "The paper's Table 15 has the retrieval judge spending fewer tokens per pair than ChatEval "
                      f"({S.fmt_number(PAPER_SHARE, 1, 100)}% of them).",
                      f"Here it spends {S.fmt_number(share, 0, 100)}%, {S.fmt_estimate(d['diff'], d['lo'], d['hi'], 0)}"
-                     f" tokens per pair on {d['n']} pairs (both judges at `judge_word_limit` = "
+                     f" tokens per pair on {d['n']} pairs (both judges at `convergent_judge_word_limit` = "
                      f"{cfg.convergent_judge_word_limit} words per turn)."))
     else:
         rows.append((TESTABLE, "The paper's Table 15 token comparison with ChatEval.",

@@ -123,7 +123,7 @@ def what_this_shows(recs: Records) -> str:
     rows.append((TESTABLE, "The paper ranks fourteen models on MacGyver (Table 3).",
                  f"This build measured {len(models)} model(s), on "
                  + (items(f"{most} problem(s)", "divergent", "problems") if most else "0 problem(s)")
-                 + " per domain: a ranking needs strong models and hundreds of problems (`limit`)."))
+                 + " per domain: a ranking needs strong models and hundreds of problems (`divergent_limit`)."))
     return claims_md(rows, recs)
 
 

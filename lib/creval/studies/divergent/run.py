@@ -47,12 +47,15 @@ def problem_units(cfg: DivergentConfig, model: str, domain: str, *, n: int | Non
                   temperature: float | None = None, limit: int | None = None) -> list[units.Unit]:
     """One unit per problem of the first ``limit`` of ``domain`` (the config's sizes by default), keyed
     ``model/domain/n<n>-T<t>/problem_id``."""
+    n_key = "divergent_n_samples" if n is None else "samples per step"        # a caller's own size: not a key
+    limit_key = "divergent_limit" if limit is None else "problems"
     n = cfg.divergent_n_samples if n is None else n
     limit = cfg.divergent_limit if limit is None else limit
     t = float(cfg.divergent_temperature if temperature is None else temperature)
     if n < 1 or limit < 0 or cfg.divergent_max_steps < 1:
-        raise CrevalError(f"bad sizes n={n}, limit={limit}, max_steps={cfg.divergent_max_steps}",
-                          "use n_samples >= 1, limit >= 0, max_steps >= 1")
+        raise CrevalError(f"bad sizes: {n_key}={n}, {limit_key}={limit}, divergent_max_steps="
+                          f"{cfg.divergent_max_steps}",
+                          f"use {n_key} >= 1, {limit_key} >= 0, divergent_max_steps >= 1")
     problems, where = get_domain(domain).load_with_source(limit=limit, seed=cfg.data_seed)
     log.info("divergent: %d %s problems from %s", len(problems), domain, where)
     return [units.Unit(f"{registry.model_name(model)}/{domain}/n{n}-T{t:g}/{p.problem_id}", Job(model, domain, n, t, p))

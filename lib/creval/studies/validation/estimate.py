@@ -67,5 +67,5 @@ def estimate(cfg) -> Estimate:
     h2 = solve_parts(div, cfg.model, d, k, 0, cfg.validation_n_large, "H.2 rerun",
                      cached_samples=min(div.divergent_n_samples, cfg.validation_n_large))
     phases.append(Phase("H.2 rerun", k, Range(1, div.divergent_max_steps), tuple(h2), breadth=cfg.validation_n_large))
-    return Estimate("validation", phases, ["H.2: the budget answer and the first n_samples samples of a step "
+    return Estimate("validation", phases, ["H.2: the budget answer and the first divergent_n_samples samples of a step "
                                            "may come from chapter 02's cache (lower bound)"])

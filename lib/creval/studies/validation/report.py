@@ -318,7 +318,8 @@ def table_full_data(recs: Records):
     human_full, (n_boot, seed) = recs.human_full, boot(recs).values()
     draws = getattr(recs.cfg, "validation_draws", 200)
     if human_full is None or not len(human_full):
-        return captioned(pd.DataFrame(), "Full-data measures not computed (human_full is off, or no labelled data).")
+        return captioned(pd.DataFrame(), "Full-data measures not computed (validation_human_full is off, or no "
+                                         "labelled data).")
     rows = []
     for ds, d in human_full.groupby("dataset", sort=False):
         d = d.reset_index(drop=True)
