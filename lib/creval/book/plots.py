@@ -7,6 +7,8 @@ be reset; nothing else remembers it.
 """
 from __future__ import annotations
 
+import re
+
 import plotly.graph_objects as go
 from IPython.display import display
 from plotly.offline import get_plotlyjs
@@ -51,10 +53,45 @@ def show(fig: go.Figure, page: PlotlyPage = PAGE) -> None:
     display({"text/html": page.html(fig)}, raw=True)
 
 
+COUNT = re.compile(r"^n$|^n_|_n$|count|rows|calls|tokens|items|problems|samples|pairs|seed|steps|rounds|hits|made",
+                   re.I)
+
+
+def whole_column(name, values) -> bool:
+    """Whether a float column holds counts: every value whole (NaN aside) and the column named like a count or
+    holding a value of 2 or more (a share or an AUROC stays a decimal even when it is 0 or 1)."""
+    import pandas as pd
+    kept = pd.to_numeric(values, errors="coerce").dropna()
+    if kept.empty or not (kept == kept.round()).all():
+        return False
+    return bool(COUNT.search(str(name))) or bool((kept.abs() >= 2).any())
+
+
+def shown_frame(df):
+    """``df`` as a page shows it: nested values (dicts, lists) written as text (:func:`readable`), never as
+    Python reprs; the numbers are untouched."""
+    from creval.studies.tables import readable
+    out = df.copy()
+    out.attrs = dict(df.attrs)
+    for i, c in enumerate(out.columns):
+        col = out.iloc[:, i]
+        if col.dtype == object and col.map(lambda v: isinstance(v, (dict, list, tuple))).any():
+            out.iloc[:, i] = col.map(lambda v: readable(v) if isinstance(v, (dict, list, tuple)) else v)
+    return out
+
+
 def table(df, caption: str | None = None, digits: int = 3):
-    """A styled pandas table for chapters (rounded floats; caption given, else ``df.attrs["caption"]``)."""
+    """A styled pandas table for chapters: floats rounded to ``digits``, whole-valued count columns as integers
+    (3292, not 3292.000), nested values as text, text columns left-aligned; caption given, else
+    ``df.attrs["caption"]``."""
     caption = df.attrs.get("caption", "") if caption is None else caption
+    df = shown_frame(df)
+    unique = df.columns.is_unique
+    counts = {c: (lambda v: "–" if v != v else f"{v:.0f}") for c in df.columns
+              if unique and df[c].dtype.kind == "f" and whole_column(c, df[c])}
     sty = df.style.format(precision=digits, na_rep="–").hide(axis="index")
+    if counts:
+        sty = sty.format(counts)
     text_cols = [c for c in df.columns if df[c].dtype == object]
     if text_cols:
         sty = sty.set_properties(subset=text_cols, **{"text-align": "left"})

@@ -31,6 +31,11 @@ border-right:1px solid #ddd;padding:16px;font:14px/1.45 system-ui,sans-serif;box
 .creval-nav h1{font-size:16px;margin:0 0 8px}
 details.creval-parameters{margin:4px 0 8px;color:#555} details.creval-parameters summary{cursor:pointer}
 details.creval-parameters pre{font-size:12px;background:#f7f7f9;padding:8px;overflow-x:auto}
+details.creval-code{margin:2px 0;color:#555;font-size:13px} details.creval-code summary{cursor:pointer}
+details.creval-code pre{font-size:12px;background:#f7f7f9;padding:8px;overflow-x:auto;white-space:pre}
+.jp-RenderedHTMLCommon table{display:block;max-width:100%;overflow-x:auto}
+.jp-RenderedHTMLCommon td,.jp-RenderedHTMLCommon th{text-align:left}
+.jp-OutputArea-output{overflow-x:auto;max-width:100%}
 """
 
 
@@ -80,10 +85,20 @@ QUARTO_OPTION = re.compile(r"^#\|.*\n?", re.M)
 ATTRIBUTES = re.compile(r"^(#+ .*?)\s*\{[.#][^}]*\}\s*$", re.M)
 
 
+FOLDED = "creval_folded"      # metadata key of a code cell whose source the offline page shows folded
+
+
+def folded_code(source: str) -> str:
+    """A code cell's source as a ``<details>`` block that opens on a click (what Quarto's ``code-fold`` does)."""
+    return (f'<details class="creval-code"><summary>Code</summary>\n<pre>{html.escape(source.strip())}</pre>\n'
+            "</details>")
+
+
 def reader_notebook(nb):
     """The executed notebook as the offline book shows it (in place): the parameters cell folded into a
-    ``<details>`` block that opens on a click, the input of setup cells (tag ``hide-input``) hidden, Quarto's
-    ``#|`` cell options dropped. The page starts with prose."""
+    ``<details>`` block that opens on a click, every other code cell's source folded the same way (its output
+    shown), the input of setup cells (tag ``hide-input``) hidden, Quarto's ``#|`` cell options dropped. The
+    page starts with prose."""
     import nbformat
     cells = []
     for cell in nb.cells:
@@ -100,6 +115,10 @@ def reader_notebook(nb):
             cell.metadata.setdefault("transient", {})["remove_source"] = True
             if not cell.get("outputs"):
                 continue
+        elif cell.cell_type == "code" and cell.source.strip():
+            cells.append(nbformat.v4.new_markdown_cell(folded_code(cell.source)))
+            cell.metadata.setdefault("transient", {})["remove_source"] = True
+            cell.metadata[FOLDED] = True
         cells.append(cell)
     nb.cells = cells
     return nb
