@@ -80,19 +80,66 @@ def shown_frame(df):
     return out
 
 
+CSV_LIMIT = 2_000_000     # bytes of a table's CSV a page carries inline; a bigger table points to the downloads
+
+
+def csv_text(df) -> str:
+    """``df`` as CSV with its full values (nested ones as JSON text, ``json.loads`` reads them back)."""
+    import json
+    out = df.copy()
+    for i in range(out.shape[1]):
+        col = out.iloc[:, i]
+        if col.dtype == object:
+            out.iloc[:, i] = col.map(lambda v: json.dumps(v, ensure_ascii=False, default=str)
+                                     if isinstance(v, (dict, list, tuple)) else v)
+    return out.to_csv(index=False)
+
+
+def csv_name(caption: str) -> str:
+    """A file name for a table's CSV, from its caption ("Table 3: pass@1" -> ``table-3-pass-1.csv``)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", caption.lower()).strip("-")[:60].rstrip("-")
+    return f"{slug or 'table'}.csv"
+
+
+def csv_link(df, caption: str) -> str:
+    """An HTML link that downloads ``df`` as CSV (the values in full, not as rounded on the page), carried in
+    the page itself (a ``data:`` address: no file to publish, works offline); a note when it is too big."""
+    import html as html_
+    from urllib.parse import quote
+    text = csv_text(df)
+    if len(text.encode()) > CSV_LIMIT:
+        return ('<p class="creval-csv">This table is too big to carry in the page: its records are in the '
+                "downloads (provenance below).</p>")
+    name = html_.escape(csv_name(caption))
+    return (f'<p class="creval-csv" style="margin:2px 0 12px;font-size:12px"><a download="{name}" '
+            f'href="data:text/csv;charset=utf-8,{quote(text)}">Download this table (CSV)</a></p>')
+
+
+class ShownTable:
+    """A table as a chapter shows it: the styled table, then a link to its CSV. Anything else is the
+    :class:`pandas.io.formats.style.Styler`'s (``.data``, ``.to_html()``...)."""
+
+    def __init__(self, styler, frame, caption: str) -> None:
+        self.styler, self.frame, self.caption = styler, frame, caption
+
+    def _repr_html_(self) -> str:
+        return self.styler.to_html() + csv_link(self.frame, self.caption)
+
+    def __getattr__(self, name):
+        return getattr(self.styler, name)
+
+
 def table(df, caption: str | None = None, digits: int = 3):
     """A styled pandas table for chapters: floats rounded to ``digits``, whole-valued count columns as integers
     (3292, not 3292.000), nested values as text, text columns left-aligned; caption given, else
-    ``df.attrs["caption"]``."""
+    ``df.attrs["caption"]``; a link below it downloads the table's full values as CSV (:class:`ShownTable`)."""
     caption = df.attrs.get("caption", "") if caption is None else caption
-    df = shown_frame(df)
+    raw, df = df, shown_frame(df)
     unique = df.columns.is_unique
     counts = {c: (lambda v: "–" if v != v else f"{v:.0f}") for c in df.columns
               if unique and df[c].dtype.kind == "f" and whole_column(c, df[c])}
-    sty = df.style.format(precision=digits, na_rep="–").hide(axis="index")
-    if counts:
-        sty = sty.format(counts)
+    sty = df.style.format(counts or None, precision=digits, na_rep="–").hide(axis="index")
     text_cols = [c for c in df.columns if df[c].dtype == object]
     if text_cols:
         sty = sty.set_properties(subset=text_cols, **{"text-align": "left"})
-    return sty.set_caption(caption) if caption else sty
+    return ShownTable(sty.set_caption(caption) if caption else sty, raw, caption)

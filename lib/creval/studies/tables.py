@@ -68,7 +68,7 @@ def readable(v) -> str:
     commas, nested ones in parentheses; no Python brackets or quotes. Anything else is ``str(v)``."""
     def inner(x) -> str:
         text = readable(x)
-        return f"({text})" if isinstance(x, (dict, list, tuple)) and len(x) > 1 else text
+        return f"({text})" if isinstance(x, dict) and x or isinstance(x, (list, tuple)) and len(x) > 1 else text
     if isinstance(v, dict):
         return ", ".join(f"{k}: {inner(x)}" for k, x in v.items()) if v else "none"
     if isinstance(v, (list, tuple)):

@@ -1,0 +1,53 @@
+"""How a chapter's table reads (issue 53): counts as integers, measured values rounded, nested values as text
+rather than Python reprs, text left-aligned, and a CSV of the full values beside every table."""
+import csv
+import io
+import json
+import re
+from urllib.parse import unquote
+
+import numpy as np
+import pandas as pd
+
+from creval.book.plots import csv_name, table, whole_column
+from creval.studies.tables import readable
+
+
+def cells(html: str) -> list[str]:
+    return [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", html, re.S)]
+
+
+def test_nested_values_read_as_text_without_brackets_or_quotes():
+    assert readable({"seed": 0, "data_seed": 42}) == "seed: 0, data_seed: 42"
+    assert readable({"m": {"backend": "llamacpp", "kind": "raw"}}) == "m: (backend: llamacpp, kind: raw)"
+    assert readable([1, [2, 3], "x"]) == "1, (2, 3), x" and readable({}) == "none" and readable(2.5) == "2.5"
+
+
+def test_a_count_column_is_whole_and_a_share_stays_a_decimal_even_at_zero_or_one():
+    assert whole_column("calls_made", pd.Series([3292.0, np.nan]))
+    assert whole_column("tokens in", pd.Series([12.0, 40.0])) and whole_column("value", pd.Series([0.0, 17.0]))
+    assert not whole_column("auroc", pd.Series([1.0, 0.0])) and not whole_column("n", pd.Series([2.5, 3.0]))
+    assert not whole_column("n", pd.Series([np.nan]))
+
+
+def test_the_page_shows_counts_as_integers_rounded_values_and_no_python_repr():
+    df = pd.DataFrame({"what": ["a", "b"], "calls_made": [3292.0, np.nan], "auroc": [1.0, 0.0],
+                       "share": [0.51234, 0.2], "models": [{"m": {"backend": "hf"}}, ["x", "y"]]})
+    df.attrs["caption"] = "Table 3: calls | cost"
+    html = table(df)._repr_html_()
+    shown = cells(html.split("</table>")[0])
+    assert shown == ["a", "3292", "1.000", "0.512", "m: (backend: hf)", "b", "–", "0.000", "0.200", "x, y"]
+    assert "{" not in "".join(shown) and "[" not in "".join(shown)
+    assert "text-align: left" in html and "<caption>Table 3: calls | cost</caption>" in html
+    assert list(df["calls_made"].isna()) == [False, True]            # the caller's frame is left as it was
+
+
+def test_every_table_carries_its_full_values_as_csv():
+    df = pd.DataFrame({"model": ["a", "b"], "auroc": [0.81449, 0.5], "seeds": [{"seed": 0}, [1, 2]]})
+    html = table(df, "Table 3: pass@1 (both judges)")._repr_html_()
+    link = re.search(r'<a download="([^"]+)" href="data:text/csv;charset=utf-8,([^"]+)"', html)
+    assert link and link.group(1) == "table-3-pass-1-both-judges.csv"
+    rows = list(csv.DictReader(io.StringIO(unquote(link.group(2)))))
+    assert [r["model"] for r in rows] == ["a", "b"] and float(rows[0]["auroc"]) == 0.81449   # not the rounded 0.814
+    assert json.loads(rows[0]["seeds"]) == {"seed": 0} and json.loads(rows[1]["seeds"]) == [1, 2]
+    assert csv_name("") == "table.csv"
