@@ -131,6 +131,33 @@ def preface_html(text: str) -> str:
     return mistune.html(ATTRIBUTES.sub(r"\1", text))
 
 
+INCLUDE = re.compile(r"\{\{<\s*include\s+(\S+)\s*>\}\}")
+
+
+def appendix_files(quarto_file: Path | None = None) -> list[str]:
+    """The book's appendix pages (``book: appendices:`` of ``_quarto.yml``), in order."""
+    cfg = yaml.safe_load((quarto_file or paths.REPO / "_quarto.yml").read_text())
+    return list(cfg["book"].get("appendices") or [])
+
+
+def expanded(path: Path) -> str:
+    """A ``.qmd`` page's Markdown with each ``{{< include file >}}`` replaced by that file (read now, at build
+    time: the verdict rule and the departures are ``docs/*.md``, never copied into the site's sources)."""
+    text = path.read_text()
+    return INCLUDE.sub(lambda m: expanded(path.parent / m.group(1)), text)
+
+
+def included_files(path: Path) -> list[Path]:
+    """The files a ``.qmd`` page includes (what staging it for Quarto must copy beside it)."""
+    return [(path.parent / m.group(1)).resolve() for m in INCLUDE.finditer(path.read_text())]
+
+
+def appendix_title(path: Path) -> str:
+    """An appendix page's title: its first heading."""
+    m = re.search(r"^#\s+(.+?)\s*(\{[^}]*\})?\s*$", expanded(path), re.M)
+    return m.group(1) if m else path.stem
+
+
 def failed_chapters(out: Path) -> list[str]:
     """One line per executed chapter of ``out`` that raised: the chapter, the cell, the error and the records
     (the note :func:`creval.book.execute.failure_note` wrote, else the first error output found)."""
@@ -174,6 +201,9 @@ def render_offline(out: Path) -> Path:
             continue
         title = notebook_title(out / f) if f.endswith(".ipynb") else "Preface"
         entries.append((part, str(Path(f).with_suffix(".html")), title))
+    (site / "appendices").mkdir(exist_ok=True)
+    for f in appendix_files():
+        entries.append(("Appendices", str(Path(f).with_suffix(".html")), appendix_title(paths.REPO / f)))
     exporter = HTMLExporter(template_name="lab", exclude_input_prompt=True, exclude_output_prompt=True)
     mathjax = package_dir("jupyter_server_mathjax")    # MathJax shipped on PyPI: formulas render offline
     if mathjax and not (site / "mathjax").exists():
@@ -183,8 +213,9 @@ def render_offline(out: Path) -> Path:
     for part, href, title in entries:
         depth = href.count("/")
         nav = _nav(entries, href, "../" * depth)
-        if href == "index.html":
-            body = preface_html((paths.REPO / "index.qmd").read_text())
+        if href == "index.html" or part == "Appendices":
+            source = paths.REPO / ("index.qmd" if href == "index.html" else Path(href).with_suffix(".qmd"))
+            body = preface_html(expanded(source))
             page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(book_title())}</title>"
                     f"<style>{STYLE} .creval-main{{font:16px/1.6 system-ui,sans-serif}}</style></head>"
                     f"<body>{nav}<main class='creval-main'>{body}</main></body></html>")
@@ -219,6 +250,11 @@ def stage_quarto(out: Path) -> Path:
     for f in ("index.qmd", "references.bib"):
         if (paths.REPO / f).exists():
             shutil.copy(paths.REPO / f, stage / f)
+    for f in appendix_files():           # the appendix pages and the docs they include, where they include them
+        for src in [paths.REPO / f, *included_files(paths.REPO / f)]:
+            dest = stage / src.resolve().relative_to(paths.REPO.resolve())
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dest)
     shutil.copytree(out / "chapters", stage / "chapters")
     return stage
 
