@@ -36,3 +36,10 @@ def test_the_offline_site_and_the_quarto_stage_carry_the_appendices(tmp_path):
     stage = stage_quarto(tmp_path)
     assert (stage / "appendices/verdicts.qmd").exists() and (stage / "docs/verdicts.md").exists()
     assert "appendices/bibliography.qmd" in (stage / "_quarto.yml").read_text()
+
+
+def test_the_preface_links_each_chapter_s_page_and_the_papers():
+    from creval.book.render import preface_html
+    body = preface_html((REPO / "index.qmd").read_text())
+    assert '<em>Code creativity (NeoCoder)</em> (<a href="chapters/05-neocoder.html">page</a>)' in body
+    assert ".ipynb" not in body and 'href="https://arxiv.org/abs/2407.09007"' in body

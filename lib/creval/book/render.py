@@ -125,10 +125,12 @@ def reader_notebook(nb):
 
 
 def preface_html(text: str) -> str:
-    """``index.qmd`` as HTML without Quarto: front matter and attribute syntax (``{.unnumbered}``) dropped."""
+    """``index.qmd`` as HTML without Quarto: front matter and attribute syntax (``{.unnumbered}``) dropped, links
+    to a chapter's notebook pointed at its page."""
     import mistune
     text = re.sub(r"^---.*?---\s*", "", text, flags=re.S)
-    return mistune.html(ATTRIBUTES.sub(r"\1", text))
+    out = mistune.html(ATTRIBUTES.sub(r"\1", text))
+    return re.sub(r'href="([^":]+)\.ipynb"', r'href="\1.html"', out)     # a chapter's page, as Quarto links it
 
 
 INCLUDE = re.compile(r"\{\{<\s*include\s+(\S+)\s*>\}\}")
