@@ -9,8 +9,8 @@ run in it that lists what a reader should never meet (issue 53):
   takes less than half of the figure's width (labels or a legend took the rest).
 
 The script (``assets/pagecheck.js``) writes its findings into the page (``<pre id="creval-pagecheck">``) and
-Chromium's ``--dump-dom`` hands the page back; nothing here needs a server or the network. :func:`check_site` checks every page of a
-site; :func:`browser` finds Chromium (None when none is installed).
+Chromium's ``--dump-dom`` hands the page back; nothing here needs a server or the network.
+:func:`check_site` checks every page of a site; :func:`browser` finds Chromium (None when none is installed).
 """
 from __future__ import annotations
 
