@@ -51,3 +51,15 @@ def test_every_table_carries_its_full_values_as_csv():
     assert [r["model"] for r in rows] == ["a", "b"] and float(rows[0]["auroc"]) == 0.81449   # not the rounded 0.814
     assert json.loads(rows[0]["seeds"]) == {"seed": 0} and json.loads(rows[1]["seeds"]) == [1, 2]
     assert csv_name("") == "table.csv"
+
+
+def test_a_long_figure_title_wraps_onto_lines_that_fit():
+    import plotly.graph_objects as go
+
+    from creval.book.plots import readable_titles, wrapped
+    long = "Agreement (src), mean over objects (degenerate: a constant score or a copied order, named in the table)"
+    assert max(len(line) for line in wrapped(long, 40).split("<br>")) <= 40
+    assert wrapped("short<br>kept", 40) == "short<br>kept"
+    fig = readable_titles(go.Figure().update_layout(title=long))
+    assert fig.layout.title.text.replace("<br>", " ") == long and fig.layout.margin.t >= 40 + 22 * 2
+    assert readable_titles(go.Figure().update_layout(title="Short")).layout.title.text == "Short"

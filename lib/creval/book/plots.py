@@ -16,8 +16,31 @@ from plotly.offline import get_plotlyjs
 TEMPLATE = "plotly_white"
 
 
+TITLE_CHARS = 90      # characters of a figure title's line before it wraps (plotly never wraps a title itself)
+
+
+def wrapped(text: str, width: int = TITLE_CHARS) -> str:
+    """``text`` broken with ``<br>`` between words into lines of at most ``width`` characters (lines it already
+    breaks are kept); what a long plotly title needs so that it is not cut at the figure's edge."""
+    import textwrap
+    lines = re.split(r"<br\s*/?>", text)
+    return "<br>".join("<br>".join(textwrap.wrap(line, width)) or line for line in lines)
+
+
+def readable_titles(fig: go.Figure) -> go.Figure:
+    """``fig`` with a long title wrapped onto lines (:func:`wrapped`) and the top margin made room for them."""
+    text = fig.layout.title.text if fig.layout.title else None
+    if text and len(text) > TITLE_CHARS:
+        text = wrapped(text)
+        lines = text.count("<br>") + 1
+        top = fig.layout.margin.t if fig.layout.margin and fig.layout.margin.t is not None else 80
+        fig.update_layout(title_text=text, margin_t=max(top, 40 + 22 * lines))
+    return fig
+
+
 def figure_html(fig: go.Figure, include_js: bool) -> str:
     fig.update_layout(template=TEMPLATE)
+    readable_titles(fig)
     html = fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False, "responsive": True})
     if include_js:
         # Hide an AMD loader (require.js in some notebook front ends) while plotly.js loads, so it always
@@ -142,4 +165,8 @@ def table(df, caption: str | None = None, digits: int = 3):
     text_cols = [c for c in df.columns if df[c].dtype == object]
     if text_cols:
         sty = sty.set_properties(subset=text_cols, **{"text-align": "left"})
+    lines = [c for c in text_cols if df[c].map(lambda v: isinstance(v, str) and "\n" in v).any()]
+    if lines:              # code and multi-line text keep their line breaks (a cell would join them into one line)
+        sty = sty.set_properties(subset=lines, **{"white-space": "pre-wrap", "font-family": "monospace",
+                                                   "font-size": "12px"})
     return ShownTable(sty.set_caption(caption) if caption else sty, raw, caption)
