@@ -63,3 +63,19 @@ def test_a_long_figure_title_wraps_onto_lines_that_fit():
     fig = readable_titles(go.Figure().update_layout(title=long))
     assert fig.layout.title.text.replace("<br>", " ") == long and fig.layout.margin.t >= 40 + 22 * 2
     assert readable_titles(go.Figure().update_layout(title="Short")).layout.title.text == "Short"
+
+
+def test_a_figure_of_fewer_than_three_points_is_said_in_a_sentence():
+    import plotly.graph_objects as go
+
+    from creval.book.plots import figure_sentence
+    from creval.studies.tables import missing_figure
+    two = go.Figure(go.Scatter(x=[0.5, 1.0], y=[1.25, 1.5], name="smollm2")).update_layout(title="Entropy (Fig. 5b)")
+    assert figure_sentence(two) == ("*Entropy (Fig. 5b): 2 points in these records, too few to draw "
+                                    "(smollm2: 0.50 → 1.25; smollm2: 1.00 → 1.50).*")
+    three = go.Figure(go.Bar(x=["a", "b", "c"], y=[1, 2, 3]))
+    assert figure_sentence(three) is None
+    heat = go.Figure(go.Heatmap(z=[[1]]))
+    assert figure_sentence(heat) is None                                      # only point traces are counted
+    gone = missing_figure("Fig. 12", "no threshold was swept")
+    assert figure_sentence(gone) == "*Fig. 12: not computed from these records (no threshold was swept)*"

@@ -71,8 +71,54 @@ class PlotlyPage:
 PAGE = PlotlyPage()       # the page a chapter's kernel writes (one kernel per chapter)
 
 
+MIN_POINTS = 3            # a figure with fewer points is said in a sentence instead of drawn
+POINT_TRACES = ("scatter", "bar", "box", "violin", "histogram", "scattergl")
+
+
+def trace_points(trace) -> list[tuple]:
+    """The (x, y) points one trace draws (its x or y alone when it has one)."""
+    xs = list(trace.x) if getattr(trace, "x", None) is not None else None
+    ys = list(trace.y) if getattr(trace, "y", None) is not None else None
+    if xs is None and ys is None:
+        return []
+    if xs is None or ys is None:
+        return [(v,) for v in (xs if ys is None else ys)]
+    return list(zip(xs, ys))
+
+
+def point_text(v) -> str:
+    from creval.measures.stats import fmt_number
+    return fmt_number(v) if isinstance(v, float) else str(v)
+
+
+def figure_sentence(fig: go.Figure) -> str | None:
+    """What a page says instead of drawing ``fig``: its title when a report could not compute it (the
+    guarded figure's ``meta["missing"]``), or its few points written out when it has fewer than
+    :data:`MIN_POINTS` (a two-point line is a sentence, not a figure). None when the figure is drawn."""
+    title = re.sub(r"<br\s*/?>", " ", fig.layout.title.text or "") if fig.layout.title else ""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("missing") or (not fig.data and title):
+        return f"*{title or 'This figure: nothing to draw from these records.'}*"
+    traces = [t for t in fig.data if t.type in POINT_TRACES]
+    if not traces or len(traces) != len(fig.data):
+        return None
+    pts = [(t, p) for t in traces for p in trace_points(t)]
+    if len(pts) >= MIN_POINTS:
+        return None
+    said = "; ".join((f"{t.name}: " if t.name else "") + " → ".join(point_text(v) for v in p) for t, p in pts)
+    head = title.rstrip(".") or "This figure"
+    return (f"*{head}: {len(pts)} point{'s' if len(pts) != 1 else ''} in these records, too few to draw"
+            + (f" ({said})" if said else "") + ".*")
+
+
 def show(fig: go.Figure, page: PlotlyPage = PAGE) -> None:
-    """Display ``fig`` in a notebook, plotly.js inlined in ``page``'s first figure (offline-safe)."""
+    """Display ``fig`` in a notebook, plotly.js inlined in ``page``'s first figure (offline-safe); a figure
+    with nothing or too little to draw is displayed as the sentence :func:`figure_sentence` writes."""
+    sentence = figure_sentence(fig)
+    if sentence is not None:
+        from IPython.display import Markdown
+        display(Markdown(sentence))
+        return
     display({"text/html": page.html(fig)}, raw=True)
 
 
