@@ -79,3 +79,25 @@ def test_a_figure_of_fewer_than_three_points_is_said_in_a_sentence():
     assert figure_sentence(heat) is None                                      # only point traces are counted
     gone = missing_figure("Fig. 12", "no threshold was swept")
     assert figure_sentence(gone) == "*Fig. 12: not computed from these records (no threshold was swept)*"
+
+
+def test_a_mostly_empty_table_is_folded_under_a_sentence_and_a_missing_one_is_a_sentence():
+    from creval.studies.tables import missing_table
+    sparse = pd.DataFrame({"measure": list("abcde"), "rho": [0.5, np.nan, np.nan, np.nan, np.nan],
+                           "interval": ["[0.1, 0.9]", "–", "–", "–", "–"]})
+    html = table(sparse, "Table 8: entropy vs diversity")._repr_html_()
+    assert html.startswith("<p><em>Table 8: entropy vs diversity: 8 of 10 cells hold no value in these records, "
+                           "so the table is folded.</em></p><details")
+    assert ">0.500<" in html and "download=" in html                     # the table and its CSV, one click away
+    full = sparse.fillna(0.25).replace("–", "[0, 1]")
+    assert not table(full, "t")._repr_html_().startswith("<p>")
+    gone = table(missing_table("Fig. 12 table", "no threshold was swept"))._repr_html_()
+    assert gone == "<p><em>Fig. 12 table: not computed from these records (no threshold was swept).</em></p>"
+
+
+def test_text_columns_are_left_aligned_whatever_the_pandas_string_type():
+    df = pd.DataFrame({"model": ["a", "b"], "note": pd.Series(["x", "y"], dtype="string"), "v": [0.5, 0.25]})
+    html = table(df, "t")._repr_html_()
+    css = html.split("</style>")[0]
+    styled = re.findall(r"([^{}]+)\{\s*text-align: left", css)
+    assert "col0" in "".join(styled) and "col1" in "".join(styled) and "col2" not in "".join(styled), css

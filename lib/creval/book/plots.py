@@ -192,7 +192,41 @@ class ShownTable:
         self.styler, self.frame, self.caption = styler, frame, caption
 
     def _repr_html_(self) -> str:
-        return self.styler.to_html() + csv_link(self.frame, self.caption)
+        import html as html_
+        if self.frame.attrs.get("missing"):          # a report that could not compute its table: one sentence
+            return f"<p><em>{html_.escape(self.caption or self.frame.attrs['missing'])}</em></p>"
+        shown = self.styler.to_html() + csv_link(self.frame, self.caption)
+        empty, cells = empty_cells(self.frame)
+        if len(self.frame) >= FOLD_ROWS and cells and empty / cells >= FOLD_EMPTY:
+            head = html_.escape((self.caption or "This table").rstrip("."))
+            return (f"<p><em>{head}: {empty} of {cells} cells hold no value in these records, so the table is "
+                    f"folded.</em></p><details class='creval-table'><summary>Show the table</summary>{shown}"
+                    "</details>")
+        return shown
+
+
+FOLD_ROWS, FOLD_EMPTY = 4, 0.6     # a table of this many rows, this share of them empty, is folded under a sentence
+EMPTY = {"", "–", "-", "—", "nan", "None"}
+
+
+def is_text(col) -> bool:
+    """Whether a column holds text (pandas 3 types strings as ``str``, older pandas as ``object``)."""
+    import pandas as pd
+    return pd.api.types.is_string_dtype(col) or pd.api.types.is_object_dtype(col)
+
+
+def is_empty(v) -> bool:
+    return v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and v.strip() in EMPTY)
+
+
+def empty_cells(df) -> tuple[int, int]:
+    """(cells holding no value, cells) of ``df``'s value columns: missing, NaN, or a dash standing for nothing.
+    The leading text columns that name each row (measure, model, domain) are not counted."""
+    lead = 0
+    while lead < df.shape[1] - 1 and is_text(df.iloc[:, lead]) and not df.iloc[:, lead].map(is_empty).any():
+        lead += 1
+    values = [v for row in df.iloc[:, lead:].itertuples(index=False) for v in row]
+    return sum(map(is_empty, values)), len(values)
 
     def __getattr__(self, name):
         return getattr(self.styler, name)
@@ -208,7 +242,7 @@ def table(df, caption: str | None = None, digits: int = 3):
     counts = {c: (lambda v: "–" if v != v else f"{v:.0f}") for c in df.columns
               if unique and df[c].dtype.kind == "f" and whole_column(c, df[c])}
     sty = df.style.format(counts or None, precision=digits, na_rep="–").hide(axis="index")
-    text_cols = [c for c in df.columns if df[c].dtype == object]
+    text_cols = [c for c in df.columns if is_text(df[c])]
     if text_cols:
         sty = sty.set_properties(subset=text_cols, **{"text-align": "left"})
     lines = [c for c in text_cols if df[c].map(lambda v: isinstance(v, str) and "\n" in v).any()]
