@@ -188,14 +188,17 @@ class ShownTable:
     """A table as a chapter shows it: the styled table, then a link to its CSV. Anything else is the
     :class:`pandas.io.formats.style.Styler`'s (``.data``, ``.to_html()``...)."""
 
-    def __init__(self, styler, frame, caption: str) -> None:
-        self.styler, self.frame, self.caption = styler, frame, caption
+    def __init__(self, styler, frame, caption: str, folded: bool = False) -> None:
+        self.styler, self.frame, self.caption, self.folded = styler, frame, caption, folded
 
     def _repr_html_(self) -> str:
         import html as html_
         if self.frame.attrs.get("missing"):          # a report that could not compute its table: one sentence
             return f"<p><em>{html_.escape(self.caption or self.frame.attrs['missing'])}</em></p>"
         shown = self.styler.to_html() + csv_link(self.frame, self.caption)
+        if self.folded:                # a figure above says it; the numbers are one click away
+            return (f"<details class='creval-table'><summary>Show the table: "
+                    f"{html_.escape(self.caption or 'the numbers')}</summary>{shown}</details>")
         empty, cells = empty_cells(self.frame)
         if len(self.frame) >= FOLD_ROWS and cells and empty / cells >= FOLD_EMPTY:
             head = html_.escape((self.caption or "This table").rstrip("."))
@@ -232,10 +235,11 @@ def empty_cells(df) -> tuple[int, int]:
         return getattr(self.styler, name)
 
 
-def table(df, caption: str | None = None, digits: int = 3):
+def table(df, caption: str | None = None, digits: int = 3, folded: bool = False):
     """A styled pandas table for chapters: floats rounded to ``digits``, whole-valued count columns as integers
     (3292, not 3292.000), nested values as text, text columns left-aligned; caption given, else
-    ``df.attrs["caption"]``; a link below it downloads the table's full values as CSV (:class:`ShownTable`)."""
+    ``df.attrs["caption"]``; a link below it downloads the table's full values as CSV (:class:`ShownTable`);
+    ``folded``: shown on a click (the figure above it draws the same numbers)."""
     caption = df.attrs.get("caption", "") if caption is None else caption
     raw, df = df, shown_frame(df)
     unique = df.columns.is_unique
@@ -249,4 +253,4 @@ def table(df, caption: str | None = None, digits: int = 3):
     if lines:              # code and multi-line text keep their line breaks (a cell would join them into one line)
         sty = sty.set_properties(subset=lines, **{"white-space": "pre-wrap", "font-family": "monospace",
                                                    "font-size": "12px"})
-    return ShownTable(sty.set_caption(caption) if caption else sty, raw, caption)
+    return ShownTable(sty.set_caption(caption) if caption else sty, raw, caption, folded)
