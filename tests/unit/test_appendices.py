@@ -36,6 +36,7 @@ def test_the_offline_site_and_the_quarto_stage_carry_the_appendices(tmp_path):
     stage = stage_quarto(tmp_path)
     assert (stage / "appendices/verdicts.qmd").exists() and (stage / "docs/verdicts.md").exists()
     assert "appendices/bibliography.qmd" in (stage / "_quarto.yml").read_text()
+    assert "overflow-x: auto" in (stage / "styles.css").read_text()             # the css _quarto.yml names
 
 
 def test_the_preface_links_each_chapter_s_page_and_the_papers():

@@ -249,7 +249,7 @@ def stage_quarto(out: Path) -> Path:
         shutil.rmtree(stage)
     stage.mkdir(parents=True)
     (stage / "_quarto.yml").write_text(staged_quarto_config((paths.REPO / "_quarto.yml").read_text()))
-    for f in ("index.qmd", "references.bib"):
+    for f in ("index.qmd", "references.bib", "styles.css"):
         if (paths.REPO / f).exists():
             shutil.copy(paths.REPO / f, stage / f)
     for f in appendix_files():           # the appendix pages and the docs they include, where they include them
