@@ -50,3 +50,14 @@ def test_every_chapter_opens_with_what_this_build_found():
         assert text[cost + 1].startswith("## What this build found"), name
         assert re.fullmatch(r"findings\(\w+\.what_this_shows\(recs\)\)", text[cost + 2]), name
         assert not any(t.startswith("## What this shows") for t in text), name
+
+
+def test_the_evidence_starts_at_the_first_sentence_that_reports_this_build():
+    df, _ = findings_frame(f"- **{TESTABLE} (no setting)**: The paper reads self-preference (a judge favours "
+                           "itself). No setting is left to compare.\n"
+                           "- **supports the paper**: The paper's oracle assumes levels rise. Spearman of level "
+                           "and distance per generator: 0.4 [0.1, 0.6].")
+    assert list(df["claim"]) == ["The paper's oracle assumes levels rise.",
+                                 "The paper reads self-preference (a judge favours itself)."]
+    assert list(df["this build"]) == ["Spearman of level and distance per generator: 0.4 [0.1, 0.6].",
+                                      "No setting is left to compare."]

@@ -15,7 +15,8 @@ import pandas as pd
 from creval.measures.verdicts import TESTABLE
 
 BULLET = re.compile(r"^- \*\*(?P<word>.+?)\*\*:\s*(?P<text>.*)$")
-EVIDENCE = re.compile(r"\s(?=(?:Here\b|This build\b|With\b|On this build\b|In this build\b))")
+EVIDENCE = re.compile(r"(?<=[.):])\s+(?=(?:Here\b|This build\b|With\b|On this build\b|In this build\b|No\b|"
+                      r"Only\b|Spearman\b|The test\b|Measured\b|Our\b))")     # where a claim's evidence starts
 COLUMNS = ["claim", "this build", "word", "why"]
 
 
