@@ -101,3 +101,8 @@ def test_text_columns_are_left_aligned_whatever_the_pandas_string_type():
     css = html.split("</style>")[0]
     styled = re.findall(r"([^{}]+)\{\s*text-align: left", css)
     assert "col0" in "".join(styled) and "col1" in "".join(styled) and "col2" not in "".join(styled), css
+
+
+def test_the_shown_table_is_still_the_styler_for_a_chapter_that_embeds_it():
+    shown = table(pd.DataFrame({"a": [1.5]}), "x")
+    assert ">1.500<" in shown.to_html() and "download=" not in shown.to_html() and shown.data["a"][0] == 1.5

@@ -191,6 +191,9 @@ class ShownTable:
     def __init__(self, styler, frame, caption: str, folded: bool = False) -> None:
         self.styler, self.frame, self.caption, self.folded = styler, frame, caption, folded
 
+    def __getattr__(self, name):
+        return getattr(self.styler, name)
+
     def _repr_html_(self) -> str:
         import html as html_
         if self.frame.attrs.get("missing"):          # a report that could not compute its table: one sentence
@@ -230,9 +233,6 @@ def empty_cells(df) -> tuple[int, int]:
         lead += 1
     values = [v for row in df.iloc[:, lead:].itertuples(index=False) for v in row]
     return sum(map(is_empty, values)), len(values)
-
-    def __getattr__(self, name):
-        return getattr(self.styler, name)
 
 
 def table(df, caption: str | None = None, digits: int = 3, folded: bool = False):
