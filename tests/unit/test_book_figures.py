@@ -20,7 +20,7 @@ def test_the_checks_against_people_draw_as_dots_with_intervals_and_chance_lines(
     clear = by_name["interval clear of chance, the creative way"]
     assert list(clear.x) == [0.81] and list(clear.error_x.array) == pytest.approx([0.03])
     assert list(clear.error_x.arrayminus) == pytest.approx([0.03])
-    assert list(by_name["interval holds chance"].y) == ["perplexity · MacGyver crowd vs GPT-4"]
+    assert list(by_name["interval holds chance"].y) == ["perplexity<br>MacGyver crowd vs GPT-4"]
     assert list(by_name["interval clear of chance, the other way"].x) == [-0.3]
     assert sum(len(t.x) for t in fig.data) == 3                                    # the row without a value is left out
     assert [s.x0 for s in fig.layout.shapes] == [0.5, 0.0]                         # each panel's chance line

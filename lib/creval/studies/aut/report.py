@@ -297,6 +297,8 @@ def fig_cells(recs: Records) -> go.Figure:
             fig.add_trace(go.Bar(x=[f"{j}<br>{g}" for j, g in zip(x["judge"], x["generator"])], y=x["value"],
                                  name=lvl, marker_color=colors[lvl], showlegend=c == 1, legendgroup=lvl),
                           row=1, col=c)
+    fig.update_xaxes(title_text="judge / generator")
+    fig.update_yaxes(title_text="mean value", col=1)
     fig.update_layout(barmode="group", title="Mean value per cell (judge / generator); higher = more creative "
                                              "(ranks as 1 - (rank-1)/(n-1))", height=380)
     return fig

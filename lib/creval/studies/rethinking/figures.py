@@ -125,7 +125,7 @@ def fig_correlations(recs, text_set: str = "ps", model: str | None = None) -> go
     blank = " blank: no correlation (hover says why)" if np.isnan(z).any() else ""
     fig.update_layout(title=f"Spearman correlations between measures ({text_set}; cells rest on {n} to "
                             f"{int(t['n'].max()) if len(t) else 0} texts: hover for n and interval;{blank})",
-                      height=460)
+                      xaxis_title="measure", yaxis_title="measure", height=460)
     return fig
 
 
@@ -141,6 +141,12 @@ def check_colour(row) -> str:
         return "interval holds chance"
     return ("interval clear of chance, the creative way" if row.get("right direction") == "yes"
             else "interval clear of chance, the other way")
+
+
+def short(text: str, width: int = 30) -> str:
+    """A check's name on lines of at most ``width`` characters (an axis label that leaves the plot its room)."""
+    import textwrap
+    return "<br>".join(textwrap.wrap(str(text), width))
 
 
 def fig_checks(checks: pd.DataFrame) -> go.Figure:
@@ -164,7 +170,7 @@ def fig_checks(checks: pd.DataFrame) -> go.Figure:
     shown = set()
     for r, s in enumerate(stats, start=1):
         sub = df[df["statistic"] == s]
-        labels = [f"{m} · {c}" for m, c in zip(sub["measure"], sub["check"])]
+        labels = [f"{m}<br>{short(c)}" for m, c in zip(sub["measure"], sub["check"])]
         colours = [check_colour(row) for row in sub.to_dict("records")]
         for colour in CHECK_COLOURS:
             pick = [i for i, c in enumerate(colours) if c == colour]
@@ -184,7 +190,7 @@ def fig_checks(checks: pd.DataFrame) -> go.Figure:
         fig.update_xaxes(title_text=s, row=r, col=1)
         fig.update_yaxes(title_text="measure · check", autorange="reversed", row=r, col=1)
     fig.update_layout(title="Each measure against people, with its 95% interval and the chance line",
-                      height=160 + 34 * sum(sizes) + 60 * len(stats), margin={"l": 20},
+                      height=160 + 52 * sum(sizes) + 60 * len(stats), margin={"l": 20},
                       legend={"orientation": "h", "y": -0.12})
     fig.update_yaxes(automargin=True)
     return fig
