@@ -34,7 +34,7 @@ details.creval-parameters pre{font-size:12px;background:#f7f7f9;padding:8px;over
 details.creval-code{margin:2px 0;color:#555;font-size:13px} details.creval-code summary{cursor:pointer}
 details.creval-code pre{font-size:12px;background:#f7f7f9;padding:8px;overflow-x:auto;white-space:pre}
 .jp-RenderedHTMLCommon table{display:block;max-width:100%;overflow-x:auto}
-.jp-RenderedHTMLCommon td,.jp-RenderedHTMLCommon th{text-align:left!important;vertical-align:top}
+.jp-RenderedHTMLCommon th{text-align:left!important} .jp-RenderedHTMLCommon td{vertical-align:top}
 .jp-OutputArea-output{overflow-x:auto;max-width:100%}
 """
 
