@@ -2,6 +2,7 @@
 server, no network), applies the filter and opens the item that the address names, and shows the item's full
 transcript and the rows of other tables that share its ids. ``make test`` installs Debian's chromium when it
 can; elsewhere this test skips, saying why."""
+import re
 import shutil
 import subprocess
 
@@ -69,3 +70,23 @@ def test_an_item_shows_its_samples_by_cluster_and_only_the_rows_of_its_own_model
     cluster0 = shown.split("cluster 0", 1)[1].split("cluster 1", 1)[0]
     assert "tie the rope" in cluster0 and "knot the rope" in cluster0 and "use the magnet" not in cluster0
     assert "the solution of a" in shown and "the solution of b" not in shown      # matched on id and model
+
+
+def test_the_list_sorts_by_a_clicked_column_rounds_its_numbers_and_an_item_leads_with_its_verdict(tmp_path):
+    rows = [{"pair_id": f"p{i}", "text": "an answer " * 30, "verdict": "yes" if i % 3 else "no",
+             "human_label": i % 2, "score": None if i == 4 else i / 7} for i in range(60)]
+    talk = [{"pair_id": f"p{i}", "transcript": [{"speaker": "critic", "text": f"a long turn of pair {i} " * 50}]}
+            for i in range(60)]
+    page = write_page(study_payload("sorted", {"verdicts": (rows, None), "transcripts": (talk, None)}),
+                      tmp_path / "browse")
+    shown = dom(page, "#t=verdicts&s=-score", tmp_path)
+    order = [int(r) for r in re.findall(r'data-row="(\d+)"', shown)]
+    assert order[:3] == [59, 58, 57] and len(order) == 50          # descending score, page one of two
+    assert ">8.429<" in shown and ">8.42857" not in shown          # 59/7 rounded in the cell (whole on hover)
+    head = shown.split("<thead>", 1)[1].split("</thead>", 1)[0]
+    assert head.index(">pair_id<") < head.index(">verdict<") < head.index(">human_label<") < head.index(">text<")
+    ascending = [int(r) for r in re.findall(r'data-row="(\d+)"', dom(page, "#t=verdicts&s=score&p=1", tmp_path))]
+    assert ascending[-1] == 4                                        # the missing score sorts last
+    item = dom(page, "#t=verdicts&i=5", tmp_path).split('id="open-item"', 1)[1]
+    assert item.index(">verdict<") < item.index(">human_label<") < item.index("an answer an answer")
+    assert item.index("an answer an answer") < item.index("a long turn of pair 5")   # the transcript comes last

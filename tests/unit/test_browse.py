@@ -174,3 +174,13 @@ def test_the_book_publishes_after_rendering_and_records_it_in_its_manifest(tmp_p
     seen.clear()
     assert build.build_book({}, tmp_path, only=["01"], render="none", progress=False)["published"] == []
     assert seen == {}                                                  # nothing rendered: nothing published
+
+
+def test_the_list_shows_ids_then_labels_then_scores_and_leaves_long_texts_to_the_item():
+    from creval.book.browse import listed_columns
+    rows = [{"text": "a long answer " * 20, "model": "m", "score": 0.5, "pair_id": "p1", "human_label": 1,
+             "steps": [1, 2], "verdict": "yes"}]
+    cols = list(rows[0])
+    assert listed_columns(cols, rows) == ["pair_id", "human_label", "verdict", "score", "model", "text", "steps"]
+    assert listed_columns(cols, rows, 3) == ["pair_id", "human_label", "verdict"]
+    assert study_payload("s", {"t": (rows, None)})["tables"][0]["listed"][:2] == ["pair_id", "human_label"]

@@ -49,7 +49,8 @@ def test_csv_and_parquet_read_back_equal_to_the_records(tmp_path):
     assert [list(map(dict, v)) for v in pq["rounds"]] == [r["rounds"] for r in ROWS]
     assert pq["note"].tolist()[1] == "x" and pq["rater1"].tolist() == [2, 3]
     text = (tmp_path / "dictionary.md").read_text()
-    assert "## rated (Rated)" in text and "| text length | int | every row (default) | - |" in text
+    assert "## rated (Rated)" in text
+    assert "| text length | int | every row (default) | text length, as the run wrote it |" in text
 
 
 def test_a_column_of_mixed_kinds_is_json_text_in_parquet(tmp_path):
@@ -97,3 +98,42 @@ def test_the_block_links_each_table_to_the_browser_with_its_rows(tmp_path):
     assert "[browse them](../browse/divergent.html) ([steps](../browse/divergent.html#t=steps) (2 rows))" in text
     assert address("aut", "judgments", {"state": "unparsed", "judge model": "m/1"}, 3) == (
         "../browse/aut.html#t=judgments&f.state=unparsed&f.judge%20model=m/1&i=3")
+
+
+def test_every_column_has_a_meaning_and_the_dictionary_table_survives_a_pipe(tmp_path):
+    from creval.book.downloads import column_meaning, dictionary_markdown
+    rows = {r["column"]: r["meaning"] for r in dictionary_rows("rated", Rated)}
+    assert rows["item"] == "the item's id"                                     # the field's own comment first
+    assert rows["score"] == "the score the row gives"                           # then the shared vocabulary
+    assert rows["note"] == "a remark written by the run"
+    assert rows["text length"] == "text length, as the run wrote it"          # then its name (no docstring here)
+    assert all(rows.values())
+    assert column_meaning("n_verdicts") == "how many verdicts"
+    assert column_meaning("mean_semantic_entropy") == "the mean of semantic entropy of the step's samples (nats)"
+    assert column_meaning("verdict_strict") == "the judge's verdict, under the strict judge"
+    assert column_meaning("diff lo").startswith("the low end of the 95% interval of diff")
+    md = dictionary_markdown([{"table": "t", "column": "note", "type": "str | None", "presence": "optional",
+                               "meaning": "a | b\nc"}], {})
+    row = md.splitlines()[-1]
+    assert row == "| note | str \\| None | optional | a \\| b c |"
+    assert len(re.findall(r"(?<!\\)\|", row)) == 5                              # four cells, no more
+
+
+def test_a_record_s_docstring_explains_a_column_nothing_else_names():
+    from creval.book.downloads import described
+
+    @dataclass
+    class Odd(Record):
+        """A row of the toy study.
+
+        More words."""
+        wibble: str
+
+    assert described("wibble", Odd) == "wibble, as the run wrote it (Odd: A row of the toy study)"
+
+
+def test_a_table_without_rows_is_its_header_and_never_an_empty_file(tmp_path):
+    written = write_downloads({"rated": ([], Rated), "notes": ([], dict)}, tmp_path)
+    assert [w["csv"] for w in written] == ["rated.csv", None] and not (tmp_path / "notes.csv").exists()
+    back = pd.read_csv(tmp_path / "rated.csv")
+    assert back.empty and list(back.columns) == ["item", "score", "text length", "note"]

@@ -36,7 +36,8 @@ def test_every_page_opens_with_prose_and_keeps_its_parameters_one_click_away():
         assert shown[0].cell_type == "markdown" and shown[0].source.startswith("# "), chapter
         assert shown[1].cell_type == "markdown" and shown[1].source.startswith("<details"), chapter
         assert "run_root = " in shown[1].source and "#|" not in shown[1].source, chapter
-        hidden = [c for c in nb.cells if c.metadata.get("transient", {}).get("remove_source")]
+        hidden = [c for c in nb.cells if c.metadata.get("transient", {}).get("remove_source")
+                  and not c.metadata.get("creval_folded")]
         assert "from_params(globals())" in hidden[0].source, chapter          # the setup cell
         assert all("Markdown(" in c.source for c in hidden[1:]), chapter     # the others write prose
         assert all("#|" not in c.source for c in nb.cells if c.cell_type == "code"), chapter
@@ -48,6 +49,11 @@ def test_offline_html_of_a_page_hides_setup_code(tmp_path):
     page, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
     assert "from_params(globals())" not in page and "<summary>Parameters this page ran with</summary>" in page
     assert page.index("Code creativity") < page.index("<details")
+    # every other cell's code is folded: one click shows it, its output stays on the page
+    assert page.count('<details class="creval-code">') == sum(
+        1 for c in nb.cells if c.metadata.get("creval_folded"))
+    assert "<summary>Code</summary>\n<pre>table(report.table1(recs))</pre>" in page
+    assert page.count("table1(recs)") == 1                       # only inside the folded block, not as a code cell
 
 
 def test_preface_lists_every_chapter_without_quarto_attributes():

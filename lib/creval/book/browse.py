@@ -141,12 +141,38 @@ def with_agreement(rows: list[dict]) -> list[dict]:
     return [{**r, AGREES: agrees(r)} for r in rows]
 
 
+LISTED = 8                  # columns the list shows; an opened item shows every one
+LABEL = re.compile(r"label|human|verdict|word|agree|correct|pass|parse", re.I)
+SCORE = re.compile(r"score|rating|auroc|rho|mean|prob|entropy|index|novel|rank|value|share", re.I)
+
+
+def short_column(c: str, rows: list[dict]) -> bool:
+    """Whether every value of column ``c`` fits a list cell: a number, a boolean, missing or a short string."""
+    return all(is_level(r.get(c)) or isinstance(r.get(c), float) for r in rows)
+
+
+def listed_columns(columns: list[str], rows: list[dict], n: int = LISTED) -> list[str]:
+    """The ``n`` columns the list shows, key columns first: ids, then the people's label and the verdict,
+    then scores, then the other short columns in their order (a long text or a list is read in the opened
+    item, not in a list cell)."""
+    def rank(c: str) -> int:
+        if KEY.search(c):
+            return 0
+        if LABEL.search(c):
+            return 1
+        if SCORE.search(c) and all(r.get(c) is None or isinstance(r.get(c), (int, float)) for r in rows):
+            return 2
+        return 3 if short_column(c, rows) else 4
+    return sorted(columns, key=lambda c: (rank(c), columns.index(c)))[:n]
+
+
 def table_payload(name: str, rows: list[dict], kind: Any = None, cut: Cut = FULL) -> dict:
-    """One table as the page holds it: its columns, the filter columns, and each row as a list of values."""
+    """One table as the page holds it: its columns, the columns its list shows (:func:`listed_columns`), the
+    filter columns, and each row as a list of values."""
     rows = with_agreement(rows)
     cols = columns_of(rows, kind)
     return {"name": name, "record": getattr(kind, "__name__", "") if kind not in (None, dict) else "",
-            "columns": cols, "filters": filter_columns(cols, rows),
+            "columns": cols, "listed": listed_columns(cols, rows), "filters": filter_columns(cols, rows),
             "rows": [[plain(r.get(c), cut) for c in cols] for r in rows]}
 
 

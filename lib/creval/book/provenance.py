@@ -16,17 +16,18 @@ from typing import Any, Mapping
 from creval.book.browse import address
 from creval.core.io import read_jsonl
 from creval.studies.registry import get_study
-from creval.studies.tables import public_text
+from creval.studies.tables import public_text, readable
 
 NOT_RECORDED = "not recorded"
 QUANT = re.compile(r"(?<![A-Za-z0-9])(I?Q\d(?:_[A-Z0-9]+)*|BF16|F16|F32)(?![A-Za-z0-9])", re.I)
 
 
 def shown(v: Any) -> str:
-    """A value as a page prints it: "not recorded" for None, an empty value or NaN."""
+    """A value as a page prints it: "not recorded" for None, an empty value or NaN; a mapping or a list as
+    text (:func:`creval.studies.tables.readable`), never as JSON or a Python repr."""
     if v is None or v == "" or v == {} or v == [] or (isinstance(v, float) and v != v):
         return NOT_RECORDED
-    return v if isinstance(v, str) else json.dumps(v, default=str) if isinstance(v, (dict, list)) else str(v)
+    return v if isinstance(v, str) else readable(v) if isinstance(v, (dict, list)) else str(v)
 
 
 def read_manifest(run_dir: Path) -> dict:

@@ -31,6 +31,11 @@ border-right:1px solid #ddd;padding:16px;font:14px/1.45 system-ui,sans-serif;box
 .creval-nav h1{font-size:16px;margin:0 0 8px}
 details.creval-parameters{margin:4px 0 8px;color:#555} details.creval-parameters summary{cursor:pointer}
 details.creval-parameters pre{font-size:12px;background:#f7f7f9;padding:8px;overflow-x:auto}
+details.creval-code{margin:2px 0;color:#555;font-size:13px} details.creval-code summary{cursor:pointer}
+details.creval-code pre{font-size:12px;background:#f7f7f9;padding:8px;overflow-x:auto;white-space:pre}
+.jp-RenderedHTMLCommon table{display:block;max-width:100%;overflow-x:auto}
+.jp-RenderedHTMLCommon th{text-align:left!important} .jp-RenderedHTMLCommon td{vertical-align:top}
+.jp-OutputArea-output{overflow-x:auto;max-width:100%}
 """
 
 
@@ -80,10 +85,20 @@ QUARTO_OPTION = re.compile(r"^#\|.*\n?", re.M)
 ATTRIBUTES = re.compile(r"^(#+ .*?)\s*\{[.#][^}]*\}\s*$", re.M)
 
 
+FOLDED = "creval_folded"      # metadata key of a code cell whose source the offline page shows folded
+
+
+def folded_code(source: str) -> str:
+    """A code cell's source as a ``<details>`` block that opens on a click (what Quarto's ``code-fold`` does)."""
+    return (f'<details class="creval-code"><summary>Code</summary>\n<pre>{html.escape(source.strip())}</pre>\n'
+            "</details>")
+
+
 def reader_notebook(nb):
     """The executed notebook as the offline book shows it (in place): the parameters cell folded into a
-    ``<details>`` block that opens on a click, the input of setup cells (tag ``hide-input``) hidden, Quarto's
-    ``#|`` cell options dropped. The page starts with prose."""
+    ``<details>`` block that opens on a click, every other code cell's source folded the same way (its output
+    shown), the input of setup cells (tag ``hide-input``) hidden, Quarto's ``#|`` cell options dropped. The
+    page starts with prose."""
     import nbformat
     cells = []
     for cell in nb.cells:
@@ -100,16 +115,49 @@ def reader_notebook(nb):
             cell.metadata.setdefault("transient", {})["remove_source"] = True
             if not cell.get("outputs"):
                 continue
+        elif cell.cell_type == "code" and cell.source.strip():
+            cells.append(nbformat.v4.new_markdown_cell(folded_code(cell.source)))
+            cell.metadata.setdefault("transient", {})["remove_source"] = True
+            cell.metadata[FOLDED] = True
         cells.append(cell)
     nb.cells = cells
     return nb
 
 
 def preface_html(text: str) -> str:
-    """``index.qmd`` as HTML without Quarto: front matter and attribute syntax (``{.unnumbered}``) dropped."""
+    """``index.qmd`` as HTML without Quarto: front matter and attribute syntax (``{.unnumbered}``) dropped, links
+    to a chapter's notebook pointed at its page."""
     import mistune
     text = re.sub(r"^---.*?---\s*", "", text, flags=re.S)
-    return mistune.html(ATTRIBUTES.sub(r"\1", text))
+    out = mistune.html(ATTRIBUTES.sub(r"\1", text))
+    return re.sub(r'href="([^":]+)\.ipynb"', r'href="\1.html"', out)     # a chapter's page, as Quarto links it
+
+
+INCLUDE = re.compile(r"\{\{<\s*include\s+(\S+)\s*>\}\}")
+
+
+def appendix_files(quarto_file: Path | None = None) -> list[str]:
+    """The book's appendix pages (``book: appendices:`` of ``_quarto.yml``), in order."""
+    cfg = yaml.safe_load((quarto_file or paths.REPO / "_quarto.yml").read_text())
+    return list(cfg["book"].get("appendices") or [])
+
+
+def expanded(path: Path) -> str:
+    """A ``.qmd`` page's Markdown with each ``{{< include file >}}`` replaced by that file (read now, at build
+    time: the verdict rule and the departures are ``docs/*.md``, never copied into the site's sources)."""
+    text = path.read_text()
+    return INCLUDE.sub(lambda m: expanded(path.parent / m.group(1)), text)
+
+
+def included_files(path: Path) -> list[Path]:
+    """The files a ``.qmd`` page includes (what staging it for Quarto must copy beside it)."""
+    return [(path.parent / m.group(1)).resolve() for m in INCLUDE.finditer(path.read_text())]
+
+
+def appendix_title(path: Path) -> str:
+    """An appendix page's title: its first heading."""
+    m = re.search(r"^#\s+(.+?)\s*(\{[^}]*\})?\s*$", expanded(path), re.M)
+    return m.group(1) if m else path.stem
 
 
 def failed_chapters(out: Path) -> list[str]:
@@ -155,6 +203,9 @@ def render_offline(out: Path) -> Path:
             continue
         title = notebook_title(out / f) if f.endswith(".ipynb") else "Preface"
         entries.append((part, str(Path(f).with_suffix(".html")), title))
+    (site / "appendices").mkdir(exist_ok=True)
+    for f in appendix_files():
+        entries.append(("Appendices", str(Path(f).with_suffix(".html")), appendix_title(paths.REPO / f)))
     exporter = HTMLExporter(template_name="lab", exclude_input_prompt=True, exclude_output_prompt=True)
     mathjax = package_dir("jupyter_server_mathjax")    # MathJax shipped on PyPI: formulas render offline
     if mathjax and not (site / "mathjax").exists():
@@ -164,8 +215,9 @@ def render_offline(out: Path) -> Path:
     for part, href, title in entries:
         depth = href.count("/")
         nav = _nav(entries, href, "../" * depth)
-        if href == "index.html":
-            body = preface_html((paths.REPO / "index.qmd").read_text())
+        if href == "index.html" or part == "Appendices":
+            source = paths.REPO / ("index.qmd" if href == "index.html" else Path(href).with_suffix(".qmd"))
+            body = preface_html(expanded(source))
             page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(book_title())}</title>"
                     f"<style>{STYLE} .creval-main{{font:16px/1.6 system-ui,sans-serif}}</style></head>"
                     f"<body>{nav}<main class='creval-main'>{body}</main></body></html>")
@@ -197,9 +249,14 @@ def stage_quarto(out: Path) -> Path:
         shutil.rmtree(stage)
     stage.mkdir(parents=True)
     (stage / "_quarto.yml").write_text(staged_quarto_config((paths.REPO / "_quarto.yml").read_text()))
-    for f in ("index.qmd", "references.bib"):
+    for f in ("index.qmd", "references.bib", "styles.css"):
         if (paths.REPO / f).exists():
             shutil.copy(paths.REPO / f, stage / f)
+    for f in appendix_files():           # the appendix pages and the docs they include, where they include them
+        for src in [paths.REPO / f, *included_files(paths.REPO / f)]:
+            dest = stage / src.resolve().relative_to(paths.REPO.resolve())
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dest)
     shutil.copytree(out / "chapters", stage / "chapters")
     return stage
 

@@ -63,6 +63,19 @@ def public_text(text) -> str:
     return _ABSOLUTE.sub(lambda m: short_path(m.group(1)), text)
 
 
+def readable(v) -> str:
+    """A nested value (dict, list, tuple) as a reader reads it: ``key: value`` pairs and items separated by
+    commas, nested ones in parentheses; no Python brackets or quotes. Anything else is ``str(v)``."""
+    def inner(x) -> str:
+        text = readable(x)
+        return f"({text})" if isinstance(x, dict) and x or isinstance(x, (list, tuple)) and len(x) > 1 else text
+    if isinstance(v, dict):
+        return ", ".join(f"{k}: {inner(x)}" for k, x in v.items()) if v else "none"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(inner(x) for x in v) if v else "none"
+    return str(v)
+
+
 def echoes(text: str, prompt: str, words: int) -> bool:
     """Whether ``text`` repeats ``words`` or more consecutive words of ``prompt`` (case and punctuation
     ignored): a generation that hands its prompt back instead of answering it."""

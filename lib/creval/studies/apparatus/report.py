@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from creval.measures import stats as S
 from creval.studies.claims import TESTABLE, claims_md
 from creval.studies.contract import Records
-from creval.studies.tables import captioned, guard_module, public_text
+from creval.studies.tables import captioned, guard_module, public_text, readable
 
 
 def problem_text(recs: Records) -> str:
@@ -50,7 +50,7 @@ def manifest_facts(recs: Records) -> pd.DataFrame:
     facts = {"git commit": m["git_commit"], "creval": m["creval_version"], "seeds": m["seeds"],
              "models": {k: {kk: v[kk] for kk in ("backend", "model", "logprob_kind")} for k, v in m["models"].items()},
              "data source": m["params"].get("data_source"), **{f"package {k}": v for k, v in m["packages"].items()}}
-    return captioned(pd.DataFrame({"field": list(facts), "value": [public_text(str(v)) for v in facts.values()]}),
+    return captioned(pd.DataFrame({"field": list(facts), "value": [public_text(readable(v)) for v in facts.values()]}),
                      "The run's manifest: what it was made with")
 
 

@@ -258,8 +258,12 @@ def fig_heatmaps(recs: Records, metric: str = "src") -> go.Figure:
     panels = [s for s in SETTINGS if s in set(a["setting"])] + ["mean of settings"]
     bad = degenerate_settings(recs)
     titles = [f"{s} (degenerate)" if s in bad else s for s in panels]
-    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=titles, horizontal_spacing=0.06)
-    for c, s in enumerate(panels, start=1):
+    cols = min(2, len(panels))                  # two panels a row: each wide enough for its judges' names
+    rows = -(-len(panels) // cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.22,
+                        vertical_spacing=min(0.3, 0.5 / rows))
+    for i, s in enumerate(panels):
+        r, c = divmod(i, cols)
         sub = a if s == "mean of settings" else a[a["setting"] == s]
         mean = sub.groupby(["a", "b"])[metric].mean()
         z = np.full((len(names), len(names)), np.nan)
@@ -269,10 +273,13 @@ def fig_heatmaps(recs: Records, metric: str = "src") -> go.Figure:
                 for key in ((x, y), (y, x)):
                     if key in mean.index:
                         z[i, k] = mean[key]
-        fig.add_trace(go.Heatmap(z=z, x=names, y=names, zmin=-1, zmax=1, colorscale="RdBu", showscale=c == 1,
-                                 text=np.round(z, 2), texttemplate="%{text}"), row=1, col=c)
+        fig.add_trace(go.Heatmap(z=z, x=names, y=names, zmin=-1, zmax=1, colorscale="RdBu", showscale=i == 0,
+                                 text=np.round(z, 2), texttemplate="%{text}"), row=r + 1, col=c + 1)
     note = " (degenerate: a constant score or a copied order, named in the agreement table)" if bad else ""
-    fig.update_layout(title=f"Agreement ({metric}), mean over objects{note}", height=330 + 20 * len(names))
+    fig.update_xaxes(title_text="judge")
+    fig.update_yaxes(title_text="judge")
+    fig.update_layout(title=f"Agreement ({metric}), mean over objects{note}",
+                      height=rows * (260 + 24 * len(names)) + 80)
     return fig
 
 
@@ -290,6 +297,8 @@ def fig_cells(recs: Records) -> go.Figure:
             fig.add_trace(go.Bar(x=[f"{j}<br>{g}" for j, g in zip(x["judge"], x["generator"])], y=x["value"],
                                  name=lvl, marker_color=colors[lvl], showlegend=c == 1, legendgroup=lvl),
                           row=1, col=c)
+    fig.update_xaxes(title_text="judge / generator")
+    fig.update_yaxes(title_text="mean value", col=1)
     fig.update_layout(barmode="group", title="Mean value per cell (judge / generator); higher = more creative "
                                              "(ranks as 1 - (rank-1)/(n-1))", height=380)
     return fig

@@ -223,7 +223,7 @@ def fig_pairwise(recs, dataset: str) -> go.Figure:
                                           arrayminus=(d["t"] - d["lo"]).fillna(0))))
     return fig.update_layout(title=f"{dataset}: pairwise judge, Bradley-Terry strength (95% bootstrap interval)",
                              xaxis_title="strength (log-odds of winning against the average model)",
-                             height=160 + 30 * len(d), margin=dict(l=20))
+                             yaxis_title="model", height=160 + 30 * len(d), margin=dict(l=20))
 
 
 def table_pairwise_vs_people(recs, dataset: str) -> pd.DataFrame:

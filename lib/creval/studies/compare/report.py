@@ -218,7 +218,7 @@ def fig_models(recs) -> go.Figure:
     flat = " (x: a constant value, which ranks nothing)" if (est["constant"] != "").any() else ""
     fig.update_layout(title="Every model on every measure (normalised: 0 = the models' average, 1 = one SD of "
                             "the item values)" + flat, xaxis_title="normalised mean (95% interval)",
-                      yaxis=dict(autorange="reversed"), height=180 + 26 * est["measure"].nunique(),
+                      yaxis=dict(autorange="reversed", title="measure"), height=180 + 26 * est["measure"].nunique(),
                       margin=dict(l=20))
     return fig
 

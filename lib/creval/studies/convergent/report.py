@@ -271,7 +271,8 @@ def transcript_html(transcripts: pd.DataFrame, judge: str = "retrieval", pair_id
             (criterion is None or r["criterion"] == criterion)] or rows
     r = pick[0]
     esc = lambda s: html.escape(str(s)[:max_chars])  # noqa: E731
-    parts = [f"<h4>{esc(r['judge'])} · pair {esc(r['pair_id'])} · criterion <b>{esc(r['criterion'])}</b></h4>",
+    parts = [f"<p class='creval-transcript'>{esc(r['judge'])} · pair {esc(r['pair_id'])} · criterion "
+             f"<b>{esc(r['criterion'])}</b></p>",                  # a line of data, not a heading of the page
              f"<details><summary>problem and solution</summary><pre style='white-space:pre-wrap'>"
              f"{esc(r['problem'])}\n\n{esc(r['solution'])}</pre></details>"]
     for t in r["transcript"]:

@@ -239,7 +239,7 @@ def techniques(recs, top: int = 6) -> go.Figure:
         c = Counter(x for r in rs for x in set(r.techniques))
         fig.add_bar(x=names, y=[100 * c[n] / len(rs) for n in names], name=f"GPT-4 state {t}")
     fig.update_layout(barmode="group", title="Fig. 2: most used techniques per state vs humans",
-                      yaxis_title="% of solutions")
+                      xaxis_title="technique", yaxis_title="% of solutions")
     return fig
 
 

@@ -125,5 +125,72 @@ def fig_correlations(recs, text_set: str = "ps", model: str | None = None) -> go
     blank = " blank: no correlation (hover says why)" if np.isnan(z).any() else ""
     fig.update_layout(title=f"Spearman correlations between measures ({text_set}; cells rest on {n} to "
                             f"{int(t['n'].max()) if len(t) else 0} texts: hover for n and interval;{blank})",
-                      height=460)
+                      xaxis_title="measure", yaxis_title="measure", height=460)
+    return fig
+
+
+CHANCE = {"AUROC": 0.5, "Spearman rho": 0.0}
+CHECK_COLOURS = {"interval clear of chance, the creative way": "#1a9850",
+                 "interval clear of chance, the other way": "#d73027",
+                 "interval holds chance": "#878787"}
+
+
+def check_colour(row) -> str:
+    """Which of :data:`CHECK_COLOURS` a check row falls in: read off its interval and direction columns."""
+    if row.get("CI excludes chance") != "yes":
+        return "interval holds chance"
+    return ("interval clear of chance, the creative way" if row.get("right direction") == "yes"
+            else "interval clear of chance, the other way")
+
+
+def short(text: str, width: int = 30) -> str:
+    """A check's name on lines of at most ``width`` characters (an axis label that leaves the plot its room)."""
+    import textwrap
+    return "<br>".join(textwrap.wrap(str(text), width))
+
+
+def fig_checks(checks: pd.DataFrame) -> go.Figure:
+    """The checks against people (:func:`creval.studies.rethinking.report.table_checks`) as a dot plot: each
+    measure's value with its 95% interval, one panel per statistic (AUROC, Spearman rho) with its chance
+    line, coloured by where the interval lies; the table itself stays one click away."""
+    from plotly.subplots import make_subplots
+
+    from creval.studies.tables import computed
+    df = computed(checks)
+    df = df[pd.to_numeric(df.get("value"), errors="coerce").notna()] if "value" in df else df.iloc[0:0]
+    stats = [s for s in CHANCE if s in set(df["statistic"])] if len(df) else []
+    if not stats:
+        fig = go.Figure()
+        fig.update_layout(title="Checks against people: no check has a value in these records",
+                          meta={"missing": "no check has a value"})
+        return fig
+    sizes = [int((df["statistic"] == s).sum()) for s in stats]
+    fig = make_subplots(rows=len(stats), cols=1, row_heights=sizes, vertical_spacing=0.12,
+                        subplot_titles=[f"{s} (chance {CHANCE[s]:g})" for s in stats])
+    shown = set()
+    for r, s in enumerate(stats, start=1):
+        sub = df[df["statistic"] == s]
+        labels = [f"{m}<br>{short(c)}" for m, c in zip(sub["measure"], sub["check"])]
+        colours = [check_colour(row) for row in sub.to_dict("records")]
+        for colour in CHECK_COLOURS:
+            pick = [i for i, c in enumerate(colours) if c == colour]
+            if not pick:
+                continue
+            part = sub.iloc[pick]
+            fig.add_trace(go.Scatter(
+                x=part["value"].astype(float), y=[labels[i] for i in pick], mode="markers", name=colour,
+                legendgroup=colour, showlegend=colour not in shown, marker={"color": CHECK_COLOURS[colour], "size": 9},
+                error_x={"type": "data", "symmetric": False,
+                         "array": (part["ci_high"].astype(float) - part["value"].astype(float)).tolist(),
+                         "arrayminus": (part["value"].astype(float) - part["ci_low"].astype(float)).tolist()},
+                customdata=part[["n"]].to_numpy(), hovertemplate="%{y}: %{x:.3f} (n = %{customdata[0]})"),
+                row=r, col=1)
+            shown.add(colour)
+        fig.add_vline(x=CHANCE[s], line_dash="dot", line_color="#444", row=r, col=1)
+        fig.update_xaxes(title_text=s, row=r, col=1)
+        fig.update_yaxes(title_text="measure · check", autorange="reversed", row=r, col=1)
+    fig.update_layout(title="Each measure against people, with its 95% interval and the chance line",
+                      height=160 + 52 * sum(sizes) + 60 * len(stats), margin={"l": 20},
+                      legend={"orientation": "h", "y": -0.12})
+    fig.update_yaxes(automargin=True)
     return fig
