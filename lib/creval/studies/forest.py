@@ -50,7 +50,7 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
     borderline word. ``label(row)``: the row's name on the axis. Rows with no word or no interval are left out
     (list them beside the figure)."""
     rows = drawable(rows)
-    names = [label(r) for r in rows]
+    names = [_wrap(label(r), 34) for r in rows]          # two short lines: the plot keeps most of the width
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
                         subplot_titles=("agreement with people, above chance", "lead over the strongest baseline"))
     shown: set[str] = set()
@@ -101,7 +101,8 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
                                      hovertext=f"{names[i]}: lead within authors", hoverinfo="text"), row=1, col=2)
     for col in (1, 2):
         fig.add_vline(x=0, line=dict(color="#222", width=1, dash="dash"), row=1, col=col)
-    fig.update_yaxes(autorange="reversed", automargin=True, tickfont=dict(size=11))
+    fig.update_yaxes(autorange="reversed", automargin=True, tickfont=dict(size=10))
+    fig.update_yaxes(title_text="measure · human data" if any(" · " in n for n in names) else "measure", row=1, col=1)
     fig.update_xaxes(title_text="rho, or AUROC − 0.5 (0 = chance)", row=1, col=1, zeroline=False)
     fig.update_xaxes(title_text="measure − best baseline (> 0 = beats it)", row=1, col=2, zeroline=False)
     fig.update_layout(title=dict(text=title, x=0, xanchor="left"), height=max(260, 120 + 34 * len(rows)),
