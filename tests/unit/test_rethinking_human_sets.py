@@ -137,7 +137,7 @@ def test_every_row_has_a_word_on_the_staged_data():
     frames, lab = frames_for(cfg)
     assert lab == {"lamp": True, "confed": True}
     recs = recs_of(frames, lab)
-    rows = G.lamp_rows(recs, 200, 0) + G.confed_rows(recs, 200, 0)
+    rows = G.lamp_rows(recs, 100, 0) + G.confed_rows(recs, 100, 0)
     assert len(rows) == 20
     assert all(r["tracking"] in TR.WORDS and r["tracking"] != S.TESTABLE for r in rows)
     lamp_r = [r for r in rows if r["source_table"] == "measures_lamp"]
