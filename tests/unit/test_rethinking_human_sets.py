@@ -13,6 +13,7 @@ from creval.core import paths
 from creval.datasets import base, confederacy, lamp
 from creval.measures import stats as S
 from creval.measures import tracking as TR
+from creval.studies import links
 from creval.studies.reportcard.human_sets import writer_agreement
 from creval.studies.rethinking import grading as G
 from creval.studies.rethinking import human_sets_report as H
@@ -126,8 +127,9 @@ def test_rows_on_the_samples_are_not_testable(monkeypatch, tmp_path):
     assert {r["verdict"] for r in rows} == {S.TESTABLE}
     assert all("sample" in r["note"] and "sample" in r["reason"] for r in rows)
     assert {r["source_table"] for r in rows} == {"measures_lamp", "measures_confed"}
-    t = H.table_human_sets(recs, 50, 0)
+    t = H.table_human_sets(recs, rows=rows)
     assert len(t) == len(rows) and "Not real labels here" in t.attrs["caption"]
+    assert H.human_sets_md(recs, rows=rows).count("not testable here") == 2
 
 
 @pytest.mark.skipif(not (STAGED / "lamp_preferences").is_dir() or not (STAGED / "confederacy_of_models").is_dir(),
@@ -146,3 +148,7 @@ def test_every_row_has_a_word_on_the_staged_data():
     assert all("ceiling" in r["note"] for r in rows)
     c = H.table_human_ceilings(recs)
     assert c["agreement"].iloc[0] == "two writers agree on 85% of pairs"
+    md = H.human_sets_md(recs, rows=rows)
+    held = {"rethinking": {f"measures_{s}": f.to_dict("records") for s, f in frames.items()}}
+    assert "LAMP, 10 rows" in md and not links.dead(md, held)
+    assert not links.dead(" ".join(H.table_human_sets(recs, rows=rows)["number"]), held)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from creval.measures import tracking as TR
 from creval.measures.numbers import fmt_estimate, fmt_number
-from creval.studies.links import anchor
+from creval.studies.links import anchor, items
 from creval.studies.reportcard.human_sets import rater_ceiling
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.grading import CONFED_ITEMS, LAMP_PAIRS, confed_rows, lamp_rows, writer_ceiling
@@ -28,22 +28,24 @@ def human_set_rows(recs, n_boot: int = 2000, seed: int = 0) -> list[dict]:
     return lamp_rows(recs, n_boot, seed) + confed_rows(recs, n_boot, seed)
 
 
-def _number(r: dict) -> str:
-    """``value [lo, hi]`` with n linked to the texts it counts and the independent units resampled."""
+def _number(r: dict, link=anchor) -> str:
+    """``value [lo, hi]`` with n linked to the texts it counts (``link``: :func:`~creval.studies.links.anchor`
+    in a table cell, :func:`~creval.studies.links.items` in a sentence) and the independent units resampled."""
     est = fmt_estimate(r["value"], r.get("lo"), r.get("hi"))
     table = r.get("source_table") or ""
     n = f"{r['n'] // 2} items" if table == "measures_lamp" else f"{r['n']} stories"
-    linked = anchor(n, RethinkingConfig.study, table) if table else n
+    linked = link(n, RethinkingConfig.study, table) if table else n
     return f"{est}, n = {linked} ({r['units']} {UNIT_WORD.get(table, 'units')})"
 
 
-def table_human_sets(recs, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+def table_human_sets(recs, n_boot: int = 2000, seed: int = 0, rows: list[dict] | None = None) -> pd.DataFrame:
     """One row per card row of the two sets, findings first (*tracks people*, then *no better than*, *does
     not track people*, then the undecided), each with its claim, the number (n linked to the texts, the
     interval resampled by instruction or author), the best surface baseline, the tracking word, the claim's
     word and why. LAMP's AUROC is the paired one (:func:`~creval.studies.rethinking.grading.mirrored`): 0.5
-    when the measure ignores which version the writers preferred, 1 when it always prefers it."""
-    rows = human_set_rows(recs, n_boot, seed)
+    when the measure ignores which version the writers preferred, 1 when it always prefers it. ``rows``: the
+    rows already computed (:func:`human_set_rows`), so a page grades them once."""
+    rows = human_set_rows(recs, n_boot, seed) if rows is None else rows
     out = pd.DataFrame([{"human data": r["human data"], "measure": r["measure"], "claim": r["claim"],
                          "statistic": r["statistic"], "number": _number(r),
                          "best baseline": f"{r['baseline']} {fmt_number(r['baseline value'])}"
@@ -96,3 +98,29 @@ def table_human_ceilings(recs) -> pd.DataFrame:
 
 def _pct(v: float) -> str:
     return "–" if v is None or not math.isfinite(v) else f"{v:.0%}"
+
+
+def human_sets_md(recs, n_boot: int = 2000, seed: int = 0, rows: list[dict] | None = None) -> str:
+    """The section's finding in one paragraph, from the rows: per set how many rows got each word, and the
+    strongest surface baseline beside the best measure (a sample says it grades nothing)."""
+    rows = human_set_rows(recs, n_boot, seed) if rows is None else rows
+    out = []
+    for table, name in (("measures_lamp", "LAMP"), ("measures_confed", "A Confederacy of Models")):
+        got = [r for r in rows if r.get("source_table") == table]
+        if not got:
+            out.append(f"{name}: no texts in these records.")
+            continue
+        if all(r["tracking"] == TR.TESTABLE for r in got):
+            out.append(f"{name}: not testable here ({got[0]['reason']}).")
+            continue
+        words: dict[str, int] = {}
+        for r in got:
+            w = TR.word_label({"word": r["tracking"], "beaten by": r.get("beaten by")})
+            words[w] = words.get(w, 0) + 1
+        best = max(got, key=lambda r: r["value"] if math.isfinite(r["value"]) else -math.inf)
+        tally = "; ".join(f"{w}: {k}" for w, k in sorted(words.items(), key=lambda kv: -kv[1]))
+        out.append(f"{name}, {len(got)} rows ({tally}). Its best measure, {best['measure']} on "
+                   f"{best['human data'].split(': ', 1)[-1]}, reaches {best['statistic']} {_number(best, items)}; the "
+                   f"strongest surface feature there, {best['baseline']}, reaches "
+                   f"{fmt_number(best['baseline value'])}.")
+    return " ".join(out)
