@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from creval.core.errors import CrevalError
 from creval.datasets import aut, macgyver, ttcw
 from creval.measures import pertext as P
 from creval.studies.reportcard import card as C
@@ -191,7 +192,7 @@ def confed_rows(recs, n_boot: int, seed: int) -> list[dict]:
             rc = rater_ceiling(m, item)
             ceiling = (f"raters' agreement (ceiling): Spearman {rc['rho']:.2f} between the two raters, noise "
                        f"ceiling {rc['ceiling']:.2f} against their mean")
-        except Exception as e:      # a table without two raters' columns (CrevalError): say so, grade anyway
+        except CrevalError as e:    # a table without two raters' columns: say so, grade anyway
             ceiling = f"no rater ceiling: {str(e).splitlines()[0]}"
         note = "; ".join(s for s in (sample, ceiling) if s)
         for c, (name, sign) in HUMAN_MEASURES.items():

@@ -10,6 +10,7 @@ import math
 
 import pandas as pd
 
+from creval.core.errors import CrevalError
 from creval.measures import tracking as TR
 from creval.measures.numbers import fmt_estimate, fmt_number
 from creval.studies.links import anchor, items
@@ -83,7 +84,7 @@ def table_human_ceilings(recs) -> pd.DataFrame:
         for _, (item, data) in CONFED_ITEMS.items():
             try:
                 c = rater_ceiling(conf, item)
-            except Exception as e:          # a table without two raters' columns: say so
+            except CrevalError as e:        # a table without two raters' columns: say so
                 rows.append({"human data": data, "people": "", "agreement": str(e).splitlines()[0],
                              "ceiling": ""})
                 continue
