@@ -19,7 +19,8 @@ def samples_only(tmp_path, monkeypatch, fresh_cache):
     monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.setenv("CREVAL_HOME", str(tmp_path / "home"))
-    for v in ("CREVAL_MACGYVER_DIR", "CREVAL_TTCW_DIR", "CREVAL_AUT_DIR", "CREVAL_MSRP_DIR"):
+    for v in ("CREVAL_MACGYVER_DIR", "CREVAL_TTCW_DIR", "CREVAL_AUT_DIR", "CREVAL_MSRP_DIR", "CREVAL_LAMP_DIR",
+              "CREVAL_CONFEDERACY_DIR"):
         monkeypatch.delenv(v, raising=False)
 
 

@@ -49,7 +49,8 @@ def samples_only(tmp_path, monkeypatch):
     monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
     monkeypatch.setenv("CREVAL_OFFLINE", "1")
     monkeypatch.setenv("CREVAL_HOME", str(tmp_path / "home"))
-    for v in ("CREVAL_MACGYVER_DIR", "CREVAL_TTCW_DIR", "CREVAL_AUT_DIR", "CREVAL_MSRP_DIR"):
+    for v in ("CREVAL_MACGYVER_DIR", "CREVAL_TTCW_DIR", "CREVAL_AUT_DIR", "CREVAL_MSRP_DIR", "CREVAL_LAMP_DIR",
+              "CREVAL_CONFEDERACY_DIR"):
         monkeypatch.delenv(v, raising=False)
     return tmp_path
 
@@ -74,7 +75,8 @@ def cfg_for(root) -> RethinkingConfig:
 
 def test_run_writes_every_table_and_resumes(samples_only, monkeypatch):
     cfg = cfg_for(samples_only)
-    assert cfg.identity()["data"] == {"macgyver": "sample", "ttcw": "sample", "aut": "sample", "msrp": "missing"}
+    assert cfg.identity()["data"] == {"macgyver": "sample", "ttcw": "sample", "aut": "sample", "msrp": "missing",
+                                      "lamp": "sample", "confederacy": "sample"}
     models = {n: FakeModel(n) for n in ("fake-a", "fake-b", "fake-j")}
     models["fake-a"].fail_after = 4              # dies after the first chunk: two ps texts, plain and given the problem
     monkeypatch.setattr(run, "load_model", lambda name, cache=None: models[name])
@@ -107,6 +109,12 @@ def test_run_writes_every_table_and_resumes(samples_only, monkeypatch):
     assert not sets.loc["ps", "labelled"] and sets.loc["msrp", "why"].startswith("MSRP not available here")
     ps = recs["measures_ps"]
     assert len(ps) == 6 and ps["ci"].between(0, 1).all() and {"uniq_2", "uniq_8", "tpt", "has_template"} <= set(ps)
+    for s, kinds in (("lamp", {"raw", "writer_edit", "ai_edit"}), ("confed", {"person", "model"})):
+        m = recs[f"measures_{s}"]             # the two sets of human judgment: model-free measures only
+        assert set(m["kind"]) == kinds and m["ci"].between(0, 1).all() and {"mattr", "distinct_2"} <= set(m)
+        assert not sets.loc[s, "labelled"] and s not in set(ppl["set"])
+    assert {"over_raw", "n_writers"} <= set(recs["measures_lamp"])
+    assert {"total", "creativity_r1", "creativity_r2", "rating_group"} <= set(recs["measures_confed"])
     j = recs["judge"]
     assert set(j["set"]) == {"ps", "ttcw"} and (j["judge"] > 1.9).all() and (j["judge"] < 2.1).all()
     assert recs["twist"]["contradiction"].all() and len(recs["rerun"]) == 2

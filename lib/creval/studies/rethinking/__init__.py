@@ -1,6 +1,6 @@
 """The Rethinking the metrics study (chapter 06): creativity index, perplexity, syntactic templates and rubric
 judges against people (Lu et al.)."""
-from creval.datasets import aut, macgyver, msrp, ttcw
+from creval.datasets import aut, confederacy, lamp, macgyver, msrp, ttcw
 from creval.measures.rubric import RubricRecord
 from creval.studies.contract import Study
 from creval.studies.rethinking import estimate, grading, run, values
@@ -23,7 +23,8 @@ STUDY = Study("rethinking", "chapters/06-rethinking-metrics.ipynb", RethinkingCo
                       **{f"measures_{s}": MeasuresRecord for s in run.SETS},
                       "formatting": FormattingRecord, "perplexity": PerplexityRecord, "templates": TemplateRecord,
                       "judge": JudgeRecord, "twist": TwistRecord, "rerun": RubricRecord, "example": ExampleRecord},
-              datasets=(ttcw.DATASET, aut.DATASET, macgyver.DATASET, msrp.DATASET), estimate=estimate.estimate,
+              datasets=(ttcw.DATASET, aut.DATASET, macgyver.DATASET, msrp.DATASET, lamp.DATASET,
+                        confederacy.DATASET), estimate=estimate.estimate,
               card=grading.rethinking_rows,
               values=values.values,
               summary="creativity index, perplexity, syntactic templates and rubric judges against people (Lu et al.)")

@@ -15,7 +15,7 @@ class RethinkingConfig(JudgeConfig, BootstrapConfig):
     changes the records (:mod:`creval.studies.rethinking.run`)."""
     study: ClassVar[str] = "rethinking"
     prefix: ClassVar[str] = "rethink_"
-    records_version: ClassVar[int] = 4     # 4: perplexity scored after the document start, first token kept; 3: the formatting control's table
+    records_version: ClassVar[int] = 5     # 5: the LAMP and Confederacy sets (measures_lamp, measures_confed; issue 54); 4: perplexity scored after the document start, first token kept; 3: the formatting control's table
     rethink_ps_per_class: int = identity(0)   # MacGyver unconventional and conventional solutions each, 0 for all (573 and 230; paper: 573 and 573)
     rethink_human_llm_problems: int = identity(0)   # MacGyver problems with a crowd and a GPT-4 solution, 0 for all (310)
     rethink_ci_l_min: int = identity(5)   # shortest n-gram of the creativity index (paper: 5)

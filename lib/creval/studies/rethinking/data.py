@@ -4,8 +4,10 @@ each text set as one DataFrame (``id, group, text, full, label, kind, context`` 
 Sets: ``ps`` (MacGyver verified feasible solutions, unconventional vs conventional), ``solver`` (a crowd and a
 GPT-4 solution of the same problem, cut to the shorter one's words), ``ttcw`` (the LLM-written TTCW stories
 with the experts' verdicts), ``aut`` (Ocsai-1 responses with originality ratings), ``msrp`` (sentence pairs,
-paraphrase or not). ``full`` is the text before any cut (the formatting control re-matches lengths after it
-strips step markers)."""
+paraphrase or not), and two sets of human judgment the card grades the cheap measures on (issue 54): ``lamp``
+(an LLM's paragraph, a writer's edit and an LLM's edit of it, ranked by expert writers) and ``confed`` (65
+stories on one prompt by 12 LLMs and by people, rated on a rubric). ``full`` is the text before any cut (the
+formatting control re-matches lengths after it strips step markers)."""
 from __future__ import annotations
 
 import re
@@ -14,12 +16,14 @@ import numpy as np
 import pandas as pd
 
 from creval.core.errors import CrevalError
-from creval.datasets import aut, macgyver, msrp, ttcw
+from creval.datasets import aut, confederacy, lamp, macgyver, msrp, ttcw
 from creval.datasets.base import provenance
 from creval.studies.config import Config
 
 SOURCES = (("MacGyver solutions (PS, crowd vs LLM)", macgyver), ("TTCW stories and expert verdicts", ttcw),
-           ("AUT originality ratings (Ocsai-1)", aut), ("MSRP paraphrase pairs", msrp))
+           ("AUT originality ratings (Ocsai-1)", aut), ("MSRP paraphrase pairs", msrp),
+           ("LAMP writers' rankings of AI paragraphs and their edits", lamp),
+           ("A Confederacy of Models: rubric ratings of stories", confederacy))
 
 # a step marker or a list number at the start of a line (or after a <br>): "Step1:", "step 2.", "3)", "4." (not
 # "1.5 litres"), with an optional bullet before it
@@ -139,7 +143,74 @@ def msrp_texts(cfg: Config) -> pd.DataFrame:
     return _labelled(pd.DataFrame(rows), True, "")
 
 
-LOADERS = {"ps": ps_texts, "solver": solver_texts, "ttcw": ttcw_texts, "aut": aut_texts, "msrp": msrp_texts}
+LAMP_KIND = {lamp.RAW: "raw", lamp.WRITER_EDIT: "writer_edit", lamp.AI_EDIT: "ai_edit"}
+"""LAMP's versions as the ``kind`` of a text: the raw AI paragraph and its two edits."""
+HUMAN_COLUMNS = {"lamp": ["item", "n_writers", "over_raw", "mean_rank"],
+                 "confed": ["total", "rating_group", "creativity_r1", "creativity_r2", "total_r1", "total_r2"]}
+
+
+def lamp_texts(cfg: Config) -> pd.DataFrame:
+    """LAMP (:mod:`creval.datasets.lamp`): one row per item and version. ``group`` is the instruction (the
+    declared unit; one instruction was shown twice, as two items), ``item`` the item as shown, ``kind`` the
+    version (:data:`LAMP_KIND`), ``context`` the instruction's text, ``label`` the writers' points (mean of
+    3 - rank: 2 when every writer put it first), ``n_writers`` who ranked it, ``mean_rank`` and ``over_raw``
+    (on an edit: how many of them ranked it above the item's raw paragraph; NaN on the raw one)."""
+    got, err = try_load(lamp.load)
+    cols = ["id", "group", "text", "full", "context", "label", "kind", *HUMAN_COLUMNS["lamp"]]
+    if got is None:
+        return _labelled(pd.DataFrame(columns=cols), False, f"LAMP not available here ({err})")
+    items, rankings, src = got
+    ranks: dict[tuple[str, str], list[int]] = {}
+    for r in rankings:
+        for v, k in r.ranks.items():
+            ranks.setdefault((r.item_id, v), []).append(k)
+    rows = []
+    for it in items:
+        raw = ranks.get((it.item_id, lamp.RAW), [])
+        for v in lamp.VERSIONS:
+            if v not in it.texts:
+                continue
+            got_r = ranks.get((it.item_id, v), [])
+            mean = float(np.mean(got_r)) if got_r else np.nan
+            over = np.nan if v == lamp.RAW or len(raw) != len(got_r) else \
+                float(sum(a < b for a, b in zip(got_r, raw)))
+            rows.append({"id": f"{it.item_id}::{LAMP_KIND[v]}", "group": it.unit, "text": it.texts[v],
+                         "full": it.texts[v], "context": it.instruction, "label": 3 - mean, "kind": LAMP_KIND[v],
+                         "item": it.item_id, "n_writers": len(got_r), "over_raw": over, "mean_rank": mean})
+    return _labelled(pd.DataFrame(rows, columns=cols), not src.is_sample,
+                     "only the bundled LAMP sample (invented rankings, not the writers')")
+
+
+def confed_texts(cfg: Config) -> pd.DataFrame:
+    """A Confederacy of Models (:mod:`creval.datasets.confederacy`): one row per story. ``group`` is the
+    author (a model or ``human``: the declared unit), ``kind`` person or model, ``label`` the raters' mean
+    Creativity, ``total`` their mean total, ``rating_group`` the block of stories one pair of raters scored and
+    each rater's ``creativity_r<slot>`` and ``total_r<slot>`` (their agreement is the ceiling)."""
+    got, err = try_load(confederacy.load)
+    cols = ["id", "group", "text", "full", "context", "label", "kind", *HUMAN_COLUMNS["confed"]]
+    if got is None:
+        return _labelled(pd.DataFrame(columns=cols), False, f"Confederacy not available here ({err})")
+    stories, ratings, src = got
+    by: dict[str, list] = {}
+    for r in ratings:
+        by.setdefault(r.story_id, []).append(r)
+    rows = []
+    for s in stories:
+        row = {"id": s.story_id, "group": s.author, "text": s.text, "full": s.text, "context": None,
+               "kind": s.kind, "rating_group": int(s.rating_group)}
+        for key in ("creativity", "total"):
+            vals = {r.slot: (r.total if key == "total" else r.scores.get(key, np.nan)) for r in by.get(s.story_id, [])}
+            for slot in (1, 2):
+                row[f"{key}_r{slot}"] = float(vals.get(slot, np.nan))
+            ok = [float(v) for v in vals.values() if np.isfinite(v)]
+            row["label" if key == "creativity" else key] = float(np.mean(ok)) if ok else np.nan
+        rows.append(row)
+    return _labelled(pd.DataFrame(rows, columns=cols), not src.is_sample,
+                     "only the bundled Confederacy sample (invented stories and ratings)")
+
+
+LOADERS = {"ps": ps_texts, "solver": solver_texts, "ttcw": ttcw_texts, "aut": aut_texts, "msrp": msrp_texts,
+           "lamp": lamp_texts, "confed": confed_texts}
 
 
 def load_texts(cfg: Config, text_set: str) -> pd.DataFrame:

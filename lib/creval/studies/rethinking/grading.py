@@ -1,12 +1,24 @@
 """Chapter 06's rows of the report card (:mod:`creval.studies.reportcard.card`): the creativity index,
 templates per token and perplexity against each labelled set, Lu et al.'s claim that they fail to track people
-beyond surface features. Declared as ``card=`` on the study, so the card grades whatever the study offers."""
+beyond surface features. Declared as ``card=`` on the study, so the card grades whatever the study offers.
+
+Two more sets of human judgment (issue 54) are graded here too, on the cheap model-free measures only:
+LAMP (:func:`lamp_rows`: do the measures prefer the version of a paragraph the expert writers preferred, as
+Chakrabarty et al. 2025 report the writers do) and A Confederacy of Models (:func:`confed_rows`: the measures
+against the raters' mean Creativity and total, Lu et al.'s claim)."""
 from __future__ import annotations
 
-import numpy as np
+import math
+from typing import Mapping, Sequence
 
+import numpy as np
+import pandas as pd
+
+from creval.core.errors import CrevalError
 from creval.datasets import aut, macgyver, ttcw
+from creval.measures import pertext as P
 from creval.studies.reportcard import card as C
+from creval.studies.reportcard.human_sets import rater_ceiling
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.readers import labelled, measures, unlabelled_reason
 
@@ -73,4 +85,119 @@ def rethinking_rows(recs, n_boot: int, seed: int) -> list[dict]:
                                    claim=BY_AUTHOR.get(ts), question=C.CONTROL if col == "ci_unmarked" else None,
                                    paper_figure=PAPER_FIGURES.get((ts, col), ""), note=sample,
                                    degenerate=sample or None, units="text", source=source_of(ts, col)))
+    return rows + lamp_rows(recs, n_boot, seed) + confed_rows(recs, n_boot, seed)
+
+
+# -- LAMP and Confederacy (issue 54) ----------------------------------------------------------------------
+LAMP_PAIRS = {"writer_edit": "LAMP: writer's edit vs raw AI paragraph (writers' majority)",
+              "ai_edit": "LAMP: AI edit vs raw AI paragraph (writers' majority)"}
+"""LAMP's two comparisons: the edited version's ``kind`` -> the human data's name. Chakrabarty et al. claim
+something of the writers (they prefer the edit), nothing of the measures; the claim these rows test is Lu et
+al.'s, that the cheap measures fail to follow what people judge beyond surface features."""
+CONFED_ITEMS = {"label": ("creativity", "Confederacy: raters' mean Creativity (1-10)"),
+                "total": ("total", "Confederacy: raters' mean total (ten rubric items)")}
+HUMAN_MEASURES = {"ci": ("creativity index", 1), "tpt": ("templates per token (negated)", -1),
+                  "distinct_1": ("distinct-1", 1), "distinct_2": ("distinct-2", 1), "mattr": ("MATTR", 1)}
+"""The cheap measures graded on the two sets (column of ``measures_<set>`` -> name, sign)."""
+SURFACE = {"words": "length (words)", "chars_per_word": "mean word length", "lines": "line count",
+           "list_lines": "list lines", "digits": "digits", "markup": "markup characters"}
+
+
+def surface(texts) -> dict[str, np.ndarray]:
+    """The length and format features of each text (:func:`creval.measures.pertext.format_features`), named."""
+    return {SURFACE[k]: v for k, v in P.format_features([str(t) for t in texts]).items()}
+
+
+def mirrored(m: pd.DataFrame, edit: str, values: Mapping[str, Sequence[float]]) -> dict:
+    """LAMP's paired comparison of ``edit`` (a version's ``kind``) with the raw paragraph, as rows the grading
+    rule can read. Per item that has both versions and a majority of writers (``over_raw`` of ``n_writers``
+    ranked the edit above the raw one; a tie is left out) two mirrored rows: x = v(edit) - v(raw) with y = 1
+    when the majority preferred the edit, and x = v(raw) - v(edit) with y = 1 - that, for every array of
+    ``values`` (one value per row of ``m``: measures and baselines alike).
+
+    So the positive rows hold, per item, D = v(preferred) - v(other) and the negative rows -D: the AUROC of x
+    against y is the chance that one item's D exceeds another item's -D (ties half), 0.5 by construction when
+    the measure ignores the writers' choice, 1.0 when it always prefers the version they preferred (every D >
+    0) and 0.0 when it always prefers the other. Both rows of an item answer one instruction: ``cluster``
+    (``m.group``) resamples them together. Returns ``y``, ``cluster``, ``item`` and ``x`` (name -> array)."""
+    where = {(it, k): i for i, (it, k) in enumerate(zip(m["item"], m["kind"]))}
+    n_w, over = m["n_writers"].astype(float).to_numpy(), m["over_raw"].astype(float).to_numpy()
+    vals = {k: np.asarray(v, float) for k, v in values.items()}
+    y, cluster, items, x = [], [], [], {k: [] for k in vals}
+    for i, (it, k, g) in enumerate(zip(m["item"], m["kind"], m["group"])):
+        j = where.get((it, "raw"))
+        if k != edit or j is None or not (math.isfinite(over[i]) and n_w[i] > 0) or 2 * over[i] == n_w[i]:
+            continue
+        pref = 1.0 if 2 * over[i] > n_w[i] else 0.0
+        for side, yy in ((1.0, pref), (-1.0, 1.0 - pref)):
+            y.append(yy)
+            cluster.append(g)
+            items.append(it)
+            for name, v in vals.items():
+                x[name].append(side * (v[i] - v[j]))
+    return {"y": np.array(y, float), "cluster": np.array(cluster, dtype=object),
+            "item": np.array(items, dtype=object), "x": {k: np.array(v, float) for k, v in x.items()}}
+
+
+def writer_ceiling(m: pd.DataFrame, edit: str) -> dict:
+    """The writers' own agreement on ``edit`` vs the raw paragraph, from ``over_raw`` of ``n_writers`` per
+    item: ``pairwise`` (the share of two writers of one item who prefer the same version; the ceiling of any
+    measure), ``majority`` (the share of items whose majority preferred the edit) and ``n_items``."""
+    e = m[(m["kind"] == edit) & (m["n_writers"].astype(float) >= 2)]
+    n, k = e["n_writers"].astype(float).to_numpy(), e["over_raw"].astype(float).to_numpy()
+    ok = np.isfinite(k)
+    n, k = n[ok], k[ok]
+    same = (k * (k - 1) + (n - k) * (n - k - 1)) / 2
+    return {"pairwise": float(same.sum() / (n * (n - 1) / 2).sum()) if len(n) else math.nan,
+            "majority": float(np.mean(2 * k > n)) if len(n) else math.nan, "n_items": int(len(n))}
+
+
+def lamp_rows(recs, n_boot: int, seed: int) -> list[dict]:
+    """Per LAMP comparison (:data:`LAMP_PAIRS`) and cheap measure: does the measure prefer the version the
+    writers' majority preferred (:func:`mirrored`, AUROC, resampled by instruction), beyond the same mirrored
+    differences of length and format? Chakrabarty et al.'s claim, stated as the writers' preference: a measure
+    that tracks the writers agrees with them."""
+    m = measures(recs, "lamp")
+    if m.empty or "over_raw" not in m:
+        return []
+    sample = "" if labelled(recs, "lamp") else f"not real labels: {unlabelled_reason(recs, 'lamp')}"
+    cols = {c: sign * m[c].astype(float).to_numpy() for c, (_, sign) in HUMAN_MEASURES.items() if c in m}
+    rows = []
+    for edit, data in LAMP_PAIRS.items():
+        p = mirrored(m, edit, {**cols, **{f"base::{k}": v for k, v in surface(m["text"]).items()}})
+        base = {k.split("::", 1)[1]: v for k, v in p["x"].items() if k.startswith("base::")}
+        ceiling = writer_ceiling(m, edit)
+        note = "; ".join(s for s in (sample, f"writers' own agreement (ceiling): two writers of one item prefer the "
+                                             f"same version on {ceiling['pairwise']:.0%} of pairs") if s)
+        for c in cols:
+            rows.append(C.graded(C.LU_R, HUMAN_MEASURES[c][0], data, p["x"][c], base, p["y"], "auc", n_boot,
+                                 seed, cluster=p["cluster"], note=note, degenerate=sample or None,
+                                 units="pair side", source=(RethinkingConfig.study, "measures_lamp", {})))
+    return rows
+
+
+def confed_rows(recs, n_boot: int, seed: int) -> list[dict]:
+    """Each cheap measure against the Confederacy raters' mean Creativity and mean total (Spearman), beside
+    length and format, within person and model stories (the author label as strata), resampled by author
+    (the declared unit); the raters' agreement in the note as the ceiling. Lu et al.'s claim."""
+    m = measures(recs, "confed")
+    if m.empty or "total" not in m:
+        return []
+    sample = "" if labelled(recs, "confed") else f"not real labels: {unlabelled_reason(recs, 'confed')}"
+    base, who, author = surface(m["text"]), m["kind"].astype(str).to_numpy(), m["group"].astype(str).to_numpy()
+    rows = []
+    for col, (item, data) in CONFED_ITEMS.items():
+        try:
+            rc = rater_ceiling(m, item)
+            ceiling = (f"raters' agreement (ceiling): Spearman {rc['rho']:.2f} between the two raters, noise "
+                       f"ceiling {rc['ceiling']:.2f} against their mean")
+        except CrevalError as e:    # a table without two raters' columns: say so, grade anyway
+            ceiling = f"no rater ceiling: {str(e).splitlines()[0]}"
+        note = "; ".join(s for s in (sample, ceiling) if s)
+        for c, (name, sign) in HUMAN_MEASURES.items():
+            if c in m and m[c].notna().sum() >= 2:
+                rows.append(C.graded(C.LU_R, name, data, sign * m[c].astype(float), base, m[col].astype(float),
+                                     "spearman", n_boot, seed, author=who, cluster=author, note=note,
+                                     degenerate=sample or None, units="story",
+                                     source=(RethinkingConfig.study, "measures_confed", {})))
     return rows

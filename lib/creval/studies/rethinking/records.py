@@ -1,5 +1,5 @@
 """Typed rows of the rethinking run (one record type per table; :mod:`creval.studies.rethinking.run` says how
-each is computed). The five ``measures_<set>`` tables share :class:`MeasuresRecord`: a column only one set has
+each is computed). The ``measures_<set>`` tables share :class:`MeasuresRecord`: a column only one set has
 is optional there, and ``uniq_<L>`` is one column per n-gram length L of the set's reference index."""
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ class MeasuresRecord(Record):
     id: str
     group: str             # what a text is compared within, and left out of its reference (problem, plot, pair)
     text: str
-    label: Any             # the set's human label: bool (ps, solver, msrp), writer (ttcw) or originality (aut)
+    label: Any             # the set's human label: bool (ps, solver, msrp), writer (ttcw), originality (aut),
+    #                        writers' points (lamp) or mean Creativity (confed)
     kind: str
     ci: float              # creativity index over the set's L range (Eq. 1)
     n_words: int
@@ -55,6 +56,19 @@ class MeasuresRecord(Record):
     passes: int | None = optional()               # ttcw with expert verdicts: tests passed
     originality_passes: int | None = optional()
     n_verdicts: int | None = optional()
+    distinct_1: float | None = optional()         # lamp, confed: distinct-1, distinct-2 and MATTR of the text
+    distinct_2: float | None = optional()
+    mattr: float | None = optional()
+    item: str | None = optional()                 # lamp: the item as shown (group is its instruction)
+    n_writers: int | None = optional()            # lamp: writers who ranked the item
+    over_raw: float | None = optional()           # lamp, an edit: writers who ranked it above the raw paragraph
+    mean_rank: float | None = optional()          # lamp: the writers' mean rank (1 = best; label = 3 - it)
+    total: float | None = optional()              # confed: the raters' mean total (label: their mean Creativity)
+    rating_group: int | None = optional()         # confed: the block of stories one pair of raters scored
+    creativity_r1: float | None = optional()      # confed: each rater's Creativity and total
+    creativity_r2: float | None = optional()
+    total_r1: float | None = optional()
+    total_r2: float | None = optional()
 
 
 @dataclass

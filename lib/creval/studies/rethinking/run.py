@@ -4,11 +4,12 @@
 them (:mod:`~creval.studies.rethinking.texts`), scores them with every model under test and asks the rubric
 judge (``judge_model``; :mod:`~creval.studies.rethinking.calls`); the report only reads the tables it writes:
 
-- ``sets``: per text set (``ps``, ``solver``, ``ttcw``, ``aut``, ``msrp``) its size, whether it carries the
-  human labels its checks need (``labelled``; ``why`` when not), its CI range and its reference;
+- ``sets``: per text set (``ps``, ``solver``, ``ttcw``, ``aut``, ``msrp``, ``lamp``, ``confed``) its size,
+  whether it carries the human labels its checks need (``labelled``; ``why`` when not), its CI range and its reference;
 - ``data_sources``: where each dataset was read from (the chapter prints it);
 - ``measures_<set>``: one row per text, in the set's order: ``id, group, text, label, kind`` (+ the set's own
-  fields: ``full_words``, ``object``, ``side``, the TTCW experts' ``passes``, ``originality_passes``, ...),
+  fields: ``full_words``, ``object``, ``side``, the TTCW experts' ``passes``, ``originality_passes``, LAMP's
+  ``item, n_writers, over_raw, mean_rank``, Confederacy's ``total``, ``rating_group`` and each rater's scores),
   the creativity index ``ci`` and ``uniq_<L>`` for every L of the reference (the Fig. 2/3 L sweep),
   ``n_words``, and templates pooled over the set (``has_template``, ``tpt``);
 - ``formatting``: the formatting control of ``ps`` and ``solver``: ``set, id, kind, label, marked`` (the
@@ -62,6 +63,7 @@ from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.data import data_sources, load_texts
 from creval.studies.rethinking.texts import (
     FORMATTING_SETS,
+    HUMAN_SETS,
     ci_range,
     example_row,
     formatting_rows,
@@ -74,7 +76,7 @@ log = logging.getLogger("creval.studies.rethinking.run")
 
 __all__ = ["PPL_CHUNK", "WITH_CONTEXT", "call_units", "run", "text_units"]
 
-SETS = ("ps", "solver", "ttcw", "aut", "msrp")
+SETS = ("ps", "solver", "ttcw", "aut", "msrp", *HUMAN_SETS)
 JUDGED = ("ps", "solver", "ttcw")              # sets the rubric judge scores
 TEMPLATE_SETS = ("ps", "solver", "ttcw")       # sets whose groups get their own templates (Table 2, Fig. 4)
 PPL_CHUNK = 8                                  # texts of a set scored by perplexity in one unit
@@ -101,6 +103,8 @@ def call_units(cfg: RethinkingConfig, texts: dict, models: list, judge) -> list[
             log.warning("perplexity skipped: %s", why)
             continue
         for s, t in texts.items():
+            if s in HUMAN_SETS:     # LAMP and Confederacy: model-free measures only (the book's time)
+                continue
             scored = t[ppl_scored(cfg, s, t)] if len(t) else t
             out += [Unit(f"perplexity/{m.name}/{s}/{k // PPL_CHUNK}",
                          ("perplexity", partial(perplexity_rows, cfg, m, s, scored.iloc[k:k + PPL_CHUNK])))

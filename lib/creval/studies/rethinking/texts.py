@@ -4,19 +4,23 @@ indexes are saved by corpus hash (:func:`creval.measures.ngram_index.cached_inde
 
 Creativity-index references are in-pool and leave-group-out: every MacGyver solution we have, by problem,
 minus the scored text's problem; the TTCW stories minus the same plot; AUT responses minus the response
-itself; MSRP sentences minus the pair itself (``datasets.macgyver.solution_pool`` and the n-gram index)."""
+itself; MSRP sentences minus the pair itself; LAMP's paragraphs minus every version of the same instruction; the
+Confederacy stories minus the same author's (``datasets.macgyver.solution_pool`` and the n-gram index). The
+two sets of human judgment (:data:`HUMAN_SETS`) also get the lexical measures (distinct-1, distinct-2, MATTR)."""
 from __future__ import annotations
 
 import pandas as pd
 
 from creval.datasets import aut, macgyver, ttcw
 from creval.measures import creativity_index as C
+from creval.measures import pertext as P
 from creval.measures import templates as T
 from creval.measures.ngram_index import cached_index, word_tokenize
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.data import cut_words, has_step_marker, strip_step_markers
 
 FORMATTING_SETS = ("ps", "solver")      # MacGyver sets scored again with step markers stripped
+HUMAN_SETS = ("lamp", "confed")         # issue 54's sets: referenced against themselves, lexical measures too
 
 
 def max_length(cfg: RethinkingConfig) -> int:
@@ -51,6 +55,8 @@ def reference(cfg: RethinkingConfig, text_set: str, texts: pd.DataFrame, unmarke
                             "aut-ocsai")
     if text_set == "msrp":
         return cached_index(list(zip(texts["group"], texts["text"])), L, "msrp-pairs")
+    if text_set in HUMAN_SETS:              # the set itself, leave-group-out (instruction; author)
+        return cached_index(list(zip(texts["group"], texts["text"])), L, f"{text_set}-texts")
     raise ValueError(text_set)
 
 
@@ -68,6 +74,10 @@ def text_measures(cfg: RethinkingConfig, text_set: str, texts: pd.DataFrame, idx
     st = T.template_stats(T.pos_tag(list(t["text"])), n=cfg.rethink_template_n, top_n=cfg.rethink_template_top)
     t["has_template"] = [float(h) for h in st["has"]]
     t["tpt"] = st["tpt"]
+    if text_set in HUMAN_SETS:
+        lex = P.lexical(list(t["text"]))          # mean word length is a baseline, not a measure
+        for k in ("distinct_1", "distinct_2", "mattr"):
+            t[k] = lex[k]
     return t
 
 
