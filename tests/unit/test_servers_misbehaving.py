@@ -17,7 +17,8 @@ import pytest
 
 from creval.core.errors import CrevalError
 from creval.models.base import ChatRequest, LoglikelihoodRequest, ModelSpec, SampleRequest
-from creval.models.openai_compat import BadReply, OpenAIBackend
+from creval.models.http_replies import BadReply
+from creval.models.openai_compat import OpenAIBackend
 
 HI = ({"role": "user", "content": "Name one use of a brick."},)
 PAGE = b"<!doctype html><html><head><title>Welcome</title></head><body>It works!</body></html>"

@@ -31,7 +31,8 @@ import httpx
 from creval.core.errors import CrevalError
 from creval.models import retry
 from creval.models.base import ModelSpec
-from creval.models.openai_compat import OPENAI_URL, api_key_for, came_back, reply_json, unreachable
+from creval.models.http_replies import came_back, reply_json, unreachable
+from creval.models.openai_compat import OPENAI_URL, api_key_for
 from creval.models.replies import has_thinking
 from creval.models.retry import error_message
 from creval.models.shaping import shape, timeout
@@ -113,7 +114,7 @@ def base_of(spec: ModelSpec) -> str:
 
 def send(client, spec: ModelSpec, method: str, path: str, body: dict | None = None):
     """One probe request; an answer that is no answer (nothing listens, no DNS, no reply in time) or a 200 that is
-    not the JSON an OpenAI-compatible server sends there is :class:`~creval.models.openai_compat.BadReply`, one
+    not the JSON an OpenAI-compatible server sends there is :class:`~creval.models.http_replies.BadReply`, one
     sentence naming the URL and what came back. Returns ``(status, JSON body or {}, text)``; the text of a reply
     that is not JSON is what came back (status, content type, first bytes), not the page."""
     url = f"{base_of(spec)}{path}"
@@ -344,7 +345,7 @@ def probe(spec: ModelSpec, key: str = "") -> dict:
     it needs: thinking, reasoning_effort, reasoning_room}, "worked": {verb: did its probe request succeed},
     "failed": [a request that failed without saying what the server can do], "notes": [...], "error": str}`` for
     a server spec. A server that gives no answer or one that is not an OpenAI-compatible API's raises
-    :class:`~creval.models.openai_compat.BadReply` (one sentence naming the URL and what came back)."""
+    :class:`~creval.models.http_replies.BadReply` (one sentence naming the URL and what came back)."""
     out: dict = {"server": {}, "can": {}, "request": {}, "spec": {}, "worked": {v: False for v in VERBS},
                  "failed": [], "notes": [], "error": ""}
     asked: dict[str, bool] = {}

@@ -146,6 +146,8 @@ def check_colour(row) -> str:
 def short(text: str, width: int = 30) -> str:
     """A check's name on lines of at most ``width`` characters (an axis label that leaves the plot its room)."""
     import textwrap
+    if text is None or (isinstance(text, float) and text != text):
+        return "–"
     return "<br>".join(textwrap.wrap(str(text), width))
 
 
@@ -161,7 +163,7 @@ def fig_checks(checks: pd.DataFrame) -> go.Figure:
     stats = [s for s in CHANCE if s in set(df["statistic"])] if len(df) else []
     if not stats:
         fig = go.Figure()
-        fig.update_layout(title="Checks against people: no check has a value in these records",
+        fig.update_layout(title="Checks against people: not computed, no check has a value in these records",
                           meta={"missing": "no check has a value"})
         return fig
     sizes = [int((df["statistic"] == s).sum()) for s in stats]

@@ -73,7 +73,7 @@ def table_human_ceilings(recs) -> pd.DataFrame:
     rows = []
     lamp = measures(recs, "lamp")
     if len(lamp) and "over_raw" in lamp:
-        for edit, (data, _) in LAMP_PAIRS.items():
+        for edit, data in LAMP_PAIRS.items():
             c = writer_ceiling(lamp, edit)
             k = int(lamp["n_writers"].astype(float).max())
             rows.append({"human data": data, "people": f"{c['n_items']} items, up to {k} writers each",
