@@ -50,7 +50,7 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
     borderline word. ``label(row)``: the row's name on the axis. Rows with no word or no interval are left out
     (list them beside the figure)."""
     rows = drawable(rows)
-    names = [_wrap(label(r), 34) for r in rows]          # two short lines: the plot keeps most of the width
+    names = [_wrap(label(r), 40) for r in rows]          # short lines: the plot keeps most of the width
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
                         subplot_titles=("agreement with people, above chance", "lead over the strongest baseline"))
     shown: set[str] = set()
@@ -105,7 +105,8 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
     fig.update_yaxes(title_text="measure · human data" if any(" · " in n for n in names) else "measure", row=1, col=1)
     fig.update_xaxes(title_text="rho, or AUROC − 0.5 (0 = chance)", row=1, col=1, zeroline=False)
     fig.update_xaxes(title_text="measure − best baseline (> 0 = beats it)", row=1, col=2, zeroline=False)
-    fig.update_layout(title=dict(text=title, x=0, xanchor="left"), height=max(260, 120 + 34 * len(rows)),
+    tall = sum(22 + 14 * n.count("<br>") for n in names)        # each row as tall as its wrapped label
+    fig.update_layout(title=dict(text=title, x=0, xanchor="left"), height=max(260, 130 + tall),
                       margin=dict(l=10, r=10, t=80, b=60), template="plotly_white",
                       legend=dict(orientation="h", y=-0.12 if len(rows) > 6 else -0.3))
     return fig
