@@ -23,6 +23,7 @@ For each phase it prints both walls, their ratio, tokens/s against ``creval thro
 rounding; the cache keeps the first, so a rerun reads back the same records).
 
     nice python benchmarks/bench_engines.py [--engine llamacpp] [--phases aut,convergent] [--pairs 2] [--rounds 1]
+        [-p aut_things=[fork]] ...
     python benchmarks/bench_engines.py --engine hf --phases divergent --model smollm2-135m-hf   # on a GPU
 """
 from __future__ import annotations
@@ -89,11 +90,20 @@ def child(args) -> None:
     print("TIMINGS " + json.dumps(timings), flush=True)
 
 
+def params(args, **base) -> dict:
+    """The study's parameters: ``base`` and the model, then every ``-p key=value`` (values read as YAML)."""
+    import yaml
+    out = {"run_root": "bench", "judge_model": args.model, "model": args.model, **base}
+    for kv in args.p:
+        k, v = kv.split("=", 1)
+        out[k] = yaml.safe_load(v)
+    return out
+
+
 def run_aut(args) -> None:
     from creval.studies.aut import run
     from creval.studies.aut.config import AutConfig
-    run.run(AutConfig.from_params({"run_root": "bench", "judge_model": args.model, "model": args.model}),
-            progress=False)
+    run.run(AutConfig.from_params(params(args)), progress=False)
 
 
 def run_convergent(args) -> None:
@@ -102,8 +112,7 @@ def run_convergent(args) -> None:
     from creval.studies import units as widths
     from creval.studies.convergent import run
     from creval.studies.convergent.config import ConvergentConfig
-    cfg = ConvergentConfig.from_params({"run_root": "bench", "judge_model": args.model, "model": args.model,
-                                        "convergent_human_pairs": args.pairs})
+    cfg = ConvergentConfig.from_params(params(args, convergent_human_pairs=args.pairs))
     judge = load_model(cfg.judge_model)
     todo = run.validation_units(cfg, judge, run.human_pairs(cfg))
     units.run_units(cfg.run_dir, "judged", todo, run._work, width=widths.width(cfg.judge_model))
@@ -112,8 +121,7 @@ def run_convergent(args) -> None:
 def run_divergent(args) -> None:
     from creval.studies.divergent import run
     from creval.studies.divergent.config import DivergentConfig
-    run.run(DivergentConfig.from_params({"run_root": "bench", "model": args.model, "judge_model": args.model,
-                                         "divergent_nli": args.nli}))
+    run.run(DivergentConfig.from_params(params(args, divergent_nli=args.nli)))
 
 
 PHASES = {"aut": run_aut, "convergent": run_convergent, "divergent": run_divergent}
@@ -133,7 +141,7 @@ def run_mode(args, mode: str, env_extra: dict, folder: Path) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, **env_extra, "CREVAL_HOME": str(folder), "CREVAL_CACHE": str(folder / "calls.sqlite")}
     cmd = [sys.executable, str(HERE), "--child", "--engine", args.engine, "--phases", args.phases, "--model",
-           args.model, "--pairs", str(args.pairs), "--nli", args.nli]
+           args.model, "--pairs", str(args.pairs), "--nli", args.nli] + [x for kv in args.p for x in ("-p", kv)]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode:
@@ -176,6 +184,8 @@ def main() -> None:
     ap.add_argument("--nli", default="minilm-cosine", help="entailment backend of the divergent phase")
     ap.add_argument("--rounds", type=int, default=1, help="repetitions of the pair of runs (order alternates)")
     ap.add_argument("--modes", default="", help="comma-separated subset of the engine's modes")
+    ap.add_argument("-p", action="append", default=[], metavar="KEY=VALUE",
+                    help="a study parameter (YAML value), e.g. -p aut_things=[fork]; repeatable")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     args.model = args.model or {"llamacpp": "smollm2-135m", "hf": "smollm2-135m-hf"}[args.engine]

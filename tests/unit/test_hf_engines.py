@@ -92,13 +92,14 @@ class FakeTokenizer:
 
 
 def backend(device: str, monkeypatch, engine: str = ""):
-    """The real backend's code around the fake model, on ``device`` as the device module would choose it."""
+    """The real backend's code around the fake model, its engine chosen for ``device`` (the tensors stay on the
+    CPU: only the choice is injected)."""
     from creval.models.gather import Gatherer
     from creval.models.hf import MAX_ROWS, HFBackend
     monkeypatch.setenv(hf_cb.ENGINE_ENV, engine)
     b = HFBackend.__new__(HFBackend)
     b.spec = ModelSpec(name="fake-hf", backend="hf", model="fake")
-    b.torch, b.transformers, b.device, b.tok, b.lm = torch, FakeTransformers, device, FakeTokenizer(), FakeLM()
+    b.torch, b.transformers, b.device, b.tok, b.lm = torch, FakeTransformers, "cpu", FakeTokenizer(), FakeLM()
     b.eos, b.begin, b.window, b.quantisation = {EOS}, 21, 64, "float32"
     b.calls, b.tok_lock = hf_decode.Counter(), threading.Lock()
     b.gather = Gatherer(b._run, limit=MAX_ROWS)

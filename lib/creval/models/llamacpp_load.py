@@ -3,6 +3,7 @@ context (one unified KV cache shared by :data:`MAX_SEQ` sequences)."""
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import time
 
@@ -83,7 +84,13 @@ def new_context(spec: ModelSpec, llm, n_ctx: int, threads: int):
     params.n_ctx, params.n_batch, params.n_ubatch = n_ctx, N_BATCH, N_BATCH
     params.n_seq_max, params.kv_unified = N_SEQ, True
     params.n_threads = params.n_threads_batch = threads
-    ctx = llama_cpp.llama_init_from_model(llm.model, params)
+    quiet = logging.getLogger("llama-cpp-python")     # llama.cpp warns when the cells pass the training context,
+    level = quiet.level                                # at a level llama-cpp-python prints: positions never do
+    quiet.setLevel(logging.CRITICAL + 1)
+    try:
+        ctx = llama_cpp.llama_init_from_model(llm.model, params)
+    finally:
+        quiet.setLevel(level)
     if not ctx:
         raise CrevalError(f"model {spec.name}: llama.cpp could not create a context of {n_ctx} tokens",
                           "lower `context` in the model spec")
