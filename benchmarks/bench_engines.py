@@ -186,6 +186,7 @@ def main() -> None:
     ap.add_argument("--modes", default="", help="comma-separated subset of the engine's modes")
     ap.add_argument("-p", action="append", default=[], metavar="KEY=VALUE",
                     help="a study parameter (YAML value), e.g. -p aut_things=[fork]; repeatable")
+    ap.add_argument("--skip-throughput", action="store_true", help="do not measure `creval throughput` first")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     args.model = args.model or {"llamacpp": "smollm2-135m", "hf": "smollm2-135m-hf"}[args.engine]
@@ -195,7 +196,7 @@ def main() -> None:
     modes = {m: e for m, e in MODES[args.engine].items() if not args.modes or m in args.modes.split(",")}
     print(f"{time.strftime('%Y-%m-%d %H:%M')} {os.cpu_count()} cores, load {load():.2f}; {args.engine} "
           f"({args.model}); phases {args.phases}; modes {', '.join(modes)}", flush=True)
-    figures = throughput_figures(args.model)
+    figures = {} if args.skip_throughput else throughput_figures(args.model)
     print("creval throughput: " + json.dumps({k: figures.get(k) for k in ("prefill_tps", "decode_tps",
                                                                         "batched_decode_tps", "streams")}), flush=True)
     results: dict[str, list[dict]] = {m: [] for m in modes}

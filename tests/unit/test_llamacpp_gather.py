@@ -181,3 +181,24 @@ def test_the_switch_is_read_on_the_class_without_loading_anything(monkeypatch):
     assert llamacpp.LlamaCppBackend.GATHERS is True and units.width("smollm2-135m") == units.local_width("cpu")
     monkeypatch.setenv(llamacpp.GATHER_ENV, "0")
     assert llamacpp.LlamaCppBackend.GATHERS is False and units.width("smollm2-135m") == 1
+
+
+def test_a_turn_that_comes_a_round_later_still_finds_its_sequence_unless_room_ran_out():
+    def turn(b, text, reply=None):
+        msgs = (SYSTEM, {"role": "user", "content": text})
+        if reply is not None:
+            msgs += ({"role": "assistant", "content": reply}, {"role": "user", "content": "go on"})
+        return ChatRequest(msgs, 0.0, 6)
+
+    roomy, tight = fake_backend(True), fake_backend(True, cells=200)
+    for b in (roomy, tight):
+        first = b.chat([turn(b, "pair A"), turn(b, "pair B")])
+        other = ({"role": "user", "content": "Another unit's question, a long one. " * 3},)
+        b.chat([ChatRequest(other, 0.0, 6)])                                   # a round in between
+        before = b.reused_tokens
+        b.chat([turn(b, "pair A", first[0].text)])
+        b.reuse = b.reused_tokens - before
+    own = len(roomy.tokenize(roomy.render(turn(roomy, "pair A").messages)))
+    assert roomy.reuse >= own                     # its whole earlier prompt (and what it fed of its reply)
+    assert tight.reuse < own                      # evicted for room: only the system prompt's share is left
+    assert max(len(s) for s in tight.lc.mem.values()) < 200

@@ -15,10 +15,11 @@ their prompts counted whole plus every token they may add). In a round:
    sequence's seeded generator, the raw log-prob) runs in numpy on the copied logits, exactly as one request at a
    time does, with the same token budget and stop rule per sequence.
 
-What the sequences hold afterwards stays in the cache for the next round's reuse (sequences the next round does not
-reuse are freed first). Greedy replies can differ from one request at a time only through float rounding of the
-batched arithmetic (docs/performance.md counts how often); the call cache keeps what was computed first, so a rerun
-reads back the same records.
+What the sequences hold afterwards stays in the cache for later rounds (a unit's next turn usually comes a round or
+two later): a sequence that a prompt of the round extends whole is freed once shared, the others are kept, the
+oldest freed first when the round needs their cells or ids. Greedy replies can differ from one request at a time
+only through float rounding of the batched arithmetic (docs/performance.md counts how often); the call cache keeps
+what was computed first, so a rerun reads back the same records.
 """
 from __future__ import annotations
 
@@ -114,31 +115,42 @@ class GatherMixin:
 
     def _round(self, jobs: list[Job]) -> list[Sample]:
         lc, mem = self.lc, self.mem
-        held = dict(self.kept)
+        held = dict(self.kept)                          # oldest first
         for s in range(N_SEQ):                          # whatever else a sequence still holds is stale
             if s not in held:
                 lc.llama_memory_seq_rm(mem, s, -1, -1)
         distinct: dict[tuple[int, ...], int] = {}
         lead_of = [distinct.setdefault(j.prompt, len(distinct)) for j in jobs]
         prompts = list(distinct)
-        seqs = [s for s in range(N_SEQ) if s not in held][:len(jobs)]
+        plan = plan_prefill(prompts, held)
+        donors = {src.ref for src in plan if src is not None and src.old}
+        whole = {src.ref for src in plan if src is not None and src.old and src.length == len(held[src.ref])}
+        kept = [s for s in held if s not in whole]      # kept for a later round while there is room, unless a
+        #                                                 prompt of this round extends all of it
+        need = sum(len(p) for p in prompts) + sum(j.budget for j in jobs)
+        spare = [s for s in kept if s not in donors]    # donors stay until their prefix is copied
+        while spare and (need + sum(len(held[s]) for s in kept) > self.cells - 1
+                         or N_SEQ - len(kept) - len(whole) < len(jobs)):
+            gone = spare.pop(0)
+            kept.remove(gone)
+            lc.llama_memory_seq_rm(mem, gone, -1, -1)
+        seqs = [s for s in range(N_SEQ) if s not in whole and s not in kept][:len(jobs)]
         lead_seq: dict[int, int] = {}
         for k, d in enumerate(lead_of):
             lead_seq.setdefault(d, seqs[k])
-        plan = plan_prefill(prompts, held)
         for d, src in enumerate(plan):
             if src is not None and src.old:
                 lc.llama_memory_seq_cp(mem, src.ref, lead_seq[d], 0, src.length)
-        for s in held:
+        for s in whole:                                 # each lives on in the prompt that extends it
             lc.llama_memory_seq_rm(mem, s, -1, -1)
-        self.kept = {}
+        self.kept = {s: held[s] for s in kept}
         self.reused_tokens += sum(src.length for src in plan if src is not None)
         first = self._prefill_levels(prompts, plan, lead_seq)
         for k, d in enumerate(lead_of):
             if seqs[k] != lead_seq[d]:
                 lc.llama_memory_seq_cp(mem, lead_seq[d], seqs[k], -1, -1)
         samples, fed = self._advance(jobs, seqs, [first[d] for d in lead_of])
-        self.kept = {s: list(j.prompt) + f for s, j, f in zip(seqs, jobs, fed)}
+        self.kept.update({s: list(j.prompt) + f for s, j, f in zip(seqs, jobs, fed)})
         return samples
 
     def _prefill_levels(self, prompts: list[tuple[int, ...]], plan: list[Source | None],
