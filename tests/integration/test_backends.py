@@ -177,7 +177,7 @@ def test_unreachable_endpoint_is_a_clear_error(tmp_path):
         load_model(str(spec), cache=CallCache(tmp_path / "d.sqlite")).chat(MSGS)
 
 
-def test_llamacpp_shared_prefix_chat_decodes_the_common_prefix_once():
+def test_llamacpp_gathered_chat_decodes_the_common_prefix_once_and_keeps_each_prompt_for_the_next_turn():
     from creval.models.base import ChatRequest
     from creval.models.llamacpp import LlamaCppBackend
     b = LlamaCppBackend(get_spec("smollm2-135m"))
@@ -189,12 +189,14 @@ def test_llamacpp_shared_prefix_chat_decodes_the_common_prefix_once():
     b.batched = True
     out = b.chat(reqs)
     assert len(out) == 3 and all(1 <= c.output_tokens <= 6 and c.input_tokens == len(p) for c, p in zip(out, prompts))
-    assert b._held == prompts[0][:common] and common > 60            # sequence 0 keeps the shared prefix only
+    assert b.reused_tokens == 2 * common and common > 60      # the second and third prompts share the first's prefix
+    held = list(b.kept.values())                               # each sequence keeps its prompt (and its reply)
+    assert len(held) == 3 and all(any(h[:len(p)] == p for h in held) for p in prompts)
     before = b.reused_tokens
-    b.chat(reqs)                                                        # the next call reuses it whole
-    assert b.reused_tokens - before == common
+    b.chat(reqs)                                               # the next call reuses every prompt but its last token
+    assert b.reused_tokens - before == sum(len(p) - 1 for p in prompts)
     b.batched = False
-    one = b.chat(reqs[:1])[0]                                           # the single path still works after it
+    one = b.chat(reqs[:1])[0]                                  # the single path still works after it
     assert 1 <= one.output_tokens <= 6
 
 

@@ -13,6 +13,7 @@ computed first, so a run reads back the same records whatever the batching was.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -23,6 +24,23 @@ from creval.core.cache import LOCAL_COMPUTE
 UNLOCKED = contextlib.nullcontext()
 """The lock a gathering backend hands :func:`creval.core.cache.cached_batch`: none (the gatherer takes the
 local-compute lock itself, after queueing, so waiting callers wait in its queue and not outside it)."""
+
+
+OFF = ("0", "false", "no", "off")
+
+
+class Switch:
+    """A backend's ``GATHERS``: whether it batches requests across units, read from the environment variable
+    ``env`` (unset: ``default``; else on unless it says ``0``/``false``/``no``/``off``) whenever it is read, on
+    the class (as
+    :func:`creval.studies.units.width` reads it, nothing loaded) or on an instance."""
+
+    def __init__(self, env: str, default: bool = True):
+        self.env, self.default = env, default
+
+    def __get__(self, obj, owner=None) -> bool:
+        said = os.environ.get(self.env, "").strip().lower()
+        return self.default if not said else said not in OFF
 
 
 @dataclass

@@ -1,5 +1,9 @@
 """Hugging Face transformers backend: any causal LM by Hub id or local path (GPU if available).
 
+On CUDA, ``sample`` and ``chat`` batches generate through transformers' continuous-batching engine
+(:mod:`creval.models.hf_cb`: what it gives and does not, per-request seeds among them); elsewhere, and for scoring
+everywhere, through the padded batches described here (``CREVAL_HF_ENGINE`` chooses).
+
 Requests from every unit in flight are gathered while the model is busy (:mod:`creval.models.gather`) and run as one
 padded batch per verb and settings: ``sample`` and ``chat`` rows decode together (left padding; each row ends at its
 own end-of-sequence token and stop strings; a batch holds the requests of one temperature, top-p and token limit),
@@ -38,12 +42,15 @@ from creval.models.base import (
     split_thinking,
 )
 from creval.models.device import torch_device
-from creval.models.gather import UNLOCKED, Gatherer
+from creval.models.gather import UNLOCKED, Gatherer, Switch
+from creval.models.hf_cb import engine_for, generate_continuous
 from creval.models.hf_decode import Counter, decode, score_rows
 from creval.models.weights import check_local, locate_weights, package_missing
 
 MAX_ROWS = 256
 """Rows (sequences) one gathered batch decodes or scores at most."""
+GATHER_ENV = "CREVAL_HF_GATHER"
+"""``0``: no units in flight together (each batch holds one request's rows), to compare with gathering."""
 
 
 def hub_cache_state(model_id: str) -> str:
@@ -74,11 +81,12 @@ class HFBackend:
     check = staticmethod(check_hf)   # is a spec of this backend usable here (nothing loaded)
     LOGPROB_KIND = "raw"
     CALL_LOCK = UNLOCKED     # Model hands cached_batch no lock: the gatherer takes the local-compute lock itself
-    GATHERS = True           # many units in flight help (creval.studies.units.width)
+    GATHERS = Switch(GATHER_ENV)   # many units in flight help (creval.studies.units.width), unless switched off
+    engine = "padded"        # what generates: "continuous" (transformers' engine, CUDA) or "padded" (hf_decode)
 
     def __init__(self, spec: ModelSpec):
         torch, transformers = heavy.torch(), heavy.transformers()
-        self.spec, self.torch = spec, torch
+        self.spec, self.torch, self.transformers = spec, torch, transformers
         if spec.threads:
             torch.set_num_threads(spec.threads)
         self.device = torch_device()                    # the GPU when torch sees one; CREVAL_DEVICE overrides
@@ -116,6 +124,7 @@ class HFBackend:
         limit = getattr(self.lm.config, "max_position_embeddings", None) or spec.context
         self.window = min(spec.context, int(limit))     # tokens per forward pass of ``loglikelihood``
         self.calls = Counter()                            # forward passes run (for tests and the benchmark)
+        self.engine = engine_for(self.lm, self.device)    # continuous batching on CUDA (CREVAL_HF_ENGINE)
         self.gather = Gatherer(self._run, limit=MAX_ROWS)
         self.tok_lock = threading.Lock()
 
@@ -183,6 +192,11 @@ class HFBackend:
 
     def _decode(self, prompts: list[list[int]], seeds: list[int], temperature: float, top_p: float,
                 max_tokens: int):
+        if self.engine == "continuous":
+            return generate_continuous(self.lm, self.torch, self.transformers, prompts, seeds,
+                                       temperature=temperature, top_p=top_p, max_tokens=max_tokens,
+                                       eos=sorted(self.eos), pad=self.tok.pad_token_id, device=self.device,
+                                       counter=self.calls)
         return decode(self.lm, self.torch, prompts, seeds, temperature=temperature, top_p=top_p,
                       max_tokens=max_tokens, eos=sorted(self.eos), pad=self.tok.pad_token_id, device=self.device,
                       counter=self.calls)

@@ -14,6 +14,12 @@ own probability of each chosen token, independent of the sampling temperature an
 The verbs live beside this module: loading in :mod:`~creval.models.llamacpp_load`, ``sample``/``chat`` in
 :mod:`~creval.models.llamacpp_sample`, ``loglikelihood``/``choice_logprobs`` in :mod:`~creval.models.llamacpp_score`;
 this one holds the tokenizer and the decoding primitives they share.
+
+Gathering (opt-in: ``CREVAL_LLAMACPP_GATHER=1``): the ``sample`` and ``chat`` requests of every unit in flight
+queue while the model is busy (:mod:`~creval.models.gather`) and decode together as the sequences of one batch
+(:mod:`~creval.models.llamacpp_gather`), each prompt reusing what the cache still holds; studies then keep
+several units in flight (:func:`creval.studies.units.width` reads :attr:`LlamaCppBackend.GATHERS`). Off, every
+request runs alone, one at a time, as before (the two are compared by ``benchmarks/bench_engines.py``).
 """
 from __future__ import annotations
 
@@ -27,19 +33,27 @@ import numpy as np
 from creval.core.errors import CrevalError
 from creval.models import heavy
 from creval.models.base import ModelSpec, document_start
-from creval.models.llamacpp_load import MAX_SEQ, N_BATCH, choose_threads, new_context, open_model
+from creval.models.gather import UNLOCKED, Gatherer, Switch
+from creval.models.llamacpp_gather import GatherMixin
+from creval.models.llamacpp_load import GATHER_CELLS, MAX_SEQ, N_BATCH, N_SEQ, choose_threads, new_context, open_model
 from creval.models.llamacpp_sample import SamplingMixin
 from creval.models.llamacpp_score import ScoringMixin, target_logprobs
 from creval.models.weights import check_local, locate_weights
 
 RECHECK = 5.0        # seconds between two choices of the thread count (each reads /proc/loadavg for ~50 ms)
 
+GATHER_ENV = "CREVAL_LLAMACPP_GATHER"
+"""The switch: ``1`` turns gathering on; unset or ``0``, one request at a time, one unit at a time (the default:
+on 2 CPU cores gathering was not shown faster, 0.80-0.87x on a quiet machine against 1.12-1.62x on a loaded one,
+and batched greedy replies part from the serial ones; docs/performance.md)."""
+
 __all__ = ["LlamaCppBackend", "MAX_SEQ", "N_BATCH", "choose_threads", "target_logprobs"]
 
 
-class LlamaCppBackend(SamplingMixin, ScoringMixin):
+class LlamaCppBackend(GatherMixin, SamplingMixin, ScoringMixin):
     check = staticmethod(check_local)   # is a spec of this backend usable here (nothing loaded)
     LOGPROB_KIND = "raw"
+    GATHERS = Switch(GATHER_ENV, default=False)     # opt-in: CREVAL_LLAMACPP_GATHER=1
 
     def __init__(self, spec: ModelSpec):
         llama_cpp = heavy.llama_cpp()
@@ -52,16 +66,19 @@ class LlamaCppBackend(SamplingMixin, ScoringMixin):
         self.vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
         self.n_vocab = llama_cpp.llama_vocab_n_tokens(self.vocab)
         self.begin = self._document_start()
-        self.n_ctx = spec.context
+        self.n_ctx = spec.context         # the longest prompt and reply of one sequence; the scoring window
         self.window = self.n_ctx - 1      # tokens per forward pass of ``loglikelihood``
-        self.ctx = new_context(spec, self.llm, self.n_ctx, self.threads)
+        # batched: sample and chat requests (of one call and of every unit in flight) decode together; off, one
+        # request at a time. Requests reach the backend through the gatherer, which takes the local-compute lock
+        self.batched = self.GATHERS
+        self.cells = max(self.n_ctx, GATHER_CELLS) if self.batched else self.n_ctx
+        self.CALL_LOCK = UNLOCKED if self.batched else None
+        self.gather = Gatherer(self._run, limit=MAX_SEQ)
+        self.ctx = new_context(spec, self.llm, self.cells, self.threads)
         self.mem = llama_cpp.llama_get_memory(self.ctx)
         self.batch = llama_cpp.llama_batch_init(max(N_BATCH, MAX_SEQ * 8), 0, MAX_SEQ)
         self.lock = threading.Lock()
-        self._held: list[int] = []        # prompt tokens sequence 0 holds (positions 0..len-1)
-        # chat(): decode several requests together, their common prefix once (_generate_shared). Off: 1.40x on 2
-        # loaded cores (benchmarks/bench_aut.py), and greedy replies differ with the batch (67% identical)
-        self.batched = os.environ.get("CREVAL_BATCH_CHAT", "0") == "1"
+        self.kept: dict[int, list[int]] = {}   # sequence id -> the tokens it holds (positions 0..len-1)
         self.reused_tokens = 0            # prompt tokens served from the KV cache (prefix reuse)
         heavy.close_at_exit(self)
 
@@ -78,6 +95,24 @@ class LlamaCppBackend(SamplingMixin, ScoringMixin):
         text = self.spec.document_start or document_start(name.get(bos), name.get(eos),
                                                           lambda t: self._special(t) is not None, self.spec.name)
         return [i for i, t in name.items() if t == text][0] if text in name.values() else self._special(text)
+
+    @property
+    def _held(self) -> list[int]:
+        """The tokens sequence 0 holds (the serial paths use sequence 0 only)."""
+        return self.kept.get(0, [])
+
+    @_held.setter
+    def _held(self, tokens: list[int]) -> None:     # the serial paths: sequence 0 alone holds anything reusable
+        self.kept = {0: list(tokens)} if tokens else {}
+
+    def _run(self, group: tuple, items: list) -> list:
+        """A gathered batch (:class:`~creval.models.gather.Gatherer`, holding the local-compute lock)."""
+        if group[0] == "generate":
+            with self.lock:
+                return self._generate_many(items)
+        if group[0] == "choice":
+            return self._choices(items)
+        return self._loglikelihoods(items)
 
     def render(self, messages: Sequence[dict]) -> str:
         return self.formatter(messages=list(messages)).prompt
@@ -135,7 +170,7 @@ class LlamaCppBackend(SamplingMixin, ScoringMixin):
         and return how many tokens were kept (0 when llama.cpp cannot trim sequence 0)."""
         pairs = list(zip(self._held, usable))
         keep = next((i for i, (a, b) in enumerate(pairs) if a != b), len(pairs))
-        for s in range(1, MAX_SEQ):
+        for s in range(1, N_SEQ):
             self.lc.llama_memory_seq_rm(self.mem, s, -1, -1)
         if not self.lc.llama_memory_seq_rm(self.mem, 0, keep, -1):
             self.lc.llama_memory_clear(self.mem, True)

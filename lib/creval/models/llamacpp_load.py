@@ -3,6 +3,7 @@ context (one unified KV cache shared by :data:`MAX_SEQ` sequences)."""
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import time
 
@@ -11,7 +12,11 @@ from creval.models import heavy
 from creval.models.base import ModelSpec
 
 MAX_SEQ = 32          # sequences decoded together (n > MAX_SEQ is drawn in chunks)
+N_SEQ = 2 * MAX_SEQ   # sequence ids of the context: a gathered round's MAX_SEQ beside the previous round's
 N_BATCH = 512         # tokens per llama_decode (and per micro-batch)
+GATHER_CELLS = 16384
+"""KV-cache cells of a context that gathers (at least the spec's ``context``): the prompts and replies of the units
+in flight share one unified cache (SmolLM2: 23 KB a cell, 377 MB; Qwen 1.5B: 28 KB, 470 MB)."""
 
 
 def _own_running() -> int:
@@ -73,13 +78,19 @@ def open_model(spec: ModelSpec, path, threads: int):
 
 
 def new_context(spec: ModelSpec, llm, n_ctx: int, threads: int):
-    """A decoding context of ``n_ctx`` tokens on one unified KV cache for :data:`MAX_SEQ` sequences."""
+    """A decoding context of ``n_ctx`` cells on one unified KV cache for :data:`N_SEQ` sequences."""
     llama_cpp = heavy.llama_cpp()
     params = llama_cpp.llama_context_default_params()
     params.n_ctx, params.n_batch, params.n_ubatch = n_ctx, N_BATCH, N_BATCH
-    params.n_seq_max, params.kv_unified = MAX_SEQ, True
+    params.n_seq_max, params.kv_unified = N_SEQ, True
     params.n_threads = params.n_threads_batch = threads
-    ctx = llama_cpp.llama_init_from_model(llm.model, params)
+    quiet = logging.getLogger("llama-cpp-python")     # llama.cpp warns when the cells pass the training context,
+    level = quiet.level                                # at a level llama-cpp-python prints: positions never do
+    quiet.setLevel(logging.CRITICAL + 1)
+    try:
+        ctx = llama_cpp.llama_init_from_model(llm.model, params)
+    finally:
+        quiet.setLevel(level)
     if not ctx:
         raise CrevalError(f"model {spec.name}: llama.cpp could not create a context of {n_ctx} tokens",
                           "lower `context` in the model spec")

@@ -1,16 +1,20 @@
 """Sampling for the llama.cpp backend: ``sample`` (n continuations of one prompt, the prompt evaluated once and
-shared by every sequence) and ``chat`` (one reply per request; with ``batched`` several requests decoded together,
-their common prefix once). Temperature and top-p run in numpy on the copied logits (:func:`~creval.models.
-sampling.sample_token`), each sample with its own seeded generator."""
+shared by every sequence) and ``chat`` (one reply per request). With ``batched`` (gathering on) both become
+:class:`~creval.models.llamacpp_gather.Job` s that decode together with every other unit's; off, one request at a
+time on sequence 0 (and its samples' sequences). Temperature and top-p run in numpy on the copied logits
+(:func:`~creval.models.sampling.sample_token`), each sample with its own seeded generator."""
 from __future__ import annotations
 
 from typing import Sequence
 
 import numpy as np
 
+from creval.core.cache import LOCAL_COMPUTE
+from creval.core.errors import CrevalError
 from creval.models.base import ChatRequest, Completion, Sample, SampleRequest, derive_seed, split_thinking
-from creval.models.llamacpp_load import MAX_SEQ, N_BATCH
-from creval.models.sampling import sample_token, shared_groups
+from creval.models.llamacpp_gather import Job
+from creval.models.llamacpp_load import MAX_SEQ
+from creval.models.sampling import sample_token
 
 
 class SamplingMixin:
@@ -67,10 +71,35 @@ class SamplingMixin:
             out.append(Sample(text, tuple(lps[s]), done[s] or "length"))
         return out
 
+    def _fits(self, prompt: list[int]) -> None:
+        if len(prompt) >= self.n_ctx:
+            raise CrevalError(f"prompt of {len(prompt)} tokens does not fit model {self.spec.name}'s context "
+                              f"{self.n_ctx}", "raise `context` in the model spec")
+
+    def sample_jobs(self, req: SampleRequest, indices: Sequence[int], prompt: list[int]) -> list[Job]:
+        """The sequences of ``sample``: sample ``i`` seeded ``derive_seed(req.seed, i)``, in chunks of
+        :data:`MAX_SEQ` whose budget is the serial path's (each chunk's samples share the context)."""
+        self._fits(prompt)
+        jobs = []
+        for c in range(0, len(indices), MAX_SEQ):
+            chunk = indices[c:c + MAX_SEQ]
+            budget = min(req.max_tokens, (self.n_ctx - len(prompt) - 1) // len(chunk))
+            jobs += [Job(tuple(prompt), derive_seed(req.seed, i), req.temperature, req.top_p, budget, tuple(req.stop))
+                     for i in chunk]
+        return jobs
+
+    def chat_job(self, req: ChatRequest, prompt: list[int]) -> Job:
+        """The sequence of one chat reply (greedy at temperature 0, no nucleus, no stop string)."""
+        self._fits(prompt)
+        return Job(tuple(prompt), derive_seed(req.seed, 0), req.temperature, 1.0,
+                   min(req.max_tokens, self.n_ctx - len(prompt) - 1))
+
     def sample(self, req: SampleRequest, indices: Sequence[int]) -> list[Sample]:
         prompt = self.tokenize(self.render(req.messages))
+        if self.batched:
+            return self.gather(("generate",), self.sample_jobs(req, indices, prompt))
         out: list[Sample] = []
-        with self.lock:
+        with LOCAL_COMPUTE, self.lock:
             for c in range(0, len(indices), MAX_SEQ):
                 chunk = indices[c:c + MAX_SEQ]
                 out += self._generate(prompt, [derive_seed(req.seed, i) for i in chunk], req.temperature,
@@ -78,92 +107,19 @@ class SamplingMixin:
         return out
 
     def chat(self, reqs: Sequence[ChatRequest]) -> list[Completion]:
-        """Several requests are decoded together with their common prefix decoded once
-        (:meth:`_generate_shared`); with ``batched`` off (``CREVAL_BATCH_CHAT=0``) one at a time, each
-        reusing the prefix sequence 0 still holds from the previous prompt."""
+        """One reply per request: with ``batched`` (gathering on) every request's sequence decodes together with
+        those of the other units in flight (:mod:`~creval.models.llamacpp_gather`); off, one request at a time,
+        each reusing the prefix sequence 0 still holds from the previous prompt."""
         prompts = [self.tokenize(self.render(r.messages)) for r in reqs]
-        samples: list[Sample | None] = [None] * len(reqs)
-        with self.lock:
-            if self.batched and len(reqs) > 1:
-                for group in shared_groups(prompts, [r.max_tokens for r in reqs], self.n_ctx, MAX_SEQ):
-                    if len(group) == 1:
-                        continue
-                    res = self._generate_shared([prompts[k] for k in group],
-                                                [derive_seed(reqs[k].seed, 0) for k in group],
-                                                [reqs[k].temperature for k in group],
-                                                [reqs[k].max_tokens for k in group])
-                    for k, smp in zip(group, res):
-                        samples[k] = smp
-            for k, r in enumerate(reqs):
-                if samples[k] is None:
-                    samples[k] = self._generate(prompts[k], [derive_seed(r.seed, 0)], r.temperature, 1.0,
-                                                r.max_tokens, ())[0]
+        if self.batched:
+            samples = self.gather(("generate",), [self.chat_job(r, p) for r, p in zip(reqs, prompts)])
+        else:
+            with LOCAL_COMPUTE, self.lock:
+                samples = [self._generate(p, [derive_seed(r.seed, 0)], r.temperature, 1.0, r.max_tokens, ())[0]
+                           for r, p in zip(reqs, prompts)]
         out = []
         for prompt, s in zip(prompts, samples):
             text, reasoning = split_thinking(s.text) if self.spec.thinking else (s.text.strip(), "")
             rt = self.count_tokens(reasoning) if reasoning else 0
             out.append(Completion(text, len(prompt), s.n_tokens - rt, reasoning, rt, s.finish_reason))
         return out
-
-    def _generate_shared(self, prompts: list[list[int]], seeds: list[int], temps: list[float],
-                         max_tokens: list[int]) -> list[Sample]:
-        """One continuation per prompt, decoded together on the main (unified) KV cache: the prompts' common
-        token prefix is decoded once on sequence 0 (keeping what sequence 0 already held from the previous
-        call) and shared with sequences 1..n-1 (``llama_memory_seq_cp``: no copy in a unified cache); the
-        suffixes are prefilled in shared batches; then every live sequence advances one token per decode.
-        Afterwards sequence 0 holds the common prefix only, ready for the next call's reuse."""
-        n = len(prompts)
-        shortest = min(len(p) for p in prompts) - 1          # every prompt keeps >= 1 own token (its logits)
-        common = 0
-        for col in zip(*prompts):
-            if common >= shortest or len(set(col)) != 1:
-                break
-            common += 1
-        head = prompts[0][:common]
-        keep = self._reuse_prefix(head)
-        for c0 in range(keep, common, N_BATCH):
-            self._decode([(t, c0 + i, [0], False) for i, t in enumerate(head[c0:c0 + N_BATCH])])
-        self.reused_tokens += keep
-        for q in range(1, n):
-            self.lc.llama_memory_seq_cp(self.mem, 0, q, -1, -1)
-        entries = [(t, common + i, [q], i == len(p) - common - 1, q)
-                   for q, p in enumerate(prompts) for i, t in enumerate(p[common:])]
-        rows: dict[int, np.ndarray] = {}
-        for c0 in range(0, len(entries), N_BATCH):
-            chunk = entries[c0:c0 + N_BATCH]
-            self._decode([e[:4] for e in chunk])
-            rows.update({e[4]: self._logits(i) for i, e in enumerate(chunk) if e[3]})
-        rngs = [np.random.default_rng(sd) for sd in seeds]
-        pos = [len(p) for p in prompts]
-        toks: list[list[int]] = [[] for _ in range(n)]
-        lps: list[list[float]] = [[] for _ in range(n)]
-        done: list[str | None] = [None] * n
-        while True:
-            step = []
-            for q in range(n):
-                if done[q] is not None:
-                    continue
-                t, lp = sample_token(rows[q], temps[q], 1.0, rngs[q])
-                toks[q].append(t)
-                lps[q].append(lp)
-                if self.is_eog(t):
-                    done[q] = "stop"
-                    toks[q].pop()
-                elif len(toks[q]) >= max_tokens[q]:
-                    done[q] = "length"
-                else:
-                    step.append(q)
-            if not step:
-                break
-            self._decode([(toks[q][-1], pos[q], [q], True) for q in step])
-            rows = {q: self._logits(i) for i, q in enumerate(step)}
-            for q in step:
-                pos[q] += 1
-        for q in range(1, n):
-            self.lc.llama_memory_seq_rm(self.mem, q, -1, -1)
-        if self.lc.llama_memory_seq_rm(self.mem, 0, common, -1):
-            self._held = list(head)
-        else:
-            self.lc.llama_memory_clear(self.mem, True)
-            self._held = []
-        return [Sample(self.detok(toks[q]), tuple(lps[q]), done[q] or "length") for q in range(n)]

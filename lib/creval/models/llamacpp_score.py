@@ -9,6 +9,7 @@ from typing import Sequence
 
 import numpy as np
 
+from creval.core.cache import LOCAL_COMPUTE
 from creval.models.base import (
     ChoiceRequest,
     ChoiceScores,
@@ -54,8 +55,17 @@ class ScoringMixin:
         return out
 
     def loglikelihood(self, reqs: Sequence[LoglikelihoodRequest]) -> list[LogLikelihood]:
+        """Teacher-forced, one request after another (through the gatherer when it gathers: the requests of the
+        units in flight queue while the model is busy)."""
+        return self.gather(("loglikelihood",), list(reqs)) if self.batched else self._loglikelihoods(reqs)
+
+    def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[ChoiceScores]:
+        """Exact log-prob of each choice's tokens after the rendered prompt (choices share the prompt's cache)."""
+        return self.gather(("choice",), list(reqs)) if self.batched else self._choices(reqs)
+
+    def _loglikelihoods(self, reqs: Sequence[LoglikelihoodRequest]) -> list[LogLikelihood]:
         out = []
-        with self.lock:
+        with LOCAL_COMPUTE, self.lock:
             for r in reqs:
                 prefix, text = scored_tokens(lambda t: self.tokenize(t, special=False), self.begin, r.text, r.context)
                 seq, lps = prefix + text, []
@@ -66,10 +76,9 @@ class ScoringMixin:
                                          max(len(wins), 1), 0, self.spec.name, self.quantisation, self.LOGPROB_KIND))
         return out
 
-    def choice_logprobs(self, reqs: Sequence[ChoiceRequest]) -> list[ChoiceScores]:
-        """Exact log-prob of each choice's tokens after the rendered prompt (choices share the prompt's cache)."""
+    def _choices(self, reqs: Sequence[ChoiceRequest]) -> list[ChoiceScores]:
         out = []
-        with self.lock:
+        with LOCAL_COMPUTE, self.lock:
             for r in reqs:
                 prompt = self.tokenize(self.render(r.messages))
                 first = log_softmax(self._prefill(prompt).astype(np.float64))
