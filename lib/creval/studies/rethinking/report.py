@@ -104,7 +104,10 @@ def table2(recs) -> pd.DataFrame:
     return captioned(df, f"Table 2 analogue on our data: CI = mean uniq_L over L = {cfg.rethink_ci_l_min}.."
                          f"{cfg.rethink_ci_l_max} ({cfg.rethink_ci_agg}), in-pool leave-group-out reference; PPL under "
                          f"{cfg.model}; CR-POS and template rate with top-{cfg.rethink_template_top} POS "
-                         f"{cfg.rethink_template_n}-grams of each group; judge = rubric headline aspect "
+                         f"{cfg.rethink_template_n}-grams of each group (the rate: share of texts holding a "
+                         "template; in brackets the mean over texts of each text's templates per token, which "
+                         "differs from the set's pooled templates per token: a per-text mean weighs short texts as "
+                         "much as long ones); judge = rubric headline aspect "
                          f"({cfg.judge_model}, expected value, {cfg.rethink_judge_items} per group; 'words judged': "
                          "the mean length of the texts it scored). " + SC.scale_note(
                              [a for d, h in (("ps", "Unconventionality"), ("cw", "Originality"))
