@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from creval.measures import stats as S
 from creval.measures.resample import cluster_bootstrap
-from creval.measures.tracking import column_stats
+from creval.measures.tracking import MIN_UNITS, column_stats
 from creval.studies.contract import Records
 from creval.studies.tables import captioned, guard_module, public_text
 
@@ -51,8 +51,10 @@ def _corr_row(x, y, n_boot: int, seed: int, cluster=None, group=None, **keys) ->
     strata = None if group is None else np.asarray(group, dtype=object)[keep]
     b = cluster_bootstrap(lambda a, c: column_stats(a[:, None], c, "spearman")[0], x[keep], y[keep], cluster=unit,
                           group=strata, n_boot=n_boot, seed=seed)
-    ok = not r["note"]
-    note = "; ".join(t for t in (r["note"], b["note"] if ok else "") if t)
+    few = b["n_units"] < MIN_UNITS             # 1-4 independent units: no interval is drawn (nor counted)
+    ok = not r["note"] and not few
+    note = "; ".join(t for t in (r["note"], b["note"] if ok else "",
+                                 f"{b['n_units']} independent unit(s): no interval" if few else "") if t)
     return {**keys, "rho": r["rho"], "p": r["p"], "ci_low": b["lo"] if ok else np.nan,
             "ci_high": b["hi"] if ok else np.nan, "n": r["n"], "units": b["n_units"], "note": note,
             "mc_lo": b["mc_lo"] if ok else np.nan, "mc_hi": b["mc_hi"] if ok else np.nan}
@@ -165,7 +167,7 @@ def _semantic_minus_naive(g: pd.DataFrame, n_boot: int, seed: int) -> dict:
     same solutions, both correlations on each resample of the problems (a paired bootstrap)."""
     cols = ["novelty_score", "mean_semantic_entropy", "mean_naive_entropy"]
     g = g.dropna(subset=cols) if all(c in g for c in cols) else g.iloc[:0]
-    if len(g) < S.MIN_N:                  # as the rhos beside it: no correlation on fewer points
+    if len(g) < S.MIN_N or g.get("problem_id", pd.Series(dtype=object)).nunique() < MIN_UNITS:   # as beside it
         return {"semantic - naive": np.nan, "diff lo": np.nan, "diff hi": np.nan, "units": len(g),
                 "mc_lo": np.nan, "mc_hi": np.nan}
     both = g[cols[1:]].to_numpy(float)
