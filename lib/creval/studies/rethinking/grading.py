@@ -155,8 +155,8 @@ def writer_ceiling(m: pd.DataFrame, edit: str) -> dict:
 def lamp_rows(recs, n_boot: int, seed: int) -> list[dict]:
     """Per LAMP comparison (:data:`LAMP_PAIRS`) and cheap measure: does the measure prefer the version the
     writers' majority preferred (:func:`mirrored`, AUROC, resampled by instruction), beyond the same mirrored
-    differences of length and format? Chakrabarty et al.'s claim, stated as the writers' preference: a measure
-    that tracks the writers agrees with them."""
+    differences of length and format? The claim tested is Lu et al.'s (the measures fail beyond surface
+    features), on the writers' preferences."""
     m = measures(recs, "lamp")
     if m.empty or "over_raw" not in m:
         return []
