@@ -58,7 +58,7 @@ def test_too_few_units_or_degenerate_data_are_never_decided():
         k = int(round(share * n))
         means = [0.5] * k + list(rng.uniform(0.6, 1.0, n - k))
         why = V.copies_order(means=means)
-        assert (why is not None) == (k >= 0.9 * n)
+        assert (why is not None) == (k >= V.ORDER_COPY_SHARE * n)
         if why and k < n:
             assert f"{k} of {n} (" in why                                       # the share is shown
 

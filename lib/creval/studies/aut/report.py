@@ -149,10 +149,10 @@ def fallback_settings(recs: Records) -> list[str]:
 
 def degenerate_settings(recs: Records) -> dict[str, str]:
     """Settings whose values cannot carry agreement, with why and on what share of the items: no parsed value
-    at all (a judge that parsed nothing), at least :data:`~creval.measures.verdicts.DEGENERATE_SHARE` of its
-    parsed rankings identical to the order shown (a judge that copies the presented order: one imputed list
-    does not hide it), or one value for that share of the uses (a near-constant score). The verdicts leave
-    these settings out."""
+    at all (a judge that parsed nothing), at least :data:`~creval.measures.verdicts.ORDER_COPY_SHARE` of its
+    parsed rankings identical to the order shown (a judge that copies the presented order: a few imputed lists
+    do not hide it), or one value for :data:`~creval.measures.verdicts.DEGENERATE_SHARE` of the uses (a
+    near-constant score). The verdicts, the oracle's mean included, leave these settings out."""
     j = recs["judgments"]
     if j.empty:
         return {}
@@ -165,7 +165,7 @@ def degenerate_settings(recs: Records) -> dict[str, str]:
         flat = V.constant(list(v), "score", share=V.DEGENERATE_SHARE)
         if v.empty:
             out[s] = "a judge that parsed nothing"
-        elif s.endswith("rank") and len(same) and same.mean() >= V.DEGENERATE_SHARE:
+        elif s.endswith("rank") and len(same) and same.mean() >= V.ORDER_COPY_SHARE:
             out[s] = (f"a judge that copies the presented order ({int(same.sum())} of {len(same)} rankings, "
                       f"{same.mean():.0%})")
         elif flat:
