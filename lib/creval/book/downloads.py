@@ -16,6 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from creval.book.browse import declared_columns
+
 COMMENT = re.compile(r"^\s+(\w+)\s*:[^#]*#\s*(.+)$")
 
 
@@ -226,7 +228,6 @@ def write_downloads(tables: dict[str, tuple[list[dict], Any]], folder: Path) -> 
     """Every table of ``tables`` (name -> (rows, record type)) into ``folder`` with ``dictionary.md`` and
     ``dictionary.csv``; one row per table (a table without rows is its header, or no file when its columns
     are unknown: never an empty file)."""
-    from creval.book.browse import declared_columns
     written, dictionary = [], []
     for name, (rows, kind) in tables.items():
         df = pd.DataFrame(rows) if rows else pd.DataFrame(columns=declared_columns(kind))

@@ -12,6 +12,7 @@ import re
 
 import pandas as pd
 
+from creval.book.plots import ShownTable
 from creval.measures.verdicts import TESTABLE
 
 BULLET = re.compile(r"^- \*\*(?P<word>.+?)\*\*:\s*(?P<text>.*)$")
@@ -73,7 +74,6 @@ def findings(claims, caption: str = "What this build found: each claim, this bui
     plain text beside it (:func:`creval.book.plots.table`); a sentence when the reading holds no claim."""
     from IPython.display import HTML, Markdown
 
-    from creval.book.plots import ShownTable
     if isinstance(claims, pd.DataFrame) and claims.attrs.get("missing"):
         return Markdown(f"*No claim could be read from these records ({claims.attrs['missing']}).*")
     df, note = findings_frame(claims)

@@ -13,6 +13,9 @@ import plotly.graph_objects as go
 from IPython.display import display
 from plotly.offline import get_plotlyjs
 
+from creval.measures.stats import fmt_number
+from creval.studies.tables import readable
+
 TEMPLATE = "plotly_white"
 
 
@@ -87,7 +90,6 @@ def trace_points(trace) -> list[tuple]:
 
 
 def point_text(v) -> str:
-    from creval.measures.stats import fmt_number
     return fmt_number(v) if isinstance(v, float) else str(v)
 
 
@@ -139,7 +141,6 @@ def whole_column(name, values) -> bool:
 def shown_frame(df):
     """``df`` as a page shows it: nested values (dicts, lists) written as text (:func:`readable`), never as
     Python reprs; the numbers are untouched."""
-    from creval.studies.tables import readable
     out = df.copy()
     out.attrs = dict(df.attrs)
     for i, c in enumerate(out.columns):

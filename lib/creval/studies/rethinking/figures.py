@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from creval.measures import creativity_index as C
 from creval.measures import stats as S
 from creval.studies.rethinking.readers import MEASURES, labelled, with_judge
-from creval.studies.tables import captioned
+from creval.studies.tables import captioned, computed
 
 
 def fig_l_sensitivity(recs) -> go.Figure:
@@ -157,7 +157,6 @@ def fig_checks(checks: pd.DataFrame) -> go.Figure:
     line, coloured by where the interval lies; the table itself stays one click away."""
     from plotly.subplots import make_subplots
 
-    from creval.studies.tables import computed
     df = computed(checks)
     df = df[pd.to_numeric(df.get("value"), errors="coerce").notna()] if "value" in df else df.iloc[0:0]
     stats = [s for s in CHANCE if s in set(df["statistic"])] if len(df) else []
