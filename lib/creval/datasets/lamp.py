@@ -221,3 +221,13 @@ def _rows(f: Path, need: tuple[str, ...]) -> list[dict]:
     if not isinstance(rows, list) or not all(isinstance(r, dict) and set(need) <= set(r) for r in rows):
         raise CrevalError(f"{f}: expected a list of rows with {', '.join(need)}", "use LAMP's preference_ranking files")
     return rows
+
+
+def ranks_of(rankings) -> dict[tuple[str, str], list[int]]:
+    """Every writer's rank of each (item, version), gathered from the rankings: ``{(item_id, version): [rank,
+    ...]}``."""
+    ranks: dict[tuple[str, str], list[int]] = {}
+    for r in rankings:
+        for v, k in r.ranks.items():
+            ranks.setdefault((r.item_id, v), []).append(k)
+    return ranks

@@ -48,10 +48,7 @@ def text_id(item_id: str, version: str) -> str:
 def lamp_texts(items: Sequence[lamp.LampItem], rankings: Sequence[lamp.LampRanking]) -> pd.DataFrame:
     """One row per (item, version): ``id, item_id, unit, batch, version, source, text, n_writers, mean_rank``
     (1 = best) and ``points`` (the writers' mean of 3 - rank: 2 when all put it first, 0 when all last)."""
-    ranks: dict[tuple[str, str], list[int]] = {}
-    for r in rankings:
-        for v, k in r.ranks.items():
-            ranks.setdefault((r.item_id, v), []).append(k)
+    ranks = lamp.ranks_of(rankings)
     rows = []
     for it in items:
         for v in lamp.VERSIONS:

@@ -160,10 +160,7 @@ def lamp_texts(cfg: Config) -> pd.DataFrame:
     if got is None:
         return _labelled(pd.DataFrame(columns=cols), False, f"LAMP not available here ({err})")
     items, rankings, src = got
-    ranks: dict[tuple[str, str], list[int]] = {}
-    for r in rankings:
-        for v, k in r.ranks.items():
-            ranks.setdefault((r.item_id, v), []).append(k)
+    ranks = lamp.ranks_of(rankings)
     rows = []
     for it in items:
         raw = ranks.get((it.item_id, lamp.RAW), [])
