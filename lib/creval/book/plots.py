@@ -99,8 +99,9 @@ def figure_sentence(fig: go.Figure) -> str | None:
     :data:`MIN_POINTS` (a two-point line is a sentence, not a figure). None when the figure is drawn."""
     title = re.sub(r"<br\s*/?>", " ", fig.layout.title.text or "") if fig.layout.title else ""
     meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    link = f" [The items behind it]({meta['items']})." if meta.get("items") else ""
     if meta.get("missing") or (not fig.data and title):
-        return f"*{title or 'This figure: nothing to draw from these records.'}*"
+        return f"*{title or 'This figure: nothing to draw from these records.'}*{link}"
     traces = [t for t in fig.data if t.type in POINT_TRACES]
     if not traces or len(traces) != len(fig.data):
         return None
@@ -110,12 +111,16 @@ def figure_sentence(fig: go.Figure) -> str | None:
     said = "; ".join((f"{t.name}: " if t.name else "") + " → ".join(point_text(v) for v in p) for t, p in pts)
     head = title.rstrip(".") or "This figure"
     return (f"*{head}: {len(pts)} point{'s' if len(pts) != 1 else ''} in these records, too few to draw"
-            + (f" ({said})" if said else "") + ".*")
+            + (f" ({said})" if said else "") + ".*" + link)
 
 
-def show(fig: go.Figure, page: PlotlyPage = PAGE) -> None:
+def show(fig: go.Figure, page: PlotlyPage = PAGE, items: str | None = None) -> None:
     """Display ``fig`` in a notebook, plotly.js inlined in ``page``'s first figure (offline-safe); a figure
-    with nothing or too little to draw is displayed as the sentence :func:`figure_sentence` writes."""
+    with nothing or too little to draw is displayed as the sentence :func:`figure_sentence` writes, linked to
+    ``items`` (an item browser address, :func:`creval.studies.links.address`) when given."""
+    if items:
+        meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+        fig.update_layout(meta={**meta, "items": items})
     sentence = figure_sentence(fig)
     if sentence is not None:
         from IPython.display import Markdown
@@ -189,16 +194,22 @@ class ShownTable:
     """A table as a chapter shows it: the styled table, then a link to its CSV. Anything else is the
     :class:`pandas.io.formats.style.Styler`'s (``.data``, ``.to_html()``...)."""
 
-    def __init__(self, styler, frame, caption: str, folded: bool = False) -> None:
+    def __init__(self, styler, frame, caption: str, folded: bool = False, items: str | None = None) -> None:
         self.styler, self.frame, self.caption, self.folded = styler, frame, caption, folded
+        self.items = items or frame.attrs.get("items")
 
     def __getattr__(self, name):
         return getattr(self.styler, name)
 
+    def items_link(self) -> str:
+        """A link to the rows behind this table in the item browser (empty when none was given)."""
+        import html as html_
+        return f' <a href="{html_.escape(self.items)}">The items behind it.</a>' if self.items else ""
+
     def _repr_html_(self) -> str:
         import html as html_
         if self.frame.attrs.get("missing"):          # a report that could not compute its table: one sentence
-            return f"<p><em>{html_.escape(self.caption or self.frame.attrs['missing'])}</em></p>"
+            return f"<p><em>{html_.escape(self.caption or self.frame.attrs['missing'])}</em>{self.items_link()}</p>"
         shown = self.styler.to_html() + csv_link(self.frame, self.caption)
         if self.folded:                # a figure above says it; the numbers are one click away
             return (f"<details class='creval-table'><summary>Show the table: "
@@ -207,7 +218,7 @@ class ShownTable:
         if len(self.frame) >= FOLD_ROWS and cells and empty / cells >= FOLD_EMPTY:
             head = html_.escape((self.caption or "This table").rstrip("."))
             return (f"<p><em>{head}: {empty} of {cells} cells hold no value in these records, so the table is "
-                    f"folded.</em></p><details class='creval-table'><summary>Show the table</summary>{shown}"
+                    f"folded.</em>{self.items_link()}</p><details class='creval-table'><summary>Show the table</summary>{shown}"
                     "</details>")
         return shown
 
@@ -236,11 +247,12 @@ def empty_cells(df) -> tuple[int, int]:
     return sum(map(is_empty, values)), len(values)
 
 
-def table(df, caption: str | None = None, digits: int = 3, folded: bool = False):
+def table(df, caption: str | None = None, digits: int = 3, folded: bool = False, items: str | None = None):
     """A styled pandas table for chapters: floats rounded to ``digits``, whole-valued count columns as integers
     (3292, not 3292.000), nested values as text, text columns left-aligned; caption given, else
     ``df.attrs["caption"]``; a link below it downloads the table's full values as CSV (:class:`ShownTable`);
-    ``folded``: shown on a click (the figure above it draws the same numbers)."""
+    ``folded``: shown on a click (the figure above it draws the same numbers); ``items``: the item browser's
+    address of the rows behind it (else ``df.attrs["items"]``), linked where the table is said in one line."""
     caption = df.attrs.get("caption", "") if caption is None else caption
     raw, df = df, shown_frame(df)
     unique = df.columns.is_unique
@@ -254,4 +266,4 @@ def table(df, caption: str | None = None, digits: int = 3, folded: bool = False)
     if lines:              # code and multi-line text keep their line breaks (a cell would join them into one line)
         sty = sty.set_properties(subset=lines, **{"white-space": "pre-wrap", "font-family": "monospace",
                                                    "font-size": "12px"})
-    return ShownTable(sty.set_caption(caption) if caption else sty, raw, caption, folded)
+    return ShownTable(sty.set_caption(caption) if caption else sty, raw, caption, folded, items)
