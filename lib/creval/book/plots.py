@@ -218,8 +218,8 @@ class ShownTable:
         if len(self.frame) >= FOLD_ROWS and cells and empty / cells >= FOLD_EMPTY:
             head = html_.escape((self.caption or "This table").rstrip("."))
             return (f"<p><em>{head}: {empty} of {cells} cells hold no value in these records, so the table is "
-                    f"folded.</em>{self.items_link()}</p><details class='creval-table'><summary>Show the table</summary>{shown}"
-                    "</details>")
+                    f"folded.</em>{self.items_link()}</p><details class='creval-table'><summary>Show the table"
+                    f"</summary>{shown}</details>")
         return shown
 
 

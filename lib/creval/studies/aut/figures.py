@@ -13,8 +13,7 @@ import plotly.graph_objects as go
 
 from creval.measures.resample import cluster_bootstrap
 from creval.measures.tracking import MIN_UNITS
-from creval.studies.aut.report import (FALLBACK, ORACLE, SETTINGS, agreement, degenerate_settings,
-                                       fallback_settings)
+from creval.studies.aut.report import FALLBACK, ORACLE, SETTINGS, agreement, degenerate_settings, fallback_settings
 from creval.studies.contract import Records
 from creval.studies.dots import dot_figure, dots_frame
 from creval.studies.links import items
@@ -81,7 +80,8 @@ def degenerate_md(recs: Records) -> str:
     for s, why in sorted(bad.items()):
         setting, method = s.rsplit(" ", 1)
         n = int(((j["setting"] == setting) & (j["method"] == method)).sum()) if len(j) else 0
-        parts.append(f"{s} ({why}; {items(f'its {n} judgments', 'aut', 'judgments', {'setting': setting, 'method': method})})")
+        link = items(f"its {n} judgments", "aut", "judgments", {"setting": setting, "method": method})
+        parts.append(f"{s} ({why}; {link})")
     return ("**Degenerate settings, grey above and left out of the verdicts:** " + "; ".join(parts) + ".")
 
 
