@@ -11,7 +11,7 @@ from creval.core.paths import REPO
 from creval.measures.verdicts import TESTABLE
 
 OWN = ["01-apparatus", "02-divergent", "03-convergent", "04-validating-entropy", "05-neocoder",
-       "06-rethinking-metrics", "07-aut-agreement"]
+       "06-rethinking-metrics", "07-aut-agreement", "09-compare"]
 
 LIST = (f"- **{TESTABLE} (3 problem(s), fewer than the 10 a verdict needs)**: In the paper's Fig. 5a entropy grows "
         "with the classes. Here: Spearman 0.50 [0.10, 0.90] over [4 steps](../browse/divergent.html#t=steps) of 3 "
