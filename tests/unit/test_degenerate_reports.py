@@ -239,6 +239,10 @@ OTHER_ARGS: dict[str, list[tuple]] = {
     "compare.report.refused_measures": [(pd.DataFrame(),), (pd.DataFrame({"measure": ["m"], "judge": ["j"],
                                                                           "provenance": [math.nan]}),)],
     "compare.report.comparable_values": [(pd.DataFrame(columns=["measure"]),)],
+    "compare.figures.count_text": [([],), ([math.nan, 3.0],)],
+    "compare.reading.against_people": [(pd.DataFrame(columns=["task", "prompt", "a", "b", "cosine"]), "t", "m", "m")],
+    "compare.reading.claim_row": [("c", "t", "m", {"value": math.nan, "lo": math.nan, "hi": math.nan, "n": 0})],
+    "compare.reading.untested": [("c", "here", "why")],
     "tables.captioned": [(pd.DataFrame(), "")],
     "tables.public_text": [("",), (None,)],
     "tables.echoes": [("", "", 4), ("a b", "a b", 0)],
@@ -276,6 +280,7 @@ RECS_EXTRA = {
     **{f"compare.ranking.{f}": (lambda recs, mod: ("macgyver",)) for f in (
         "agreement", "fig_pairwise", "pairwise_vs_people", "table_agreement", "table_overused",
         "table_pairwise", "table_pairwise_vs_people", "table_released")},
+    **{f"compare.figures.{f}": (lambda recs, mod: ("macgyver",)) for f in ("fig_released", "released_dots")},
 }
 CHECKS_TAKERS = ("judge_values", "ppl_values", "ps_values", "template_values", "ttcw_values")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -25,7 +26,7 @@ def dots_frame(rows: list[dict]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=DOT_COLUMNS)
     for c in ("value", "lo", "hi", "n"):
         df[c] = pd.to_numeric(df[c], errors="coerce")
-    return df[df["value"].map(math.isfinite)].reset_index(drop=True)
+    return df[np.isfinite(df["value"].to_numpy(float))].reset_index(drop=True)
 
 
 def row_label(label: str, n) -> str:
