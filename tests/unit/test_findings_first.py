@@ -61,3 +61,50 @@ def test_the_evidence_starts_at_the_first_sentence_that_reports_this_build():
                                  "The paper reads self-preference (a judge favours itself)."]
     assert list(df["this build"]) == ["Spearman of level and distance per generator: 0.4 [0.1, 0.6].",
                                       "No setting is left to compare."]
+
+
+def _homogeneity(prompts: int, models=("m",), lift: float = 0.2) -> pd.DataFrame:
+    """Cosines per prompt: people's answers spread around 0.3, each model's own (and two models') ``lift`` above."""
+    import numpy as np
+    rng = np.random.default_rng(1)
+    rows = []
+    for k in range(prompts):
+        people = 0.3 + 0.05 * rng.normal()
+        rows.append({"task": "AUT uses", "prompt": f"p{k}", "a": "people", "b": "people", "cosine": people})
+        for a in models:
+            for b in models:
+                rows.append({"task": "AUT uses", "prompt": f"p{k}", "a": a, "b": b,
+                             "cosine": people + lift + 0.02 * rng.normal()})
+    return pd.DataFrame(rows)
+
+
+class _Recs(dict):
+    cfg = None
+
+
+def test_chapter_09_findings_carry_n_an_interval_and_the_rules_word():
+    from creval.measures.verdicts import SUPPORTS
+    from creval.studies.compare import reading
+    values = pd.DataFrame({"measure": ["x", "x"], "model": ["m", "k"], "item": ["i", "i"], "value": [1.0, 2.0]})
+    recs = _Recs(homogeneity=_homogeneity(30, ("m", "k")), values=values)
+    df, _ = findings_frame(reading.what_this_shows(recs))
+    assert list(df["word"]) == [SUPPORTS] * 3                     # m within, k within, m and k across
+    within = df["this build"][0]
+    m = re.match(r"AUT uses: cosine of m's answers minus people's, per prompt: (\S+) \[(\S+), (\S+)\] on "
+                 r"\[30 prompts\]\(\.\./browse/compare\.html#t=homogeneity&f\.task=AUT%20uses\) \(n = 30; 95% "
+                 r"interval: paired bootstrap over prompts\)\.$", within)
+    value, lo, hi = (float(x) for x in m.groups())
+    assert 0.15 < lo < value < hi < 0.25                          # the lift of 0.2 the records were made with
+    assert "m's and k's answers" in df["this build"][2] and df["why"][0].startswith(f"{value:.3g} [")
+
+
+def test_chapter_09_findings_say_what_one_model_or_few_prompts_cannot_test():
+    from creval.studies.compare import reading
+    values = pd.DataFrame({"measure": ["x"], "model": ["m"], "item": ["i"], "value": [1.0]})
+    df, _ = findings_frame(reading.what_this_shows(_Recs(homogeneity=_homogeneity(3), values=values)))
+    assert list(df["word"]) == [TESTABLE, TESTABLE]
+    assert df["why"][0] == "3 prompt(s), fewer than the 30 a verdict needs"
+    assert "(n = 3; no interval with fewer than 5 prompts)" in df["this build"][0]
+    assert df["why"][1] == "this build measured 1 model(s): the claim needs two"
+    none, _ = findings_frame(reading.what_this_shows(_Recs(homogeneity=pd.DataFrame(), values=values)))
+    assert set(none["why"]) == {"no prompt of this build was also answered by people"} and len(none) == 2
