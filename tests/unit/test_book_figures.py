@@ -69,10 +69,12 @@ def test_chapter_04_draws_its_labelled_items_tables_with_their_chance_lines(tmp_
     fig = figures.fig_labelled_items(recs_of(tmp_path, aut_items=_aut(), macgyver_items=mac))
     rho, auc = (fig.data[0], fig.data[1])
     assert rho.name == auc.name == "the chapter's subsample"
-    assert "novelty judge · ocsai1 main2_test (ocsai1) (n = 6)" in list(rho.y)
-    judge = list(rho.y).index("novelty judge · ocsai1 main2_test (ocsai1) (n = 6)")
+    labels = [y.replace("<br>", " ") for y in rho.y]                          # long labels wrap onto lines
+    assert all(len(line) <= 34 for y in rho.y for line in y.split("<br>"))
+    judge = labels.index("novelty judge · ocsai1 main2_test (ocsai1) (n = 6)")
     assert rho.x[judge] == pytest.approx(1.0)                                 # the table's rho, unchanged
-    assert dict(zip(auc.y, auc.x))["SemDis (problem-solution distance) · macgyver (n = 4)"] == pytest.approx(0.0)
+    aucs = {y.replace("<br>", " "): x for y, x in zip(auc.y, auc.x)}
+    assert aucs["SemDis (problem-solution distance) · macgyver (n = 4)"] == pytest.approx(0.0)
     assert [s.x0 for s in fig.layout.shapes] == [0.0, 0.5]
     assert fig.layout.xaxis.title.text.startswith("Spearman rho") and fig.layout.xaxis2.title.text.startswith("AUC")
 
@@ -88,12 +90,12 @@ def test_chapter_07_draws_agreement_per_setting_with_an_interval_over_objects(tm
     recs = _records(tmp_path, {"judgments": rows})
     fig = figures.fig_agreement(recs)
     src = [t for t in fig.data if t.xaxis == "x"]
-    by_label = {y: (x, t) for t in src for y, x in zip(t.y, t.x)}
+    by_label = {y.replace("<br>", " "): (x, t) for t in src for y, x in zip(t.y, t.x)}
     assert set(by_label) == {"comprehensive score · O – a (n = 6)", "comprehensive score · O – b (n = 6)",
                              "comprehensive score · a – b (n = 6)"}
     x, trace = by_label["comprehensive score · O – b (n = 6)"]
     assert x == pytest.approx(0.0)                      # three objects agree (1), three reversed (-1)
-    k = list(trace.y).index("comprehensive score · O – b (n = 6)")
+    k = [y.replace("<br>", " ") for y in trace.y].index("comprehensive score · O – b (n = 6)")
     assert trace.error_x.array[k] > 0 and trace.error_x.arrayminus[k] > 0       # an interval over the objects
     assert by_label["comprehensive score · O – a (n = 6)"][0] == pytest.approx(1.0)
     assert [s.x0 for s in fig.layout.shapes] == [0.0, 0.0, 0.5]                    # pair_acc: chance is one half

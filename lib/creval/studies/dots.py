@@ -8,6 +8,7 @@ from its report's table and names the panels, their chance values and axis title
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -29,9 +30,14 @@ def dots_frame(rows: list[dict]) -> pd.DataFrame:
     return df[np.isfinite(df["value"].to_numpy(float))].reset_index(drop=True)
 
 
+LABEL_CHARS = 34          # characters of a label's line: the labels keep well under half the figure's width
+
+
 def row_label(label: str, n) -> str:
-    """A dot's label on the axis with its n: ``"SemDis (n = 40)"``; the label alone when n is unknown."""
-    return f"{label} (n = {int(n)})" if isinstance(n, (int, float)) and math.isfinite(n) else str(label)
+    """A dot's label on the axis with its n (``"SemDis (n = 40)"``; the label alone when n is unknown), broken
+    with ``<br>`` into lines of at most :data:`LABEL_CHARS` characters."""
+    text = f"{label} (n = {int(n)})" if isinstance(n, (int, float)) and math.isfinite(n) else str(label)
+    return "<br>".join(textwrap.wrap(text, LABEL_CHARS)) or text
 
 
 def interval_text(value: float, lo: float, hi: float) -> str:
@@ -75,13 +81,12 @@ def dot_figure(dots: pd.DataFrame, title: str, *, chance: dict | None = None, x_
     if dots.empty:
         return go.Figure().update_layout(title=f"{title}: not computed, {missing}", meta={"missing": missing})
     chance, x_titles = chance or {}, x_titles or {}
-    dots = dots.assign(shown=[row_label(lab, n) if n_in_label else str(lab) for lab, n in
-                              zip(dots["label"], dots["n"])])
+    dots = dots.assign(shown=[row_label(lab, n if n_in_label else None) for lab, n in zip(dots["label"], dots["n"])])
     panels = list(dict.fromkeys(dots["panel"]))
     rows = -(-len(panels) // cols)
     order = list(dict.fromkeys(dots["shown"]))
-    sizes = [max(int(dots.loc[dots["panel"].isin(panels[r * cols:(r + 1) * cols]), "shown"].nunique()), 1)
-             for r in range(rows)]
+    sizes = [max(sum(1 + 0.6 * t.count("<br>") for t in set(dots.loc[dots["panel"].isin(
+        panels[r * cols:(r + 1) * cols]), "shown"])), 1) for r in range(rows)]
     fig = make_subplots(rows=rows, cols=cols, row_heights=sizes, subplot_titles=panels if cols == 1 else None,
                         vertical_spacing=min(0.12, 0.5 / rows), horizontal_spacing=0.03 if cols > 1 else 0.2)
     palette, seen = colours_of(list(dots["group"].astype(str)), grey), set()
@@ -96,9 +101,9 @@ def dot_figure(dots: pd.DataFrame, title: str, *, chance: dict | None = None, x_
         fig.update_xaxes(title_text=x_titles.get(p, p), zeroline=False, row=r + 1, col=c + 1)
         here = set(dots.loc[dots["panel"].isin(panels[r * cols:(r + 1) * cols]), "shown"])
         fig.update_yaxes(categoryorder="array", categoryarray=[s for s in order if s in here], autorange="reversed",
-                         automargin=True,
-                         showticklabels=c == 0, title_text=y_title if c == 0 else None, row=r + 1, col=c + 1)
+                         automargin=True, tickfont=dict(size=11), showticklabels=c == 0,
+                         title_text=y_title if c == 0 else None, row=r + 1, col=c + 1)
     fig.update_layout(title=dict(text=title, x=0, xanchor="left"), margin=dict(l=10, r=10, t=90, b=60),
-                      height=140 + 24 * sum(sizes) + 90 * rows, legend=dict(orientation="h", y=-0.08),
+                      height=int(140 + 26 * sum(sizes) + 90 * rows), legend=dict(orientation="h", y=-0.08),
                       showlegend=len(seen) > 1)
     return fig
