@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from pathlib import Path
+from typing import Sequence
 
 import yaml
 
@@ -140,16 +141,17 @@ def refusal_of(name: str, verb: str) -> str | None:
         return None
 
 
-def run_notes(study: str, params: dict) -> list[str]:
-    """Before a run: one line per phase of ``study`` that a model of ``params`` (``model``/``models`` under test,
-    ``judge_model`` as judge) cannot do, as its spec says (``creval check`` fills in what a spec does not say)."""
+def run_notes(study: str, phases: Sequence[capabilities.ModelPhase], params: dict) -> list[str]:
+    """Before a run: one line per phase of ``study`` (its declared ``phases``) that a model of ``params``
+    (``model``/``models`` under test, ``judge_model`` as judge) cannot do, as its spec says (``creval check`` fills
+    in what a spec does not say)."""
     roles = {"model": [params.get("model"), *(params.get("models") or [])], "judge": [params.get("judge_model")]}
     out = []
-    for phase, role, verbs in capabilities.PHASES.get(study, []):
-        for name in dict.fromkeys(n for n in roles[role] if isinstance(n, str) and n):
-            whys = [refusal_of(name, v) for v in verbs]
+    for p in phases:
+        for name in dict.fromkeys(n for n in roles[p.role] if isinstance(n, str) and n):
+            whys = [refusal_of(name, v) for v in p.verbs]
             if all(whys):
-                out.append(f"{study}: {phase} cannot run on {name}: {whys[0]}")
+                out.append(f"{study}: {p.name} cannot run on {name}: {whys[0]}")
     return out
 
 
