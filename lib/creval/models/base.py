@@ -334,9 +334,8 @@ class ModelSpec:
 
 @runtime_checkable
 class Backend(Protocol):
-    """What a backend implements (the contract every class of ``models/backends.py``'s table keeps; each inherits
-    the flags' defaults from :class:`BackendBase`). Callers use :class:`creval.models.cached.Model`, which adds
-    the cache."""
+    """What a backend implements (every class of ``models/backends.py``'s table; each inherits the flags' defaults
+    from :class:`BackendBase`). Callers use :class:`creval.models.cached.Model`, which adds the cache."""
     spec: ModelSpec
     LOGPROB_KIND: str          # what its token log-probs are (module doc): "raw", "processed", "server", "none"
     CONCURRENT: bool           # its requests overlap (a server): results stream in as they come
@@ -345,8 +344,7 @@ class Backend(Protocol):
 
     @staticmethod
     def check(spec: ModelSpec) -> tuple[bool, str]:
-        """Whether a spec of this backend is usable here, nothing loaded: (usable, its source or what is
-        missing)."""
+        """Whether a spec of this backend is usable here, nothing loaded: (usable, its source or what's missing)."""
 
     @classmethod
     def logprob_kind_for(cls, spec: ModelSpec) -> str:

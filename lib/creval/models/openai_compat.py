@@ -93,7 +93,6 @@ def check_server(spec: ModelSpec) -> tuple[bool, str]:
 class OpenAIBackend(BackendBase):
     check = staticmethod(check_server)   # is a spec of this backend usable here (nothing loaded)
     LOGPROB_KIND = "server"    # the class's default; each instance's is its spec's (logprob_kind_for)
-
     CONCURRENT = True          # requests go out together through the spec's shared budget (models/endpoint.py)
 
     @classmethod

@@ -300,8 +300,7 @@ class LLMNLI(_CachedNLI):
 # loading by name
 # ---------------------------------------------------------------------------------------------
 
-LLM_PREFIX = "llm:"
-"""An NLI name ``llm:<registered model name>`` asks that model (:class:`LLMNLI`)."""
+LLM_PREFIX = "llm:"     # an NLI name ``llm:<registered model name>`` asks that model (:class:`LLMNLI`)
 
 
 def llm_model(name: str) -> str:
