@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from creval.core.ledger import LEDGER
-from creval.models.base import ChoiceScores, Completion, ModelSpec
+from creval.models.base import BackendBase, ChoiceScores, Completion, ModelSpec
 from creval.models.cached import Model
 from creval.studies.convergent import STUDY, report
 from creval.studies.convergent import run as convergent_run
@@ -18,7 +18,7 @@ from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.registry import upstream_configs
 
 
-class Scripted:
+class Scripted(BackendBase):
     """Answers every judge prompt in format; the analysts' certainties average 0.6 (so T=0.5 stops after one
     round, T=0.7 does not)."""
     LOGPROB_KIND = "server"            # certainties are written as text

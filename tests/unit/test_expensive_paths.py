@@ -16,7 +16,7 @@ from creval.measures.neocoder import judges as nc
 from creval.measures.nli.backends import LLMNLI, CosineNLI, CrossEncoderNLI
 from creval.measures.techniques import StaticDetector
 from creval.models import heavy, registry
-from creval.models.base import ModelSpec, Sample
+from creval.models.base import BackendBase, ModelSpec, Sample
 from creval.models.cached import Model
 from creval.models.embeddings import Embedder
 from creval.sandbox import batches
@@ -27,7 +27,7 @@ from forbid import CHOKE_POINTS, Forbidden, forbid_expensive_calls
 CODE = "def solve():\n    print(1)\nsolve()\n"
 
 
-class Backend:
+class Backend(BackendBase):
     """A backend that must never be reached under the patch (it would answer)."""
     LOGPROB_KIND = "raw"
 

@@ -11,7 +11,7 @@ from creval.datasets import macgyver as human
 from creval.judges import make_judge, run_judge
 from creval.judges.retrieval import RetrievalJudge, split_discussion, split_points
 from creval.judges.store import FragmentStore
-from creval.models.base import ChoiceScores, Completion, ModelSpec
+from creval.models.base import BackendBase, ChoiceScores, Completion, ModelSpec
 from creval.models.cached import Model
 
 
@@ -27,7 +27,7 @@ PROBLEM = "A door keeps slamming. Items: newspaper, shoelace, soup bowl."
 SOLUTION = "Step 1: fold the newspaper into a wedge. Step 2: push it under the door."
 
 
-class Panel:
+class Panel(BackendBase):
     """A rule-based backend: answers each judge prompt in format; confidence set per role."""
     LOGPROB_KIND = "raw"
 
@@ -284,7 +284,7 @@ def test_run_judge_resumes_its_folder_and_records_the_settings(tmp_path):
     from creval.judges import run_judge
     calls = []
 
-    class Backend:
+    class Backend(BackendBase):
         LOGPROB_KIND = "raw"
         spec = ModelSpec(name="yes-man", backend="llamacpp", model="y")
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from creval.measures import diversity as D
+from creval.models.base import BackendBase
 
 
 class FakeEmbedder:
@@ -199,7 +200,7 @@ def test_a_bad_column_and_an_empty_text_are_one_clear_error(tmp_path, capsys):
         read_table(g, id="id")
 
 
-class CountingBackend:
+class CountingBackend(BackendBase):
     """A local backend scoring 1 nat per word; it counts the texts it computes and can be made to stop
     (a Ctrl-C) after ``stop_after`` texts."""
     LOGPROB_KIND = "raw"

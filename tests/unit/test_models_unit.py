@@ -6,12 +6,12 @@ import pytest
 from creval.core.cache import CallCache
 from creval.core.errors import CrevalError
 from creval.models import registry
-from creval.models.base import ModelSpec, Sample, derive_seed, split_thinking
+from creval.models.base import BackendBase, ModelSpec, Sample, derive_seed, split_thinking
 from creval.models.cached import Model
 from creval.models.sampling import log_softmax, sample_token
 
 
-class FakeBackend:
+class FakeBackend(BackendBase):
     """Unit-test stand-in: deterministic 'samples' that record which indices were asked for."""
     LOGPROB_KIND = "raw"
 

@@ -9,12 +9,19 @@ import pytest
 
 from creval.book.execute import book_structure
 from creval.book.render import preface_html
-from creval.commands.new_study import TEMPLATES, add_to_preface, add_to_quarto, chapter_notebook, create, summary
+from creval.commands.new_study import (
+    REPORT_TEST,
+    TEMPLATES,
+    add_to_preface,
+    add_to_quarto,
+    chapter_notebook,
+    create,
+    template_values,
+)
 from creval.core.errors import CrevalError
 from creval.core.paths import REPO
 
-VALUES = {"name": "wordlen", "cls": "Wordlen", "title": "Word length", "chapter": "chapters/10-wordlen.ipynb",
-          "summary": summary(("divergent",)), "reads_repr": "('divergent',)", "reads_list": "divergent"}
+VALUES = template_values("wordlen", ("divergent",), "Word length", "chapters/10-wordlen.ipynb")
 
 
 def test_every_template_is_filled_and_compiles():
@@ -25,6 +32,36 @@ def test_every_template_is_filled_and_compiles():
     init = Template(TEMPLATES["__init__.py"]).substitute(VALUES)
     assert 'Study("wordlen", "chapters/10-wordlen.ipynb", WordlenConfig, run.run, reads=(\'divergent\',)' in init
     assert "wordlen_limit: int = identity(0)" in Template(TEMPLATES["config.py"]).substitute(VALUES)
+    assert "phases=" not in init and "ModelPhase" not in init          # a study that calls no model declares none
+
+
+def test_a_study_that_calls_the_model_declares_its_phase():
+    values = template_values("wordlen", ("divergent",), "Word length", "chapters/10-wordlen.ipynb", calls_model=True)
+    init = Template(TEMPLATES["__init__.py"]).substitute(values)
+    compile(init, "__init__.py", "exec")
+    assert "from creval.models.capabilities import ModelPhase\n" in init
+    assert 'phases=(ModelPhase("answers", "model", ("chat",)),),' in init
+    assert max(len(line) for line in init.splitlines()) <= 120
+    phases = eval(init.split("phases=", 1)[1].split("   #", 1)[0].rstrip(","),
+                  {"ModelPhase": __import__("creval.models.capabilities", fromlist=["ModelPhase"]).ModelPhase})
+    assert [(p.name, p.role, p.verbs) for p in phases] == [("answers", "model", ("chat",))]
+
+
+def test_the_report_test_written_beside_the_study_passes_on_its_report(monkeypatch):
+    import sys
+    import types
+    report = types.ModuleType("creval.studies.wordlen.report")
+    exec(compile(Template(TEMPLATES["report.py"]).substitute(VALUES), "report.py", "exec"), report.__dict__)
+    monkeypatch.setitem(sys.modules, "creval.studies.wordlen", types.SimpleNamespace(report=report))
+    monkeypatch.setitem(sys.modules, "creval.studies.wordlen.report", report)
+    src = Template(REPORT_TEST).substitute(name="wordlen")
+    assert "$" not in src
+    ns: dict = {}
+    exec(compile(src, "test_wordlen_report.py", "exec"), ns)
+    tests = [f for n, f in ns.items() if n.startswith("test_")]
+    assert len(tests) == 2
+    for t in tests:
+        t()
 
 
 def test_the_chapter_has_a_title_a_parameters_cell_and_a_setup_cell_that_reads_the_study():
@@ -60,3 +97,4 @@ def test_a_bad_name_or_an_unknown_upstream_study_is_refused_before_anything_is_w
     with pytest.raises(CrevalError, match="unknown study 'nowhere'"):
         create("never_written", ("nowhere",))
     assert not (REPO / "lib/creval/studies/never_written").exists()
+    assert not (REPO / "tests/unit/test_never_written_report.py").exists()

@@ -7,11 +7,11 @@ import pytest
 
 from creval.core.cache import CallCache
 from creval.judges import novelty as N
-from creval.models.base import ChoiceScores, ModelSpec
+from creval.models.base import BackendBase, ChoiceScores, ModelSpec
 from creval.models.cached import Model
 
 
-class TruthBackend:
+class TruthBackend(BackendBase):
     """Fake judge backend: prefers the answer with the larger hidden novelty value (``bias`` adds to 'A')."""
     LOGPROB_KIND = "raw"
 

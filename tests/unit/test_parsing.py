@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 
 from creval.judges import parsing
-from creval.models.base import ChoiceScores, Completion, ModelSpec
+from creval.models.base import BackendBase, ChoiceScores, Completion, ModelSpec
 from creval.models.cached import Model
 
 
-class Scripted:
+class Scripted(BackendBase):
     """Backend replying from a fixed script, one reply per request, recording what it was asked."""
     LOGPROB_KIND = "raw"
 

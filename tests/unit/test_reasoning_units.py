@@ -7,7 +7,7 @@ import pytest
 from creval.core.errors import CrevalError
 from creval.measures import entropy
 from creval.models import replies, shaping
-from creval.models.base import ChoiceScores, ModelSpec, Sample
+from creval.models.base import BackendBase, ChoiceScores, ModelSpec, Sample
 from creval.models.choices import score_choices
 
 
@@ -145,7 +145,7 @@ def test_a_deferral_outside_the_unit_runner_is_one_line(monkeypatch, capsys):
 def test_a_servers_log_prob_kind_is_part_of_a_calls_identity():
     from creval.models.cached import Model
 
-    class Fake:
+    class Fake(BackendBase):
         def __init__(self, kind):
             self.spec, self.LOGPROB_KIND = spec(can={"logprobs": kind}), kind
     raw, processed = Model(Fake("raw"))._ident(), Model(Fake("processed"))._ident()
@@ -156,7 +156,7 @@ def test_a_local_models_sample_that_thinks_is_refused_too(tmp_path, monkeypatch)
     from creval.models.cached import Model
     monkeypatch.setenv("CREVAL_CACHE", str(tmp_path / "c.sqlite"))
 
-    class Thinker:                           # a local thinking model (a Qwen3 GGUF) whose samples open with <think>
+    class Thinker(BackendBase):              # a local thinking model (a Qwen3 GGUF) whose samples open with <think>
         spec, LOGPROB_KIND = ModelSpec(name="thinker", backend="llamacpp", model="t"), "raw"
 
         def sample(self, req, indices):

@@ -5,6 +5,7 @@ import pytest
 from creval.core.errors import CrevalError
 from creval.models import capabilities, registry, shaping
 from creval.models.base import ModelSpec
+from creval.studies.registry import model_phases, run_notes
 
 REASONING = dict(token_limit="max_completion_tokens", drop=["temperature", "top_p", "stop", "logprobs"])
 
@@ -41,7 +42,8 @@ def test_a_thinking_model_that_cannot_stop_thinking_is_refused_in_one_sentence()
 
 def test_capabilities_say_which_phases_run_and_why():
     chat_only = spec(can={"logprobs": "none", "completions": False})
-    rows = {(st, ph): (ok, why) for st, ph, ok, why in capabilities.phase_table(chat_only, capabilities.of(chat_only))}
+    rows = {(st, ph): (ok, why) for st, ph, ok, why in capabilities.phase_table(
+        chat_only, capabilities.of(chat_only), model_phases())}
     assert rows[("rethinking", "perplexity (as model)")] == ("no", "log-likelihoods (perplexity): it has no "
                                                                    "/completions endpoint (a chat-only model)")
     assert rows[("divergent", "step samples (as model)")][0] == "no"
@@ -94,10 +96,10 @@ def test_every_shipped_server_spec_is_well_formed():
 
 
 def test_a_run_says_first_which_phases_cannot_run_on_its_models():
-    notes = registry.run_notes("rethinking", {"model": "gpt-5-mini", "judge_model": "gpt-4o"})
+    notes = run_notes("rethinking", {"model": "gpt-5-mini", "judge_model": "gpt-4o"})
     assert notes == ["rethinking: perplexity cannot run on gpt-5-mini: model gpt-5-mini cannot do log-likelihoods "
                      "(perplexity): it has no /completions endpoint (a chat-only model)"]
-    assert registry.run_notes("divergent", {"model": "smollm2-135m", "judge_model": "smollm2-135m"}) == []
+    assert run_notes("divergent", {"model": "smollm2-135m", "judge_model": "smollm2-135m"}) == []
 
 
 def test_each_backend_owns_its_check_and_no_backend_imports_the_registry():

@@ -1,12 +1,13 @@
 """How many units a study keeps in flight: a server's budget, 16 for a local model that gathers across units."""
 from creval.core.units import GPU_WIDTH, LOCAL_WIDTH
+from creval.models.base import BackendBase
 from creval.studies import units
 
 
 def test_a_gathering_local_model_gets_many_units_in_flight_and_the_others_one(monkeypatch):
     assert units.width("smollm2-135m-hf") == LOCAL_WIDTH == 16    # transformers: requests gathered into batches
     assert units.width("smollm2-135m-hf", "") == LOCAL_WIDTH
-    monkeypatch.setattr(units, "backend_class", lambda spec: type("Plain", (), {}))
+    monkeypatch.setattr(units, "backend_class", lambda spec: type("Plain", (BackendBase,), {}))
     assert units.width("smollm2-135m-hf") == 1                    # a local backend that does not gather
 
 

@@ -24,6 +24,7 @@ from creval.models import capabilities
 from creval.models.openai_compat import OPENAI_URL, api_key_for
 from creval.models.probe import probe
 from creval.models.registry import check, get_spec
+from creval.studies.registry import model_phases
 
 
 def _table(rows: list[tuple[str, ...]]) -> str:
@@ -44,10 +45,12 @@ def conflicts(said: dict, found: dict) -> dict[str, tuple]:
     return out
 
 
-def report(spec, probed: dict | None, trust_spec: bool = False) -> str:
+def report(spec, probed: dict | None, trust_spec: bool = False, phases: capabilities.Phases | None = None) -> str:
     """The check's text: the server and what it can do (said by the spec, or found by the probe; where the probe
-    contradicts the spec, the probe's finding rules unless ``trust_spec``), then every study phase with yes / no /
-    ? and why, then the block to add to the spec (what the probe found; pasted in, the spec runs)."""
+    contradicts the spec, the probe's finding rules unless ``trust_spec``), then every study phase (``phases``,
+    default: those the studies declare) with yes / no / ? and why, then the block to add to the spec (what the
+    probe found; pasted in, the spec runs)."""
+    phases = model_phases() if phases is None else phases
     lines = [f"model {spec.name} ({spec.backend}: {spec.model})"]
     found = dict((probed or {}).get("can", {}))
     if probed is not None:
@@ -78,7 +81,8 @@ def report(spec, probed: dict | None, trust_spec: bool = False) -> str:
         lines.append("  thinking: on; switched off for samples and choice scores "
                      + ("(the server allows it)" if caps.thinking_off else "where the server allows it"))
     lines.append("")
-    lines.append(_table([("study", "phase", "runs", "why"), *tried(capabilities.phase_table(spec, caps), probed)]))
+    lines.append(_table([("study", "phase", "runs", "why"),
+                         *tried(capabilities.phase_table(spec, caps, phases), probed, phases)]))
     if probed is not None and not answered(probed):
         lines += ["", f"no probe request succeeded: nothing is known to run on {spec.name}; fix the server or the "
                       "spec and check again"]
@@ -101,14 +105,15 @@ def answered(probed: dict) -> bool:
     return "worked" not in probed or any(probed["worked"].values())
 
 
-def tried(rows: list[tuple[str, str, str, str]], probed: dict | None) -> list[tuple[str, str, str, str]]:
+def tried(rows: list[tuple[str, str, str, str]], probed: dict | None,
+          phases: capabilities.Phases) -> list[tuple[str, str, str, str]]:
     """``rows`` of :func:`capabilities.phase_table` with "yes" kept only where the probe's request for every verb
     of the phase succeeded: a phase judged possible from the spec and capabilities alone, whose request the live
-    server did not answer as asked, becomes "?" with the reason."""
+    server did not answer as asked, becomes "?" with the reason (``phases``: those the rows were made from)."""
     worked = (probed or {}).get("worked")
     if worked is None:
         return rows
-    verbs = [vs for phases in capabilities.PHASES.values() for _, _, vs in phases]
+    verbs = [p.verbs for declared in phases.values() for p in declared]
     out = []
     for (study, phase, word, why), vs in zip(rows, verbs):
         missed = [v for v in vs if not worked.get(v)]

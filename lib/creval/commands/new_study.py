@@ -1,7 +1,9 @@
-"""``creval new-study NAME --reads STUDY``: write a working study that reads another study's records.
+"""``creval new-study NAME --reads STUDY [--calls-model]``: write a working study that reads another study's records.
 
 It writes the package ``lib/creval/studies/<NAME>/`` (config, records, run, estimate, report and the ``STUDY``
-declaration), its chapter ``chapters/<NN>-<NAME>.ipynb`` (title, parameters cell, setup cell, one table), a
+declaration; with ``--calls-model`` the declaration names the phase that calls the model under test, which
+``creval check`` and ``creval run`` read), a unit test of its report (``tests/unit/test_<NAME>_report.py``), its
+chapter ``chapters/<NN>-<NAME>.ipynb`` (title, parameters cell, setup cell, one table), a
 part of its own in ``_quarto.yml`` and an entry in the preface (``index.qmd``), then rewrites
 ``params/default.yaml`` and the chapters' parameters cells from the Configs (``creval sync-params``). The study
 reads the records of ``--reads`` by composition (:class:`creval.studies.reader.ReaderConfig`) and counts the
@@ -34,22 +36,27 @@ def register(subparsers) -> None:
     p.add_argument("--reads", action="append", required=True, metavar="STUDY",
                    help="a study whose records the new one reads (repeatable)")
     p.add_argument("--title", default=None, help="the chapter's title (default: the name, capitalised)")
+    p.add_argument("--calls-model", action="store_true",
+                   help="the study calls the model under test: its STUDY declares that phase (phases=, edit its "
+                        "name and verbs), so `creval check` and `creval run` say where it cannot run")
     p.set_defaults(func=_run)
 
 
 def _run(args) -> int:
-    for f in create(args.name, tuple(args.reads), args.title):
+    for f in create(args.name, tuple(args.reads), args.title, calls_model=args.calls_model):
         print(f"wrote {f}")
     return 0
 
 
-def create(name: str, reads: tuple[str, ...], title: str | None = None) -> list[str]:
-    """Write the study ``name`` reading ``reads`` into this checkout; the files written or changed."""
+def create(name: str, reads: tuple[str, ...], title: str | None = None, calls_model: bool = False) -> list[str]:
+    """Write the study ``name`` reading ``reads`` into this checkout (``calls_model``: it declares a phase that calls
+    the model under test); the files written or changed."""
     repo = paths.REPO
     if not NAME.match(name):
         raise CrevalError(f"study name {name!r} is not a lower-case Python name",
                           "use letters, digits and _, starting with a letter (e.g. wordlen)")
-    if name in registry.STUDIES or (repo / "lib/creval/studies" / name).exists():
+    test = Path("tests/unit") / f"test_{name}_report.py"
+    if name in registry.STUDIES or (repo / "lib/creval/studies" / name).exists() or (repo / test).exists():
         raise CrevalError(f"a study or package named {name!r} exists already", "choose another name")
     for up in reads:
         registry.get_study(up)                                   # an unknown study: the error lists the known ones
@@ -57,13 +64,15 @@ def create(name: str, reads: tuple[str, ...], title: str | None = None) -> list[
     number = 1 + max((int(m.group(1)) for f in (repo / "chapters").glob("*.ipynb")
                       if (m := re.match(r"(\d+)-", f.name))), default=0)
     chapter = f"chapters/{number:02d}-{name.replace('_', '-')}.ipynb"
-    written = write_package(repo / "lib/creval/studies" / name, name, reads, title, chapter)
+    written = write_package(repo / "lib/creval/studies" / name, name, reads, title, chapter, calls_model)
+    (repo / test).write_text(Template(REPORT_TEST).substitute(name=name))
     (repo / chapter).write_text(json.dumps(chapter_notebook(name, reads, title), indent=1, ensure_ascii=False) + "\n")
     add_to_quarto(repo / "_quarto.yml", chapter, title)
     add_to_preface(repo / "index.qmd", number, title, summary(reads))
     registry.register(discovered(name))
     changed = sync(write=True)
-    done = [str(Path("lib/creval/studies") / name / f) for f in written] + [chapter, "_quarto.yml", "index.qmd"]
+    done = [str(Path("lib/creval/studies") / name / f) for f in written] + [str(test), chapter, "_quarto.yml",
+                                                                          "index.qmd"]
     return done + [c for c in changed if c not in done]
 
 
@@ -89,14 +98,14 @@ def class_name(name: str) -> str:
 # the files of a new study's package (string.Template: ${name}, ${cls}, ${title}, ${chapter}, ${reads_repr}, ...)
 TEMPLATES = {
     "__init__.py": '''"""${title}: ${summary}."""
-from creval.studies.contract import Study
+${phase_import}from creval.studies.contract import Study
 from creval.studies.${name} import estimate, run
 from creval.studies.${name}.config import ${cls}Config
 from creval.studies.${name}.records import CountRecord
 
 STUDY = Study("${name}", "${chapter}", ${cls}Config, run.run, reads=${reads_repr},
               tables={"counts": CountRecord},           # every table the run writes, with its row type
-              estimate=estimate.estimate,
+              estimate=estimate.estimate,${phases}
               summary="${summary}")
 ''',
     "config.py": '''"""Parameters of the ${name} study: its own keys start with ``${name}_``; those of the studies it
@@ -189,14 +198,51 @@ def by_table(recs) -> pd.DataFrame:
 }
 
 
-def write_package(folder: Path, name: str, reads: tuple[str, ...], title: str, chapter: str) -> list[str]:
+PHASE_IMPORT = "from creval.models.capabilities import ModelPhase\n"
+PHASES = '\n              phases=(ModelPhase("answers", "model", ("chat",)),),   # its model calls: name, role, verbs'
+
+
+def template_values(name: str, reads: tuple[str, ...], title: str, chapter: str, calls_model: bool = False) -> dict:
+    """What the templates are filled with."""
+    return {"name": name, "cls": class_name(name), "title": title, "chapter": chapter, "summary": summary(reads),
+            "reads_repr": repr(reads), "reads_list": ", ".join(reads),
+            "phase_import": PHASE_IMPORT if calls_model else "", "phases": PHASES if calls_model else ""}
+
+
+def write_package(folder: Path, name: str, reads: tuple[str, ...], title: str, chapter: str,
+                  calls_model: bool = False) -> list[str]:
     """The study's package: one file per part of the contract (docs/CONTRIBUTING.md)."""
-    values = {"name": name, "cls": class_name(name), "title": title, "chapter": chapter, "summary": summary(reads),
-              "reads_repr": repr(reads), "reads_list": ", ".join(reads)}
+    values = template_values(name, reads, title, chapter, calls_model)
     folder.mkdir(parents=True)
     for f, text in TEMPLATES.items():
         (folder / f).write_text(Template(text).substitute(values))
     return list(TEMPLATES)
+
+
+REPORT_TEST = '''"""The ${name} study's report: records in, a captioned table out (no run, no call)."""
+import pandas as pd
+
+from creval.studies.${name} import report
+
+
+class Recs:
+    """Records as the report reads them: only the tables it reads."""
+
+    def __init__(self, counts):
+        self.counts = pd.DataFrame(counts, columns=report.COLUMNS)
+
+
+def test_the_table_lists_every_table_read():
+    df = report.by_table(Recs([("divergent", "steps", 3, 5), ("divergent", "problems", 1, 4)]))
+    assert list(df["table"]) == ["problems", "steps"] and df.attrs["caption"]
+
+
+def test_nothing_read_is_an_empty_table_that_says_so():
+    df = report.by_table(Recs([]))
+    assert not len(df) and list(df.columns) == report.COLUMNS and df.attrs["caption"]
+'''
+"""The unit test written beside a new study (``tests/unit/test_<name>_report.py``): its report on records made up
+in the test; keep it true as the report grows."""
 
 
 def _cell(kind: str, source: str, tags: tuple[str, ...] = (), hidden: bool = False) -> dict:

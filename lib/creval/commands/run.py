@@ -10,10 +10,9 @@ from creval.book.sync import field_comments, yaml_value
 from creval.commands.book import params_path
 from creval.core.deferral import batch_out
 from creval.core.units import spending_limit
-from creval.models import registry
 from creval.models.batchfile import read_in
 from creval.models.endpoint import peak_in_flight
-from creval.studies.registry import STUDIES
+from creval.studies.registry import STUDIES, run_notes
 
 
 def parameters_help(cls) -> str:
@@ -36,7 +35,7 @@ def study_line(s) -> str:
 def cmd_run(args) -> int:
     ppath = params_path(args.params)
     params = effective_params(load_params(ppath, args.overrides))
-    for line in registry.run_notes(args.study, params):     # what the specs say cannot run, before any call
+    for line in run_notes(args.study, params):     # what the specs say cannot run, before any call
         print(line)
     for answers in args.batch_in:
         print(f"{answers}: {read_in(answers).line()}")

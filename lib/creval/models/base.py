@@ -334,9 +334,21 @@ class ModelSpec:
 
 @runtime_checkable
 class Backend(Protocol):
-    """What a backend implements. Callers use :class:`creval.models.cached.Model`, which adds the cache."""
+    """What a backend implements (every class of ``models/backends.py``'s table; each inherits the flags' defaults
+    from :class:`BackendBase`). Callers use :class:`creval.models.cached.Model`, which adds the cache."""
     spec: ModelSpec
-    LOGPROB_KIND: str
+    LOGPROB_KIND: str          # what its token log-probs are (module doc): "raw", "processed", "server", "none"
+    CONCURRENT: bool           # its requests overlap (a server): results stream in as they come
+    CALL_LOCK: object | None   # the lock Model hands the call cache (None: the local-compute lock)
+    GATHERS: bool              # it batches the requests of several units in flight (studies run more at once)
+
+    @staticmethod
+    def check(spec: ModelSpec) -> tuple[bool, str]:
+        """Whether a spec of this backend is usable here, nothing loaded: (usable, its source or what's missing)."""
+
+    @classmethod
+    def logprob_kind_for(cls, spec: ModelSpec) -> str:
+        """The log-prob kind an instance for ``spec`` will report, read before anything is loaded."""
 
     def sample(self, req: SampleRequest, indices: Sequence[int]) -> list[Sample]:
         """Draw one sample per index; sample ``i`` uses a seed derived from ``(req.seed, i)``."""
@@ -352,6 +364,25 @@ class Backend(Protocol):
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` under this model's tokenizer."""
+
+
+CONTRACT_FLAGS = {"LOGPROB_KIND": lambda v: isinstance(v, str), "CONCURRENT": lambda v: isinstance(v, bool),
+                  "CALL_LOCK": lambda v: v is None or hasattr(v, "__enter__"), "GATHERS": lambda v: isinstance(v, bool)}
+"""The flags of :class:`Backend` that callers read on a backend class before anything is loaded, each with the test
+its value passes (``CALL_LOCK``: None or a context manager)."""
+
+
+class BackendBase:
+    """The defaults of :class:`Backend`'s flags: every backend class inherits them and overrides what differs (a
+    backend still defines ``LOGPROB_KIND``, ``check`` and the verbs). Code reads the flags as plain attributes."""
+    CONCURRENT: bool = False          # a local model computes one batch at a time
+    CALL_LOCK: object | None = None   # Model hands the call cache no lock of the backend's own
+    GATHERS: bool = False             # it does not batch the requests of several units
+
+    @classmethod
+    def logprob_kind_for(cls, spec: ModelSpec) -> str:
+        """The class's ``LOGPROB_KIND`` (a server's depends on its spec: it overrides this)."""
+        return cls.LOGPROB_KIND
 
 
 THINK_RE = re.compile(r"<think>(.*?)(</think>|$)", re.S)

@@ -44,8 +44,8 @@ class Model:
         self.backend, self.spec, self.cache = backend, backend.spec, cache
         self.name = self.spec.name
         self.logprob_kind = backend.LOGPROB_KIND
-        self.concurrent = bool(getattr(backend, "CONCURRENT", False))   # a server: results stream in
-        self.lock = getattr(backend, "CALL_LOCK", None)   # a backend that gathers across units locks itself
+        self.concurrent = bool(backend.CONCURRENT)   # a server: results stream in
+        self.lock = backend.CALL_LOCK                # a backend that gathers across units locks itself
 
     def _verb(self, fn):
         """``(compute, stream)`` for :func:`cached_batch`: a server's verb streams its results."""

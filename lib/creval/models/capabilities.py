@@ -21,11 +21,13 @@ returned, but what they are is not documented (OpenAI's chat models: servers.md 
 (OpenAI's reasoning models, Ollama < 0.12.11, which ignores the field silently).
 
 :func:`able` answers "can this model do this verb?" with a reason, :func:`refusal` turns a known "no" into one
-sentence, and :data:`PHASES` says which verbs each study phase needs, for ``creval check`` and the runners.
+sentence, and :func:`phase_table` says which phases of the studies can run on a model. Each study declares its own
+phases (:class:`ModelPhase`, ``Study(phases=...)``); ``creval check`` and the runners pass them in.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping, Sequence
 
 from creval.core.errors import CrevalError
 from creval.models.base import ModelSpec
@@ -125,28 +127,36 @@ def require(spec: ModelSpec, verb: str) -> None:
                                "`creval check MODEL`)")
 
 
-# Which verbs each study phase asks of which model: "model" is the model under test, "judge" the study's judge.
-# (A judge asked for choice scores can be switched to text verdicts: ``verdict_via: text``.)
-PHASES: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
-    "divergent": [("step samples", "model", ("sample",)), ("first answers", "model", ("chat",)),
-                  ("entailment by LLM (nli: llm:...)", "judge", ("choice",))],
-    "convergent": [("solutions", "model", ("chat",)), ("verdicts", "judge", ("chat", "choice"))],
-    "validation": [("samples", "model", ("sample",))],
-    "neocoder": [("programs", "model", ("chat",)), ("technique detection", "judge", ("chat",))],
-    "rethinking": [("perplexity", "model", ("loglikelihood",)), ("rubric judge", "judge", ("chat", "choice")),
-                   ("twist test", "judge", ("choice",))],
-    "aut": [("uses", "model", ("chat",)), ("pointwise scores", "judge", ("choice",)),
-            ("pairwise novelty", "judge", ("choice",))],
-    "apparatus": [("samples", "model", ("sample",))],
-    "compare": [("samples", "model", ("sample",))],
-}
+ROLES = {"model": "the model under test", "judge": "the study's judge"}
 
 
-def phase_table(spec: ModelSpec, caps: Capabilities) -> list[tuple[str, str, str, str]]:
-    """``(study, phase, runs: yes/no/?, why)`` for every study phase this model could take part in."""
+@dataclass(frozen=True)
+class ModelPhase:
+    """One phase of a study that calls a model, declared on the study (``Study(phases=...)``): its name, whose model
+    it asks (a key of :data:`ROLES`) and the verbs it needs; any one of them will do (a judge asked for choice scores
+    can be switched to text verdicts: ``verdict_via: text``)."""
+    name: str
+    role: str
+    verbs: tuple[str, ...]
+
+    def __post_init__(self):
+        if self.role not in ROLES:
+            raise ValueError(f"phase {self.name!r}: role {self.role!r} is not one of {sorted(ROLES)}")
+        unknown = [v for v in self.verbs if v not in VERB_WORDS]
+        if not self.verbs or unknown:
+            raise ValueError(f"phase {self.name!r}: verbs {list(self.verbs)} must be some of {sorted(VERB_WORDS)}")
+
+
+Phases = Mapping[str, Sequence[ModelPhase]]
+"""Each study's model phases by study name (the study registry builds it: ``studies.registry.model_phases``)."""
+
+
+def phase_table(spec: ModelSpec, caps: Capabilities, phases: Phases) -> list[tuple[str, str, str, str]]:
+    """``(study, phase, runs: yes/no/?, why)`` for every phase of ``phases`` this model could take part in."""
     rows = []
-    for study, phases in PHASES.items():
-        for phase, role, verbs in phases:
+    for study, declared in phases.items():
+        for p in declared:
+            phase, role, verbs = p.name, p.role, p.verbs
             answers = [(v, *able(spec, v, caps)) for v in verbs]
             bad = [(v, why) for v, ok, why in answers if ok is False]
             unsure = [(v, why) for v, ok, why in answers if ok is None]

@@ -25,6 +25,7 @@ from typing import Sequence
 from creval.core.errors import CrevalError
 from creval.models import heavy
 from creval.models.base import (
+    BackendBase,
     ChatRequest,
     ChoiceRequest,
     ChoiceScores,
@@ -77,7 +78,7 @@ def check_hf(spec: ModelSpec) -> tuple[bool, str]:
     return True, f"Hugging Face Hub id {spec.model} ({hub_cache_state(spec.model)})"
 
 
-class HFBackend:
+class HFBackend(BackendBase):
     check = staticmethod(check_hf)   # is a spec of this backend usable here (nothing loaded)
     LOGPROB_KIND = "raw"
     CALL_LOCK = UNLOCKED     # Model hands cached_batch no lock: the gatherer takes the local-compute lock itself

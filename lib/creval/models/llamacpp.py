@@ -32,7 +32,7 @@ import numpy as np
 
 from creval.core.errors import CrevalError
 from creval.models import heavy
-from creval.models.base import ModelSpec, document_start
+from creval.models.base import BackendBase, ModelSpec, document_start
 from creval.models.gather import UNLOCKED, Gatherer, Switch
 from creval.models.llamacpp_gather import GatherMixin
 from creval.models.llamacpp_load import GATHER_CELLS, MAX_SEQ, N_BATCH, N_SEQ, choose_threads, new_context, open_model
@@ -50,7 +50,7 @@ and batched greedy replies part from the serial ones; docs/performance.md)."""
 __all__ = ["LlamaCppBackend", "MAX_SEQ", "N_BATCH", "choose_threads", "target_logprobs"]
 
 
-class LlamaCppBackend(GatherMixin, SamplingMixin, ScoringMixin):
+class LlamaCppBackend(GatherMixin, SamplingMixin, ScoringMixin, BackendBase):
     check = staticmethod(check_local)   # is a spec of this backend usable here (nothing loaded)
     LOGPROB_KIND = "raw"
     GATHERS = Switch(GATHER_ENV, default=False)     # opt-in: CREVAL_LLAMACPP_GATHER=1

@@ -33,6 +33,7 @@ import httpx
 from creval.core.errors import CrevalError
 from creval.models import capabilities, echo, endpoint, replies, retry, shaping
 from creval.models.base import (
+    BackendBase,
     ChatRequest,
     ChoiceRequest,
     ChoiceScores,
@@ -89,14 +90,13 @@ def check_server(spec: ModelSpec) -> tuple[bool, str]:
     return True, ", ".join(spec.urls) or OPENAI_URL
 
 
-class OpenAIBackend:
+class OpenAIBackend(BackendBase):
     check = staticmethod(check_server)   # is a spec of this backend usable here (nothing loaded)
     LOGPROB_KIND = "server"    # the class's default; each instance's is its spec's (logprob_kind_for)
-
     CONCURRENT = True          # requests go out together through the spec's shared budget (models/endpoint.py)
 
-    @staticmethod
-    def logprob_kind_for(spec: ModelSpec) -> str:
+    @classmethod
+    def logprob_kind_for(cls, spec: ModelSpec) -> str:
         return capabilities.logprob_kind(spec)
 
     def __init__(self, spec: ModelSpec, max_retries: int = 8, timeout: float | None = None, backoff: float = 0.5):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from pathlib import Path
+from typing import Sequence
 
 import yaml
 
@@ -17,7 +18,7 @@ from creval.core import paths
 from creval.core.errors import CrevalError
 from creval.models import capabilities
 from creval.models.backends import BACKENDS, BackendInfo, backend_info
-from creval.models.base import ModelSpec
+from creval.models.base import BackendBase, ModelSpec
 from creval.models.cached import Model
 from creval.models.heavy import Loaded
 from creval.models.weights import locate_weights, package_dir  # noqa: F401 - re-exported
@@ -117,8 +118,14 @@ def reachable(url: str, timeout: float = 1.5) -> tuple[bool, str]:
         return False, f"start the server at {url} or fix base_url ({why})"
 
 
-def backend_class(spec: ModelSpec):
-    mod, cls = backend_info(spec.backend).target.split(":")
+def backend_class(spec: ModelSpec) -> type[BackendBase]:
+    """The class of ``spec``'s backend (its module imported; nothing heavy is)."""
+    return backend_class_named(spec.backend)
+
+
+def backend_class_named(backend: str) -> type[BackendBase]:
+    """The class a name of ``models/backends.py``'s table resolves to."""
+    mod, cls = backend_info(backend).target.split(":")
     return getattr(importlib.import_module(mod), cls)
 
 
@@ -134,23 +141,23 @@ def refusal_of(name: str, verb: str) -> str | None:
         return None
 
 
-def run_notes(study: str, params: dict) -> list[str]:
-    """Before a run: one line per phase of ``study`` that a model of ``params`` (``model``/``models`` under test,
-    ``judge_model`` as judge) cannot do, as its spec says (``creval check`` fills in what a spec does not say)."""
+def run_notes(study: str, phases: Sequence[capabilities.ModelPhase], params: dict) -> list[str]:
+    """Before a run: one line per phase of ``study`` (its declared ``phases``) that a model of ``params``
+    (``model``/``models`` under test, ``judge_model`` as judge) cannot do, as its spec says (``creval check`` fills
+    in what a spec does not say)."""
     roles = {"model": [params.get("model"), *(params.get("models") or [])], "judge": [params.get("judge_model")]}
     out = []
-    for phase, role, verbs in capabilities.PHASES.get(study, []):
-        for name in dict.fromkeys(n for n in roles[role] if isinstance(n, str) and n):
-            whys = [refusal_of(name, v) for v in verbs]
+    for p in phases:
+        for name in dict.fromkeys(n for n in roles[p.role] if isinstance(n, str) and n):
+            whys = [refusal_of(name, v) for v in p.verbs]
             if all(whys):
-                out.append(f"{study}: {phase} cannot run on {name}: {whys[0]}")
+                out.append(f"{study}: {p.name} cannot run on {name}: {whys[0]}")
     return out
 
 
 def logprob_kind_of(cls, spec: ModelSpec) -> str:
     """The log-prob kind a backend class reports for ``spec`` (a server's depends on what its spec says)."""
-    of = getattr(cls, "logprob_kind_for", None)
-    return of(spec) if of is not None else cls.LOGPROB_KIND
+    return cls.logprob_kind_for(spec)
 
 
 def load_backend(spec: ModelSpec):
@@ -167,8 +174,8 @@ class LazyBackend:
         self.spec = spec
         cls = backend_class(spec)
         self.LOGPROB_KIND = logprob_kind_of(cls, spec)
-        self.CONCURRENT = getattr(cls, "CONCURRENT", False)
-        self.CALL_LOCK = getattr(cls, "CALL_LOCK", None)     # read before loading (models/cached.py)
+        self.CONCURRENT = cls.CONCURRENT
+        self.CALL_LOCK = cls.CALL_LOCK     # read before loading (models/cached.py)
         self._backend = None
 
     def __getattr__(self, name):

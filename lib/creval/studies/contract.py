@@ -25,6 +25,7 @@ from creval.core.errors import CrevalError, ThinRecords
 from creval.core.io import read_jsonl
 from creval.core.runs import RunStore
 from creval.datasets.base import fetch_dataset
+from creval.models.capabilities import ModelPhase
 from creval.studies.config import Config
 
 NOT_TABLES = ("calls",)     # JSONL files of a run folder that are not record tables (the calls themselves)
@@ -74,6 +75,9 @@ class Study:
     where it has none), set beside the models' texts.
     ``card(recs, n_boot, seed)`` is the study's rows of the report card (:mod:`creval.studies.reportcard.card`;
     left out, the card grades nothing of it).
+    ``phases`` are the phases that call a model (:class:`~creval.models.capabilities.ModelPhase`: a name, the model
+    under test or the judge, the verbs it needs): ``creval check`` and ``creval run`` say from them which phases a
+    model cannot do. A study that calls no model declares none.
     ``book=False`` keeps a study out of ``creval book`` (the worked example of docs/CONTRIBUTING.md)."""
     name: str
     chapter: str                                   # the chapter notebook, relative to the repository
@@ -88,6 +92,7 @@ class Study:
     ideas: Callable[..., list] | None = None       # texts whose homogeneity the comparison measures
     people: Callable[[str], Any] | None = None     # people's answers to the prompts of one of its ideas' tasks
     card: Callable[..., list] | None = None        # the study's rows of the report card (its grading.py)
+    phases: tuple[ModelPhase, ...] = ()            # its model calls: whose model, which verbs (creval check)
     book: bool = True
 
     @property

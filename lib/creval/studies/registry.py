@@ -15,13 +15,14 @@ from collections.abc import MutableMapping
 from typing import Iterator, Mapping
 
 from creval.core.errors import CrevalError
+from creval.models import registry as models_registry
 from creval.studies import config
 from creval.studies.config import Config
 from creval.studies.contract import Records, Study
 
 __all__ = ["RETIRED", "STUDIES", "Study", "all_defaults", "check_params", "declared_keys", "discover", "get_study",
-           "in_order", "misnamed_keys", "register", "renames", "upstream_configs", "upstream_keys", "upstream_records",
-           "upstream_renames", "with_new_names"]
+           "in_order", "misnamed_keys", "model_phases", "register", "renames", "run_notes", "upstream_configs",
+           "upstream_keys", "upstream_records", "upstream_renames", "with_new_names"]
 
 
 def discover(package: str = "creval.studies") -> list[Study]:
@@ -182,6 +183,18 @@ def with_new_names(params: Mapping) -> dict:
 def upstream_records(cfg: Config) -> dict[str, Records]:
     """The records of every study ``cfg``'s study reads (each run first only if its folder is not finished)."""
     return {name: get_study(name).records(c) for name, c in upstream_configs(cfg).items()}
+
+
+def model_phases() -> dict[str, tuple]:
+    """``{study: its phases}`` for every study that calls a model (``Study.phases``), in the book's order: what
+    ``creval check`` judges a model against (:func:`creval.models.capabilities.phase_table`)."""
+    return {name: s.phases for name, s in STUDIES.items() if s.phases}
+
+
+def run_notes(study: str, params: Mapping) -> list[str]:
+    """Before a run of ``study``: which of its phases the models of ``params`` cannot do, as their specs say
+    (:func:`creval.models.registry.run_notes` over the study's declared phases)."""
+    return models_registry.run_notes(study, get_study(study).phases, dict(params))
 
 
 def declared_keys() -> set[str]:

@@ -18,7 +18,7 @@ def width(*models: str) -> int:
         spec = get_spec(m)
         if spec.is_server:
             best = max(best, int(spec.concurrency))
-        elif getattr(backend_class(spec), "GATHERS", False):     # a local model that batches across units
+        elif backend_class(spec).GATHERS:     # a local model that batches across units
             best = max(best, local_width(torch_device()))
     return best
 

@@ -269,7 +269,7 @@ class LLMNLI(_CachedNLI):
 
     def __init__(self, model, *, use_cache: bool = True):
         self.model = model
-        self.name = f"llm:{getattr(model, 'name', type(model).__name__)}"
+        self.name = llm_nli(getattr(model, "name", type(model).__name__))
         self.use_cache = use_cache
 
     def _identity(self) -> dict:
@@ -300,6 +300,20 @@ class LLMNLI(_CachedNLI):
 # loading by name
 # ---------------------------------------------------------------------------------------------
 
+LLM_PREFIX = "llm:"     # an NLI name ``llm:<registered model name>`` asks that model (:class:`LLMNLI`)
+
+
+def llm_model(name: str) -> str:
+    """The registered model an ``llm:<model>`` NLI name asks; "" for every other backend (the one parse of it)."""
+    name = str(name).strip()
+    return name[len(LLM_PREFIX):] if name.startswith(LLM_PREFIX) else ""
+
+
+def llm_nli(model: str) -> str:
+    """The NLI name that asks ``model`` for entailment (:func:`llm_model`'s inverse)."""
+    return f"{LLM_PREFIX}{model}"
+
+
 def load_nli(name: str) -> NLI:
     """An NLI backend by name (loaded once per process).
 
@@ -328,8 +342,8 @@ def _load_nli(name: str) -> NLI:
         nli = CrossEncoderNLI(DEBERTA_ID, name="deberta")
     elif name.startswith("hf:") and len(name) > 3:
         nli = CrossEncoderNLI(name[3:])
-    elif name.startswith("llm:") and len(name) > 4:
-        nli = LLMNLI(registry.load_model(name[4:]))
+    elif llm_model(name):
+        nli = LLMNLI(registry.load_model(llm_model(name)))
     else:
         raise CrevalError(f"unknown NLI backend {name!r}", "use 'minilm-sick', 'minilm-cosine', 'deberta', "
                                                             "'hf:<hub id or folder>' or 'llm:<model name>'")

@@ -1,5 +1,6 @@
 """Comparing models (chapter 09): every model on every study's headline measure, paired differences,
 homogeneity of their ideas, and what each cost."""
+from creval.models.capabilities import ModelPhase
 from creval.studies.compare import estimate, run
 from creval.studies.compare.config import CompareConfig
 from creval.studies.compare.records import (
@@ -24,4 +25,5 @@ STUDY = Study("compare", "chapters/09-compare.ipynb", CompareConfig, run.run,
                       "overused": OverusedRecord, "released_sources": ReleasedSourceRecord,
                       "pairwise": PairwiseRecord, "equivalence": EquivalenceRecord},
               estimate=estimate.estimate,
+              phases=(ModelPhase("samples", "model", ("sample",)),),
               summary="every model on every headline measure, paired differences, homogeneity of ideas, cost")

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from creval.measures.nli import backends as nli_backends
 from creval.models.embeddings import Embedder
 from creval.models.registry import model_name
 from creval.studies import contract
@@ -69,7 +68,7 @@ def run(cfg: CompareConfig) -> Path:
     rows, embedder = [], Embedder(cfg.compare_embedder)
     if ideas:
         rows = homogeneity_rows(pd.DataFrame(ideas), embedder,
-                                nli_backends.load_nli(cfg.upstream()["divergent"].divergent_nli))
+                                cfg.upstream()["divergent"].nli_backend())
     store.write("homogeneity", [Homogeneity.from_dict(r).to_dict() for r in rows])
     released, answers, infos, more = released_rows(cfg, embedder)
     store.write("released", released)

@@ -1,6 +1,7 @@
 """Convergent creativity (chapter 03): the retrieval-based multi-agent judge and its baselines, on chapter 02's
 solutions and on human labels."""
 from creval.datasets import macgyver
+from creval.models.capabilities import ModelPhase
 from creval.studies.contract import Study
 from creval.studies.convergent import estimate, grading, run, values
 from creval.studies.convergent.config import ConvergentConfig
@@ -20,4 +21,5 @@ STUDY = Study("convergent", "chapters/03-convergent.ipynb", ConvergentConfig, ru
                       "bench_verdicts": BenchVerdictRecord, "sweep": SweepRecord, "sweep_calls": SweepCallRecord},
               datasets=(macgyver.DATASET,), estimate=estimate.estimate, card=grading.convergent_rows,
               values=values.values,
+              phases=(ModelPhase("solutions", "model", ("chat",)), ModelPhase("verdicts", "judge", ("chat", "choice"))),
               summary="the retrieval-based multi-agent judge and its baselines, on model solutions and human labels")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Mapping
 
 from creval.domains import DOMAINS, get_domain
-from creval.measures.nli.backends import resolved_name
+from creval.measures.nli.backends import NLI, llm_model, load_nli, resolved_name
 from creval.studies.config import Config, identity
 
 
@@ -38,13 +38,25 @@ class DivergentConfig(Config):
 
     def resolved(self) -> dict:
         """The entailment backend that really runs here, and whether each domain's data is our sample."""
-        return _resolved(self.divergent_nli, tuple(sorted({*self.divergent_domains, self.divergent_sweep_domain})))
+        return {"nli": self.nli_runs(),
+                "data": {d: "sample" if get_domain(d).source_kind() == "sample" else "real"
+                         for d in sorted({*self.divergent_domains, self.divergent_sweep_domain})}}
+
+    # The entailment backend, decided here once for every study that reads these parameters.
+    def nli_runs(self) -> str:
+        """The name of the entailment backend that really runs here (``divergent_nli``, or ``minilm-cosine`` where
+        ``minilm-sick`` falls back), without loading it: what run identities and records name."""
+        return resolved_name(self.divergent_nli)
+
+    def nli_judge(self) -> str:
+        """The registered model behind an LLM entailment backend (``divergent_nli: llm:<model>``), else ""."""
+        return llm_model(self.divergent_nli)
+
+    def nli_backend(self) -> NLI:
+        """The entailment backend asked for, loaded (once per process; its ``name`` is the one that runs)."""
+        return load_nli(self.divergent_nli)
 
     def reads_dataset(self, name: str) -> bool:
         """A domain's dataset only when it is measured or swept; the entailment datasets always."""
         return name not in DOMAINS or name in {*self.divergent_domains, self.divergent_sweep_domain}
 
-
-def _resolved(nli: str, domains: tuple[str, ...]) -> dict:
-    return {"nli": resolved_name(nli),
-            "data": {d: "sample" if get_domain(d).source_kind() == "sample" else "real" for d in domains}}

@@ -76,8 +76,8 @@ def estimate(cfg) -> Estimate:
     per_step = Range(2 * (cfg.divergent_n_samples - 1), cfg.divergent_n_samples * (cfg.divergent_n_samples - 1))
     steps = Range(units, units * cfg.divergent_max_steps)
     work: tuple = ()
-    if cfg.divergent_nli.startswith("llm:"):
-        parts.append(choices("judge", cfg.divergent_nli[4:], "entailment of sample pairs", steps * per_step, 120))
+    if cfg.nli_judge():
+        parts.append(choices("judge", cfg.nli_judge(), "entailment of sample pairs", steps * per_step, 120))
         notes.append("LLM entailment: 2(n-1) to n(n-1) directed pairs a step")
     elif cfg.divergent_nli == "minilm-cosine":
         work = (local("embedding", "samples embedded for cosine entailment", steps * cfg.divergent_n_samples),)
@@ -96,10 +96,10 @@ def _nli_eval(cfg) -> Phase:
     """Both entailment backends on ``nli_eval_pairs`` SICK and MSRP pairs: the LLM one asks each pair in both
     directions (the three-way labels reuse the forward calls)."""
     prompt = msg_toks(llm_messages("A man is playing a guitar on a stage.", "A person plays music."))
-    llms = [b[4:] for b in (cfg.divergent_nli, f"llm:{cfg.model}") if b.startswith("llm:")]
+    llms = [*filter(None, [cfg.nli_judge()]), cfg.model]
     parts = tuple(choices("model", m, "entailment evaluation", 2 * 2 * cfg.divergent_nli_eval_pairs, prompt)
                   for m in dict.fromkeys(llms))
     pairs = 2 * 2 * cfg.divergent_nli_eval_pairs              # both datasets, both directions
-    work = () if cfg.divergent_nli.startswith("llm:") else (local("entailment", "entailment evaluation", pairs),)
+    work = () if cfg.nli_judge() else (local("entailment", "entailment evaluation", pairs),)
     return Phase("entailment evaluation", 2 * len(parts), Range(1, 1), parts, breadth=2 * cfg.divergent_nli_eval_pairs,
                  local=work)

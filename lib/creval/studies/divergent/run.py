@@ -1,8 +1,9 @@
 """The divergent study's run: every problem of every domain solved step by step with semantic entropy.
 
 :func:`run` writes the study's one run folder (``cfg.run_dir``): the study's tables ``steps`` and
-``problems`` (the models under test on ``domains`` at ``temperature``), ``sweep`` (``sweep_limit`` problems
-of ``sweep_domain`` at each of ``temperatures``), ``nli_eval`` (entailment backends on held-out pairs) and
+``problems`` (the models under test on ``divergent_domains`` at ``divergent_temperature``, ``divergent_n_samples``
+samples per step), ``sweep`` (``divergent_sweep_limit`` problems of ``divergent_sweep_domain`` at each of
+``divergent_temperatures``), ``nli_eval`` (entailment backends on ``divergent_nli_eval_pairs`` held-out pairs) and
 ``entailment`` (the backend asked for and the one that ran).
 
 Its unit (:mod:`creval.core.units`) is one problem of one model x domain x temperature x sample size
@@ -21,7 +22,7 @@ from creval.core import units
 from creval.core.errors import CrevalError
 from creval.core.ledger import LEDGER
 from creval.domains import Problem, get_domain
-from creval.measures.nli.backends import LazyNLI, load_nli, resolved_name
+from creval.measures.nli.backends import LazyNLI, llm_nli
 from creval.measures.nli.evaluate import evaluate_nli
 from creval.models import registry
 from creval.studies import contract
@@ -65,7 +66,7 @@ def problem_units(cfg: DivergentConfig, model: str, domain: str, *, n: int | Non
 def solver(cfg: DivergentConfig):
     """``work(unit) -> {"steps": rows, "problems": [row]}`` solving a :func:`problem_units` unit (paper
     section 5; :func:`creval.studies.divergent.generation.solve`); one entailment backend for all units."""
-    nli = resolved_name(cfg.divergent_nli)    # the backend that really runs (e.g. a fallback when SICK is missing)
+    nli = cfg.nli_runs()                  # the backend that really runs (e.g. a fallback when SICK is missing)
     backend = LazyNLI(nli)                # loaded (trained the first time, once) after a model answered
 
     def work(unit: units.Unit) -> dict[str, list]:
@@ -83,7 +84,7 @@ def solve_units(cfg: DivergentConfig, root: Path, todo: list[units.Unit], *, nam
     """Solve the problem units ``todo`` (duplicates once) in ``root``; each unit's ``{steps, problems}``
     rows by its key."""
     todo = list({u.key: u for u in todo}.values())
-    judge = cfg.divergent_nli[4:] if cfg.divergent_nli.startswith("llm:") else ""   # an LLM entailment judge
+    judge = cfg.nli_judge()               # an LLM entailment judge (or "")
     solve = solver(cfg)
 
     def work(unit: units.Unit) -> dict[str, list]:
@@ -120,12 +121,12 @@ def run(cfg: DivergentConfig) -> Path:
     for m in cfg.tested:
         store.note_model(registry.load_model(m))
 
-    backend = load_nli(cfg.divergent_nli)
+    backend = cfg.nli_backend()
     why = getattr(backend, "fallback_reason", None)
     store.write("entailment", [EntailmentRecord(cfg.divergent_nli, backend.name,
                                                 f"fallback: {why}" if why else "as requested").to_dict()])
     rows = []
-    for b in (cfg.divergent_nli, f"llm:{cfg.model}"):
+    for b in (cfg.divergent_nli, llm_nli(cfg.model)):
         for dataset in ("sick", "msrp"):
             try:
                 r = evaluate_nli(b, dataset=dataset, limit=cfg.divergent_nli_eval_pairs, seed=cfg.seed)

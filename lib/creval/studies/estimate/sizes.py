@@ -55,7 +55,7 @@ def neocoder_problems() -> tuple:
 
 @lru_cache(maxsize=None)
 def crowd_sizes(n: int, seed: int) -> tuple[int, ...]:
-    """Crowd solutions of each MacGyver problem of the human reference (as many, up to n_samples, are sampled
+    """Crowd solutions of each MacGyver problem of the human reference (as many, up to divergent_n_samples, are sampled
     from each model)."""
     sets = macgyver.human_solution_sets(min_solutions=3, problems=n, seed=seed)
     return tuple(len(s) for s in sets["solutions"])

@@ -1,5 +1,6 @@
 """The Code creativity (NeoCoder) study (chapter 05): denial prompting and NeoGauge on Codeforces."""
 from creval.datasets import neocoder
+from creval.models.capabilities import ModelPhase
 from creval.studies.contract import Study
 from creval.studies.neocoder import estimate, run, values
 from creval.studies.neocoder.config import NeoCoderConfig
@@ -18,4 +19,6 @@ STUDY = Study("neocoder", "chapters/05-neocoder.ipynb", NeoCoderConfig, run.run,
                       "rounds": RoundRecord},
               datasets=(neocoder.DATASET,), estimate=estimate.estimate,
               values=values.values,
+              phases=(ModelPhase("programs", "model", ("chat",)),
+                      ModelPhase("technique detection", "judge", ("chat",))),
               summary="denial prompting and NeoGauge on Codeforces, every program in the sandbox (Lu et al.)")

@@ -2,6 +2,7 @@
 judges against people (Lu et al.)."""
 from creval.datasets import aut, confederacy, lamp, macgyver, msrp, ttcw
 from creval.measures.rubric import RubricRecord
+from creval.models.capabilities import ModelPhase
 from creval.studies.contract import Study
 from creval.studies.rethinking import estimate, grading, run, values
 from creval.studies.rethinking.config import RethinkingConfig
@@ -27,4 +28,7 @@ STUDY = Study("rethinking", "chapters/06-rethinking-metrics.ipynb", RethinkingCo
                         confederacy.DATASET), estimate=estimate.estimate,
               card=grading.rethinking_rows,
               values=values.values,
+              phases=(ModelPhase("perplexity", "model", ("loglikelihood",)),
+                      ModelPhase("rubric judge", "judge", ("chat", "choice")),
+                      ModelPhase("twist test", "judge", ("choice",))),
               summary="creativity index, perplexity, syntactic templates and rubric judges against people (Lu et al.)")

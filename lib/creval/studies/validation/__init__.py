@@ -1,6 +1,7 @@
 """Validating semantic entropy (chapter 04): against diversity measures, a pairwise novelty judge and human
 ratings."""
 from creval.datasets import aut, macgyver
+from creval.models.capabilities import ModelPhase
 from creval.studies.contract import Study
 from creval.studies.validation import estimate, grading, run
 from creval.studies.validation.config import ValidationConfig
@@ -22,4 +23,5 @@ STUDY = Study("validation", "chapters/04-validating-entropy.ipynb", ValidationCo
                       "aut_items": AutItemRecord, "cambridge": CambridgeRecord, "macgyver_items": MacgyverItemRecord,
                       "human_full": HumanFullRecord, "human_reference": HumanReferenceRecord},
               datasets=(aut.DATASET, macgyver.DATASET), estimate=estimate.estimate, card=grading.validation_rows,
+              phases=(ModelPhase("samples", "model", ("sample",)),),
               summary="semantic entropy against diversity, a pairwise novelty judge and human ratings")

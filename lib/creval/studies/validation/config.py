@@ -7,7 +7,6 @@ from typing import ClassVar, Mapping
 
 from creval.datasets import aut, macgyver
 from creval.domains import get_domain
-from creval.measures.nli.backends import resolved_name
 from creval.studies.config import BootstrapConfig, JudgeConfig, identity
 from creval.studies.divergent.config import DivergentConfig
 from creval.studies.reader import DerivedConfig
@@ -49,6 +48,6 @@ class ValidationConfig(DerivedConfig, JudgeConfig, BootstrapConfig):
         def kind(sample: bool) -> str:
             return "sample" if sample else "real"
         div = self.divergent()
-        return {"nli": resolved_name(div.divergent_nli),
+        return {"nli": div.nli_runs(),
                 "data": {d: kind(get_domain(d).source_kind() == "sample") for d in sorted(set(div.divergent_domains))},
                 "human_data": {"aut": kind(aut.source().is_sample), "macgyver": kind(macgyver.source().is_sample)}}

@@ -310,10 +310,8 @@ def run(cfg: ValidationConfig) -> Path:
     recs = upstream_records(cfg)["divergent"]
     steps, problems = recs.steps, recs.problems
     store = contract.start(cfg)
-    nli = cfg.divergent().divergent_nli
-    nli = nli[4:] if nli.startswith("llm:") else ""
     got = units.run_units(store.root, "calls", call_units(cfg, problems), call_work(cfg),
-                          width=widths.width(cfg.model, *cfg.models, cfg.judge_model, nli),
+                          width=widths.width(cfg.model, *cfg.models, cfg.judge_model, cfg.divergent().nli_judge()),
                           desc=f"validation · {cfg.run_id}")
     store.flush_calls()
 
