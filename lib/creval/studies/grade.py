@@ -8,6 +8,7 @@ a file (what the command and chapter 08 call); :mod:`creval.studies.grade_card` 
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -26,6 +27,7 @@ from creval.measures import pertext as P
 from creval.measures import templates as T
 from creval.measures.diversity import item_originality, semdis
 from creval.measures.tracking import tracks_people
+from creval.models import embeddings
 from creval.models.embeddings import Embedder
 from creval.models.registry import check, get_spec, load_model
 from creval.studies import units
@@ -123,6 +125,9 @@ def measure_table(table: TextTable, opt: GradeOptions, step: Callable[[], None] 
             cols["prompt_distance"] = semdis([str(p or "") for p in table.column(prompt)], texts, emb)
         elif "prompt" in names:
             opt.warnings.append(f"{table.path}: no prompt column (give --prompt COL): distance to the prompt left out")
+        del emb
+        embeddings.LOADED.reset()          # the embedder's weights go before perplexity loads its model
+        gc.collect()
     if "ppl" in names:
         opt.model = scoring_model(opt.model)
         recs = P.perplexity_each(load_model(opt.model), texts, step=step, width=units.width(opt.model))
