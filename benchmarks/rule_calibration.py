@@ -1,4 +1,4 @@
-"""How often the report card's rule (``creval.measures.tracking.tracks_people``) gives each word on simulated data
+"""How often the report card's rule (``creval.measures.stats.tracking.tracks_people``) gives each word on simulated data
 of known truth (issue 57): its error rates and its power, on the shapes the card meets.
 
 Cases (each ``runs`` times, a fresh data set and bootstrap seed per run):
@@ -24,7 +24,7 @@ import collections
 
 import numpy as np
 
-from creval.measures import tracking as T
+from creval.measures.stats import tracking as T
 
 
 def correlated(rng: np.random.Generator, y: np.ndarray, r: float) -> np.ndarray:

@@ -2,7 +2,7 @@
 bootstrap seeds 0-9, or marked borderline").
 
 Reads a finished run root (default: ``runs/default`` under the data home, ``CREVAL_HOME``) and, for each seed
-(``CREVAL_BOOT_SEED`` = 0..9: :func:`creval.measures.resample.boot_seed` shifts every report-time resample),
+(``CREVAL_BOOT_SEED`` = 0..9: :func:`creval.measures.stats.resample.boot_seed` shifts every report-time resample),
 recomputes every verdict the book prints from the records alone, under the guard of ``tests/forbid.py`` (no
 model, judge, sandbox or cache call):
 
@@ -39,7 +39,7 @@ from pathlib import Path
 import pandas as pd
 
 from creval.core.paths import REPO, home
-from creval.measures.resample import SEED_ENV
+from creval.measures.stats.resample import SEED_ENV
 from creval.studies.contract import is_finished
 from creval.studies.registry import STUDIES, upstream_records
 
@@ -189,11 +189,11 @@ def one_seed(cfgs: dict, seed: int, errors: dict) -> dict:
 def margin_check(trials: int = 300, seeds: int = 10) -> pd.DataFrame:
     """How often a bound flips across ``seeds`` seeds while some seed leaves it unmarked, at the worst place
     for the threshold it is read against: ``trials`` sets of ``seeds`` x B draws of a smooth, a skewed and a
-    discrete statistic (the bound of each seed, its :func:`~creval.measures.resample.mc_margin`), for the
+    discrete statistic (the bound of each seed, its :func:`~creval.measures.stats.resample.mc_margin`), for the
     lower and upper 2.5% bounds, B = 200, 1000, 2000 (docs/verdicts.md quotes it)."""
     import numpy as np
 
-    from creval.measures.resample import mc_margin
+    from creval.measures.stats.resample import mc_margin
     rng, rows = np.random.default_rng(0), []
     draw = {"normal": lambda n: rng.normal(size=n), "skewed": lambda n: rng.gamma(2.0, size=n),
             "discrete": lambda n: rng.binomial(40, 0.3, size=n) / 40}

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from creval.measures.tracking import word_label
+from creval.measures.stats.tracking import word_label
 from creval.studies.grade import SAMPLE, GradeOptions, grade_file
 from creval.studies.grade_card import write_card
 

@@ -9,7 +9,7 @@ import pytest
 
 from creval.datasets import aut, macgyver
 from creval.measures import diversity as D
-from creval.measures import stats as S
+from creval.measures.stats import correlation as corr
 from creval.models.embeddings import Embedder
 
 pytestmark = pytest.mark.integration
@@ -44,13 +44,13 @@ def test_aut_metrics_on_real_rated_items():
     for i in range(len(df)):
         others = [j for j in range(len(df)) if j != i and same[j] == same[i]]
         assert it["cosine_to_others"].iloc[i] == pytest.approx(sim[i, others].mean(), abs=1e-5)
-    r = S.spearman(sd, df["score"])
+    r = corr.spearman(sd, df["score"])
     assert r["n"] == 30 and r["rho"] == pytest.approx(spearman_by_hand(sd, df["score"]), abs=1e-9)
     assert 0 <= r["p"] <= 1
     # deterministic: the same seed draws the same items and gives the same statistic
     again = aut.load_ocsai(n=30, objects=2, seed=0)
     assert again["item_id"].tolist() == df["item_id"].tolist()
-    assert S.spearman(D.semdis(list(again["prompt"]), list(again["response"])), again["score"])["rho"] == \
+    assert corr.spearman(D.semdis(list(again["prompt"]), list(again["response"])), again["score"])["rho"] == \
         pytest.approx(r["rho"], abs=1e-6)
 
 
@@ -80,7 +80,7 @@ def test_novelty_judge_on_real_aut_items(tmp_path, monkeypatch):
     assert judge.calls == 2 * per_group.sum()                       # both presentation orders every time
     # the score is (n - rank) / (n - 1) within each object of three: 1, 0.5, 0 when the ranks are 1, 2, 3
     assert nov["novelty_score"].tolist() == pytest.approx([(3 - r) / 2 for r in nov["novelty_rank"]])
-    rho = S.spearman(nov["novelty_score"], df["score"], min_n=5)
+    rho = corr.spearman(nov["novelty_score"], df["score"], min_n=5)
     assert rho["n"] == 6
     if df["score"].nunique() > 1:                    # defined whenever the human scores are not all equal
         assert rho["rho"] == pytest.approx(spearman_by_hand(nov["novelty_score"], df["score"]), abs=1e-9)

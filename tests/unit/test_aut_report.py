@@ -5,7 +5,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from creval.measures import stats as S
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
+from creval.measures.stats import raters as RT
 from creval.studies.aut import human, reading, report
 from creval.studies.aut.config import AutConfig
 from creval.studies.contract import Records
@@ -39,8 +41,9 @@ def test_rater_pairs_and_what_they_allow_a_judge(tmp_path):
     r = float(np.average([t.loc[k, "rho pooled"] for k in pairs], weights=[20, 20, 20]))
     mean_row = next(k for k in t.index if "n-weighted mean" in k)
     assert t.loc[mean_row, "rho pooled"] == pytest.approx(r)
-    assert t.loc[next(k for k in t.index if "one more person" in k), "rho pooled"] == pytest.approx(S.one_vs_mean(r, 2))
-    assert t.loc[next(k for k in t.index if "noise ceiling" in k), "rho pooled"] == pytest.approx(S.noise_ceiling(r, 2))
+    row = lambda words: next(k for k in t.index if words in k)   # noqa: E731
+    assert t.loc[row("one more person"), "rho pooled"] == pytest.approx(RT.one_vs_mean(r, 2))
+    assert t.loc[row("noise ceiling"), "rho pooled"] == pytest.approx(RT.noise_ceiling(r, 2))
 
 
 def test_judge_minus_baseline_on_the_same_items(tmp_path):
@@ -58,9 +61,9 @@ def test_a_judge_against_baseline_word_a_seed_could_flip_is_marked(tmp_path, mon
     humans = list(range(1, 21))
     recs = _records(tmp_path, {"human": _human("j", "pointwise", humans, humans) +
                                _human("length (words)", "baseline", list(reversed(humans)), humans)})
-    monkeypatch.setattr(human.stats, "paired_diff_ci", lambda *a, **k: {
-        "n": 20, "diff": 0.2, "lo": 0.004, "hi": 0.4, "note": "", **dict(zip(("verdict", "borderline"),
-                                                                            S.paired_word(0.004, 0.4, (0.01, 0.01))))})
+    monkeypatch.setattr(human.corr, "paired_diff_ci", lambda *a, **k: {
+        "n": 20, "diff": 0.2, "lo": 0.004, "hi": 0.4, "note": "",
+        **dict(zip(("verdict", "borderline"), corr.paired_word(0.004, 0.4, (0.01, 0.01))))})
     assert human.table_vs_baselines(recs).iloc[0]["verdict"] == "better, borderline"
     assert reading.reading_values(recs)["human"]["vs_baseline"] == {"better": 1, "indistinguishable": 0, "worse": 0}
 
@@ -93,7 +96,7 @@ def test_agreement_counts_the_cells_without_a_value(tmp_path):
 
 def test_reading_values_come_from_the_tables(tmp_path):
     assert reading.null_halfwidth(24) == pytest.approx(1.6449 / np.sqrt(23))
-    assert S.fmt_number(reading.null_halfwidth(24)) == "0.34"
+    assert num.fmt_number(reading.null_halfwidth(24)) == "0.34"
     humans = list(range(1, 21))
     judge = [h + (0.1 if k % 2 else -0.1) for k, h in enumerate(humans)]
     recs = _records(tmp_path, {"human": _human("j", "pointwise", judge, humans) +

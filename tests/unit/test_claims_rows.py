@@ -1,6 +1,6 @@
 """One verdict for a claim tested on several rows (every judge, generator, model): the words combine as the claim
 says "on every row", and too few independent units are named before any interval is read."""
-from creval.measures.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, TESTABLE, Verdict
+from creval.measures.stats.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, TESTABLE, Verdict
 from creval.studies.claims import every_row, too_few_of
 
 

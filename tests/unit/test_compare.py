@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from creval.measures import stats as S
+from creval.measures.stats import numbers as num
 from creval.studies import scores as SC
 from creval.studies.aut.values import values as aut_values
 from creval.studies.compare import report
@@ -288,7 +288,7 @@ def test_every_judge_score_shows_n_interval_length_and_scale():
                                                                             "convergent judge score (macgyver)"}
     a = t[(t["model"] == "a") & t["measure"].str.startswith("AUT")].iloc[0]
     s = SC.score_summary(BASE, n_boot=200, seed=0)
-    assert a["n"] == N and a["score [95% CI]"] == S.fmt_estimate(s["mean"], s["lo"], s["hi"], 2)
+    assert a["n"] == N and a["score [95% CI]"] == num.fmt_estimate(s["mean"], s["lo"], s["hi"], 2)
     assert a["mean words of the texts scored"] == "4"            # (5 + 2) / 2 = 3.5 words; o9 was not scored
     assert a["scale"].startswith("Scale: creativity score (1-5: 1 = least creative")
     c = t[t["measure"].str.startswith("convergent")].iloc[0]

@@ -57,7 +57,7 @@ def test_what_this_shows_gives_a_verdict_per_claim(tmp_path):
     assert md[2].startswith("- **not testable here (4 problem(s), fewer than the 30")
     assert "over [4 steps](../browse/divergent.html#t=steps&f.is_stop=false) of 4" in md[2]
     assert md[3].startswith("- **not testable here**") and "1 model(s)" in md[3]
-    from creval.measures.verdicts import CONTRADICTS, SUPPORTS, claim_verdict
+    from creval.measures.stats.verdicts import CONTRADICTS, SUPPORTS, claim_verdict
     assert claim_verdict(0.3, 0.1, 0.5, 40, claimed="+").word == SUPPORTS
     assert claim_verdict(0.3, float("nan"), 0.5, 40, claimed="+").word == "not testable here"
     v = claim_verdict(-0.3, -0.5, -0.1, 40, claimed="+", sample=True)

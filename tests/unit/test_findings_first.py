@@ -8,7 +8,7 @@ import pandas as pd
 
 from creval.book.findings import findings, findings_frame
 from creval.core.paths import REPO
-from creval.measures.verdicts import TESTABLE
+from creval.measures.stats.verdicts import TESTABLE
 
 OWN = ["01-apparatus", "02-divergent", "03-convergent", "04-validating-entropy", "05-neocoder",
        "06-rethinking-metrics", "07-aut-agreement", "09-compare"]
@@ -83,7 +83,7 @@ class _Recs(dict):
 
 
 def test_chapter_09_findings_carry_n_an_interval_and_the_rules_word():
-    from creval.measures.verdicts import SUPPORTS
+    from creval.measures.stats.verdicts import SUPPORTS
     from creval.studies.compare import reading
     values = pd.DataFrame({"measure": ["x", "x"], "model": ["m", "k"], "item": ["i", "i"], "value": [1.0, 2.0]})
     recs = _Recs(homogeneity=_homogeneity(30, ("m", "k")), values=values)

@@ -10,7 +10,7 @@ import pytest
 
 from creval.core.errors import CrevalError
 from creval.core.paths import REPO
-from creval.measures import tracking as R
+from creval.measures.stats import tracking as R
 from creval.studies.grade import GradeOptions, grade, grade_file, measure_table
 from creval.studies.grade_card import write_card
 

@@ -13,7 +13,7 @@ from creval.core.errors import CrevalError
 from creval.datasets import base, confederacy, lamp
 from creval.datasets.confederacy import Rating, Story
 from creval.datasets.lamp import AI_EDIT, RAW, WRITER_EDIT, LampItem, LampRanking
-from creval.measures import tracking
+from creval.measures.stats import tracking
 from creval.studies.reportcard import human_sets as H
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 from creval.book.execute import book_structure
 from creval.book.render import preface_html, reader_notebook
 from creval.core.paths import REPO
-from creval.measures.stats import fmt_estimate, fmt_interval, fmt_number
+from creval.measures.stats.numbers import fmt_estimate, fmt_interval, fmt_number
 from creval.studies.registry import STUDIES
 
 

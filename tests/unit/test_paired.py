@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from creval.measures.paired import mcnemar_exact, newcombe_paired, paired_change, share_interval, table
-from creval.measures.verdicts import wilson
+from creval.measures.stats.paired import mcnemar_exact, newcombe_paired, paired_change, share_interval, table
+from creval.measures.stats.verdicts import wilson
 
 
 def test_mcnemar_exact_by_hand():

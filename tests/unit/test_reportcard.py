@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from creval.measures import stats as S
-from creval.measures import tracking as TR
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import tracking as TR
+from creval.measures.stats import verdicts as V
 from creval.studies.aut.config import AutConfig
 from creval.studies.contract import Records, Study
 from creval.studies.registry import STUDIES, in_order
@@ -52,8 +53,8 @@ def test_convergent_rows_grade_a_judge_against_the_majority_label(tmp_path):
     recs = _recs(tmp_path / "conv", None, {"human_verdicts": rows, "labels_source": [{"line": "Human labels: staged"}]})
     r = STUDIES["convergent"].card(recs, n_boot=300, seed=0)[0]
     assert r["value"] == pytest.approx(0.9) and r["baseline value"] == pytest.approx(0.6)
-    assert r["difference"] == pytest.approx(0.3) and r["n"] == 10 and (r["lo"], r["hi"]) == S.wilson(9, 10)
-    assert r["units"] == 10 and r["verdict"] == S.TESTABLE               # 10 pairs: fewer than 30
+    assert r["difference"] == pytest.approx(0.3) and r["n"] == 10 and (r["lo"], r["hi"]) == V.wilson(9, 10)
+    assert r["units"] == 10 and r["verdict"] == V.TESTABLE               # 10 pairs: fewer than 30
 
 
 def test_a_judge_that_always_says_no_is_flagged_and_pairs_are_the_units(tmp_path):
@@ -63,7 +64,7 @@ def test_a_judge_that_always_says_no_is_flagged_and_pairs_are_the_units(tmp_path
     recs = _recs(tmp_path / "conv", None, {"human_verdicts": rows, "labels_source": [{"line": "Human labels"}]})
     r = STUDIES["convergent"].card(recs, n_boot=300, seed=0)[0]
     assert r["value"] == pytest.approx(0.75) == r["baseline value"] and r["units"] == 30
-    assert r["verdict"] == S.TESTABLE and r["reason"] == "a constant judge answer (0 on all 60 items)"
+    assert r["verdict"] == V.TESTABLE and r["reason"] == "a constant judge answer (0 on all 60 items)"
 
 
 def test_aut_rows_keep_the_strongest_baseline_and_the_verdict(tmp_path):
@@ -82,11 +83,11 @@ def test_aut_rows_keep_the_strongest_baseline_and_the_verdict(tmp_path):
                                                  rows("length (words)", "baseline", length)})
     r = STUDIES["aut"].card(recs, n_boot=300, seed=0)[0]
     assert r["baseline"] == "semantic distance" and r["units"] == 30   # each response, drawn within its object
-    assert r["value"] == pytest.approx(S.spearman(judge, humans)["rho"])
-    assert r["baseline value"] == pytest.approx(abs(S.spearman(sd, humans)["rho"]))
+    assert r["value"] == pytest.approx(corr.spearman(judge, humans)["rho"])
+    assert r["baseline value"] == pytest.approx(abs(corr.spearman(sd, humans)["rho"]))
     assert r["difference"] == pytest.approx(r["value"] - r["baseline value"])
     # Rabeyah et al. report no human ratings: the row tests nothing of theirs, whatever the judge does
-    assert r["verdict"] == S.TESTABLE and r["reason"].startswith("Rabeyah et al. report no human ratings")
+    assert r["verdict"] == V.TESTABLE and r["reason"].startswith("Rabeyah et al. report no human ratings")
     assert r["tracking"] in (TR.TRACKS, TR.NO_BETTER, TR.INCONCLUSIVE, TR.NO_TRACK)
 
 
@@ -96,7 +97,7 @@ def test_card_table_and_figure_from_records(tmp_path):
     # the baseline agrees perfectly in its better orientation: the measure only ties it
     assert row["value"] == pytest.approx(1) and row["baseline value"] == pytest.approx(1)
     assert row["baseline"] == "length" and row["difference"] == pytest.approx(0)
-    assert row["verdict"] == S.TESTABLE and row["reason"] == "6 item(s), fewer than the 30 a verdict needs"
+    assert row["verdict"] == V.TESTABLE and row["reason"] == "6 item(s), fewer than the 30 a verdict needs"
     recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": card.with_adjusted([row]), "sources": []})
     # an untestable row is listed apart, with why, and not drawn
     assert len(report.table_card(recs)) == 0 and len(report.fig_card(recs).data) == 0
@@ -110,10 +111,10 @@ def test_a_baseline_enters_in_its_better_orientation(tmp_path):
     words = [900, 820, 700, 760, 610, 640, 500, 520, 430, 380, 300, 330]        # falls as passes rise
     ci = [0.2, 0.3, 0.25, 0.4, 0.35, 0.5, 0.45, 0.6, 0.55, 0.7, 0.65, 0.8]        # rises as passes rise
     sign, b = card.oriented(words, passes, "spearman")
-    assert sign == -1 and b == pytest.approx(-S.spearman(words, passes)["rho"]) and b > 0.9
+    assert sign == -1 and b == pytest.approx(-corr.spearman(words, passes)["rho"]) and b > 0.9
     labels = [0] * 6 + [1] * 6
     s_auc, b_auc = card.oriented(words, labels, "auc")
-    assert s_auc == -1 and b_auc == pytest.approx(1 - S.auc(labels, words)["auc"]) and b_auc == pytest.approx(1.0)
+    assert s_auc == -1 and b_auc == pytest.approx(1 - corr.auc(labels, words)["auc"]) and b_auc == pytest.approx(1.0)
     rows = [{"id": f"s{i}", "group": f"g{i}", "text": "x", "label": "gpt4", "kind": "gpt4", "passes": p, "ci": c,
              "tpt": 0.1, "n_words": w} for i, (p, c, w) in enumerate(zip(passes, ci, words))]
     recs = _recs(tmp_path / "rethinking", RethinkingConfig(), {
@@ -121,12 +122,12 @@ def test_a_baseline_enters_in_its_better_orientation(tmp_path):
     got = {r["measure"]: r for r in STUDIES["rethinking"].card(recs, n_boot=300, seed=0)}
     r = got["creativity index"]
     assert r["baseline"] == "length as stored (words)"
-    assert r["value"] == pytest.approx(S.spearman(ci, passes)["rho"])
-    assert r["baseline value"] == pytest.approx(-S.spearman(words, passes)["rho"])
+    assert r["value"] == pytest.approx(corr.spearman(ci, passes)["rho"])
+    assert r["baseline value"] == pytest.approx(-corr.spearman(words, passes)["rho"])
     assert r["difference"] == pytest.approx(r["value"] - r["baseline value"])
     # against raw length (rho < 0) the index would have "beaten" the baseline by about 1.9; flipped it does not
     assert abs(r["difference"]) < 0.1
-    assert r["verdict"] == S.TESTABLE and r["reason"].startswith("12 item(s)")     # 12 stories: too few either way
+    assert r["verdict"] == V.TESTABLE and r["reason"].startswith("12 item(s)")     # 12 stories: too few either way
 
 
 def _texts(n, seed):
@@ -181,7 +182,7 @@ def test_claim_words_follow_the_papers_direction():
     assert card.claim_word("tracks authorship only", "-") == card.SUPPORTS
     assert card.claim_word("does not track people", "-") == card.SUPPORTS
     assert card.claim_word("inconclusive here", "-") == "inconclusive here"
-    assert card.claim_word("tracks people", None) == S.TESTABLE
+    assert card.claim_word("tracks people", None) == V.TESTABLE
 
 
 def test_what_this_shows_and_the_tally_count_support_per_paper(tmp_path):
@@ -193,10 +194,10 @@ def test_what_this_shows_and_the_tally_count_support_per_paper(tmp_path):
     assert good["tracking"] == "tracks people" and good["verdict"] == card.SUPPORTS and good["p"] < 0.01
     t = report.what_this_shows(recs).set_index("verdict")
     assert t.loc[card.SUPPORTS, "rows"] == 1 and t.loc[card.SUPPORTS, "which"].startswith("good")
-    assert t.loc[S.TESTABLE, "which"] == "flat · d (Lu et al. 2025 (rethinking)) (bundled sample)"
+    assert t.loc[V.TESTABLE, "which"] == "flat · d (Lu et al. 2025 (rethinking)) (bundled sample)"
     tally = report.table_verdicts(recs).set_index("paper")
     assert tally.loc[card.TAN, card.SUPPORTS] == 1 and tally.loc[card.TAN, card.CONTRADICTS] == 0
-    assert tally.loc[card.LU_R, S.TESTABLE] == 1 and tally.loc[card.TAN, "after Holm: supports the paper"] == 1
+    assert tally.loc[card.LU_R, V.TESTABLE] == 1 and tally.loc[card.TAN, "after Holm: supports the paper"] == 1
 
 
 def test_sources_name_folders_under_the_shared_run_root(tmp_path):

@@ -5,8 +5,9 @@ import json
 
 import numpy as np
 
-from creval.measures import stats as S
-from creval.measures import tracking as TR
+from creval.measures.stats import numbers as num
+from creval.measures.stats import tracking as TR
+from creval.measures.stats import verdicts as V
 from creval.studies.aut.config import AutConfig
 from creval.studies.contract import Records
 from creval.studies.links import dead
@@ -49,16 +50,16 @@ def _aut_records(tmp_path):
 def test_an_order_copying_judge_and_a_fallback_setting(tmp_path):
     rows = {r["measure"]: r for r in STUDIES["aut"].card(_aut_records(tmp_path), n_boot=200, seed=0)}
     rank = rows["LLM judge j (segmented-rank)"]
-    assert rank["n"] == N and rank["verdict"] == S.TESTABLE and rank["tracking"] == S.TESTABLE
+    assert rank["n"] == N and rank["verdict"] == V.TESTABLE and rank["tracking"] == V.TESTABLE
     assert rank["reason"] == ("the judge copies the order it was shown (every one of 60 items averages exactly 0.5 "
                               "under order swapping)")
     fallback = [m for m in rows if m.startswith("LLM judge j (segmented-score")]
     assert fallback == ["LLM judge j (segmented-score = the log-prob fallback)"]
     f = rows[fallback[0]]
-    assert f["verdict"] == S.TESTABLE and "counted there" in f["reason"]
+    assert f["verdict"] == V.TESTABLE and "counted there" in f["reason"]
     point = rows["LLM judge j (pointwise)"]
     # the judge tracks the ratings, but Rabeyah et al. claimed nothing about people: not tallied either way
-    assert point["tracking"] == "tracks people" and point["verdict"] == S.TESTABLE
+    assert point["tracking"] == "tracks people" and point["verdict"] == V.TESTABLE
     assert point["value"] == f["value"]                                           # one measurement, counted once
     shown = report.what_this_shows(_recs(tmp_path / "card", ReportCardConfig(),
                                          {"card": card.with_adjusted(list(rows.values())), "sources": []}))
@@ -81,10 +82,10 @@ def test_rows_on_too_few_items_are_not_testable_whatever_their_difference(tmp_pa
     y = list(range(8))
     good = card.graded(card.TAN, "m", "d", y, {"length": [0, 1] * 4}, y, "spearman", 200, 0)
     assert good["difference"] > 0
-    assert good["verdict"] == S.TESTABLE and good["reason"] == "8 item(s), fewer than the 30 a verdict needs"
+    assert good["verdict"] == V.TESTABLE and good["reason"] == "8 item(s), fewer than the 30 a verdict needs"
     const = card.graded(card.TAN, "m", "d", [2.0] * 40, {"length": list(range(40))}, list(range(40)), "spearman",
                         200, 0)
-    assert const["verdict"] == S.TESTABLE and const["reason"] == "a constant score (2 on all 40 items)"
+    assert const["verdict"] == V.TESTABLE and const["reason"] == "a constant score (2 on all 40 items)"
 
 
 def test_the_pairwise_judge_that_copies_the_order(tmp_path):
@@ -93,7 +94,7 @@ def test_the_pairwise_judge_that_copies_the_order(tmp_path):
               "prompt": f"o{k % 6}", "response": "a b c"} for k in range(60)]
     recs = _recs(tmp_path / "val", ValidationConfig(), {"aut_items": items, "macgyver_items": []})
     r = STUDIES["validation"].card(recs, n_boot=200, seed=0)[0]
-    assert r["n"] == 60 and r["verdict"] == S.TESTABLE and r["units"] == 60    # responses within objects
+    assert r["n"] == 60 and r["verdict"] == V.TESTABLE and r["units"] == 60    # responses within objects
     assert r["reason"] == ("the judge copies the order it was shown (59 of 60 (98%) items average exactly 0.5 "
                            "under order swapping)")
 
@@ -110,7 +111,7 @@ def test_the_compact_card_and_the_full_one(tmp_path):
     r = [x for x in rows if x["measure"] == "LLM judge j (pointwise)"][0]
     # n links to the judge's ratings in the AUT browser: the rows the statistic was computed from
     to = "../browse/aut.html#t=human&amp;f.dataset=ocsai1&amp;f.scorer=j&amp;f.mode="
-    assert point["value [95% interval]"] == (f"Spearman rho {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, n = "
+    assert point["value [95% interval]"] == (f"Spearman rho {num.fmt_estimate(r['value'], r['lo'], r['hi'])}, n = "
                                              f'<a href="{to}pointwise">60</a>')
     lead = point["lead over the strongest baseline"]
     assert lead.startswith(f"{r['baseline']}: ") and "; lead " in lead
@@ -129,10 +130,10 @@ def test_the_compact_card_and_the_full_one(tmp_path):
 
 def test_holm_is_shown_beside_the_raw_verdict(tmp_path):
     rows = [{"verdict": card.SUPPORTS, "p": 0.002}, {"verdict": card.SUPPORTS, "p": 0.03},
-            {"verdict": S.TESTABLE, "p": float("nan")}, {"verdict": "inconclusive here", "p": float("nan")}]
+            {"verdict": V.TESTABLE, "p": float("nan")}, {"verdict": "inconclusive here", "p": float("nan")}]
     adj = card.with_adjusted(rows)
     # three tested claims: 0.002 * 3 = 0.006 stays, 0.03 * 2 = 0.06 does not
-    assert [a["adjusted"] for a in adj] == [card.SUPPORTS, "inconclusive here", S.TESTABLE, "inconclusive here"]
+    assert [a["adjusted"] for a in adj] == [card.SUPPORTS, "inconclusive here", V.TESTABLE, "inconclusive here"]
     assert report._verdict_text({**adj[1], "borderline": True}) == \
         "supports the paper, borderline (after Holm: inconclusive here, borderline)"
     # with B = 1000 resamples, 0.03 * 2 = 0.06 could be below 0.05 under another seed; 0.002 * 3 could not reach it

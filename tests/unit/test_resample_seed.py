@@ -3,14 +3,14 @@ import numpy as np
 import pytest
 
 from creval.measures import bradley_terry as BT
-from creval.measures import resample as R
-from creval.measures import stats as S
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import resample as R
 
 
 def _numbers() -> tuple:
     rng = np.random.default_rng(7)
     x, y = rng.normal(size=40), rng.normal(size=40)
-    ci = S.spearman_ci(x, y, n_boot=200)
+    ci = corr.spearman_ci(x, y, n_boot=200)
     cb = R.cluster_bootstrap(lambda a: float(np.mean(a)), x, cluster=np.arange(40) // 4, n_boot=200)
     bt = BT.bootstrap(["a", "b"], [(f"i{k}", "a", "b", float(k % 3 == 0)) for k in range(12)], n_boot=20)
     return ci["lo"], ci["hi"], cb["lo"], cb["hi"], tuple(bt["lo"])
@@ -51,8 +51,8 @@ def test_the_margin_of_each_seed_reaches_every_other_seeds_bound(monkeypatch, da
 def test_row_bootstrap_intervals_carry_their_margins():
     rng = np.random.default_rng(5)
     x = rng.normal(size=50)
-    r = S.spearman_ci(x, x + rng.normal(size=50), n_boot=300)
+    r = corr.spearman_ci(x, x + rng.normal(size=50), n_boot=300)
     assert 0 < r["mc_lo"] < r["hi"] - r["lo"] and 0 < r["mc_hi"] < r["hi"] - r["lo"]
-    assert np.isnan(S.spearman_ci([1, 2], [2, 1])["mc_lo"])                # no interval, no margin
-    d = S.paired_mean_diff_ci(x, x - 0.1, n_boot=300)
+    assert np.isnan(corr.spearman_ci([1, 2], [2, 1])["mc_lo"])                # no interval, no margin
+    d = corr.paired_mean_diff_ci(x, x - 0.1, n_boot=300)
     assert np.isfinite(d["mc_lo"]) and np.isfinite(d["mc_hi"])

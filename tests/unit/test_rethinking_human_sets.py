@@ -11,8 +11,9 @@ import pytest
 
 from creval.core import paths
 from creval.datasets import base, confederacy, lamp
-from creval.measures import stats as S
-from creval.measures import tracking as TR
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import tracking as TR
+from creval.measures.stats import verdicts as V
 from creval.studies import links
 from creval.studies.reportcard.human_sets import writer_agreement
 from creval.studies.rethinking import grading as G
@@ -52,7 +53,7 @@ def fixture(d_pref) -> pd.DataFrame:
 def auc_of(d_pref) -> float:
     m = fixture(d_pref)
     p = G.mirrored(m, "writer_edit", {"m": m["m"]})
-    return S.auc(p["y"], p["x"]["m"])["auc"]
+    return corr.auc(p["y"], p["x"]["m"])["auc"]
 
 
 def test_mirrored_rows_pair_each_item():
@@ -124,7 +125,7 @@ def test_rows_on_the_samples_are_not_testable(monkeypatch, tmp_path):
     recs = recs_of(frames, lab, "only the bundled sample")
     rows = G.lamp_rows(recs, 50, 0) + G.confed_rows(recs, 50, 0)
     assert len(rows) == 2 * 5 + 2 * 5
-    assert {r["verdict"] for r in rows} == {S.TESTABLE}
+    assert {r["verdict"] for r in rows} == {V.TESTABLE}
     assert all("sample" in r["note"] and "sample" in r["reason"] for r in rows)
     assert {r["source_table"] for r in rows} == {"measures_lamp", "measures_confed"}
     t = H.table_human_sets(recs, rows=rows)
@@ -141,7 +142,7 @@ def test_every_row_has_a_word_on_the_staged_data():
     recs = recs_of(frames, lab)
     rows = G.lamp_rows(recs, 100, 0) + G.confed_rows(recs, 100, 0)
     assert len(rows) == 20
-    assert all(r["tracking"] in TR.WORDS and r["tracking"] != S.TESTABLE for r in rows)
+    assert all(r["tracking"] in TR.WORDS and r["tracking"] != V.TESTABLE for r in rows)
     lamp_r = [r for r in rows if r["source_table"] == "measures_lamp"]
     assert {r["n"] for r in lamp_r} == {402} and {r["units"] for r in lamp_r} == {200}   # 201 items, 200 instructions
     assert {r["units"] for r in rows if r["source_table"] == "measures_confed"} == {13}

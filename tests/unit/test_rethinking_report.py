@@ -203,10 +203,11 @@ def test_report_reaches_no_model(recs, monkeypatch):
 
 
 def test_correlation_cells_carry_n_and_an_interval_per_pair(recs):
-    from creval.measures import stats as S
+    from creval.measures.stats import correlation as corr
     t = figures.correlation_cells(recs, "ps").set_index(["a", "b"])
     ci_len = t.loc[("creativity index", "length (words)")]
-    assert ci_len["n"] == 6 and ci_len["rho"] == pytest.approx(S.spearman(UNC + CONV, [10, 11, 12, 10, 11, 12])["rho"])
+    rho = corr.spearman(UNC + CONV, [10, 11, 12, 10, 11, 12])["rho"]
+    assert ci_len["n"] == 6 and ci_len["rho"] == pytest.approx(rho)
     assert "rubric judge" not in set(t.reset_index()["b"])               # two judged texts: too few for a cell
     fig = figures.fig_correlations(recs, "ps")
     assert "n = 6" in " ".join(h for row in fig.data[0].hovertext for h in row)

@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from creval.measures import stats as S
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
+from creval.measures.stats import verdicts as V
 from creval.studies.contract import Records
 from creval.studies.rethinking import reading, report
 from creval.studies.rethinking.config import RethinkingConfig
@@ -81,10 +83,10 @@ def test_the_twist_test_gets_a_wilson_interval(tmp_path):
     recs = write(tmp_path, {"twist": twist, "sets": SETS, "measures_ps": ps_rows({"unconventional": 0.9,
                                                                                  "conventional": 0.6})})
     claim, here, v = reading.twist_claim(recs, reading.reading_values(recs))
-    lo, hi = S.wilson(12, 12)
+    lo, hi = V.wilson(12, 12)
     assert here.startswith('100% [76, 100] (Wilson interval) of <a href="../browse/rethinking.html#t=twist">12 '
                            'solutions</a>') and round(lo * 100) == 76
-    assert v.word == S.TESTABLE          # no judge that separates the labels here, and 12 solutions are too few
+    assert v.word == V.TESTABLE          # no judge that separates the labels here, and 12 solutions are too few
     assert reading.judge_values(recs, report.table_checks(recs))["contradictions_ci"] == "[76, 100]"
 
 
@@ -99,13 +101,13 @@ def test_ttcw_within_each_model(tmp_path):
     recs = write(tmp_path, {"measures_ttcw": rows, "sets": [{"set": "ttcw", "texts": 10, "labelled": True,
                                                              "why": ""}]})
     w = report.table_ttcw_within(recs).set_index("model")
-    pooled = S.spearman([r["ci"] for r in rows], [r["passes"] for r in rows])["rho"]
-    within = S.spearman([0, 1, 2, 3, 4] * 2, [2, 0, 4, 3, 1] * 2)["rho"]      # the same ranks in both models
+    pooled = corr.spearman([r["ci"] for r in rows], [r["passes"] for r in rows])["rho"]
+    within = corr.spearman([0, 1, 2, 3, 4] * 2, [2, 0, 4, 3, 1] * 2)["rho"]      # the same ranks in both models
     assert w.loc["all stories (pooled)", "rho"] == pytest.approx(pooled) and pooled > 0.6
     assert w.loc[report.WITHIN, "rho"] == pytest.approx(within) and abs(within) < 0.2
     assert w.loc["A only", "n"] == 5
     v = reading.ttcw_values(recs, report.table_checks(recs))
-    assert v["models"] == 2 and v["within"].startswith(S.fmt_number(within))
+    assert v["models"] == 2 and v["within"].startswith(num.fmt_number(within))
 
 
 def test_the_example_says_why_it_has_no_perplexity(tmp_path):
@@ -127,7 +129,7 @@ def test_perplexity_is_read_token_weighted_beside_the_median(tmp_path):
             "first_nll": x / t, "n_bytes": 4 * t} for r, x, t in zip(ps, nll, toks)]
     recs = write(tmp_path, {"measures_ps": ps, "perplexity": ppl, "sets": SETS})
     p = reading.ppl_values(recs, report.table_checks(recs))
-    assert p["weighted"] == S.fmt_number(math.exp(sum(nll) / sum(toks)), 1) == "13.0"      # exp(41 / 16)
-    assert p["median"] == S.fmt_number(np.median([math.exp(x / t) for x, t in zip(nll, toks)]), 1)
+    assert p["weighted"] == num.fmt_number(math.exp(sum(nll) / sum(toks)), 1) == "13.0"      # exp(41 / 16)
+    assert p["median"] == num.fmt_number(np.median([math.exp(x / t) for x, t in zip(nll, toks)]), 1)
     first = sum(x / t for x, t in zip(nll, toks))
-    assert p["first_share"] == S.fmt_number(first / sum(nll), 0, 100) + "%"
+    assert p["first_share"] == num.fmt_number(first / sum(nll), 0, 100) + "%"

@@ -3,9 +3,9 @@ data, degenerate shares, and pooled groups with no effect within them. Each word
 puts it, and at most at the rate its test allows where the truth does not."""
 import numpy as np
 
-from creval.measures import resample as R
-from creval.measures import tracking as T
-from creval.measures import verdicts as V
+from creval.measures.stats import resample as R
+from creval.measures.stats import tracking as T
+from creval.measures.stats import verdicts as V
 
 Z = 1.959964
 

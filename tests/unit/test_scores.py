@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 
-from creval.measures import stats as S
+from creval.measures.stats import correlation as corr
 from creval.studies import scores as SC
 from creval.studies.aut import report
 from creval.studies.aut.config import AutConfig
@@ -15,7 +15,7 @@ def test_summary_counts_only_scored_texts_and_their_lengths():
     s = SC.score_summary([1, 2, np.nan, 3, 4, 5], words=[10, 20, 999, 30, 40, 50], n_boot=200, seed=0)
     assert s["n"] == 5 and s["mean"] == 3.0
     assert s["words"] == 30.0                  # the unscored text (999 words) is not counted
-    assert (s["lo"], s["hi"]) == S.bootstrap_ci(np.mean, np.array([1., 2, 3, 4, 5]), n_boot=200, seed=0)
+    assert (s["lo"], s["hi"]) == corr.bootstrap_ci(np.mean, np.array([1., 2, 3, 4, 5]), n_boot=200, seed=0)
     assert 1.0 <= s["lo"] < 3.0 < s["hi"] <= 5.0
 
 

@@ -4,9 +4,9 @@ import math
 import numpy as np
 import pytest
 
-from creval.measures import resample as R
-from creval.measures import tracking as T
-from creval.measures.verdicts import INCONCLUSIVE, TESTABLE
+from creval.measures.stats import resample as R
+from creval.measures.stats import tracking as T
+from creval.measures.stats.verdicts import INCONCLUSIVE, TESTABLE
 
 
 def test_units_and_cluster_draws_keep_a_unit_whole():
@@ -164,7 +164,7 @@ def test_strata_draws_keep_each_groups_units_and_size():
 def test_ranks_equal_scipys_average_ranks_with_ties_and_nan():
     from scipy.stats import rankdata
 
-    from creval.measures.tracking import _ranks
+    from creval.measures.stats.tracking import _ranks
     rng = np.random.default_rng(7)
     for trial in range(60):
         n, k = int(rng.integers(1, 30)), int(rng.integers(1, 4))

@@ -4,7 +4,7 @@ import importlib.util
 import pandas as pd
 
 from creval.core.paths import REPO
-from creval.measures.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, TESTABLE, Verdict
+from creval.measures.stats.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, TESTABLE, Verdict
 from creval.studies.claims import claims_md
 
 _spec = importlib.util.spec_from_file_location("verdict_seeds", REPO / "benchmarks" / "verdict_seeds.py")

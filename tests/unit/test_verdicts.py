@@ -4,105 +4,105 @@ import math
 
 import pytest
 
-from creval.measures import stats as S
-from creval.measures.verdicts import TESTABLE
+from creval.measures.stats import verdicts as V
+from creval.measures.stats.verdicts import TESTABLE
 
 
 def test_no_merge_makes_semantic_entropy_untestable():
-    why = S.no_merge([10] * 14, 10)
+    why = V.no_merge([10] * 14, 10)
     assert why == "no two samples merged on any of the 14 steps (10 classes of 10): the check is empty"
-    v = S.decide(True, 140, degenerate=why)
+    v = V.claim_verdict(0.5, 0.4, 0.6, 140, claimed="+", degenerate=why)
     assert (v.word, v.reason) == (TESTABLE, why) and not v.testable
-    assert S.no_merge([10, 9, 10], 10) is None             # one step merged two samples: the check says something
-    assert S.no_merge([3, 4], [3, 5]) is None
-    assert "as many classes as samples" in S.no_merge([3, 5], [3, 5])
+    assert V.no_merge([10, 9, 10], 10) is None             # one step merged two samples: the check says something
+    assert V.no_merge([3, 4], [3, 5]) is None
+    assert "as many classes as samples" in V.no_merge([3, 5], [3, 5])
 
 
 def test_all_ties_and_a_constant_score_are_untestable():
-    assert S.all_tied([0, 0, 0]) == "all 3 comparisons tied: the order is the tie-break's"
-    assert S.all_tied([0, 1, 0]) is None and S.all_tied([]) is None
-    assert S.all_tied(["tie", "tie"], tie="tie").startswith("all 2 comparisons tied")
-    assert S.constant([3, 3.0, float("nan"), 3]) == "a constant score (3 on all 3 items)"
-    assert S.constant([3, 4]) is None and S.constant([3]) is None
-    v = S.decide(True, 50, degenerate=S.first_reason(None, S.all_tied([0] * 3), S.constant([1, 1])))
+    assert V.all_tied([0, 0, 0]) == "all 3 comparisons tied: the order is the tie-break's"
+    assert V.all_tied([0, 1, 0]) is None and V.all_tied([]) is None
+    assert V.all_tied(["tie", "tie"], tie="tie").startswith("all 2 comparisons tied")
+    assert V.constant([3, 3.0, float("nan"), 3]) == "a constant score (3 on all 3 items)"
+    assert V.constant([3, 4]) is None and V.constant([3]) is None
+    why = V.first_reason(None, V.all_tied([0] * 3), V.constant([1, 1]))
+    v = V.claim_verdict(0.5, 0.4, 0.6, 50, claimed="+", degenerate=why)
     assert v.word == TESTABLE and v.reason.startswith("all 3 comparisons tied")
 
 
 def test_a_judge_that_copies_the_order_is_untestable():
-    why = S.copies_order(means=[0.5] * 60)
+    why = V.copies_order(means=[0.5] * 60)
     assert why == ("the judge copies the order it was shown (every one of 60 items averages exactly 0.5 under "
                    "order swapping)")
     # by share: one imputed item does not hide an order-copying judge; the share is shown
-    assert S.copies_order(means=[0.5] * 59 + [0.75]) == ("the judge copies the order it was shown (59 of 60 (98%) "
+    assert V.copies_order(means=[0.5] * 59 + [0.75]) == ("the judge copies the order it was shown (59 of 60 (98%) "
                                                          "items average exactly 0.5 under order swapping)")
-    assert "53 of 60 (88%)" in S.copies_order(means=[0.5] * 53 + [0.75] * 7)   # 88%: copying, not chance
-    assert S.copies_order(means=[0.5] * 40 + [0.75] * 20) is None          # 67%: below the 75% share
+    assert "53 of 60 (88%)" in V.copies_order(means=[0.5] * 53 + [0.75] * 7)   # 88%: copying, not chance
+    assert V.copies_order(means=[0.5] * 40 + [0.75] * 20) is None          # 67%: below the 75% share
     shown = [["a", "b", "c"], ["d", "e", "f"]]
-    assert "all 2 rankings equal the presentation order" in S.copies_order(ranks=shown, shown=shown)
-    assert S.copies_order(ranks=[["a", "b", "c"], ["e", "d", "f"]], shown=shown) is None
-    v = S.decide(False, 60, degenerate=why)
+    assert "all 2 rankings equal the presentation order" in V.copies_order(ranks=shown, shown=shown)
+    assert V.copies_order(ranks=[["a", "b", "c"], ["e", "d", "f"]], shown=shown) is None
+    v = V.claim_verdict(-0.5, -0.6, -0.4, 60, claimed="+", degenerate=why)
     assert str(v) == f"{TESTABLE} ({why})"
 
 
-def test_too_few_items_and_an_uncomputable_number():
-    v = S.decide(False, 8)
-    assert (v.word, v.reason) == (TESTABLE, "8 item(s), fewer than the 30 a verdict needs")
-    assert S.decide(True, 6).word == S.decide(False, 7).word == TESTABLE      # the same word either way
-    v = S.decide(None, 100)
-    assert v.word == TESTABLE and "could not be computed" in v.reason
-    assert S.decide(None, 100, unknown="no interval: 37% of resamples undefined").reason.startswith("no interval")
-    assert S.decide(True, 30) == "reproduced" and S.decide(False, 30) == "not reproduced"
-    assert S.decide(True, 30, sample=True).reason == "bundled sample data"
-    assert S.too_few(30) is None and S.too_few(29, 30)
+def test_too_few_units_and_an_undefined_interval():
+    nan = float("nan")
+    v = V.claim_verdict(-0.5, -0.6, -0.4, 8, claimed="+")
+    assert (v.word, v.reason) == (TESTABLE, V.too_few(8))
+    assert V.claim_verdict(0.5, 0.4, 0.6, 6, claimed="+").word == TESTABLE      # the same word either way
+    assert V.claim_verdict(nan, nan, nan, 100, claimed="+").word == TESTABLE
+    assert V.claim_verdict(0.5, 0.4, 0.6, 30, claimed="+").word == V.SUPPORTS
+    assert V.claim_verdict(-0.5, -0.6, -0.4, 30, claimed="+").word == V.CONTRADICTS
+    assert "bundled sample data" in V.claim_verdict(0.5, 0.4, 0.6, 30, claimed="+", sample=True).reason
+    assert V.too_few(30) is None and V.too_few(29, 30)
 
 
 def test_agrees_reads_value_and_interval():
     # chapter 04's novelty claim: rho 0.10 whose interval holds 0, the paper's range 0.3-0.47
-    assert S.agrees(0.10, -0.05, 0.25, (0.3, 0.47)) is False
-    assert S.agrees(0.35, 0.10, 0.50, (0.3, 0.47)) is True
-    assert S.agrees(0.35, -0.10, 0.60, (0.3, 0.47)) is False       # holds the paper and chance: tells nothing
-    assert S.agrees(0.35, -0.10, 0.60, (0.3, 0.47), null=None) is False  # no chance to exclude: inside the range
-    assert S.agrees(0.35, 0.32, 0.45, (0.3, 0.47), null=None) is True
-    assert S.agrees(0.20, 0.05, 0.25, (0.3, 0.47)) is False         # clear of chance but short of the paper
+    assert V.agrees(0.10, -0.05, 0.25, (0.3, 0.47)) is False
+    assert V.agrees(0.35, 0.10, 0.50, (0.3, 0.47)) is True
+    assert V.agrees(0.35, -0.10, 0.60, (0.3, 0.47)) is False       # holds the paper and chance: tells nothing
+    assert V.agrees(0.35, -0.10, 0.60, (0.3, 0.47), null=None) is False  # no chance to exclude: inside the range
+    assert V.agrees(0.35, 0.32, 0.45, (0.3, 0.47), null=None) is True
+    assert V.agrees(0.20, 0.05, 0.25, (0.3, 0.47)) is False         # clear of chance but short of the paper
     # a direction: the whole interval on the paper's side of chance
-    assert S.agrees(0.10, -0.05, 0.25, "+") is False
-    assert S.agrees(0.10, 0.02, 0.25, "+") is True
-    assert S.agrees(0.40, 0.30, 0.45, "-", null=0.5) is True       # an AUROC below chance, as claimed
-    assert S.agrees(0.40, 0.30, 0.52, -1, null=0.5) is False
-    assert S.agrees(0.4, float("nan"), float("nan"), "+") is None  # no interval: not testable
-    assert S.agrees(0.9, 0.1, 0.2, "+") is True                    # a point outside its interval: never raises
-    assert S.agrees(0.80, 0.60, 0.95, (0.3, 0.47)) is True          # a stronger effect in the claimed direction
+    assert V.agrees(0.10, -0.05, 0.25, "+") is False
+    assert V.agrees(0.10, 0.02, 0.25, "+") is True
+    assert V.agrees(0.40, 0.30, 0.45, "-", null=0.5) is True       # an AUROC below chance, as claimed
+    assert V.agrees(0.40, 0.30, 0.52, -1, null=0.5) is False
+    assert V.agrees(0.4, float("nan"), float("nan"), "+") is None  # no interval: not testable
+    assert V.agrees(0.9, 0.1, 0.2, "+") is True                    # a point outside its interval: never raises
+    assert V.agrees(0.80, 0.60, 0.95, (0.3, 0.47)) is True          # a stronger effect in the claimed direction
 
 
 def test_excludes_chance_needs_interval_and_test():
-    assert not S.excludes_chance(0.0, 0.111, 0.055, null=0.0)       # the issue's case: a bound at chance, p > .05
-    assert not S.excludes_chance(0.01, 0.111, 0.055, null=0.0)      # interval clear, test not
-    assert not S.excludes_chance(-0.01, 0.111, 0.03, null=0.0)      # test clear, interval not
-    assert S.excludes_chance(0.01, 0.111, 0.03, null=0.0)
-    assert S.excludes_chance(0.55, 0.70, None, null=0.5)            # no test run: the interval decides
-    assert not S.excludes_chance(0.55, 0.70, float("nan"), null=0.5)
-    assert not S.excludes_chance(float("nan"), float("nan"), 0.001, null=0.0)
+    assert not V.excludes_chance(0.0, 0.111, 0.055, null=0.0)       # the issue's case: a bound at chance, p > .05
+    assert not V.excludes_chance(0.01, 0.111, 0.055, null=0.0)      # interval clear, test not
+    assert not V.excludes_chance(-0.01, 0.111, 0.03, null=0.0)      # test clear, interval not
+    assert V.excludes_chance(0.01, 0.111, 0.03, null=0.0)
+    assert V.excludes_chance(0.55, 0.70, None, null=0.5)            # no test run: the interval decides
+    assert not V.excludes_chance(0.55, 0.70, float("nan"), null=0.5)
+    assert not V.excludes_chance(float("nan"), float("nan"), 0.001, null=0.0)
 
 
 def test_wilson_by_hand():
     z = 1.959963984540054
-    lo, hi = S.wilson(12, 12)
+    lo, hi = V.wilson(12, 12)
     assert hi == 1.0 and lo == pytest.approx(1 / (1 + z * z / 12))     # p = 1: the centre minus half is 1/(1+z^2/n)
     assert lo == pytest.approx(0.7575, abs=1e-4)
-    lo, hi = S.wilson(0, 12)
+    lo, hi = V.wilson(0, 12)
     assert lo == 0.0 and hi == pytest.approx((z * z / 12) / (1 + z * z / 12))
-    lo, hi = S.wilson(5, 10)                                          # symmetric about 1/2
+    lo, hi = V.wilson(5, 10)                                          # symmetric about 1/2
     assert lo + hi == pytest.approx(1.0)
     half = z * math.sqrt(0.25 / 10 + z * z / 400) / (1 + z * z / 10)
     assert hi - 0.5 == pytest.approx(half)
-    assert all(math.isnan(x) for x in S.wilson(0, 0))
+    assert all(math.isnan(x) for x in V.wilson(0, 0))
     with pytest.raises(ValueError):
-        S.wilson(13, 12)
+        V.wilson(13, 12)
 
 
 # -- the rule of issue 40: four words, read off the interval, never the point -------------------------------
-from creval.measures import verdicts as V  # noqa: E402
-from creval.measures.multiple import adjusted, bh, holm  # noqa: E402
+from creval.measures.stats.multiple import adjusted, bh, holm  # noqa: E402
 
 
 def test_the_claim_is_read_off_the_interval_not_the_point():
@@ -175,14 +175,14 @@ def test_a_verdict_the_monte_carlo_margin_could_flip_is_borderline():
 
 
 def test_detectors_by_share_show_the_share():
-    assert S.all_tied([0] * 19 + [1]) == "19 of 20 (95%) comparisons tied: the order is mostly the tie-break's"
-    assert S.all_tied([0] * 17 + [1] * 3) is None
-    assert S.constant([0] * 19 + [1], "judge answer") is None                              # default: all items
-    assert S.constant([0] * 19 + [1], "judge answer", share=0.9) == \
+    assert V.all_tied([0] * 19 + [1]) == "19 of 20 (95%) comparisons tied: the order is mostly the tie-break's"
+    assert V.all_tied([0] * 17 + [1] * 3) is None
+    assert V.constant([0] * 19 + [1], "judge answer") is None                              # default: all items
+    assert V.constant([0] * 19 + [1], "judge answer", share=0.9) == \
         "a near-constant judge answer (0 on 19 of 20 (95%) items)"
     shown = [["a", "b"]] * 10
     ranks = [["a", "b"]] * 9 + [["b", "a"]]
-    assert "9 of 10 (90%) rankings equal the presentation order" in S.copies_order(ranks=ranks, shown=shown)
+    assert "9 of 10 (90%) rankings equal the presentation order" in V.copies_order(ranks=ranks, shown=shown)
 
 
 def test_holm_and_benjamini_hochberg_by_hand():
@@ -198,7 +198,7 @@ def test_holm_and_benjamini_hochberg_by_hand():
 
 
 def test_an_adjusted_p_near_alpha_is_borderline_and_one_far_from_it_is_not():
-    from creval.measures.multiple import adjusted_borderline
+    from creval.measures.stats.multiple import adjusted_borderline
     # Holm over 3: 0.016 * 3 = 0.048 sits on 0.05 (its Monte-Carlo SD at B = 1000 is 0.004, times 3 is 0.012);
     # 0.001 * 3 = 0.003 and 0.5 are far from it
     assert adjusted_borderline([0.016, 0.001, 0.5], 1000) == [True, False, False]

@@ -13,7 +13,7 @@ import re
 import pandas as pd
 
 from creval.book.plots import ShownTable
-from creval.measures.verdicts import TESTABLE
+from creval.measures.stats.verdicts import TESTABLE
 
 BULLET = re.compile(r"^- \*\*(?P<word>.+?)\*\*:\s*(?P<text>.*)$")
 EVIDENCE = re.compile(r"(?<=[.):])\s+(?=(?:Here\b|This build\b|With\b|On this build\b|In this build\b|No\b|"

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from IPython.display import display
 from plotly.offline import get_plotlyjs
 
-from creval.measures.stats import fmt_number
+from creval.measures.stats.numbers import fmt_number
 from creval.studies.tables import readable
 
 TEMPLATE = "plotly_white"

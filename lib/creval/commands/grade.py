@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from creval.commands import renamed
 from creval.core.errors import CrevalError
-from creval.measures.tracking import word_label
+from creval.measures.stats.tracking import word_label
 from creval.studies.grade import CHEAP, GROUPS, SCORING_MODELS, GradeOptions, check_boot, grade_file, read_texts
 from creval.studies.grade_card import write_card
 from creval.studies.rethinking.config import RethinkingConfig

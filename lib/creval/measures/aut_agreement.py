@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from creval.measures.resample import boot_rng, mc_margin
+from creval.measures.stats.resample import boot_rng, mc_margin
 
 LEVELS = ("common", "creative", "highly_creative")
 LEVEL_CODE = {lvl: i + 1 for i, lvl in enumerate(LEVELS)}
@@ -146,7 +146,7 @@ def self_preference(df, judge_col: str = "judge", gen_col: str = "generator", it
     (removes j's leniency). Positive = j favours its own uses. CI: percentile bootstrap over clusters
     (objects) when there are several, else over uses. Needs >= 2 judges and >= 2 generators; returns
     one row per judge ``{judge, sp, lo, hi, n_own, n_other, note, mc_lo, mc_hi}`` (the bounds' Monte-Carlo
-    margins, :func:`~creval.measures.resample.mc_margin`)."""
+    margins, :func:`~creval.measures.stats.resample.mc_margin`)."""
     import pandas as pd
     keys = [judge_col, gen_col, item_col] + ([cluster_col] if cluster_col else [])
     d = df[keys + [value_col]].dropna(subset=[value_col])

@@ -28,7 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from creval.core.errors import CrevalError
-from creval.measures.resample import boot_rng
+from creval.measures.stats.resample import boot_rng
 
 
 def win_matrix(models: Sequence[str], outcomes: Sequence[tuple[str, str, float]]) -> tuple[np.ndarray, np.ndarray]:

@@ -10,7 +10,7 @@ embedding cosine; Wenger and Kenett 2025 compare the spread of LLM and human ide
   entropy's classes, Kuhn et al. 2023). ``overlap(A, B)`` is not symmetric.
 
 Every function takes one prompt's outputs and returns a float (NaN when undefined); bootstrap intervals over
-prompts are :func:`creval.measures.stats.bootstrap_ci` of their means.
+prompts are :func:`creval.measures.stats.correlation.bootstrap_ci` of their means.
 """
 from __future__ import annotations
 

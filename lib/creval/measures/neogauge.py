@@ -24,7 +24,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from creval.measures.stats import bootstrap_ci
+from creval.measures.stats.correlation import bootstrap_ci
 
 
 def follows(detected: Iterable[str], banned: Iterable[str]) -> bool:

@@ -1,11 +1,10 @@
 """The chapters' "What this shows" lists: one bullet per claim, its verdict decided by the one rule
-(:func:`creval.measures.verdicts.claim_verdict`: supports / contradicts the paper, inconclusive here, not
+(:func:`creval.measures.stats.verdicts.claim_verdict`: supports / contradicts the paper, inconclusive here, not
 testable here; :func:`every_row` for a claim tested on several rows), and a last line naming the local models
 the verdicts rest on."""
 from __future__ import annotations
 
-from creval.measures.stats import ENOUGH, TESTABLE, Verdict
-from creval.measures.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, WORDS
+from creval.measures.stats.verdicts import CONTRADICTS, ENOUGH, INCONCLUSIVE, SUPPORTS, TESTABLE, WORDS, Verdict
 from creval.models.registry import BACKENDS
 from creval.studies.contract import Records
 

@@ -1,6 +1,6 @@
 """The forest plot of the rule's words (issues 51, 53): for each measure, its agreement with people above chance
 and its lead over the strongest trivial baseline, each with its 95% interval, the within-author value beside
-them, coloured by what the measure tracks (:mod:`creval.measures.tracking`), open markers where another
+them, coloured by what the measure tracks (:mod:`creval.measures.stats.tracking`), open markers where another
 bootstrap seed could change the word. One function for ``creval grade``'s card and chapter 08.
 
 Pure: rows (the rule's result dicts, or card rows with the same keys) in, a plotly Figure out.
@@ -12,8 +12,8 @@ import math
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from creval.measures import tracking as TR
-from creval.measures.verdicts import INCONCLUSIVE, TESTABLE
+from creval.measures.stats import tracking as TR
+from creval.measures.stats.verdicts import INCONCLUSIVE, TESTABLE
 
 COLOURS = {TR.TRACKS: "#1b7837", TR.AUTHORSHIP: "#b35806", TR.NO_BETTER: "#7b3294", TR.NO_TRACK: "#b2182b",
            INCONCLUSIVE: "#6b6b6b"}

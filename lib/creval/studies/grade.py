@@ -1,5 +1,5 @@
 """Grade measures on a user's own rated texts (issue 42, ``creval grade``): every measure that needs no new
-sample is computed per text, then each is put to the report card's rule (:func:`~creval.measures.tracking.
+sample is computed per text, then each is put to the report card's rule (:func:`~creval.measures.stats.tracking.
 tracks_people`: the statistic against the human labels with its cluster-bootstrap interval, against the
 strongest trivial baseline on the same texts, and within each author) and gets its word.
 
@@ -26,7 +26,7 @@ from creval.judges.rubric import rubric_judge
 from creval.measures import pertext as P
 from creval.measures import templates as T
 from creval.measures.diversity import item_originality, semdis
-from creval.measures.tracking import tracks_people
+from creval.measures.stats.tracking import tracks_people
 from creval.models import embeddings
 from creval.models.embeddings import Embedder
 from creval.models.registry import check, get_spec, load_model
@@ -161,7 +161,7 @@ def as_binary(y: Sequence[float]) -> np.ndarray:
 
 def rule(x, y, *, stat: str, baselines: dict, author=None, cluster=None, group=None, n_boot: int = 2000,
          seed: int = 0) -> dict:
-    """The report card's rule on one measure (:func:`creval.measures.tracking.tracks_people`): the one call
+    """The report card's rule on one measure (:func:`creval.measures.stats.tracking.tracks_people`): the one call
     site, so the card of ``creval grade`` and chapter 08's card read the same words."""
     return tracks_people(x, y, stat=stat, baselines=baselines, author=author, cluster=cluster, group=group,
                          n_boot=n_boot, seed=seed)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from creval.core.errors import CrevalError
 from creval.core.table import write_rows
-from creval.measures import tracking as TR
-from creval.measures.verdicts import BORDERLINE
+from creval.measures.stats import tracking as TR
+from creval.measures.stats.verdicts import BORDERLINE
 from creval.studies.forest import COLOURS, drawable, forest_figure
 from creval.studies.grade import per_text_rows
 

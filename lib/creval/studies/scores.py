@@ -13,7 +13,8 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from creval.measures import stats as S
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
 
 SCORE_COLUMNS = ["n", "mean", "lo", "hi", "words"]
 
@@ -21,14 +22,14 @@ SCORE_COLUMNS = ["n", "mean", "lo", "hi", "words"]
 def score_summary(scores: Sequence[float], words: Sequence[float] | None = None, n_boot: int = 1000,
                   seed: int = 0) -> dict:
     """``n`` scored texts (unscored ones, NaN, left out), their ``mean`` score with its percentile bootstrap
-    interval ``lo``/``hi`` (NaN below :data:`~creval.measures.stats.MIN_N` texts), and ``words``: the mean
+    interval ``lo``/``hi`` (NaN below :data:`~creval.measures.stats.correlation.MIN_N` texts), and ``words``: the mean
     length of the same texts (those with a score), NaN when no lengths are given."""
     x = pd.to_numeric(pd.Series(list(scores)), errors="coerce").to_numpy(dtype=float)
     keep = np.isfinite(x)
     w = (pd.to_numeric(pd.Series(list(words)), errors="coerce").to_numpy(dtype=float)[keep]
          if words is not None else np.array([]))
     x = x[keep]
-    lo, hi = S.bootstrap_ci(np.mean, x, n_boot=n_boot, seed=seed) if len(x) else (np.nan, np.nan)
+    lo, hi = corr.bootstrap_ci(np.mean, x, n_boot=n_boot, seed=seed) if len(x) else (np.nan, np.nan)
     return {"n": int(len(x)), "mean": float(x.mean()) if len(x) else np.nan, "lo": float(lo), "hi": float(hi),
             "words": float(np.nanmean(w)) if len(w) and np.isfinite(w).any() else np.nan}
 
@@ -39,8 +40,8 @@ def fmt_score(summary: dict, digits: int = 2) -> str:
     if not summary.get("n"):
         return "– (n=0)"
     words = summary.get("words", np.nan)
-    length = f"; {S.fmt_number(words, 0)} words" if words == words else ""
-    return f"{S.fmt_estimate(summary['mean'], summary['lo'], summary['hi'], digits)} (n={summary['n']}{length})"
+    length = f"; {num.fmt_number(words, 0)} words" if words == words else ""
+    return f"{num.fmt_estimate(summary['mean'], summary['lo'], summary['hi'], digits)} (n={summary['n']}{length})"
 
 
 def score_table(frame: pd.DataFrame, by: list[str], score: str = "value", words: str | None = "words",

@@ -19,7 +19,7 @@ import time
 from creval.core.errors import CrevalError
 from creval.datasets import msrp, nli_pairs, sick
 from creval.measures.nli.backends import NLI, Label, load_nli
-from creval.measures.stats import accuracy, macro_f1
+from creval.measures.stats.agreement import accuracy, macro_f1
 
 log = logging.getLogger("creval.nli")
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from creval.measures import stats as S
+from creval.measures.stats import numbers as num
 from creval.studies.claims import TESTABLE, claims_md
 from creval.studies.contract import Records
 from creval.studies.tables import captioned, guard_module, public_text, readable
@@ -73,7 +73,7 @@ def samples_sentence(recs: Records) -> str:
     """One sentence on the samples above, from the records."""
     v = sample_values(recs)
     return (f"This build drew {v['samples']} samples from `{v['model']}`, {v['distinct']} distinct texts; their mean "
-            f"token log-probs run from {S.fmt_number(v['lo'])} to {S.fmt_number(v['hi'])} (log-prob definition: "
+            f"token log-probs run from {num.fmt_number(v['lo'])} to {num.fmt_number(v['hi'])} (log-prob definition: "
             f"`{v['kind']}`).")
 
 

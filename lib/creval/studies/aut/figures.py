@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from creval.measures.resample import cluster_bootstrap
-from creval.measures.tracking import MIN_UNITS
+from creval.measures.stats.resample import cluster_bootstrap
+from creval.measures.stats.tracking import MIN_UNITS
 from creval.studies.aut.report import FALLBACK, ORACLE, SETTINGS, agreement, degenerate_settings, fallback_settings
 from creval.studies.contract import Records
 from creval.studies.dots import dot_figure, dots_frame
@@ -26,7 +26,7 @@ DEGENERATE = "degenerate setting (not read)"
 
 def _interval(per_object: pd.Series, n_boot: int, seed: int) -> dict:
     """The mean of per-object values with its bootstrap interval over the objects (none with fewer than
-    :data:`~creval.measures.tracking.MIN_UNITS` objects), and n objects."""
+    :data:`~creval.measures.stats.tracking.MIN_UNITS` objects), and n objects."""
     x = per_object.dropna().to_numpy(float)
     if len(x) < MIN_UNITS:
         return {"value": float(x.mean()) if len(x) else np.nan, "lo": np.nan, "hi": np.nan, "n": int(len(x))}

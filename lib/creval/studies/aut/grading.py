@@ -3,7 +3,7 @@ mode) against the human ratings beside the stored baseline scorers. Rabeyah et a
 the rows test no claim of theirs. Declared as ``card=`` on the study."""
 from __future__ import annotations
 
-from creval.measures import stats as S
+from creval.measures.stats import verdicts as V
 from creval.studies.aut.config import AutConfig
 from creval.studies.aut.report import human_values
 from creval.studies.reportcard import card as C
@@ -28,9 +28,9 @@ def aut_degenerate(d: str, s: str, mode: str, x, pointwise: bool) -> tuple[str, 
         name = f"LLM judge {s} ({mode} = the {FALLBACK})"
         twice = ("the same measurement as the pointwise row (every value from the log-prob fallback): counted "
                  "there") if pointwise else None
-        return name, S.first_reason(sample, twice)
-    order = S.copies_order(means=x["value"]) if mode.endswith("rank") else None
-    return name, S.first_reason(sample, order)
+        return name, V.first_reason(sample, twice)
+    order = V.copies_order(means=x["value"]) if mode.endswith("rank") else None
+    return name, V.first_reason(sample, order)
 
 
 def aut_rows(recs, n_boot: int, seed: int) -> list[dict]:

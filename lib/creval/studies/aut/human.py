@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 
 from creval.measures import aut_agreement as A
-from creval.measures import stats
-from creval.measures.verdicts import BORDERLINE
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import raters
+from creval.measures.stats.verdicts import BORDERLINE
 from creval.studies.aut.report import human_values
 from creval.studies.contract import Records
 from creval.studies.tables import captioned, guard_module
@@ -33,13 +34,13 @@ def table_human(recs: Records) -> pd.DataFrame:
                     "the comparison with people is missing.")
     rows = []
     for (d, s, m), x in h.groupby(["dataset", "scorer", "mode"]):
-        per = [stats.spearman(g["value"], g["human"], min_n=5)["rho"] for _, g in x.groupby("object")]
+        per = [corr.spearman(g["value"], g["human"], min_n=5)["rho"] for _, g in x.groupby("object")]
         per = [p for p in per if np.isfinite(p)]
-        sp = stats.spearman_ci(x["value"], x["human"], n_boot=cfg.n_boot, seed=cfg.seed)
+        sp = corr.spearman_ci(x["value"], x["human"], n_boot=cfg.n_boot, seed=cfg.seed)
         rows.append({"dataset": d, "scorer": s, "mode": m, "n": int(x["value"].notna().sum()),
                      "rho per-object mean": float(np.mean(per)) if per else float("nan"),
                      "rho pooled": sp["rho"], "lo": sp["lo"], "hi": sp["hi"],
-                     "tau-b": stats.kendall(x["value"], x["human"])["tau"],
+                     "tau-b": corr.kendall(x["value"], x["human"])["tau"],
                      "unparsed": float(x["unparsed"].mean()), "via logprobs": float(x["logprobs"].mean()),
                      "note": sp["note"]})
     df = pd.DataFrame(rows)
@@ -61,7 +62,7 @@ def table_human_reference(recs: Records) -> pd.DataFrame:
     if len(rt):
         cols = sorted(c for c in rt.columns if c.startswith("rater"))
         m = rt[cols].to_numpy(float)
-        pairs = stats.rater_pairs(m, cols, n_boot=cfg.n_boot, seed=cfg.seed)
+        pairs = corr.rater_pairs(m, cols, n_boot=cfg.n_boot, seed=cfg.seed)
         for p in pairs:
             rows.append({"reference": f"Cambridge: {p['a']} vs {p['b']} on the responses both rated",
                          "n": p["n"], "rho pooled": p["rho"], "lo": p["lo"], "hi": p["hi"]})
@@ -71,9 +72,9 @@ def table_human_reference(recs: Records) -> pd.DataFrame:
             rows += [{"reference": "Cambridge: one rater vs another, n-weighted mean of the pairs (r)",
                       "n": sum(p["n"] for p in ok), "rho pooled": r},
                      {"reference": "Cambridge: one more person vs the two-rater mean the judges face (expected)",
-                      "rho pooled": stats.one_vs_mean(r, 2)},
+                      "rho pooled": raters.one_vs_mean(r, 2)},
                      {"reference": "Cambridge: noise ceiling vs the two-rater mean (no scorer can exceed it)",
-                      "rho pooled": stats.noise_ceiling(r, 2)},
+                      "rho pooled": raters.noise_ceiling(r, 2)},
                      {"reference": f"Cambridge: Krippendorff alpha (interval), all raters ({rt['source'].iloc[0]})",
                       "n": len(rt), "rho pooled": A.krippendorff_interval(m.T)}]
     else:
@@ -100,7 +101,7 @@ def table_vs_baselines(recs: Records) -> pd.DataFrame:
     for (d, s, m), x in h[h["mode"] != "baseline"].groupby(["dataset", "scorer", "mode"]):
         for b, bx in base[base["dataset"] == d].groupby("scorer"):
             j = x.merge(bx[["item_id", "value"]], on="item_id", suffixes=("", "_b"))
-            r = stats.paired_diff_ci(j["value"], j["value_b"], j["human"], n_boot=cfg.n_boot, seed=cfg.seed)
+            r = corr.paired_diff_ci(j["value"], j["value_b"], j["human"], n_boot=cfg.n_boot, seed=cfg.seed)
             rows.append({"dataset": d, "judge": s, "mode": m, "baseline": b, "n": r["n"],
                          "rho judge - rho baseline": r["diff"], "lo": r["lo"], "hi": r["hi"],
                          "verdict": f"{r['verdict']}, {BORDERLINE}" if r.get("borderline") else r["verdict"],
@@ -119,9 +120,9 @@ def table_baselines_full(recs: Records) -> pd.DataFrame:
                                          "no human-rated AUT data was found).")
     rows = []
     for (d, s), x in b.groupby(["dataset", "scorer"]):
-        per = [stats.spearman(g["value"], g["human"], min_n=5)["rho"] for _, g in x.groupby("object")]
+        per = [corr.spearman(g["value"], g["human"], min_n=5)["rho"] for _, g in x.groupby("object")]
         per = [p for p in per if np.isfinite(p)]
-        sp = stats.spearman_ci(x["value"], x["human"], n_boot=cfg.n_boot, seed=cfg.seed)
+        sp = corr.spearman_ci(x["value"], x["human"], n_boot=cfg.n_boot, seed=cfg.seed)
         rows.append({"dataset": d, "scorer": s, "n": sp["n"], "objects": x["object"].nunique(),
                      "rho pooled": sp["rho"], "lo": sp["lo"], "hi": sp["hi"],
                      "rho per-object mean": float(np.mean(per)) if per else float("nan")})

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from creval.measures import stats
-from creval.measures.resample import cluster_bootstrap
-from creval.measures.verdicts import TESTABLE, Verdict, claim_verdict
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
+from creval.measures.stats.resample import cluster_bootstrap
+from creval.measures.stats.verdicts import TESTABLE, Verdict, claim_verdict
 from creval.studies.aut.human import OCSAI_REFERENCE, table_human, table_human_reference, table_vs_baselines
 from creval.studies.aut.report import (
     ORACLE,
@@ -56,18 +57,18 @@ def reading_values(recs: Records) -> dict:
     out: dict = {}
     lc = level_check(recs)
     out["levels"] = ({"generators": len(lc), "ordered": int(lc["levels ordered"].sum()),
-                      "rho": ", ".join(f"{g} {stats.fmt_number(r)}"
+                      "rho": ", ".join(f"{g} {num.fmt_number(r)}"
                                        for g, r in zip(lc["generator"], lc["rho(level, semdis)"]))}
                      if len(lc) and "levels ordered" in lc else None)
     b = table_bias(recs)
     if len(b):
         def share(setting: str, col: str) -> str:
             x = b[b["setting"] == setting][col]
-            return stats.fmt_number(x.mean(), 0, 100) + "%" if len(x) and x.notna().any() else "–"
+            return num.fmt_number(x.mean(), 0, 100) + "%" if len(x) and x.notna().any() else "–"
 
         def value(setting: str, col: str) -> str:
             x = b[b["setting"] == setting][col] if col in b else pd.Series(dtype=float)
-            return stats.fmt_number(x.mean()) if len(x) and x.notna().any() else "–"
+            return num.fmt_number(x.mean()) if len(x) and x.notna().any() else "–"
         out["bias"] = {"logprobs_comp": share("comprehensive score", "logprobs"),
                        "logprobs_seg": share("segmented score", "logprobs"),
                        "unparsed_comp_rank": share("comprehensive rank", "unparsed"),
@@ -95,8 +96,8 @@ def reading_values(recs: Records) -> dict:
         counts = vs["verdict"].astype(str).str.split(",").str[0].value_counts().to_dict() if len(vs) else {}
         out["human"] = {
             "per_object": _fmt_counts(ns),
-            "halfwidths": ", ".join(f"±{stats.fmt_number(null_halfwidth(n))} at n = {n}" for n in ns if n >= 5),
-            "judge_rho": (f"{stats.fmt_number(tj['rho pooled'].min())} to {stats.fmt_number(tj['rho pooled'].max())}"
+            "halfwidths": ", ".join(f"±{num.fmt_number(null_halfwidth(n))} at n = {n}" for n in ns if n >= 5),
+            "judge_rho": (f"{num.fmt_number(tj['rho pooled'].min())} to {num.fmt_number(tj['rho pooled'].max())}"
                           if len(tj) and tj["rho pooled"].notna().any() else "–"),
             "judge_rows": len(tj),
             "judge_ci_hold_zero": int(((tj["lo"] <= 0) & (tj["hi"] >= 0)).sum()) if len(tj) else 0,
@@ -107,12 +108,12 @@ def reading_values(recs: Records) -> dict:
     if len(pairs):
         get = lambda key: ref[ref["reference"].str.contains(key, regex=False)]["rho pooled"]  # noqa: E731
         alpha = ref[ref["reference"].str.contains("Krippendorff", regex=False)]
-        out["raters"] = {"pairs": ", ".join(stats.fmt_number(r) for r in pairs["rho pooled"]),
+        out["raters"] = {"pairs": ", ".join(num.fmt_number(r) for r in pairs["rho pooled"]),
                          "n": ", ".join(f"{int(n):,}" for n in pairs["n"]),
-                         "mean": stats.fmt_number(get("n-weighted mean").iloc[0]),
-                         "one_more": stats.fmt_number(get("one more person").iloc[0]),
-                         "ceiling": stats.fmt_number(get("noise ceiling").iloc[0]),
-                         "alpha": stats.fmt_number(alpha["rho pooled"].iloc[0]) if len(alpha) else "–",
+                         "mean": num.fmt_number(get("n-weighted mean").iloc[0]),
+                         "one_more": num.fmt_number(get("one more person").iloc[0]),
+                         "ceiling": num.fmt_number(get("noise ceiling").iloc[0]),
+                         "alpha": num.fmt_number(alpha["rho pooled"].iloc[0]) if len(alpha) else "–",
                          "responses": f"{int(alpha['n'].iloc[0]):,}" if len(alpha) else "–"}
     else:
         out["raters"] = None
@@ -121,7 +122,7 @@ def reading_values(recs: Records) -> dict:
     out["echo"] = ({"echo": int(high["echo the prompt"].sum()), "kept": int(high["uses kept"].sum())}
                    if len(high) else None)
     out["fallback"] = fallback_settings(recs)
-    out["ocsai"] = {r["scorer"]: stats.fmt_number(r["rho pooled"]) for r in OCSAI_REFERENCE.to_dict("records")}
+    out["ocsai"] = {r["scorer"]: num.fmt_number(r["rho pooled"]) for r in OCSAI_REFERENCE.to_dict("records")}
     return out
 
 
@@ -197,7 +198,7 @@ def _agreement_claim(long: pd.DataFrame, claimed: float, cfg, note: str) -> tupl
     v = claim_verdict(b["value"], b["lo"], b["hi"], b["n"], claimed=(claimed, 1.0), null=0.0,
                       degenerate=too_few_of(b["n"], "object"), mc=b["mc"], units="object")
     return (str(v) if not v.testable else v.label,
-            f"Here the mean over settings and judge pairs is {stats.fmt_estimate(b['value'], b['lo'], b['hi'])} "
+            f"Here the mean over settings and judge pairs is {num.fmt_estimate(b['value'], b['lo'], b['hi'])} "
             f"(bootstrap over {items(str(b['n']) + ' objects', 'aut', 'judgments')}).{note}")
 
 
@@ -233,7 +234,7 @@ def what_this_shows(recs: Records) -> str:
         word, here = _agreement_claim(oracle, PAPER_ORACLE, cfg, note)
         who = ", ".join(sorted(set(recs["judgments"]["judge"])))
         rows.append((word, claim, f"(Judged by {who}.) {here} pair_acc "
-                     f"{stats.fmt_number(float(oracle['pair_acc'].mean()))} ($0.5$ = chance)."))
+                     f"{num.fmt_number(float(oracle['pair_acc'].mean()))} ($0.5$ = chance)."))
     elif degenerate:
         rows.append((str(Verdict(TESTABLE, degenerate)), claim, "No setting is left to compare."))
     else:
@@ -243,7 +244,7 @@ def what_this_shows(recs: Records) -> str:
     if len(lc) and "levels ordered" in lc:
         found = []
         for g, x in u.groupby("generator"):      # a generator's uses of one object are one unit
-            r = cluster_bootstrap(lambda a, b: stats.spearman(a, b, min_n=3)["rho"], x["level_code"].to_numpy(float),
+            r = cluster_bootstrap(lambda a, b: corr.spearman(a, b, min_n=3)["rho"], x["level_code"].to_numpy(float),
                                   x["semdis"].to_numpy(float), cluster=x["object"].to_numpy(), n_boot=cfg.n_boot,
                                   seed=cfg.seed)
             found.append(claim_verdict(r["value"], r["lo"], r["hi"], r["n_units"], claimed="+", null=0.0,

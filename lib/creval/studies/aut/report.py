@@ -19,8 +19,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from creval.measures import aut_agreement as A
-from creval.measures import stats
-from creval.measures import verdicts as V
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import verdicts as V
 from creval.studies import scores as SC
 from creval.studies.aut.generate import COMMON, CREATIVE, FOLLOWUPS, HIGHLY
 from creval.studies.contract import Records
@@ -108,7 +108,7 @@ def level_check(recs: Records) -> pd.DataFrame:
             x = ug[ug["level"] == lvl]
             row[f"semdis {lvl}"] = float(x["semdis"].mean()) if len(x) else float("nan")
             row[f"words {lvl}"] = float(x["words"].mean()) if len(x) else float("nan")
-        rho = stats.spearman(ug["level_code"], ug["semdis"])
+        rho = corr.spearman(ug["level_code"], ug["semdis"])
         row["rho(level, semdis)"] = rho["rho"]
         means = [row[f"semdis {lvl}"] for lvl in A.LEVELS]
         row["levels ordered"] = bool(np.all(np.diff(means) > 0))
@@ -149,9 +149,9 @@ def fallback_settings(recs: Records) -> list[str]:
 
 def degenerate_settings(recs: Records) -> dict[str, str]:
     """Settings whose values cannot carry agreement, with why and on what share of the items: no parsed value
-    at all (a judge that parsed nothing), at least :data:`~creval.measures.verdicts.ORDER_COPY_SHARE` of its
+    at all (a judge that parsed nothing), at least :data:`~creval.measures.stats.verdicts.ORDER_COPY_SHARE` of its
     parsed rankings identical to the order shown (a judge that copies the presented order: a few imputed lists
-    do not hide it), or one value for :data:`~creval.measures.verdicts.DEGENERATE_SHARE` of the uses (a
+    do not hide it), or one value for :data:`~creval.measures.stats.verdicts.DEGENERATE_SHARE` of the uses (a
     near-constant score). The verdicts, the oracle's mean included, leave these settings out."""
     j = recs["judgments"]
     if j.empty:

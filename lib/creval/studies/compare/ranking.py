@@ -20,7 +20,9 @@ import plotly.graph_objects as go
 from creval.core.errors import CrevalError
 from creval.judges.pairwise import PairJudgement, position_bias
 from creval.measures import bradley_terry as BT
-from creval.measures import stats as S
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
+from creval.measures.stats import resample as R
 from creval.studies.compare import provenance as P
 from creval.studies.compare.released import HIGHER, LABELS, TTCW_PASSES
 from creval.studies.tables import captioned
@@ -50,9 +52,9 @@ def measure_ranking(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> 
     wide = values.pivot_table(index="item", columns="model", values="value", aggfunc="mean")
     models, X = list(wide.columns), wide.to_numpy(float)
     means = np.nanmean(np.where(np.isnan(X), np.nan, X), axis=0) if len(X) else np.full(len(models), np.nan)
-    rng = S.boot_rng(seed)    # CREVAL_BOOT_SEED shifts it
+    rng = R.boot_rng(seed)    # CREVAL_BOOT_SEED shifts it
     reps = []
-    for _ in range(n_boot if len(X) >= S.MIN_N else 0):
+    for _ in range(n_boot if len(X) >= corr.MIN_N else 0):
         d = X[rng.integers(0, len(X), len(X))]
         with np.errstate(all="ignore"):
             reps.append(ranks_of(np.nanmean(d, axis=0) if np.isfinite(d).any() else np.full(len(models), np.nan)))
@@ -60,7 +62,7 @@ def measure_ranking(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> 
     rows = []
     for k, m in enumerate(models):
         x = X[:, k][np.isfinite(X[:, k])]
-        lo, hi = S.bootstrap_ci(np.mean, x, n_boot=n_boot, seed=seed) if len(x) else (np.nan, np.nan)
+        lo, hi = corr.bootstrap_ci(np.mean, x, n_boot=n_boot, seed=seed) if len(x) else (np.nan, np.nan)
         rk = reps[:, k][np.isfinite(reps[:, k])] if len(reps) else np.array([])
         rows.append({"model": m, "n": len(x), "mean": float(means[k]), "lo": lo, "hi": hi,
                      "rank": ranks_of(means)[k],
@@ -89,7 +91,7 @@ def table_released(recs, dataset: str) -> pd.DataFrame:
     r = rankings(recs["released"], dataset, *_boot(recs))
     if r.empty:
         return captioned(pd.DataFrame(), f"No released outputs of {dataset} were read (see the notes).")
-    r["cell"] = [f"{S.fmt_estimate(m, lo, hi, 2)} {_fmt_rank(k, kl, kh)}" for m, lo, hi, k, kl, kh in
+    r["cell"] = [f"{num.fmt_estimate(m, lo, hi, 2)} {_fmt_rank(k, kl, kh)}" for m, lo, hi, k, kl, kh in
                  zip(r["mean"], r["lo"], r["hi"], r["rank"], r["rank_lo"], r["rank_hi"])]
     t = r.pivot(index="model", columns="measure", values="cell")
     order = [m for m in (*LABELS, TTCW_PASSES) if m in t] + [m for m in dict.fromkeys(r["measure"]) if m not in
@@ -122,7 +124,7 @@ def agreement(recs, dataset: str) -> pd.DataFrame:
 
 def table_agreement(recs, dataset: str) -> pd.DataFrame:
     a = agreement(recs, dataset)
-    a["kendall tau"] = [S.fmt_number(x, 2) for x in a["kendall tau"]]
+    a["kendall tau"] = [num.fmt_number(x, 2) for x in a["kendall tau"]]
     return captioned(a, f"{dataset}: does a measure order the models as the human labels do? Kendall's tau "
                         "between the models' means on the measure and their human label rates (1: the same order, "
                         "-1: reversed; with few models tau moves in large steps, and it is no significance test).")
@@ -170,21 +172,21 @@ def table_pairwise(recs, dataset: str) -> pd.DataFrame:
     if fit is None:
         return captioned(pd.DataFrame(), f"{dataset}: every pairwise judgement was unparsed.")
     t = pd.DataFrame({"model": fit["models"],
-                      "strength [95% CI]": [S.fmt_estimate(x, lo, hi, 2) for x, lo, hi in
+                      "strength [95% CI]": [num.fmt_estimate(x, lo, hi, 2) for x, lo, hi in
                                             zip(fit["theta"], fit["lo"], fit["hi"])],
                       "rank": [_fmt_rank(k, lo, hi) for k, lo, hi in zip(fit["rank"], fit["rank_lo"],
                                                                          fit["rank_hi"])],
                       "theta": fit["theta"]}).sort_values("theta", ascending=False).drop(columns="theta")
     floor = ("No order: the judge put no model above another (every comparison a tie), so every strength is 0, "
              "every rank is shared and there is no noise floor to read." if _no_order(fit) else
-             f"Noise floor: two bootstrap replicates agree on the whole order {S.fmt_number(fit['same_order'], 2)} "
-             f"of the time (mean Kendall tau between them {S.fmt_number(fit['tau_between'], 2)}).")
+             f"Noise floor: two bootstrap replicates agree on the whole order {num.fmt_number(fit['same_order'], 2)} "
+             f"of the time (mean Kendall tau between them {num.fmt_number(fit['tau_between'], 2)}).")
     return captioned(t.reset_index(drop=True),
                      f"{dataset}: Bradley-Terry strengths (log-odds, mean 0) from {b['comparisons']} two-order "
                      f"comparisons on {fit['items']} items, fitted over all models at once; interval and rank "
-                     f"interval: bootstrap over items. {floor} Position bias: {S.fmt_number(b['flip_rate'], 2)} of "
+                     f"interval: bootstrap over items. {floor} Position bias: {num.fmt_number(b['flip_rate'], 2)} of "
                      f"comparisons flip with the order (counted as ties); the first-shown answer was picked in "
-                     f"{S.fmt_number(b['first_rate'], 2)} of single judgements; {b['unparsed']} unparsed. Judge "
+                     f"{num.fmt_number(b['first_rate'], 2)} of single judgements; {b['unparsed']} unparsed. Judge "
                      f"`{prov.get('judge_model')}` (version {prov.get('judge_version')}), prompt "
                      f"{prov.get('prompt_sha')}, {prov.get('sampling')}, order seed {prov.get('order_seed')}.")
 
@@ -228,7 +230,7 @@ def fig_pairwise(recs, dataset: str) -> go.Figure:
 
 def table_pairwise_vs_people(recs, dataset: str) -> pd.DataFrame:
     t = pairwise_vs_people(recs, dataset)
-    t["kendall tau"] = [S.fmt_number(x, 2) for x in t["kendall tau"]]
+    t["kendall tau"] = [num.fmt_number(x, 2) for x in t["kendall tau"]]
     why = "" if len(t) else (" Nothing to compare: the pairwise judge gave no order here (no judgement, or every "
                              "comparison a tie).")
     return captioned(t, f"{dataset}: do the human label rates order the models as the pairwise judge does? "
@@ -262,8 +264,8 @@ def table_equivalence(recs) -> pd.DataFrame:
         return captioned(pd.DataFrame({"refused": [why]}), "The equivalence partitions were judged differently.")
     t = e[["model", "domain", "problem_id", "n", "distinct_entailment", "distinct_judge", "rand_index", "calls",
            "unparsed"]].copy()
-    rho = S.spearman(t["distinct_entailment"], t["distinct_judge"])
-    t["rand_index"] = [S.fmt_number(x, 2) for x in t["rand_index"]]
+    rho = corr.spearman(t["distinct_entailment"], t["distinct_judge"])
+    t["rand_index"] = [num.fmt_number(x, 2) for x in t["rand_index"]]
     p = e["provenance"].iloc[0]
     return captioned(t.rename(columns={"distinct_entailment": "distinct (entailment)",
                                        "distinct_judge": "distinct (equivalence judge)"}),
@@ -271,5 +273,5 @@ def table_equivalence(recs) -> pd.DataFrame:
                      "classes) and by the equivalence judge with NoveltyBench's protocol (input order shuffled "
                      f"with seed {p.get('order_seed')}; judge `{p.get('judge_model')}`, prompt {p.get('prompt_sha')}). "
                      "Rand index: the share of sample pairs both partitions treat alike (1: the same partition). "
-                     f"Spearman of the two counts over the {len(t)} steps: {S.fmt_number(rho.get('rho'), 2)} "
+                     f"Spearman of the two counts over the {len(t)} steps: {num.fmt_number(rho.get('rho'), 2)} "
                      f"({rho.get('note') or 'n=' + str(rho.get('n'))}).")

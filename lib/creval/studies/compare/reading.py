@@ -16,8 +16,9 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from creval.measures import stats as S
-from creval.measures.verdicts import TESTABLE, Verdict, claim_verdict
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
+from creval.measures.stats.verdicts import TESTABLE, Verdict, claim_verdict
 from creval.studies.claims import too_few_of
 from creval.studies.compare.report import models_of
 from creval.studies.compare.values import PEOPLE
@@ -44,7 +45,7 @@ def against_people(h: pd.DataFrame, task: str, a: str, b: str, n_boot: int = 100
     shared = x.index.intersection(y.index)
     x, y = x[shared].to_numpy(float), y[shared].to_numpy(float)
     keep = np.isfinite(x) & np.isfinite(y)
-    d = S.paired_mean_diff_ci(x, y, n_boot=n_boot, seed=seed)
+    d = corr.paired_mean_diff_ci(x, y, n_boot=n_boot, seed=seed)
     mean = float(np.mean(x[keep] - y[keep])) if keep.any() else float("nan")
     return {"value": mean, "lo": d["lo"], "hi": d["hi"], "n": int(keep.sum())}
 
@@ -55,8 +56,8 @@ def claim_row(claim: str, task: str, who: str, est: dict) -> dict:
                       degenerate=too_few_of(est["n"], "prompt"))
     link = items(f"{est['n']} prompt{'s' if est['n'] != 1 else ''}", "compare", "homogeneity", {"task": task})
     how = ("95% interval: paired bootstrap over prompts" if np.isfinite(est["lo"]) and np.isfinite(est["hi"])
-           else f"no interval with fewer than {S.MIN_N} prompts")
-    shown = S.fmt_estimate(est["value"], est["lo"], est["hi"], 3)
+           else f"no interval with fewer than {corr.MIN_N} prompts")
+    shown = num.fmt_estimate(est["value"], est["lo"], est["hi"], 3)
     here = f"{task}: cosine of {who} minus people's, per prompt: {shown} on {link} (n = {est['n']}; {how})."
     return {COLUMNS[0]: claim, COLUMNS[1]: here, COLUMNS[2]: v.label, COLUMNS[3]: v.reason}
 

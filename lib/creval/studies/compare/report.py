@@ -5,7 +5,7 @@ values of a sentence out. No model, judge, embedding or network call.
 Every estimate is a mean over items with a 95% percentile bootstrap interval over those items; a difference
 between two models is over the items both measured, with a paired bootstrap interval (each replicate resamples
 the shared items once); its verdict is "different" when the interval excludes 0, "not shown" otherwise. Every
-number is rounded once, by :func:`creval.measures.stats.fmt_estimate`.
+number is rounded once, by :func:`creval.measures.stats.numbers.fmt_estimate`.
 """
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from creval.measures import stats as S
-from creval.measures import verdicts as V
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
+from creval.measures.stats import verdicts as V
 from creval.studies import scores as SC
 from creval.studies.aut.report import AUT_SCALE
 from creval.studies.compare import provenance as P
@@ -62,7 +63,7 @@ def comparable_values(values: pd.DataFrame) -> pd.DataFrame:
 def model_estimates(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """One row per measure x model: ``n`` items, ``mean``, its bootstrap ``lo``/``hi``, ``judge`` (measures
     judged differently for different models are left out: :func:`refused_measures`) and ``constant``: the
-    reason when at least :data:`~creval.measures.verdicts.DEGENERATE_SHARE` of the items got one value (a judge
+    reason when at least :data:`~creval.measures.stats.verdicts.DEGENERATE_SHARE` of the items got one value (a judge
     that gives about 2 to everything ranks nothing), else ""."""
     rows, values = [], comparable_values(values)
     if not len(values):
@@ -70,7 +71,7 @@ def model_estimates(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> 
     for (measure, model), g in values.groupby(["measure", "model"], sort=False):
         x = g["value"].astype(float).to_numpy()
         x = x[np.isfinite(x)]
-        lo, hi = S.bootstrap_ci(np.mean, x, n_boot=n_boot, seed=seed) if len(x) else (np.nan, np.nan)
+        lo, hi = corr.bootstrap_ci(np.mean, x, n_boot=n_boot, seed=seed) if len(x) else (np.nan, np.nan)
         rows.append({"measure": measure, "model": model, "n": len(x), "mean": float(x.mean()) if len(x) else np.nan,
                      "lo": lo, "hi": hi, "judge": ", ".join(sorted({j for j in g["judge"] if j})),
                      "constant": flat_values(x, judged=any(g["judge"]))})
@@ -79,7 +80,7 @@ def model_estimates(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> 
 
 def flat_values(x: np.ndarray, judged: bool = False) -> str:
     """Why a model's item values rank nothing, or "": one value on at least
-    :data:`~creval.measures.verdicts.DEGENERATE_SHARE` of the items; for a judge's 1-5 scores averaged per item
+    :data:`~creval.measures.stats.verdicts.DEGENERATE_SHARE` of the items; for a judge's 1-5 scores averaged per item
     (a judge giving about 2 to every use: items at 2.0, 1.9, 2.1), the same after rounding to the score scale."""
     why = V.constant(list(x), "value", share=V.DEGENERATE_SHARE)
     if why or not judged or not len(x) or x.min() < 1 or x.max() > 5:
@@ -95,7 +96,7 @@ def paired_differences(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) 
     for measure, g in values.groupby("measure", sort=False) if len(values) else []:
         wide = g.pivot_table(index="item", columns="model", values="value", aggfunc="mean")
         for a, b in combinations([m for m in order if m in wide], 2):
-            d = S.paired_mean_diff_ci(wide[a].to_numpy(), wide[b].to_numpy(), n_boot=n_boot, seed=seed)
+            d = corr.paired_mean_diff_ci(wide[a].to_numpy(), wide[b].to_numpy(), n_boot=n_boot, seed=seed)
             verdict = DIFFERENT if d["verdict"] in ("better", "worse") else NOT_SHOWN
             rows.append({"measure": measure, "a": a, "b": b, "n": d["n"], "difference": d["diff"], "lo": d["lo"],
                          "hi": d["hi"], "verdict": verdict, "note": d["note"]})
@@ -132,8 +133,8 @@ def table_judge_scores(recs) -> pd.DataFrame:
         s = SC.score_summary(g["value"], n_boot=n_boot, seed=seed)
         words = _judged_words(recs, measure, model, g.loc[g["value"].notna(), "item"])
         rows.append({"measure": measure, "model": model, "judge": ", ".join(sorted(set(g["judge"]))), "n": s["n"],
-                     "score [95% CI]": S.fmt_estimate(s["mean"], s["lo"], s["hi"], 2),
-                     "mean words of the texts scored": S.fmt_number(words, 0) if words == words else "not recorded",
+                     "score [95% CI]": num.fmt_estimate(s["mean"], s["lo"], s["hi"], 2),
+                     "mean words of the texts scored": num.fmt_number(words, 0) if words == words else "not recorded",
                      "scale": SCALES.get(family(measure), "")})
     return captioned(pd.DataFrame(rows, columns=JUDGE_COLUMNS),
                      "Each judge score with its n, its 95% bootstrap interval over the items and the mean length of "
@@ -150,7 +151,7 @@ def table_models(recs) -> pd.DataFrame:
     v = recs["values"]
     words = [_judged_words(recs, m, o, v.loc[(v["measure"] == m) & (v["model"] == o), "item"]) if j else np.nan
              for m, o, j in zip(est["measure"], est["model"], est["judge"])]      # a judge score: its texts' length
-    est["cell"] = [f"{S.fmt_estimate(m, lo, hi, 2)} (n={n}" + (f"; {S.fmt_number(w, 0)} words)" if w == w else ")")
+    est["cell"] = [f"{num.fmt_estimate(m, lo, hi, 2)} (n={n}" + (f"; {num.fmt_number(w, 0)} words)" if w == w else ")")
                    + (f" CONSTANT: {c}" if c else "") for m, lo, hi, n, c, w
                    in zip(est["mean"], est["lo"], est["hi"], est["n"], est["constant"], words)]
     t = est.pivot(index="measure", columns="model", values="cell").reindex(columns=models_of(recs["values"]))
@@ -176,7 +177,7 @@ def table_differences(recs) -> pd.DataFrame:
     if d.empty:
         return captioned(d, "No pair of models measured the same items.")
     out = pd.DataFrame({"measure": d["measure"], "a - b": d["a"] + " - " + d["b"], "shared items": d["n"],
-                        "difference [95% CI]": [S.fmt_estimate(x, lo, hi, 3) for x, lo, hi in
+                        "difference [95% CI]": [num.fmt_estimate(x, lo, hi, 3) for x, lo, hi in
                                                 zip(d["difference"], d["lo"], d["hi"])],
                         "verdict": d["verdict"], "note": d["note"]})
     return captioned(out, "Differences between two models on the same items: mean of (a - b) over the items both "
@@ -208,7 +209,7 @@ def fig_models(recs) -> go.Figure:
     z = normalised(est, v)
     for model in models_of(v):
         g = z[z["model"] == model]
-        hover = [f"{model}<br>{m}: {S.fmt_estimate(x, lo, hi, 3)}, n={n}" + (f"<br>CONSTANT: {c}" if c else "")
+        hover = [f"{model}<br>{m}: {num.fmt_estimate(x, lo, hi, 3)}, n={n}" + (f"<br>CONSTANT: {c}" if c else "")
                  for m, x, lo, hi, n, c in zip(g["measure"], g["mean"], g["lo"], g["hi"], g["n"], g["constant"])]
         err = dict(type="data", symmetric=False, array=(g["z_hi"] - g["z"]).fillna(0),
                    arrayminus=(g["z"] - g["z_lo"]).fillna(0))
@@ -238,7 +239,7 @@ def homogeneity_estimates(h: pd.DataFrame, n_boot: int = 1000, seed: int = 0) ->
         for col in ("cosine", "overlap"):
             x = g[col].astype(float).to_numpy()
             x = x[np.isfinite(x)]
-            lo, hi = S.bootstrap_ci(np.mean, x, n_boot=n_boot, seed=seed) if len(x) else (np.nan, np.nan)
+            lo, hi = corr.bootstrap_ci(np.mean, x, n_boot=n_boot, seed=seed) if len(x) else (np.nan, np.nan)
             row.update({col: float(x.mean()) if len(x) else np.nan, f"{col} lo": lo, f"{col} hi": hi})
         rows.append(row)
     return pd.DataFrame(rows)
@@ -251,9 +252,9 @@ def table_homogeneity(recs) -> pd.DataFrame:
         return captioned(pd.DataFrame(), "No prompt was answered by a model beside another model or people: "
                                          "no homogeneity to measure.")
     out = pd.DataFrame({"task": e["task"], "a": e["a"], "b": e["b"], "kind": e["kind"], "prompts": e["prompts"],
-                        "mean cosine [95% CI]": [S.fmt_estimate(x, lo, hi, 3) for x, lo, hi in
+                        "mean cosine [95% CI]": [num.fmt_estimate(x, lo, hi, 3) for x, lo, hi in
                                                  zip(e["cosine"], e["cosine lo"], e["cosine hi"])],
-                        "share of a's ideas also b's [95% CI]": [S.fmt_estimate(x, lo, hi, 2) for x, lo, hi in
+                        "share of a's ideas also b's [95% CI]": [num.fmt_estimate(x, lo, hi, 2) for x, lo, hi in
                                                                  zip(e["overlap"], e["overlap lo"], e["overlap hi"])]})
     return captioned(out, "Homogeneity of ideas on the prompts a model answered beside another source: mean "
                           "embedding cosine between a's and b's answers (a = b: between two answers of one "

@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 
-from creval.measures import stats as S
-from creval.measures import tracking as TR
-from creval.measures.resample import boot_p, cluster_bootstrap
-from creval.measures.verdicts import CONTRADICTS, SUPPORTS, claim_verdict
+from creval.measures.stats import tracking as TR
+from creval.measures.stats import verdicts as V
+from creval.measures.stats.resample import boot_p, cluster_bootstrap
+from creval.measures.stats.verdicts import CONTRADICTS, SUPPORTS, claim_verdict
 from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.reportcard.card import CLAIM, JUDGMENT, TAN, sourced
 
@@ -31,12 +31,12 @@ def convergent_rows(recs, n_boot: int, seed: int) -> list[dict]:
         pred = np.where(parsed, g["verdict"].fillna(False).astype(bool).to_numpy(), ~label)   # unparsed counts as wrong
         correct = (pred == label).astype(float)
         majority = (label == (label.mean() >= 0.5)).astype(float)
-        acc = S.wilson(int(correct.sum()), len(correct))          # a proportion: Wilson, honest at 0 and 1
+        acc = V.wilson(int(correct.sum()), len(correct))          # a proportion: Wilson, honest at 0 and 1
         pair = g["pair_id"].astype(str).to_numpy() if "pair_id" in g else None
         d = cluster_bootstrap(lambda c, m: float(np.mean(c - m)), correct, majority, cluster=pair, n_boot=n_boot,
                               seed=seed)
         sample = line if "sample" in line.lower() else ""
-        why = S.first_reason(sample or None, S.constant(pred.astype(float), "judge answer"))
+        why = V.first_reason(sample or None, V.constant(pred.astype(float), "judge answer"))
         v_ = claim_verdict(d["value"], d["lo"], d["hi"], d["n_units"], claimed="+", degenerate=why,
                            mc=(d["mc_lo"], d["mc_hi"]), units="pair")
         track = {SUPPORTS: TR.TRACKS, CONTRADICTS: TR.NO_BETTER}.get(v_.word, v_.word)   # behind the majority label

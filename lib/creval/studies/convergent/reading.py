@@ -1,5 +1,5 @@
 """Chapter 03's closing "What this shows", pure: each convergent claim of the paper (Table 2's accuracy
-ranking, Table 15's tokens, Tables 3-5) with the book's one rule (:func:`creval.measures.verdicts.claim_verdict`),
+ranking, Table 15's tokens, Tables 3-5) with the book's one rule (:func:`creval.measures.stats.verdicts.claim_verdict`),
 decided on paired differences over the human-labelled pairs, the independent unit (a pair's criteria share one
 problem and one solution), never on point estimates. A judge that gives one answer to every item is named
 and leaves the claim not testable."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from creval.measures import stats as S
-from creval.measures.resample import cluster_bootstrap
-from creval.measures.verdicts import TESTABLE, claim_verdict
+from creval.measures.stats import numbers as num
+from creval.measures.stats.resample import cluster_bootstrap
+from creval.measures.stats.verdicts import TESTABLE, claim_verdict
 from creval.studies.claims import claims_md, every_row, too_few_of
 from creval.studies.contract import Records
 from creval.studies.convergent.report import PAPER_ACCURACY, PAPER_SHARE, judge_accuracy, one_answer, token_table
@@ -57,7 +57,7 @@ def what_this_shows(recs: Records) -> str:
     contradicts the paper, inconclusive here, not testable here), decided on paired differences over the
     human-labelled pairs (the independent unit), never on point estimates."""
     cfg, acc, rows, hv = recs.cfg, computed(judge_accuracy(recs)), [], recs.human_verdicts
-    paper = ", ".join(f"{j} {S.fmt_number(a, 3)}" for j, a in PAPER_ACCURACY.items())
+    paper = ", ".join(f"{j} {num.fmt_number(a, 3)}" for j, a in PAPER_ACCURACY.items())
     ours = {j: a for j, a in acc.items() if a["accuracy"] == a["accuracy"]}
     if "retrieval" in ours and len(ours) > 1:
         mine = hv[(hv["judge"] == "retrieval") & ~hv["unparsed"].astype(bool)]
@@ -69,13 +69,13 @@ def what_this_shows(recs: Records) -> str:
             if j != "retrieval":
                 d, v = _paired_claim(right, _per_pair(hv, j, _correct_share), "+", cfg, flat)
                 found.append(v)
-                parts.append(f"retrieval minus {j} {S.fmt_estimate(d['diff'], d['lo'], d['hi'], 3)} on {d['n']} "
+                parts.append(f"retrieval minus {j} {num.fmt_estimate(d['diff'], d['lo'], d['hi'], 3)} on {d['n']} "
                              "pairs")
         v = every_row(found)
         rows.append((str(v) if not v.testable else v.label,
                      f"In the paper's Table 2 the retrieval judge is the most accurate against human labels ({paper}).",
                      f"Here, with `{cfg.judge_model}`: " + ", ".join(
-                         f"{j} {S.fmt_number(a['accuracy'], 3)} on "
+                         f"{j} {num.fmt_number(a['accuracy'], 3)} on "
                          + items(f"{a['parsed']} parsed verdicts", "convergent", "human_verdicts", {"judge": j})
                          + (" (constant)" if one_answer(list(hv[(hv['judge'] == j)
                                                                & ~hv['unparsed'].astype(bool)]['verdict'])) else "")
@@ -90,8 +90,9 @@ def what_this_shows(recs: Records) -> str:
         d, v = _paired_claim(spent["retrieval"], spent["chateval"], "-", cfg)
         rows.append((str(v) if not v.testable else v.label,
                      "The paper's Table 15 has the retrieval judge spending fewer tokens per pair than ChatEval "
-                     f"({S.fmt_number(PAPER_SHARE, 1, 100)}% of them).",
-                     f"Here it spends {S.fmt_number(share, 0, 100)}%, {S.fmt_estimate(d['diff'], d['lo'], d['hi'], 0)}"
+                     f"({num.fmt_number(PAPER_SHARE, 1, 100)}% of them).",
+                     f"Here it spends {num.fmt_number(share, 0, 100)}%, "
+                     f"{num.fmt_estimate(d['diff'], d['lo'], d['hi'], 0)}"
                      f" tokens per pair on {d['n']} pairs (both judges at `convergent_judge_word_limit` = "
                      f"{cfg.convergent_judge_word_limit} words per turn)."))
     else:

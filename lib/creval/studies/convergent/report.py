@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from creval.measures import stats as S
+from creval.measures.stats import agreement as agree
+from creval.measures.stats import numbers as num
 from creval.studies.contract import Records
 from creval.studies.tables import captioned, computed, guard_module, public_text
 
@@ -105,7 +106,7 @@ def agreement_table(recs: Records) -> pd.DataFrame:
             conf = [None if pd.isna(r.confidence) else float(r.confidence) for r in g.itertuples()]
             labels = [bool(x) for x in g.label]
             parsed = [lab for lab, p in zip(labels, pred) if p is not None]
-            rows.append({"judge": j, "criterion": c, **S.agreement(labels, pred, conf),
+            rows.append({"judge": j, "criterion": c, **agree.agreement(labels, pred, conf),
                          "no confidence": no_confidence(pred, conf), "answers": one_answer(pred),
                          "majority baseline": (max(np.mean(parsed), 1 - np.mean(parsed)) if parsed else np.nan)})
     cols = ["judge", "criterion", "n", "coverage", "unparsed", "accuracy", "accuracy_all", "auarc", "no confidence",
@@ -130,7 +131,7 @@ def _constant_caveat(t: pd.DataFrame) -> str:
 
 
 def no_confidence(pred: list, conf: list) -> int:
-    """Parsed verdicts that came without a confidence: AUARC (:func:`creval.measures.stats.auarc`) ranks them
+    """Parsed verdicts that came without a confidence: AUARC (:func:`creval.measures.stats.agreement.auarc`) ranks them
     below every confidence, as the least sure."""
     return sum(p is not None and c is None for p, c in zip(pred, conf))
 
@@ -181,8 +182,8 @@ def token_summary(recs: Records, tokens: pd.DataFrame | None = None, ours: str =
     g = verdicts[verdicts.judge == ours]
     early = int(g.early_exit.fillna(False).astype(bool).sum())
     asks = {j: int(verdicts[verdicts.judge == j].retries.fillna(0).sum()) for j in (ours, baseline)}
-    return (f"{ours} spent {S.fmt_number(share, 0, 100)}% of {baseline}'s tokens (paper: "
-            f"{S.fmt_number(paper_share, 1, 100)}%); {early} of {len(g)} "
+    return (f"{ours} spent {num.fmt_number(share, 0, 100)}% of {baseline}'s tokens (paper: "
+            f"{num.fmt_number(paper_share, 1, 100)}%); {early} of {len(g)} "
             f"{ours} discussions exited after round 1; format re-asks: {ours} {asks[ours]}, {baseline} "
             f"{asks[baseline]}.")
 
@@ -216,7 +217,7 @@ def threshold_table(recs: Records) -> pd.DataFrame:
         v = sweep[sweep["T"] == c["T"]] if len(sweep) else sweep
         pred = [None if r.unparsed or pd.isna(r.verdict) else bool(r.verdict) for r in v.itertuples()]
         conf = [None if pd.isna(r.confidence) else float(r.confidence) for r in v.itertuples()]
-        a = S.agreement([bool(x) for x in v.label], pred, conf) if len(v) else {}
+        a = agree.agreement([bool(x) for x in v.label], pred, conf) if len(v) else {}
         rows.append({"T": float(c["T"]), "accuracy": a.get("accuracy", np.nan), "auarc": a.get("auarc", np.nan),
                      "no confidence": no_confidence(pred, conf),
                      "coverage": a.get("coverage", np.nan),

@@ -1,6 +1,6 @@
 """Chapter 02's closing "What this shows", pure: each divergent claim of the paper (entropies near the ceiling,
 Tables 3-5; the rise with temperature, Fig. 5b; entropy against the number of classes, Fig. 5a; the ranking,
-Table 3) with the book's one rule (:func:`creval.measures.verdicts.claim_verdict`), read off intervals over
+Table 3) with the book's one rule (:func:`creval.measures.stats.verdicts.claim_verdict`), read off intervals over
 problems, never off a point. Each count links to the items behind it in the study's browser
 (:mod:`creval.studies.links`)."""
 from __future__ import annotations
@@ -9,9 +9,10 @@ import math
 
 import numpy as np
 
-from creval.measures import stats as S
-from creval.measures.resample import cluster_bootstrap
-from creval.measures.verdicts import TESTABLE, Verdict, claim_verdict
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
+from creval.measures.stats.resample import cluster_bootstrap
+from creval.measures.stats.verdicts import TESTABLE, Verdict, claim_verdict
 from creval.studies.claims import claims_md, every_row, too_few_of
 from creval.studies.contract import Records
 from creval.studies.divergent.report import (
@@ -65,12 +66,12 @@ def _ceiling_row(recs: Records, near: list[dict]) -> tuple:
     ln10 = math.log(10)
     lo, hi = (f([paper_range(r["domain"])[k] for r in near]) for k, f in ((0, min), (1, max)))
     v = every_row([_near_ceiling(recs, r, (lo / ln10, hi / ln10)) for r in near])
-    ours = "; ".join(f"{r['model']} on {r['domain']} {S.fmt_number(r['se'])} {_kept(r)} of a ceiling ln {r['n']} = "
-                     f"{S.fmt_number(r['ceiling'])} ({S.fmt_number(r['share'], 0, 100)}% of it)" for r in near)
+    ours = "; ".join(f"{r['model']} on {r['domain']} {num.fmt_number(r['se'])} {_kept(r)} of a ceiling ln {r['n']} = "
+                     f"{num.fmt_number(r['ceiling'])} ({num.fmt_number(r['share'], 0, 100)}% of it)" for r in near)
     return (str(v) if not v.testable else v.label,
             f"The paper's semantic entropies on these domains lie close to the ceiling (Tables 3-5: "
-            f"{S.fmt_number(lo)} to {S.fmt_number(hi)} nats of ln 10 = {S.fmt_number(ln10)}, "
-            f"{S.fmt_number(lo / ln10, 0, 100)}% to {S.fmt_number(hi / ln10, 0, 100)}%).",
+            f"{num.fmt_number(lo)} to {num.fmt_number(hi)} nats of ln 10 = {num.fmt_number(ln10)}, "
+            f"{num.fmt_number(lo / ln10, 0, 100)}% to {num.fmt_number(hi / ln10, 0, 100)}%).",
             f"Here: {ours}; shares read with a bootstrap interval over problems, {v.reason}.")
 
 
@@ -79,7 +80,7 @@ def _classes_row(recs: Records) -> tuple:
     one unit, resampled whole)."""
     s = live(recs.steps)
     if len(s) and {"n_clusters", "problem_id"} <= set(s):
-        r = cluster_bootstrap(lambda a, b: S.spearman(a, b, min_n=3)["rho"], s["n_clusters"].to_numpy(float),
+        r = cluster_bootstrap(lambda a, b: corr.spearman(a, b, min_n=3)["rho"], s["n_clusters"].to_numpy(float),
                               s["semantic_entropy"].to_numpy(float), cluster=s["problem_id"].to_numpy(),
                               n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed)
     else:
@@ -91,7 +92,7 @@ def _classes_row(recs: Records) -> tuple:
     steps = items(f"{r['n']} steps", "divergent", "steps", {"is_stop": False}) if r["n"] else "0 steps"
     return (str(v) if not v.testable else v.label,
             "In the paper's Fig. 5a entropy grows with the number of semantic classes of a step.",
-            f"Here: Spearman {S.fmt_estimate(r['value'], r['lo'], r['hi'])} over {steps} of "
+            f"Here: Spearman {num.fmt_estimate(r['value'], r['lo'], r['hi'])} over {steps} of "
             f"{r['n_units']} problems (bootstrap over problems)" + (f"; {r['note']}." if r.get("note") else "."))
 
 
@@ -115,7 +116,7 @@ def what_this_shows(recs: Records) -> str:
                          + " per temperature"
                          + (f"; {dropped} duplicate-filtered solution(s) left out, as in the tables" if dropped else "")
                          + f"): {fmt_temperature_row(pts)}; highest minus lowest temperature on the same problems "
-                         f"{S.fmt_estimate(d['diff'], d['lo'], d['hi'])}; levelling off needs more temperatures and "
+                         f"{num.fmt_estimate(d['diff'], d['lo'], d['hi'])}; levelling off needs more temperatures and "
                          "problems."))
     rows.append(_classes_row(recs))
     models = {x["model"] for x in lv}

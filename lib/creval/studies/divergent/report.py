@@ -12,8 +12,9 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from creval.measures import stats as S
 from creval.measures.entropy import distinct_at_k
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
 from creval.studies.contract import Records
 from creval.studies.divergent.paper import PAPER_SE, PAPER_SE_BOOKMIA_UNFILTERED
 from creval.studies.links import items
@@ -86,8 +87,8 @@ def mean_sd(x: pd.Series) -> str:
     x = x.dropna()
     if not len(x):
         return "–"
-    return (f"{S.fmt_number(x.mean(), 3)} ± {S.fmt_number(x.std(ddof=1), 3)}" if len(x) > 1
-            else S.fmt_number(x.mean(), 3))
+    return (f"{num.fmt_number(x.mean(), 3)} ± {num.fmt_number(x.std(ddof=1), 3)}" if len(x) > 1
+            else num.fmt_number(x.mean(), 3))
 
 
 def entropy_table(recs: Records) -> pd.DataFrame:
@@ -155,7 +156,7 @@ def classes_rho(recs: Records) -> dict:
     s = live(recs.steps)
     if s.empty or "n_clusters" not in s:
         return {"rho": math.nan, "p": math.nan, "n": 0, "note": "no step recorded"}
-    return S.spearman(s["n_clusters"], s["semantic_entropy"], min_n=3)
+    return corr.spearman(s["n_clusters"], s["semantic_entropy"], min_n=3)
 
 
 def fig_entropy_vs_classes(recs: Records) -> go.Figure:
@@ -163,7 +164,7 @@ def fig_entropy_vs_classes(recs: Records) -> go.Figure:
     s, rho = live(recs.written("steps")), classes_rho(recs)["rho"]
     fig = px.strip(s, x="n_clusters", y="semantic_entropy", color="domain", facet_col="model",
                    labels={"n_clusters": "semantic classes among the n samples", "semantic_entropy": "SE (nats)"},
-                   title=f"Semantic entropy vs number of semantic classes (Spearman ρ = {S.fmt_number(rho)}, "
+                   title=f"Semantic entropy vs number of semantic classes (Spearman ρ = {num.fmt_number(rho)}, "
                          f"{len(s)} steps)")
     means = s.groupby("n_clusters")["semantic_entropy"].mean().reset_index()
     fig.add_trace(go.Scatter(x=means["n_clusters"], y=means["semantic_entropy"], mode="lines+markers",
@@ -287,7 +288,7 @@ def nli_gains(recs: Records) -> list[dict]:
 
 
 def fmt_temperature_row(pts: list[tuple[float, float]]) -> str:
-    return ", ".join(f"{S.fmt_number(v)} at T = {t:g}" for t, v in pts)
+    return ", ".join(f"{num.fmt_number(v)} at T = {t:g}" for t, v in pts)
 
 
 def build_caveats(recs: Records) -> str:
@@ -299,7 +300,8 @@ def build_caveats(recs: Records) -> str:
     per = ", ".join(items(f"{r['problems']} {r['domain']}", "divergent", "problems",
                           {"model": r["model"], "domain": r["domain"]}) + f" ({r['data']})" for r in first) or "no"
     ran = recs.entailment["ran"].iloc[0] if len(recs.entailment) else "?"
-    gains = "; ".join(f"{g['dataset']}: accuracy {S.fmt_number(g['accuracy'])} against {S.fmt_number(g['baseline'])} "
+    gains = "; ".join(f"{g['dataset']}: accuracy {num.fmt_number(g['accuracy'])} "
+                      f"against {num.fmt_number(g['baseline'])} "
                       "for the majority label on "
                       + items(f"{g['pairs']} pairs", "divergent", "nli_eval", {"dataset": g["dataset"]})
                       for g in nli_gains(recs))

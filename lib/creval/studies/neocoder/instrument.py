@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from creval.measures import neogauge as ng
-from creval.measures.resample import cluster_bootstrap
+from creval.measures.stats.resample import cluster_bootstrap
 from creval.studies.neocoder.records import HumanDetectionRecord
 from creval.studies.neocoder.report import codes_of, problems_of, state_rows
 from creval.studies.tables import guard_module

@@ -7,9 +7,11 @@ from collections import Counter
 
 import pandas as pd
 
-from creval.measures import paired as P
-from creval.measures import stats as S
-from creval.measures.verdicts import CONTRADICTS, SUPPORTS, TESTABLE, Verdict, claim_verdict
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
+from creval.measures.stats import paired as P
+from creval.measures.stats import verdicts as V
+from creval.measures.stats.verdicts import CONTRADICTS, SUPPORTS, TESTABLE, Verdict, claim_verdict
 from creval.studies.claims import every_row
 from creval.studies.links import anchor, items
 from creval.studies.neocoder.instrument import gaps
@@ -34,7 +36,7 @@ def _linked(n: int, text: str, table: str = "codes", link=items, **filters) -> s
 
 def pct(k: int, n: int) -> str:
     """``k / n`` as a percentage rounded once to one decimal ("16.1%")."""
-    return S.fmt_number(k / n if n else float("nan"), 1, 100) + "%"
+    return num.fmt_number(k / n if n else float("nan"), 1, 100) + "%"
 
 
 def per_state(values: dict) -> str:
@@ -62,7 +64,7 @@ def pass_values(recs, subset: str = "all") -> dict:
         return {"states": 0}
     first, last = min(per), max(per)
     paper = not is_sample(recs) and not recs.cfg.neocoder_problems
-    ratio = {t: f"{S.fmt_number(st / rep, 1)}x" if rep else f"{st} passes against none"
+    ratio = {t: f"{num.fmt_number(st / rep, 1)}x" if rep else f"{st} passes against none"
              for t, (rep, st, n) in per.items() if t >= 3 and (rep or st)}
     t1 = table1(recs)
     return {"states": len(per), "first": first, "last": last, "paper": paper,
@@ -102,25 +104,25 @@ def decline_values(recs, subset: str = "all") -> dict:
         out[j] = P.paired_change(x, y)
     drops = {j: [getattr(at[first][p], f"correct_{j}") - getattr(at[last][p], f"correct_{j}") for p in both]
              for j in JUDGES}
-    out["between"] = S.paired_mean_diff_ci(drops["strict"], drops["repo"], n_boot=recs.cfg.n_boot,
+    out["between"] = corr.paired_mean_diff_ci(drops["strict"], drops["repo"], n_boot=recs.cfg.n_boot,
                                            seed=recs.cfg.seed)
     return out
 
 
 def _share(p: float, ci: tuple[float, float]) -> str:
     """A share as "25.8% [18.1, 35.3]" (each number rounded once)."""
-    return f"{S.fmt_number(p, 1, 100)}% {S.fmt_interval(*ci, 1, 100)}".strip()
+    return f"{num.fmt_number(p, 1, 100)}% {num.fmt_interval(*ci, 1, 100)}".strip()
 
 
 def _change_text(c: dict, first: int, last: int) -> str:
     """One judge's paired change in words: both shares with their Wilson intervals, lost and gained problems,
     the drop in points with its interval, the exact McNemar p and the share kept."""
-    kept = (f"; it keeps {S.fmt_number(c['kept'], 0, 100)}% of its state-{first} rate" if c["kept"] == c["kept"]
+    kept = (f"; it keeps {num.fmt_number(c['kept'], 0, 100)}% of its state-{first} rate" if c["kept"] == c["kept"]
             else "")
     return (f"{_share(c['p_x'], c['ci_x'])} at state {first} and {_share(c['p_y'], c['ci_y'])} at state {last} "
             f"({c['lost']} lost, "
-            f"{c['gained']} gained): a drop of {S.fmt_estimate(c['drop'], c['lo'], c['hi'], digits=1, scale=100)} "
-            f"points (exact McNemar p {'< 0.0001' if c['p'] < 1e-4 else '= ' + S.fmt_number(c['p'], 4)}){kept}")
+            f"{c['gained']} gained): a drop of {num.fmt_estimate(c['drop'], c['lo'], c['hi'], digits=1, scale=100)} "
+            f"points (exact McNemar p {'< 0.0001' if c['p'] < 1e-4 else '= ' + num.fmt_number(c['p'], 4)}){kept}")
 
 
 def _at(v: dict, end: str) -> str:      # "n at state t", n linked to that state's codes
@@ -137,9 +139,9 @@ def decline_md(recs) -> str:
         return "No problem has a scored code at two states: the decline cannot be tested on the same problems."
     b = d["between"]
     gap = ("cannot be compared (too few problems)" if b["verdict"] == "n/a" else
-           f"differ by {S.fmt_estimate(b['diff'], b['lo'], b['hi'], digits=1, scale=100)} points (strict minus "
+           f"differ by {num.fmt_estimate(b['diff'], b['lo'], b['hi'], digits=1, scale=100)} points (strict minus "
            "repo-compatible, bootstrap over problems)")
-    m, inside = S.fmt_number(HARNESS_MARGIN, 0, 100), -HARNESS_MARGIN < b["lo"] and b["hi"] < HARNESS_MARGIN
+    m, inside = num.fmt_number(HARNESS_MARGIN, 0, 100), -HARNESS_MARGIN < b["lo"] and b["hi"] < HARNESS_MARGIN
     same = "" if b["verdict"] != "indistinguishable" else (
         f": the interval lies within {m} points of 0, so the harness does not explain the decline in points" if inside
         else f": the interval holds 0 but reaches past {m} points, so this build cannot say whether the harness "
@@ -225,10 +227,10 @@ def fig2_values(recs) -> dict:
     out = {}
     for n in FIG2_TECHNIQUES:
         lo, hi = later[n].min(), later[n].max()
-        out[n] = {"state0": S.fmt_number(first[n], 1, 100) + "%",
-                  "later": (S.fmt_number(lo, 1, 100) + "%" if S.fmt_number(lo, 1, 100) == S.fmt_number(hi, 1, 100)
-                            else f"{S.fmt_number(lo, 1, 100)}-{S.fmt_number(hi, 1, 100)}%"),
-                  "max": S.fmt_number(t[n].max(), 1, 100) + "%", "rises": bool(later[n].mean() > first[n])}
+        out[n] = {"state0": num.fmt_number(first[n], 1, 100) + "%",
+                  "later": (num.fmt_number(lo, 1, 100) + "%" if num.fmt_number(lo, 1, 100) == num.fmt_number(hi, 1, 100)
+                            else f"{num.fmt_number(lo, 1, 100)}-{num.fmt_number(hi, 1, 100)}%"),
+                  "max": num.fmt_number(t[n].max(), 1, 100) + "%", "rises": bool(later[n].mean() > first[n])}
     return out
 
 
@@ -277,7 +279,7 @@ def span(values) -> str:
     """The range of a column of percentages as "a-b%" (each end rounded once)."""
     if (v := pd.Series(values, dtype=float).dropna()).empty:
         return "–"
-    lo, hi = S.fmt_number(v.min(), 1), S.fmt_number(v.max(), 1)
+    lo, hi = num.fmt_number(v.min(), 1), num.fmt_number(v.max(), 1)
     return f"{lo}%" if lo == hi else f"{lo}-{hi}%"
 
 
@@ -332,11 +334,11 @@ def harness_claims(recs) -> list[tuple[str, str, Verdict]]:
                 ("; it copies the paper's harness, blank-line cut and all" if v["equal_to_paper"] else ""),
                 _exact_check(v["equal_to_paper"], sample)))
     out += decline_claims(recs)
-    lo, hi = S.wilson(u["unverifiable"], u["problems"])
+    lo, hi = V.wilson(u["unverifiable"], u["problems"])
     out.append(("The released tests verify a correct program (assumed by the paper's pass@1).",
                 _linked(u["unverifiable"], f"{u['unverifiable']} of {u['problems']} problems", "problems", anchor,
                        verifiable=False) + f" ({u['share']}, Wilson 95% "
-                f"{S.fmt_interval(lo, hi, 1, 100)}) cannot verify one: flattened inputs, or several valid answers "
+                f"{num.fmt_interval(lo, hi, 1, 100)}) cannot verify one: flattened inputs, or several valid answers "
                 "and one stored", _exact_check(u["unverifiable"] == 0, sample)))
     return out
 
@@ -354,7 +356,7 @@ def _fig5_claim(recs, which: str, states) -> tuple[str, Verdict]:
         g = gaps(recs, t)[which]
         found.append(claim_verdict(g["value"], g["lo"], g["hi"], g["n"], claimed="+", null=0.0, mc=g["mc"],
                                    sample=is_sample(recs), units="problem"))
-        parts.append(f"state {t} {S.fmt_estimate(g['value'], g['lo'], g['hi'], 1, 100)} points on {g['n']} problems")
+        parts.append(f"state {t} {num.fmt_estimate(g['value'], g['lo'], g['hi'], 1, 100)} points on {g['n']} problems")
     return "; ".join(parts), every_row(found)
 
 
@@ -389,7 +391,7 @@ def creativity_claims(recs) -> list[tuple[str, str, Verdict]]:
 
 def what_this_shows(recs) -> pd.DataFrame:
     """The closing "What this shows": each claim of the paper (with its figure and source) beside what this
-    build's records give, and the one rule's word (:func:`~creval.measures.verdicts.claim_verdict`: supports
+    build's records give, and the one rule's word (:func:`~creval.measures.stats.verdicts.claim_verdict`: supports
     the paper, contradicts the paper, inconclusive here, not testable here) with its reason."""
     rows = [{"the paper's claim": c, "this build": h, "verdict": v.label, "why": v.reason}
             for c, h, v in harness_claims(recs) + creativity_claims(recs)]

@@ -11,9 +11,10 @@ import plotly.graph_objects as go
 
 from creval.datasets.neocoder import problem_id
 from creval.measures import neogauge as ng
-from creval.measures import stats as S
 from creval.measures.neocoder.judges import VERDICTS
-from creval.measures.paired import share_interval
+from creval.measures.stats import numbers as stats_numbers
+from creval.measures.stats import verdicts as V
+from creval.measures.stats.paired import share_interval
 from creval.measures.techniques import STATIC_NAMES
 from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord, RoundRecord
 from creval.studies.tables import captioned, guard_module, public_text
@@ -117,16 +118,16 @@ def table3(recs, subset: str = "all") -> pd.DataFrame:
         rows.append({"state t": t, "problems": len(rs),
                      "paper pass@1": PAPER_PASS[t] if paper and subset == "all" else "",
                      "repo-compatible": f"{rep}/{len(rs)}", "repo %": round(100 * rep / len(rs), 1),
-                     "repo 95% CI": ci_text(S.wilson(rep, len(rs))), "strict": f"{st}/{len(rs)}",
+                     "repo 95% CI": ci_text(V.wilson(rep, len(rs))), "strict": f"{st}/{len(rs)}",
                      "strict %": round(100 * st / len(rs), 1),
-                     "strict 95% CI": ci_text(S.wilson(st, len(rs))),
+                     "strict 95% CI": ci_text(V.wilson(st, len(rs))),
                      "equal to paper": (f"{rep}/{len(rs)}" == PAPER_PASS[t]) if paper and subset == "all" else None})
     return _frame(rows, f"Table 3, pass@1 of the stored GPT-4 codes under both judges ({subset} problems; each "
                         "state over its own problems, Wilson 95% intervals)")
 
 
 def ci_text(ci) -> str:
-    return S.fmt_interval(*ci, digits=1, scale=100)
+    return stats_numbers.fmt_interval(*ci, digits=1, scale=100)
 
 
 def verdicts(recs) -> pd.DataFrame:

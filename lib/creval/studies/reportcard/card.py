@@ -1,6 +1,6 @@
 """The report card's rows (chapter 08): the graded studies' records in, one row per (measure or judge, human
 data) out. Each row states a paper's claim the paper's way (who claimed it, in which direction), tests the
-measure against people with :func:`creval.measures.tracking.tracks_people` (the strongest of every trivial
+measure against people with :func:`creval.measures.stats.tracking.tracks_people` (the strongest of every trivial
 surface baseline that applies, chosen inside each bootstrap replicate; a within-author check where texts by
 people and by models are pooled; resampling by each dataset's declared unit) and reads the claim off that
 test: *supports the paper*, *contradicts the paper*, *inconclusive here* or *not testable here*
@@ -21,10 +21,12 @@ import re
 
 import numpy as np
 
-from creval.measures import stats as S
-from creval.measures import tracking as TR
-from creval.measures.multiple import adjusted, adjusted_borderline
-from creval.measures.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, Verdict
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
+from creval.measures.stats import tracking as TR
+from creval.measures.stats import verdicts as V
+from creval.measures.stats.multiple import adjusted, adjusted_borderline
+from creval.measures.stats.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, Verdict
 from creval.studies.contract import Study
 from creval.studies.registry import STUDIES
 
@@ -53,7 +55,7 @@ _LIST_LINE = re.compile(r"^\s*(?:[-*\u2022]|\(?\d+[.)]|step\s*\d+)", re.IGNORECA
 
 def statistic(stat: str, x, y) -> float:
     """AUROC (``stat="auc"``, y a 0/1 label) or Spearman rho (``"spearman"``) of scores ``x`` against ``y``."""
-    return S.auc(y, x)["auc"] if stat == "auc" else S.spearman(x, y)["rho"]
+    return corr.auc(y, x)["auc"] if stat == "auc" else corr.spearman(x, y)["rho"]
 
 
 def oriented(base, y, stat: str) -> tuple[int, float]:
@@ -75,8 +77,8 @@ def claim_word(tracking: str, claimed: str | None, lead_short: bool = False) -> 
     claim stays inconclusive. A paper that says the measure fails beyond surface features (``-``) the other way
     round, and a *no better than* measure supports it only when its lead's interval lies short of the
     equivalence margin (``lead_short``)."""
-    if claimed is None or tracking == S.TESTABLE:
-        return S.TESTABLE
+    if claimed is None or tracking == V.TESTABLE:
+        return V.TESTABLE
     if tracking == INCONCLUSIVE:
         return INCONCLUSIVE
     if tracking == TR.NO_BETTER:
@@ -94,7 +96,7 @@ def format_baselines(texts) -> dict[str, np.ndarray]:
 
 
 def _within_text(r: dict) -> str:
-    return "; ".join(f"{w['author']} {S.fmt_estimate(w['value'], w['lo'], w['hi'])} (n = {w['n']})"
+    return "; ".join(f"{w['author']} {num.fmt_estimate(w['value'], w['lo'], w['hi'])} (n = {w['n']})"
                      for w in r.get("within") or [])
 
 
@@ -102,7 +104,7 @@ def graded(paper: str, measure: str, data: str, x, baselines: dict, y, stat: str
            author=None, cluster=None, group=None, paper_figure: str = "", note: str = "",
            degenerate: str | None = None, units: str = "item", source: tuple[str, str, dict] | None = None,
            label_is_author: bool = False, claim: tuple[str, str] | None = None, question: str | None = None) -> dict:
-    """One card row: :func:`~creval.measures.tracking.tracks_people` of ``x`` against ``y`` beside every
+    """One card row: :func:`~creval.measures.stats.tracking.tracks_people` of ``x`` against ``y`` beside every
     surface baseline in ``baselines``, within ``author``'s texts, resampled by ``cluster`` within ``group``
     (the dataset's declared unit and stratum); the paper's claim (:data:`CLAIMED`) read off its word
     (:func:`claim_word`). ``degenerate`` (or a constant ``x``) makes the row *not testable here* with that
@@ -112,10 +114,10 @@ def graded(paper: str, measure: str, data: str, x, baselines: dict, y, stat: str
     the row was computed from (:func:`sourced`). ``question``: the row's own tally line (a control of another
     row, :data:`CONTROL`, is not a claim of its own)."""
     x, y = np.asarray(x, float), np.asarray(y, float)
-    why = S.first_reason(degenerate, S.constant(x[np.isfinite(x) & np.isfinite(y)], "score"))
+    why = V.first_reason(degenerate, V.constant(x[np.isfinite(x) & np.isfinite(y)], "score"))
     t = TR.tracks_people(x, y, stat=stat, baselines=baselines, author=author, cluster=cluster, group=group,
                          n_boot=0 if why else n_boot, seed=seed)      # an untestable row needs no resample
-    track = S.TESTABLE if why else t["word"]
+    track = V.TESTABLE if why else t["word"]
     claim_text, claimed = claim or (CLAIM[paper], CLAIMED[paper])
     lead_short = bool(np.isfinite(t.get("diff hi", np.nan)) and t["diff hi"] < t.get("margin", 0.0))
     word = claim_word(track, claimed, lead_short)
@@ -145,7 +147,7 @@ def with_adjusted(rows: list[dict], n_boot: int = 0) -> list[dict]:
     """Each row with its verdict after Holm's correction across the card's tested claims (shown beside the raw
     verdict: a *supports* / *contradicts* whose adjusted p is not below 0.05 reads *inconclusive here*), and
     whether that word is borderline: the raw verdict is, or another seed's p could put the adjusted p on the
-    other side of 0.05 (:func:`~creval.measures.multiple.adjusted_borderline`, from the ``n_boot`` resamples)."""
+    other side of 0.05 (:func:`~creval.measures.stats.multiple.adjusted_borderline`, from the ``n_boot`` resamples)."""
     tested = [i for i, r in enumerate(rows) if r["verdict"] in (SUPPORTS, CONTRADICTS, INCONCLUSIVE)
               and r.get("question") != CONTROL]             # a control of another row is no claim of its own
     ps = [rows[i]["p"] if rows[i]["p"] is not None and math.isfinite(rows[i]["p"]) else 1.0 for i in tested]

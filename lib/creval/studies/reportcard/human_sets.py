@@ -30,8 +30,9 @@ from creval.core.errors import CrevalError
 from creval.core.table import TextTable
 from creval.datasets import confederacy, lamp
 from creval.measures import pertext as P
-from creval.measures import stats, tracking
-from creval.measures.resample import cluster_bootstrap
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import raters, tracking
+from creval.measures.stats.resample import cluster_bootstrap
 from creval.studies import grade as G
 
 PAIRS = {"writer_edit": (lamp.WRITER_EDIT, lamp.RAW), "ai_edit": (lamp.AI_EDIT, lamp.RAW)}
@@ -238,7 +239,7 @@ def leave_one_rater_out(matrix) -> float:
     for j in range(m.shape[1]):
         with np.errstate(all="ignore"):
             rest = np.nanmean(np.delete(m, j, axis=1), axis=1)
-        r = stats.spearman(m[:, j], rest)["rho"]
+        r = corr.spearman(m[:, j], rest)["rho"]
         if math.isfinite(r):
             rhos.append(r)
     return float(np.mean(rhos)) if rhos else math.nan
@@ -248,8 +249,8 @@ def rater_ceiling(table: pd.DataFrame, item: str = "creativity", by: str | None 
     """How far the raters agree on ``item``: ``rho`` (Spearman between two rater slots, pooled over stories;
     the mean over pairs of slots when there are more),
     ``leave_one_out`` (:func:`leave_one_rater_out`), ``ceiling`` (the highest Spearman any measure can reach
-    against the raters' mean, :func:`creval.measures.stats.noise_ceiling`), ``one_rater`` (what one more rater
-    would score against that mean, :func:`~creval.measures.stats.one_vs_mean`), ``within`` (per value of
+    against the raters' mean, :func:`creval.measures.stats.raters.noise_ceiling`), ``one_rater`` (what one more rater
+    would score against that mean, :func:`~creval.measures.stats.raters.one_vs_mean`), ``within`` (per value of
     ``by``, the slots' Spearman inside it: one pair of raters scored each rating group), ``k`` and ``n``."""
     cols = rater_columns(table, item)
     if len(cols) < 2:
@@ -259,20 +260,20 @@ def rater_ceiling(table: pd.DataFrame, item: str = "creativity", by: str | None 
     k = len(cols)
 
     def mean_rho(sub: pd.DataFrame) -> float:
-        rs = [stats.spearman(sub[a], sub[b])["rho"] for i, a in enumerate(cols) for b in cols[i + 1:]]
+        rs = [corr.spearman(sub[a], sub[b])["rho"] for i, a in enumerate(cols) for b in cols[i + 1:]]
         rs = [r for r in rs if math.isfinite(r)]
         return float(np.mean(rs)) if rs else math.nan
     rho = mean_rho(table)
     within = {g: mean_rho(sub) for g, sub in table.groupby(by, sort=True)} if by is not None else {}
     return {"item": item, "n": int(np.isfinite(m).all(axis=1).sum()), "k": k, "rho": rho,
-            "leave_one_out": leave_one_rater_out(m), "ceiling": stats.noise_ceiling(rho, k),
-            "one_rater": stats.one_vs_mean(rho, k), "within": within}
+            "leave_one_out": leave_one_rater_out(m), "ceiling": raters.noise_ceiling(rho, k),
+            "one_rater": raters.one_vs_mean(rho, k), "within": within}
 
 
 # -- the rule and the files creval grade reads -----------------------------------------------------------
 def rule(x, y, *, stat: str, baselines: dict, author=None, cluster=None, group=None, n_boot: int = 2000,
          seed: int = 0) -> dict:
-    """The card's word for measure ``x`` against human ``y``: :func:`creval.measures.tracking.tracks_people`,
+    """The card's word for measure ``x`` against human ``y``: :func:`creval.measures.stats.tracking.tracks_people`,
     called from this module only here. ``group``: the stratum inside which texts are compared (LAMP's item,
     Confederacy's model), passed on only when given, for the rule that takes one."""
     kw = dict(stat=stat, baselines=baselines, author=author, cluster=cluster, n_boot=n_boot, seed=seed)
@@ -283,7 +284,7 @@ def rule(x, y, *, stat: str, baselines: dict, author=None, cluster=None, group=N
     except TypeError as e:
         if group is not None and "group" in str(e):
             raise CrevalError("the grading rule here takes no group= stratum",
-                              "grade without group, or update creval.measures.tracking") from None
+                              "grade without group, or update creval.measures.stats.tracking") from None
         raise
 
 

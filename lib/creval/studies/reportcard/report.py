@@ -9,9 +9,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.core.paths import home
-from creval.measures import stats as S
-from creval.measures import tracking as TR
-from creval.measures.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, WORDS
+from creval.measures.stats import numbers as num
+from creval.measures.stats import tracking as TR
+from creval.measures.stats import verdicts as V
+from creval.measures.stats.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, WORDS
 from creval.studies.forest import forest_figure
 from creval.studies.links import anchor
 from creval.studies.reportcard.card import AUTHORSHIP_Q, AUTHORSHIP_WORDS, COLUMNS, CONTROL, LU_R, RAB, SOURCE, TAN
@@ -21,10 +22,10 @@ COMPACT = ["measure · human data", "what it tracks", "value [95% interval]", "l
            "the paper said · here", "why"]
 SAID = {LU_R: "Lu et al.: it fails", TAN: "Tan et al.: it agrees with people", RAB: "Rabeyah et al.: no human data"}
 HERE = {SUPPORTS: "it holds here", CONTRADICTS: "here: the opposite", INCONCLUSIVE: "here: can't tell",
-        S.TESTABLE: "here: not testable"}
+        V.TESTABLE: "here: not testable"}
 HERE_LU = {SUPPORTS: "it fails here too", CONTRADICTS: "here it tracks people", INCONCLUSIVE: "here: can't tell",
-           S.TESTABLE: "here: not testable"}
-ENOUGH = S.ENOUGH
+           V.TESTABLE: "here: not testable"}
+ENOUGH = V.ENOUGH
 
 
 def source_of(r: dict) -> tuple[str, str, dict] | None:
@@ -64,8 +65,8 @@ def against_baseline(r: dict) -> str:
     """The baseline column: the strongest trivial baseline's value and the measure's lead over it."""
     if r.get("baseline") is None or pd.isna(r.get("baseline value")):
         return str(r.get("baseline") or "")
-    return (f"{r['baseline']}: {S.fmt_number(r['baseline value'])}; lead "
-            f"{S.fmt_estimate(r['difference'], r['diff lo'], r['diff hi'])}")
+    return (f"{r['baseline']}: {num.fmt_number(r['baseline value'])}; lead "
+            f"{num.fmt_estimate(r['difference'], r['diff lo'], r['diff hi'])}")
 
 
 def tracked(r: dict) -> str:
@@ -81,7 +82,7 @@ def said_here(r: dict) -> str:
     """The paper's claim and this build's answer to it in plain words, no double negative ("Lu et al.: it
     fails · it fails here too"); Holm's word beside it where the correction changes it or could."""
     by_author = r.get("question") in (AUTHORSHIP_Q, CONTROL)
-    paper, verdict = str(r.get("paper") or ""), str(r.get("verdict") or S.TESTABLE)
+    paper, verdict = str(r.get("paper") or ""), str(r.get("verdict") or V.TESTABLE)
     said = str(r.get("claim") or "") if by_author else SAID.get(paper, paper)
     words = HERE if by_author or paper != LU_R else HERE_LU
     here = words.get(verdict, verdict)
@@ -104,9 +105,10 @@ def table_card(recs) -> pd.DataFrame:
     c = card_frame(recs)
     if c.empty:
         return captioned(pd.DataFrame(columns=COMPACT), "Nothing to grade: no study found human data.")
-    c = c[c["tracking"] != S.TESTABLE]
+    c = c[c["tracking"] != V.TESTABLE]
     rows = [{"measure · human data": f"{r['measure']} · {r['human data']}", "what it tracks": tracked(r),
-             "value [95% interval]": (f"{r['statistic']} {S.fmt_estimate(r['value'], r['lo'], r['hi'])}, {_n_linked(r)}"
+             "value [95% interval]": (f"{r['statistic']} {num.fmt_estimate(r['value'], r['lo'], r['hi'])}, "
+                                      f"{_n_linked(r)}"
                                       if pd.notna(r["value"]) else f"{r['statistic']}: not computable, {_n_linked(r)}"),
              "lead over the strongest baseline": against_baseline(r), "the paper said · here": said_here(r),
              "why": _short(r["reason"])}
@@ -126,7 +128,7 @@ def table_untestable(recs) -> pd.DataFrame:
     cols = ["measure · human data", "paper", "n", "why not testable"]
     if c.empty:
         return captioned(pd.DataFrame(columns=cols), "No rows.")
-    c = c[c["tracking"] == S.TESTABLE]
+    c = c[c["tracking"] == V.TESTABLE]
     return captioned(pd.DataFrame([{"measure · human data": f"{r['measure']} · {r['human data']}",
                                     "paper": r["paper"], "n": _n_linked(r), "why not testable": r["reason"]}
                                    for r in c.to_dict("records")], columns=cols),
@@ -138,7 +140,7 @@ def summary(recs) -> str:
     c = card_frame(recs)
     if c.empty:
         return "No study offered a check against people."
-    tested = c[c["tracking"] != S.TESTABLE]
+    tested = c[c["tracking"] != V.TESTABLE]
     judged = tested[~tested["question"].isin([AUTHORSHIP_Q, CONTROL])] if "question" in tested else tested
     parts = []
     for w in (TR.TRACKS, TR.AUTHORSHIP, TR.NO_BETTER, TR.NO_TRACK, INCONCLUSIVE):
@@ -228,13 +230,13 @@ def what_this_shows(recs) -> pd.DataFrame:
     if c.empty or "claim" not in c:
         return captioned(pd.DataFrame(columns=["verdict", "rows", "which"]), "What this shows: no rows to read.")
     c = c.assign(_name=[f"{m} · {d} ({p})" for m, d, p in zip(c["measure"], c["human data"], c["paper"])])
-    groups = [(w, c["verdict"] == w, "reason" if w == S.TESTABLE else "difference") for w in WORDS]
+    groups = [(w, c["verdict"] == w, "reason" if w == V.TESTABLE else "difference") for w in WORDS]
     groups += [("borderline: a Monte-Carlo margin could flip it", c["borderline"].fillna(False).astype(bool),
                 "difference"),
                ("changed by Holm's correction across the card", c["adjusted"] != c["verdict"], "difference")]
     def said(r: dict, col: str) -> str:          # the lead linked to the rows it was computed from, or why not
         where = source_of(r)
-        lead = S.fmt_number(r["difference"], 2)
+        lead = num.fmt_number(r["difference"], 2)
         return r[col] if col != "difference" else anchor(lead, *where) if where and lead != "–" else lead
     rows = [{"verdict": name, "rows": int(mask.sum()),
              "which": "; ".join(f"{r['_name']} ({said(r, col)})" for r in c[mask].to_dict("records"))}

@@ -8,7 +8,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from creval.measures import creativity_index as C
-from creval.measures import stats as S
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
 from creval.studies.rethinking.readers import MEASURES, labelled, with_judge
 from creval.studies.tables import captioned, computed
 
@@ -43,7 +44,7 @@ def table_l_ranges(recs) -> pd.DataFrame:
             for agg in C.AGGREGATIONS:
                 ci = m[[f"uniq_{L}" for L in range(cfg.rethink_ci_l_min, hi + 1)]]
                 ci = ci.mean(axis=1) if agg == "mean" else ci.sum(axis=1)
-                a = S.auc(lab.astype(float), ci)
+                a = corr.auc(lab.astype(float), ci)
                 rows.append({"contrast": text_set, "L range": f"{cfg.rethink_ci_l_min}..{hi}", "agg": agg,
                              "gap (positive - other)": float(ci[lab].mean() - ci[~lab].mean()),
                              "AUROC": a["auc"], "n": a["n"]})
@@ -96,7 +97,7 @@ def correlation_cells(recs, text_set: str = "ps", model: str | None = None) -> p
     rows = []
     for i, a in enumerate(cols):
         for b in cols[i + 1:]:
-            r = S.spearman_ci(m[a].astype(float), m[b].astype(float), n_boot=min(cfg.n_boot, 500), seed=cfg.seed)
+            r = corr.spearman_ci(m[a].astype(float), m[b].astype(float), n_boot=min(cfg.n_boot, 500), seed=cfg.seed)
             rows.append({"a": names[a], "b": names[b], "n": r["n"], "rho": r["rho"], "lo": r["lo"], "hi": r["hi"],
                          "note": r["note"]})
     return captioned(pd.DataFrame(rows, columns=["a", "b", "n", "rho", "lo", "hi", "note"]),
@@ -116,7 +117,7 @@ def fig_correlations(recs, text_set: str = "ps", model: str | None = None) -> go
     for r in t.itertuples():
         i, j = names.index(r.a), names.index(r.b)
         z[i, j] = z[j, i] = r.rho
-        hover[i][j] = hover[j][i] = (f"{r.a} vs {r.b}<br>rho {S.fmt_estimate(r.rho, r.lo, r.hi)}, n = {r.n}"
+        hover[i][j] = hover[j][i] = (f"{r.a} vs {r.b}<br>rho {num.fmt_estimate(r.rho, r.lo, r.hi)}, n = {r.n}"
                                      + (f"<br>{r.note}" if r.note else ""))
     labels = [["" if np.isnan(v) else f"{v:.2f}" for v in row] for row in z]      # no value: a blank cell
     fig = go.Figure(go.Heatmap(z=z, x=names, y=names, zmin=-1, zmax=1, colorscale="RdBu", text=labels,

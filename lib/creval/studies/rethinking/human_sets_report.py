@@ -11,8 +11,8 @@ import math
 import pandas as pd
 
 from creval.core.errors import CrevalError
-from creval.measures import tracking as TR
-from creval.measures.numbers import fmt_estimate, fmt_number
+from creval.measures.stats import tracking as TR
+from creval.measures.stats.numbers import fmt_estimate, fmt_number
 from creval.studies.links import anchor, items
 from creval.studies.reportcard.human_sets import rater_ceiling
 from creval.studies.rethinking.config import RethinkingConfig

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from creval.measures import stats as S
-from creval.measures.resample import cluster_bootstrap
-from creval.measures.tracking import column_stats
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import verdicts as V
+from creval.measures.stats.resample import cluster_bootstrap
+from creval.measures.stats.tracking import column_stats
 
 MEASURES = {"ci": "creativity index", "ppl": "perplexity", "ppl_cond": "PPL(text | problem)", "bpb": "bits per byte",
             "tpt": "templates per token", "has_template": ">= 1 template", "judge": "rubric judge"}
@@ -106,19 +107,19 @@ def check_rows(check: str, m: pd.DataFrame, label_col: str, kind: str, cols=None
         unit = m["group"].astype(str).to_numpy()[keep] if "group" in m else None
         unit, strata = (None, unit) if stratum else (unit, None)
         if kind == "auc":
-            r, chance, stat = S.auc(y, x), 0.5, "auc"
+            r, chance, stat = corr.auc(y, x), 0.5, "auc"
             val = r["auc"]
         else:
-            r, chance, stat = S.spearman(x, y), 0.0, "spearman"
+            r, chance, stat = corr.spearman(x, y), 0.0, "spearman"
             val = r["rho"]
         b = cluster_bootstrap(lambda xx, yy: column_stats(xx[:, None], yy, stat)[0], x[keep], y[keep],
                               cluster=unit, group=strata, n_boot=n_boot, seed=seed)
-        ok = not r["note"] and b["n"] >= S.MIN_N
+        ok = not r["note"] and b["n"] >= corr.MIN_N
         r = {**r, "lo": b["lo"] if ok else np.nan, "hi": b["hi"] if ok else np.nan, "units": b["n_units"],
              "note": "; ".join(t for t in (r["note"], b["note"] if ok else "") if t)}
         agrees = "" if np.isnan(val) else ("yes" if (val - chance) * DIRECTION[c] > 0 else "no")
-        sig = S.excludes_chance(r["lo"], r["hi"], None, chance)      # the interval, as on the report card
-        near = ok and any(S.excludes_chance(r["lo"] + a, r["hi"] + c, None, chance) != sig
+        sig = V.excludes_chance(r["lo"], r["hi"], None, chance)      # the interval, as on the report card
+        near = ok and any(V.excludes_chance(r["lo"] + a, r["hi"] + c, None, chance) != sig
                           for a in (-b["mc_lo"], b["mc_lo"]) for c in (-b["mc_hi"], b["mc_hi"])
                           if np.isfinite(a) and np.isfinite(c))
         rows.append({"check": check, "measure": names[c], "statistic": "AUROC" if kind == "auc" else "Spearman rho",

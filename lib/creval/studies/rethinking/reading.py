@@ -1,15 +1,15 @@
 """Chapter 06's computed sentences: every number its reading cites (:func:`reading_values`), the formatting
 control's numbers (:func:`formatting_values`) and the closing "What this shows" (:func:`what_this_shows`):
 which of the paper's claims (Lu et al. 2025) this build reproduces, which not, which it cannot test. Pure:
-records in, dicts or a DataFrame out; each number rounded once (:func:`creval.measures.stats.fmt_number`)."""
+records in, dicts or a DataFrame out; each number rounded once (:func:`creval.measures.stats.numbers.fmt_number`)."""
 from __future__ import annotations
 
 import pandas as pd
 
-from creval.measures import stats as S
-from creval.measures import tracking as TR
-from creval.measures import verdicts as V
 from creval.measures.perplexity import perplexity_summary
+from creval.measures.stats import numbers as num
+from creval.measures.stats import tracking as TR
+from creval.measures.stats import verdicts as V
 from creval.studies import scores as SC
 from creval.studies.links import anchor, items
 from creval.studies.rethinking.figures import table_l_ranges
@@ -26,14 +26,14 @@ from creval.studies.rethinking.report import (
 from creval.studies.tables import captioned
 
 WEAK_RHO = TR.EQUIVALENCE["spearman"]   # |rho| under this on a rating scale: "does not track the ratings"
-REPRODUCED, NOT_REPRODUCED, UNTESTABLE = V.SUPPORTS, V.CONTRADICTS, S.TESTABLE
+REPRODUCED, NOT_REPRODUCED, UNTESTABLE = V.SUPPORTS, V.CONTRADICTS, V.TESTABLE
 SAME_AUROC = TR.EQUIVALENCE["auc"]      # "barely differs": within 0.5 +- 0.06, the card's margin too (one word)
 TWIST_BAND = 0.1        # "about 20%": a share within 0.2 +- 0.1
 
 
 def value_range(lo, hi, digits: int = 2, scale: float = 1.0, unit: str = "") -> str:
     """"a-b" (each end rounded once), or one value where both ends print the same."""
-    a, b = S.fmt_number(lo, digits, scale), S.fmt_number(hi, digits, scale)
+    a, b = num.fmt_number(lo, digits, scale), num.fmt_number(hi, digits, scale)
     return f"{a}{unit}" if a == b else f"{a}-{b}{unit}"
 
 
@@ -43,7 +43,7 @@ def check_value(t: pd.DataFrame, check_prefix: str, measure: str) -> dict | None
     if r.empty or pd.isna(r.iloc[0]["value"]):
         return None
     r = r.iloc[0]
-    return {"text": S.fmt_estimate(r["value"], r["ci_low"], r["ci_high"]), "value": float(r["value"]),
+    return {"text": num.fmt_estimate(r["value"], r["ci_low"], r["ci_high"]), "value": float(r["value"]),
             "lo": float(r["ci_low"]), "hi": float(r["ci_high"]), "n": int(r["n"]),
             "units": int(r["units"]) if "units" in r and pd.notna(r["units"]) else int(r["n"]),
             "null": 0.5 if r["statistic"] == "AUROC" else 0.0, "note": str(r.get("note") or ""),
@@ -57,8 +57,8 @@ def ps_values(recs, checks: pd.DataFrame) -> dict | None:
     if not (labelled(recs, "ps") and len(m)):
         return None
     lab = m["label"].astype(bool)
-    return {"n_pos": int(lab.sum()), "n_neg": int((~lab).sum()), "ci_pos": S.fmt_number(m.loc[lab, "ci"].mean(), 3),
-            "ci_neg": S.fmt_number(m.loc[~lab, "ci"].mean(), 3),
+    return {"n_pos": int(lab.sum()), "n_neg": int((~lab).sum()), "ci_pos": num.fmt_number(m.loc[lab, "ci"].mean(), 3),
+            "ci_neg": num.fmt_number(m.loc[~lab, "ci"].mean(), 3),
             "auc": check_value(checks, "MacGyver unconventional", "creativity index")}
 
 
@@ -72,10 +72,10 @@ def formatting_values(recs) -> dict | None:
     if raw is None or plain is None:
         return None
     f = measures(recs, "solver")
-    share = {k: S.fmt_number(g["marked"].astype(float).mean(), 0, 100) + "%" for k, g in f.groupby("kind")}
+    share = {k: num.fmt_number(g["marked"].astype(float).mean(), 0, 100) + "%" for k, g in f.groupby("kind")}
     gap = raw["value"] - 0.5
     return {"raw": raw, "stripped": plain, "marked_crowd": share.get("human", ""), "marked_gpt4": share.get("llm", ""),
-            "removed": S.fmt_number((raw["value"] - plain["value"]) / gap, 0, 100) + "%" if gap else "",
+            "removed": num.fmt_number((raw["value"] - plain["value"]) / gap, 0, 100) + "%" if gap else "",
             "still_separates": not plain["chance_in_ci"] and plain["value"] > 0.5,
             "overlap": plain["hi"] >= raw["lo"]}
 
@@ -91,10 +91,10 @@ def ttcw_values(recs, checks: pd.DataFrame) -> dict | None:
     within = w[w["model"] == WITHIN] if len(w) else w
     models = int(t["kind"].nunique())
     return {"stories": len(t), "rho": check_value(checks, "TTCW expert passes", "creativity index"),
-            "models": models, "ci_mean": S.fmt_number(t["ci"].mean(), 2),
-            "within": (S.fmt_estimate(within.iloc[0]["rho"], within.iloc[0]["ci_low"], within.iloc[0]["ci_high"])
+            "models": models, "ci_mean": num.fmt_number(t["ci"].mean(), 2),
+            "within": (num.fmt_estimate(within.iloc[0]["rho"], within.iloc[0]["ci_low"], within.iloc[0]["ci_high"])
                        if models > 1 and len(within) and pd.notna(within.iloc[0]["rho"]) else ""),
-            "llm_judges": f"{S.fmt_number(rho.min())} to {S.fmt_number(rho.max())}" if rho.notna().any() else ""}
+            "llm_judges": f"{num.fmt_number(rho.min())} to {num.fmt_number(rho.max())}" if rho.notna().any() else ""}
 
 
 def ppl_values(recs, checks: pd.DataFrame) -> dict:
@@ -109,13 +109,13 @@ def ppl_values(recs, checks: pd.DataFrame) -> dict:
     inv = inv[inv["measure"] == "perplexity"] if "measure" in inv else inv
     s = perplexity_summary(p.to_dict("records")) if len(p) else perplexity_summary([])
     return {"range": value_range(p["ppl"].min(), p["ppl"].max(), 1) if len(p) else "",
-            "median": S.fmt_number(p["ppl"].median(), 1) if len(p) else "",
-            "weighted": S.fmt_number(s["ppl_token_weighted"], 1), "tokens": s["tokens"],
-            "first_share": (S.fmt_number(s["first_token_share"], 0, 100) + "%"
+            "median": num.fmt_number(p["ppl"].median(), 1) if len(p) else "",
+            "weighted": num.fmt_number(s["ppl_token_weighted"], 1), "tokens": s["tokens"],
+            "first_share": (num.fmt_number(s["first_token_share"], 0, 100) + "%"
                             if s["first_token_share"] == s["first_token_share"] else ""),
             "texts": int(p["ppl"].notna().sum()) if len(p) else 0, "checks": len(ppl),
             "right": sum(c["right"] for c in ppl), "chance": sum(c["chance_in_ci"] for c in ppl),
-            "paraphrase_auc": (S.fmt_estimate(inv.iloc[0]["AUROC(|diff|: different > paraphrase)"],
+            "paraphrase_auc": (num.fmt_estimate(inv.iloc[0]["AUROC(|diff|: different > paraphrase)"],
                                               inv.iloc[0]["ci_low"], inv.iloc[0]["ci_high"])
                                if len(inv) and pd.notna(inv.iloc[0]["AUROC(|diff|: different > paraphrase)"]) else "")}
 
@@ -157,10 +157,10 @@ def judge_values(recs, checks: pd.DataFrame) -> dict:
             "score": SC.fmt_score(SC.score_summary(scored["judge"] if len(js) else [], scored.get("n_words"),
                                                    n_boot=recs.cfg.n_boot, seed=recs.cfg.seed)),
             "all_chance": all(c["chance_in_ci"] for c in judged) if judged else None,
-            "mean_score": S.fmt_number(js["judge"].mean()) if len(js) else "",
+            "mean_score": num.fmt_number(js["judge"].mean()) if len(js) else "",
             "contradiction_rate": float(tw["contradiction"].mean()) if len(tw) else float("nan"),
-            "contradictions": S.fmt_number(tw["contradiction"].mean(), 0, 100) + "%" if len(tw) else "",
-            "contradictions_ci": (S.fmt_interval(*S.wilson(int(tw["contradiction"].astype(bool).sum()), len(tw)), 0,
+            "contradictions": num.fmt_number(tw["contradiction"].mean(), 0, 100) + "%" if len(tw) else "",
+            "contradictions_ci": (num.fmt_interval(*V.wilson(int(tw["contradiction"].astype(bool).sum()), len(tw)), 0,
                                                  100) if len(tw) else ""),
             "twist_pairs": len(tw)}
 
@@ -174,8 +174,8 @@ def aut_values(checks: pd.DataFrame) -> dict | None:
     best = a.loc[a["value"].abs().idxmax()]
     ns = a.groupby("n", sort=False)["measure"].apply(list)
     return {"n": int(best["n"]), "ns": "; ".join(f"n = {n} for {', '.join(m)}" for n, m in ns.items()),
-            "max_abs": S.fmt_number(a["value"].abs().max()), "weak": S.fmt_number(WEAK_RHO, 1),
-            "strongest": f"{best['measure']} {S.fmt_estimate(best['value'], best['ci_low'], best['ci_high'])}",
+            "max_abs": num.fmt_number(a["value"].abs().max()), "weak": num.fmt_number(WEAK_RHO, 1),
+            "strongest": f"{best['measure']} {num.fmt_estimate(best['value'], best['ci_low'], best['ci_high'])}",
             "all_weak": bool((a["value"].abs() < WEAK_RHO).all())}
 
 
@@ -193,12 +193,12 @@ def reading_values(recs) -> dict:
             "judge": judge_values(recs, checks), "aut": aut_values(checks)}
 
 
-def claim_verdict(c: dict | None, target, why: str = "") -> S.Verdict:
-    """A claim read off one estimate's interval by the one rule (:func:`creval.measures.verdicts.claim_verdict`)
+def claim_verdict(c: dict | None, target, why: str = "") -> V.Verdict:
+    """A claim read off one estimate's interval by the one rule (:func:`creval.measures.stats.verdicts.claim_verdict`)
     against the paper's ``target`` (a sign, a range, or ``("equivalent", margin)``), its n against the rule's
     minimum: supports / contradicts the paper, inconclusive here, or not testable here."""
     if c is None:
-        return V.Verdict(S.TESTABLE, why or "not computed in these records")
+        return V.Verdict(V.TESTABLE, why or "not computed in these records")
     return V.claim_verdict(c["value"], c["lo"], c["hi"], c.get("units", c["n"]), claimed=target, null=c["null"],
                            degenerate=why or (None if c["lo"] == c["lo"] else c["note"] or "no interval"),
                            units="independent unit")
@@ -215,10 +215,10 @@ def with_chance(c: dict | None) -> str:
         return c["text"] + " (no interval: too many resamples leave it undefined)"
     if c["lo"] <= c["null"] <= c["hi"]:
         return c["text"] + " (the interval holds chance)"
-    return c["text"] + f" (p = {S.fmt_number(c['p'], 3)}: the test does not clear chance)"
+    return c["text"] + f" (p = {num.fmt_number(c['p'], 3)}: the test does not clear chance)"
 
 
-def ci_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
+def ci_claims(recs, v: dict) -> list[tuple[str, str, V.Verdict]]:
     """The creativity index's two claims: it separates human from LLM texts, not unconventional from
     conventional solutions."""
     out = []
@@ -254,15 +254,15 @@ def ci_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
     return out
 
 
-def twist_claim(recs, v: dict) -> tuple[str, str, S.Verdict]:
+def twist_claim(recs, v: dict) -> tuple[str, str, V.Verdict]:
     """The prompt twist: the share of solutions the judge contradicts itself on, with its Wilson interval."""
     j, tw = v["judge"], recs["twist"]
     claim = "The rubric judge contradicts itself under a prompt twist on about 20% of solutions (the paper, App. F)."
     if not len(tw):
-        return claim, "no prompt twist in these records", V.Verdict(S.TESTABLE, "no prompt twist run")
+        return claim, "no prompt twist in these records", V.Verdict(V.TESTABLE, "no prompt twist run")
     k, n = int(tw["contradiction"].astype(bool).sum()), len(tw)
-    lo, hi = S.wilson(k, n)
-    here = (f"{j['contradictions']} {S.fmt_interval(lo, hi, 0, 100)} (Wilson interval) of "
+    lo, hi = V.wilson(k, n)
+    here = (f"{j['contradictions']} {num.fmt_interval(lo, hi, 0, 100)} (Wilson interval) of "
             f"{anchor(f'{n} solutions', 'rethinking', 'twist')} with "
             f"{recs.cfg.judge_model}")
     weak = "this judge does not separate the MacGyver labels, so it cannot stand in for the paper's" \
@@ -272,7 +272,7 @@ def twist_claim(recs, v: dict) -> tuple[str, str, S.Verdict]:
                                         degenerate=weak, units="solution")
 
 
-def other_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
+def other_claims(recs, v: dict) -> list[tuple[str, str, V.Verdict]]:
     """Perplexity, templates and the rubric judge's prompt twist, each against the paper's figure."""
     checks = table_checks(recs)
     out = []
@@ -291,7 +291,7 @@ def other_claims(recs, v: dict) -> list[tuple[str, str, S.Verdict]]:
                 f"template rates {v['templates']['rates']} in every group", claim_verdict(tpt, "+")))
     out.append(twist_claim(recs, v))
     out.append(("Creative writing and research ideation (the paper's other domains, Table 2).",
-                "their texts are not released", V.Verdict(S.TESTABLE, "their texts are not released")))
+                "their texts are not released", V.Verdict(V.TESTABLE, "their texts are not released")))
     return out
 
 
@@ -328,7 +328,7 @@ def paper_template_reading() -> str:
 
 def what_this_shows(recs) -> pd.DataFrame:
     """The closing "What this shows": each claim of the paper (with its figure and source) beside what this
-    build's records give, and its verdict by the one rule (:func:`creval.measures.verdicts.claim_verdict`:
+    build's records give, and its verdict by the one rule (:func:`creval.measures.stats.verdicts.claim_verdict`:
     supports / contradicts the paper, inconclusive here, not testable here) with its reason
     (sample data, too few items, an interval that could not be computed, a judge that separates nothing,
     unreleased data)."""

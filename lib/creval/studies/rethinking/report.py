@@ -23,9 +23,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from creval.measures import stats as S
-from creval.measures.multiple import holm
 from creval.measures.rubric import ASPECTS, RubricRecord, rerun_consistency
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
+from creval.measures.stats.multiple import holm
 from creval.studies import scores as SC
 from creval.studies.rethinking.readers import (
     MEASURES,
@@ -94,7 +95,7 @@ def table2(recs) -> pd.DataFrame:
             st = tpl.loc[kind]
             row = {"set": name, "group": kind, "n": len(g), "CI": mean_sd(g["ci"]), "PPL": mean_sd(g["ppl"])}
             row.update({f"PPL ({o})": mean_sd(p.loc[g["id"]]) for o, p in others.items()})
-            rate = f"{S.fmt_number(st['rate'], 1, 100)}% ({S.fmt_number(st['tpt_mean'], 3)})"
+            rate = f"{num.fmt_number(st['rate'], 1, 100)}% ({num.fmt_number(st['tpt_mean'], 3)})"
             row.update({"CR-POS": st["cr_pos"], "template rate (TPT)": rate,
                         "judge": mean_sd(g["judge"]), "words": round(float(g["n_words"].mean()), 1),
                         "judge [95% CI] (n; words judged)": SC.fmt_score(SC.score_summary(
@@ -171,7 +172,7 @@ def table_ttcw_judges(recs) -> pd.DataFrame:
     for name in (list(dict.fromkeys(llm["judge"])) if len(llm) else []):
         j = llm[llm["judge"] == name][["story_id", "llm_passes"]]
         m = t.merge(j, left_on="id", right_on="story_id", how="inner")
-        r = S.spearman_ci(m["llm_passes"], m["passes"], n_boot=cfg.n_boot, seed=cfg.seed)
+        r = corr.spearman_ci(m["llm_passes"], m["passes"], n_boot=cfg.n_boot, seed=cfg.seed)
         rows.append({"LLM judge (staged)": name, "rho vs expert passes": r["rho"], "ci_low": r["lo"],
                      "ci_high": r["hi"], "n": r["n"], "mean Yes count (of 14)": float(m["llm_passes"].mean()),
                      "Yes count [95% CI] (n; words judged)": SC.fmt_score(SC.score_summary(
@@ -202,7 +203,7 @@ def table_ttcw_within(recs, measure: str = "ci") -> pd.DataFrame:
     parts.append((WITHIN, ranks[measure], ranks["passes"]))
     rows = []
     for name, x, y in parts:
-        r = S.spearman_ci(x.astype(float), y.astype(float), **boot)
+        r = corr.spearman_ci(x.astype(float), y.astype(float), **boot)
         rows.append({"model": name, "rho": r["rho"], "ci_low": r["lo"], "ci_high": r["hi"], "n": r["n"],
                      "mean CI": float(x.mean()) if name != WITHIN else np.nan,
                      "mean passes": float(y.mean()) if name != WITHIN else np.nan, "note": r["note"]})
@@ -225,7 +226,7 @@ def table_invariance(recs, model: str | None = None) -> pd.DataFrame:
         piv = m.pivot(index="group", columns="side", values=c)
         lab = m.groupby("group")["label"].first().loc[piv.index].astype(bool)
         d = (piv[0] - piv[1]).abs()
-        r = S.auc_ci((~lab).astype(float), d, n_boot=cfg.n_boot, seed=cfg.seed)
+        r = corr.auc_ci((~lab).astype(float), d, n_boot=cfg.n_boot, seed=cfg.seed)
         rows.append({"measure": MEASURES[c], "mean |diff| paraphrase": float(d[lab].mean()),
                      "mean |diff| different": float(d[~lab].mean()),
                      "paraphrase |diff| / SD of the measure":
@@ -267,7 +268,7 @@ def table_formatting(recs) -> pd.DataFrame:
         for r in check_rows(check, f, "label", "auc", cols=["ci", "ci_unmarked"], n_boot=cfg.n_boot, seed=cfg.seed,
                             names=names):
             r["note"] = "; ".join(x for x in (r["note"], ", ".join(
-                f"{k}: {S.fmt_number(v, 0, 100)}% marked" for k, v in marked.items())) if x)
+                f"{k}: {num.fmt_number(v, 0, 100)}% marked" for k, v in marked.items())) if x)
             rows.append(r)
     return captioned(pd.DataFrame(rows), "Formatting control: the creativity index with step markers and list "
                                           "numbers kept and stripped (texts and reference pool), AUROC with 95% "
@@ -322,8 +323,8 @@ def example_ppl(row, cfg) -> str:
         return (f"not scored: perplexity covers the first {cfg.rethink_ppl_items} texts of each group, and this "
                 "solution is not among them")
     cond = row.get("ppl_cond")
-    return (f"{S.fmt_number(row['ppl'])} / {'–' if pd.isna(cond) else S.fmt_number(cond)} / "
-            f"{S.fmt_number(row['bpb'], 3)}")
+    return (f"{num.fmt_number(row['ppl'])} / {'–' if pd.isna(cond) else num.fmt_number(cond)} / "
+            f"{num.fmt_number(row['bpb'], 3)}")
 
 
 def table_example(recs, model: str | None = None) -> pd.DataFrame:
@@ -339,9 +340,9 @@ def table_example(recs, model: str | None = None) -> pd.DataFrame:
     shown = "; ".join(f"{' '.join(h['words'])} [{' '.join(h['tags'])}]" for h in hits[:4])
     rows = [("text (reused spans of >= %d words marked)" % ex["span_L"], mark_spans(ex["tokens"], ex["spans"])),
             (f"creativity index ({cfg.rethink_ci_agg} of uniq_L, L = {cfg.rethink_ci_l_min}..{cfg.rethink_ci_l_max})",
-             S.fmt_number(row["ci"], 3)),
+             num.fmt_number(row["ci"], 3)),
             ("uniq_L for L = 2..8",
-             ", ".join(f"{L}: {S.fmt_number(row[f'uniq_{L}'])}" for L in range(2, 9) if f"uniq_{L}" in row)),
+             ", ".join(f"{L}: {num.fmt_number(row[f'uniq_{L}'])}" for L in range(2, 9) if f"uniq_{L}" in row)),
             ("reference", ", ".join(f"{k}: {v}" for k, v in ex["reference"].items())),
             ("perplexity / PPL given the problem / bits per byte", example_ppl(row, cfg)),
             ("template occurrences / tokens (first shown)", f"{len(hits)} / {ex['pos_tokens']}: {shown}"),

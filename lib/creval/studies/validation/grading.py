@@ -3,7 +3,7 @@ against AUT ratings and MacGyver labels, beside semantic distance, length and fo
 the study."""
 from __future__ import annotations
 
-from creval.measures import stats as S
+from creval.measures.stats import verdicts as V
 from creval.studies.reportcard import card as C
 from creval.studies.validation.config import ValidationConfig
 
@@ -23,7 +23,7 @@ def validation_rows(recs, n_boot: int, seed: int) -> list[dict]:
         rows.append(C.graded(C.TAN, "pairwise novelty judge", "Ocsai-1: AUT originality ratings", a["novelty_score"],
                            base, a["score"], "spearman", n_boot, seed,
                            group=a["prompt"].astype(str).to_numpy() if "prompt" in a else None, note=sample,
-                           degenerate=S.first_reason(sample, S.copies_order(means=a["novelty_score"])),
+                           degenerate=V.first_reason(sample, V.copies_order(means=a["novelty_score"])),
                            source=(ValidationConfig.study, "aut_items", {})))
     m = recs["macgyver_items"]
     if len(m) and "novelty_score" in m:
@@ -34,6 +34,6 @@ def validation_rows(recs, n_boot: int, seed: int) -> list[dict]:
         rows.append(C.graded(C.TAN, "pairwise novelty judge", "MacGyver: unconventional vs conventional solutions",
                            m["novelty_score"], base, m["unconventional"].astype(float), "auc", n_boot, seed,
                            cluster=m["problem_id"].astype(str).to_numpy() if "problem_id" in m else None,
-                           degenerate=S.copies_order(means=m["novelty_score"]),
+                           degenerate=V.copies_order(means=m["novelty_score"]),
                            source=(ValidationConfig.study, "macgyver_items", {})))
     return rows

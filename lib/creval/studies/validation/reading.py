@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from creval.measures import stats as S
-from creval.measures import verdicts as V
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import numbers as num
+from creval.measures.stats import verdicts as V
 from creval.studies.claims import ENOUGH, claims_md, every_row
 from creval.studies.contract import Records
 from creval.studies.links import items
@@ -27,7 +28,7 @@ def build_caveats(recs: Records) -> str:
     cfg, sd, sn = recs.cfg, recs.step_diversity, recs.solution_novelty
     models = ", ".join(sorted(set(sn["model"]))) if len(sn) else "no model"
     return (f"This build measured {models} on {len(sn)} solution(s) with {len(sd)} step(s), judged by "
-            f"`{cfg.judge_model}`; every table reports `n`, and a correlation on fewer than {S.MIN_N} points is "
+            f"`{cfg.judge_model}`; every table reports `n`, and a correlation on fewer than {corr.MIN_N} points is "
             "left blank (–) with a note rather than given as a number that looks meaningful.")
 
 
@@ -40,7 +41,7 @@ def diversity_signs(recs: Records) -> dict:
     sure = [r for r in right if not (r["ci_low"] <= 0 <= r["ci_high"])]
     return {"rows": len(t), "right": len(right), "sure": len(sure),
             "steps": int(recs.step_diversity.shape[0]),
-            "rhos": "; ".join(f"{r['model']} on {r['domain']}, {r['metric']} {S.fmt_number(r['rho'])}"
+            "rhos": "; ".join(f"{r['model']} on {r['domain']}, {r['metric']} {num.fmt_number(r['rho'])}"
                               for r in t.to_dict("records"))}
 
 
@@ -49,7 +50,7 @@ PAPER_NOVELTY = (0.30, 0.47)   # Table 11: rho of judged novelty with semantic e
 
 def novelty_agrees(row: dict) -> bool:
     """Whether a Table 11 row supports the paper: its 95% interval excludes zero and reaches the paper's range
-    (a stronger rho included: :func:`creval.measures.verdicts.outcome`). Without an interval, never: no
+    (a stronger rho included: :func:`creval.measures.stats.verdicts.outcome`). Without an interval, never: no
     verdict from a point estimate."""
     return bool(V.agrees(row.get("rho", np.nan), row.get("ci_low", np.nan), row.get("ci_high", np.nan),
                          PAPER_NOVELTY))
@@ -114,7 +115,8 @@ def _table13_verdict(t13, degenerate: str | None) -> V.Verdict:
 def _table13_text(t13) -> str:
     """The evidence: per row the difference with its interval, linked to the solutions it rests on."""
     better = int((t13["semantic rho"] > t13["naive rho"]).sum())
-    per = "; ".join(f"{r['model']} on {r['domain']} {S.fmt_estimate(r['semantic - naive'], r['diff lo'], r['diff hi'])}"
+    per = "; ".join(f"{r['model']} on {r['domain']} "
+                    f"{num.fmt_estimate(r['semantic - naive'], r['diff lo'], r['diff hi'])}"
                     " on " + items(f"{int(r['n'])} solutions", "validation", "solution_novelty",
                                    {"model": r["model"], "domain": r["domain"]})
                     for r in t13.to_dict("records"))
@@ -147,13 +149,13 @@ def what_this_shows(recs: Records) -> str:
         v = every_row([_row_verdict(r, PAPER_NOVELTY, all_ties(recs)) for r in nov.to_dict("records")])
         rows.append((v, claim,
                      f"{agree} of {len(nov)} row(s) reach the paper's range with an interval that excludes zero. "
-                     "Here: " + "; ".join(f"{r['model']} on {r['domain']} {S.fmt_number(r['rho'])} (n = {r['n']}"
+                     "Here: " + "; ".join(f"{r['model']} on {r['domain']} {num.fmt_number(r['rho'])} (n = {r['n']}"
                                           + (f"; {r['note']}" if r["note"] else "") + ")"
                                           for r in nov.to_dict("records")) + "."))
     else:
         rows.append(("not testable here", claim,
                      f"With `divergent_limit` = {cfg.divergent().divergent_limit} problem(s) per domain no "
-                     f"correlation is defined (at least {S.MIN_N} solutions are needed)."))
+                     f"correlation is defined (at least {corr.MIN_N} solutions are needed)."))
     t13 = table_naive_vs_semantic(recs, margins=True)
     t13 = t13[t13["semantic rho"].notna() & t13["naive rho"].notna()] if len(t13) else t13
     claim = "The paper's Table 13 has semantic entropy tracking judged novelty better than naive entropy."
@@ -162,7 +164,7 @@ def what_this_shows(recs: Records) -> str:
     else:
         rows.append(("not testable here", claim, "No row has both correlations defined."))
     ss = recs.sample_size
-    sizes = ", ".join(f"{S.fmt_number(g['n_clusters'].mean())} classes per step at n = {n}"
+    sizes = ", ".join(f"{num.fmt_number(g['n_clusters'].mean())} classes per step at n = {n}"
                       for n, g in ss.groupby("n")) if len(ss) else "no steps"
     diff, lo, hi = _same_shape(ss)           # "keeps its shape": equivalence within SAME_SHAPE (two one-sided tests)
     rows.append((V.claim_verdict(diff, lo, hi, len(ss), claimed=("equivalent", SAME_SHAPE), min_n=2 * ENOUGH,

@@ -18,9 +18,10 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from creval.measures import stats as S
-from creval.measures.resample import cluster_bootstrap
-from creval.measures.tracking import MIN_UNITS, column_stats
+from creval.measures.stats import correlation as corr
+from creval.measures.stats import resample as R
+from creval.measures.stats.resample import cluster_bootstrap
+from creval.measures.stats.tracking import MIN_UNITS, column_stats
 from creval.studies.contract import Records
 from creval.studies.tables import captioned, guard_module, public_text
 
@@ -46,7 +47,7 @@ def _corr_row(x, y, n_boot: int, seed: int, cluster=None, group=None, **keys) ->
     AUT object) and the number of ``units``."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     keep = np.isfinite(x) & np.isfinite(y)
-    r = S.spearman(x, y)
+    r = corr.spearman(x, y)
     unit = None if cluster is None else np.asarray(cluster, dtype=object)[keep]
     strata = None if group is None else np.asarray(group, dtype=object)[keep]
     b = cluster_bootstrap(lambda a, c: column_stats(a[:, None], c, "spearman")[0], x[keep], y[keep], cluster=unit,
@@ -118,7 +119,7 @@ def fig_entropy_vs_cosine(recs: Records) -> go.Figure:
     for (m, d), g in df.groupby(["model", "domain"]):
         fig.add_trace(go.Scatter(x=g["semantic_entropy"], y=g["cosine"], mode="markers", opacity=0.5,
                                  name=f"{m} · {d}"))
-    b = S.bin_fixed_count(df["semantic_entropy"], df["cosine"], size=BIN_SIZE)
+    b = corr.bin_fixed_count(df["semantic_entropy"], df["cosine"], size=BIN_SIZE)
     fig.add_trace(go.Scatter(x=b["x_median"], y=b["y_mean"], error_y={"array": b["y_sem"]}, mode="lines+markers",
                              name=f"bin means ({BIN_SIZE} steps/bin)", line={"color": "black"}))
     fig.update_layout(xaxis_title="semantic entropy of the step (nats)",
@@ -156,7 +157,8 @@ def _novelty_rhos(df: pd.DataFrame, columns: list[tuple[str, str]]) -> pd.DataFr
     for m, d, g in _by_model_domain(df):
         row = {"model": m, "domain": d, "n": len(g)}
         for col, name in columns:
-            r = S.spearman(g["novelty_score"], g[col]) if col in g else {"rho": np.nan, "p": np.nan, "note": "missing"}
+            r = (corr.spearman(g["novelty_score"], g[col]) if col in g
+                 else {"rho": np.nan, "p": np.nan, "note": "missing"})
             row[f"{name} rho"], row[f"{name} p"], row["note"] = r["rho"], r["p"], r["note"]
         rows.append(row)
     return pd.DataFrame(rows)
@@ -167,7 +169,7 @@ def _semantic_minus_naive(g: pd.DataFrame, n_boot: int, seed: int) -> dict:
     same solutions, both correlations on each resample of the problems (a paired bootstrap)."""
     cols = ["novelty_score", "mean_semantic_entropy", "mean_naive_entropy"]
     g = g.dropna(subset=cols) if all(c in g for c in cols) else g.iloc[:0]
-    if len(g) < S.MIN_N or g.get("problem_id", pd.Series(dtype=object)).nunique() < MIN_UNITS:   # as beside it
+    if len(g) < corr.MIN_N or g.get("problem_id", pd.Series(dtype=object)).nunique() < MIN_UNITS:   # as beside it
         return {"semantic - naive": np.nan, "diff lo": np.nan, "diff hi": np.nan, "units": len(g),
                 "mc_lo": np.nan, "mc_hi": np.nan}
     both = g[cols[1:]].to_numpy(float)
@@ -255,7 +257,7 @@ def _rank_rows(df: pd.DataFrame, target: str, n_boot: int, seed: int, dataset: s
         x = sign * df[col].astype(float)       # each response a unit, drawn within its object (aut.DATASET)
         strata = df["prompt"] if "prompt" in df else None
         r = _corr_row(x, df[target], n_boot, seed, group=strata, dataset=dataset, measure=name)
-        k = S.kendall(x, df[target])
+        k = corr.kendall(x, df[target])
         rows.append({**r, "kendall tau": k["tau"], "kendall p": k["p"]})
     return rows
 
@@ -296,7 +298,7 @@ def table_macgyver_unconventional(recs: Records):
     for name, col in (("novelty judge", "novelty_score"), ("SemDis (problem-solution distance)", "semdis"),
                       ("distinct-1", "distinct_1"),
                       ("distinct-2", "distinct_2")):
-        a = S.auc_ci(df["unconventional"].astype(int), df[col], n_boot=n_boot, seed=seed)
+        a = corr.auc_ci(df["unconventional"].astype(int), df[col], n_boot=n_boot, seed=seed)
         lo, hi = a["lo"], a["hi"]
         note = a["note"]
         if col == "novelty_score" and len(df):
@@ -328,7 +330,7 @@ def table_full_data(recs: Records):
         is_auc = ds.endswith("macgyver")
         y = d["target"].to_numpy(float)
         counts = d[d["in_draw"].astype(bool)]["stratum"].value_counts().to_dict()
-        picks = S.stratified_draws(d["stratum"], counts, draws, seed=seed)
+        picks = R.stratified_draws(d["stratum"], counts, draws, seed=seed)
         mine = np.flatnonzero(d["in_draw"].astype(bool))
         for name, (col, sign) in FULL_MEASURES.items():
             if col not in d or not d[col].notna().any():
@@ -336,11 +338,12 @@ def table_full_data(recs: Records):
             x = sign * d[col].to_numpy(float)
 
             def stat(idx, x=x):
-                return S.auc(y[idx], x[idx])["auc"] if is_auc else S.spearman(x[idx], y[idx])["rho"]
-            full = S.auc_ci(y, x, n_boot=n_boot, seed=seed) if is_auc else S.spearman_ci(x, y, n_boot=n_boot, seed=seed)
+                return corr.auc(y[idx], x[idx])["auc"] if is_auc else corr.spearman(x[idx], y[idx])["rho"]
+            full = (corr.auc_ci(y, x, n_boot=n_boot, seed=seed) if is_auc
+                    else corr.spearman_ci(x, y, n_boot=n_boot, seed=seed))
             value = full["auc"] if is_auc else full["rho"]
             drawn = stat(mine) if len(mine) else float("nan")
-            sp = S.draw_spread(stat, picks, drawn) if len(mine) else {"lo": np.nan, "hi": np.nan, "percentile": np.nan}
+            sp = R.draw_spread(stat, picks, drawn) if len(mine) else {"lo": np.nan, "hi": np.nan, "percentile": np.nan}
             rows.append({"dataset": ds, "measure": name, "statistic": "AUC" if is_auc else "Spearman rho",
                          "all items": value, "ci_low": full["lo"], "ci_high": full["hi"], "n": full["n"],
                          "chapter's draw": drawn, "n drawn": len(mine), "draws 5%": sp["lo"], "draws 95%": sp["hi"],

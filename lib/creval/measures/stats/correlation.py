@@ -1,13 +1,11 @@
-"""The one statistics module: rank correlations with p-values, bootstrap confidence intervals (which count the
-resamples they cannot compute), AUC, classification agreement (accuracy, macro-F1, Cohen's kappa, AUARC, and
-:func:`agreement`, which bundles them for yes/no verdicts against gold labels) and a fixed-count binning helper.
-The verdict rule (:mod:`creval.measures.verdicts`), number formatting and rater reliability are re-exported.
+"""Rank correlations with p-values, bootstrap confidence intervals (which count the resamples they cannot
+compute), AUC with its interval, paired differences of two measures against one outcome, rater pairs and a
+fixed-count binning helper.
 
 Every function tolerates tiny or degenerate inputs: pairs with a NaN are dropped, and when fewer than
 ``MIN_N`` pairs remain (or one side is constant) the result is NaN with a ``note`` saying why, never an
-exception. A correlation on fewer than 5 points is not meaningful, whatever its p-value. Label functions take
-``(gold, pred)`` (like sklearn's ``(y_true, y_pred)``); a ``None`` prediction means "no verdict" (unparsed)
-and each function says how it treats one. Inputs of different lengths are an error; empty input gives NaN.
+exception. A correlation on fewer than 5 points is not meaningful, whatever its p-value. Inputs of
+different lengths are an error; empty input gives NaN.
 """
 from __future__ import annotations
 
@@ -15,28 +13,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from creval.measures.numbers import fmt_estimate, fmt_interval, fmt_number
-from creval.measures.raters import noise_ceiling, one_vs_mean, spearman_brown
-from creval.measures.resample import boot_rng, draw_spread, mc_margin, stratified_draws
-from creval.measures.verdicts import (
-    ENOUGH,
-    TESTABLE,
-    Verdict,
-    agrees,
-    all_tied,
-    constant,
-    copies_order,
-    decide,
-    excludes_chance,
-    first_reason,
-    no_merge,
-    too_few,
-    wilson,
-)
-
-__all__ = ["ENOUGH", "TESTABLE", "Verdict", "agrees", "all_tied", "boot_rng", "constant", "copies_order", "decide",
-           "draw_spread", "excludes_chance", "first_reason", "fmt_estimate", "fmt_interval", "fmt_number", "no_merge",
-           "noise_ceiling", "one_vs_mean", "spearman_brown", "stratified_draws", "too_few", "wilson"]
+from creval.measures.stats.resample import boot_rng, mc_margin
 
 MIN_N = 5
 MAX_UNDEFINED = 0.05   # share of bootstrap resamples whose statistic may be undefined before no interval is given
@@ -192,106 +169,6 @@ def auc_ci(labels, scores, n_boot: int = 1000, alpha: float = 0.05, seed: int = 
     return _with_ci(a, ci)
 
 
-def _same_length(gold, pred) -> tuple[list, list]:
-    gold, pred = list(gold), list(pred)
-    if len(gold) != len(pred):
-        raise ValueError(f"gold has {len(gold)} labels but pred has {len(pred)}")
-    return gold, pred
-
-
-def accuracy(gold, pred, parsed_only: bool = False) -> float:
-    """Fraction of pairs with ``pred == gold``.
-
-    A ``None`` prediction (no verdict) counts as wrong, so hiding failures cannot raise the score;
-    ``parsed_only=True`` instead drops those pairs (accuracy over the parsed verdicts; report coverage
-    beside it). NaN when no pair is left."""
-    gold, pred = _same_length(gold, pred)
-    pairs = [(g, p) for g, p in zip(gold, pred) if not (parsed_only and p is None)]
-    return sum(p is not None and p == g for g, p in pairs) / len(pairs) if pairs else float("nan")
-
-
-def macro_f1(gold, pred, classes=None) -> float:
-    """Unweighted mean over ``classes`` of the per-class F1 = 2 TP / (2 TP + FP + FN); a class with
-    TP = 0 scores 0 (also when it occurs in neither list). ``classes`` defaults to the labels seen in
-    gold or pred; pass them explicitly so that a never-predicted class still counts. NaN when empty."""
-    gold, pred = _same_length(gold, pred)
-    classes = list(classes) if classes is not None else list(dict.fromkeys(gold + pred))
-    if not gold or not classes:
-        return float("nan")
-    f1s = []
-    for c in classes:
-        tp = sum(g == c and p == c for g, p in zip(gold, pred))
-        fp = sum(g != c and p == c for g, p in zip(gold, pred))
-        fn = sum(g == c and p != c for g, p in zip(gold, pred))
-        f1s.append(0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn))
-    return sum(f1s) / len(f1s)
-
-
-def cohen_kappa(a, b, min_n: int = 2) -> float:
-    """Cohen's kappa = (p_o - p_e) / (1 - p_e): p_o the observed agreement, p_e = sum_k p_a(k) p_b(k) the
-    agreement expected from each rater's marginal label frequencies. Any hashable labels (``None`` is a
-    label like any other: drop unparsed pairs first, as :func:`agreement` does).
-
-    Degenerate cases, decided here: fewer than ``min_n`` (2) pairs -> NaN (one pair says nothing about
-    chance); both raters give one and the same label to every item (p_e = 1, so 0/0) -> 1.0, the
-    agreement is perfect (sklearn returns NaN there). Otherwise the value equals sklearn's
-    ``cohen_kappa_score``."""
-    a, b = _same_length(a, b)
-    n = len(a)
-    if n < min_n or n == 0:
-        return float("nan")
-    po = sum(x == y for x, y in zip(a, b)) / n
-    pe = sum((a.count(k) / n) * (b.count(k) / n) for k in set(a) | set(b))
-    if pe == 1.0:     # only when both raters are constant on the same label, so po == 1 too
-        return 1.0
-    return (po - pe) / (1 - pe)
-
-
-def auarc(correct, confidence) -> float:
-    """Area under the accuracy-rejection curve: sort the items by confidence (highest first); for
-    m = 1..n keep the m most confident; AUARC = mean over m of their accuracy (one point per rejection
-    rate 0, 1/n, ..., (n-1)/n). Within a group of tied confidences every order is equally likely, so
-    the group's correct count enters in proportion (exact expectation, no arbitrary tie order). A
-    missing confidence (None or NaN) ranks below every number. NaN for empty input."""
-    correct, confidence = _same_length(correct, confidence)
-    n = len(correct)
-    if n == 0:
-        return float("nan")
-    groups: dict[float, list[bool]] = {}
-    for c, s in zip(correct, confidence):
-        key = float("-inf") if s is None or np.isnan(float(s)) else float(s)
-        groups.setdefault(key, []).append(bool(c))
-    accs, kept, right = [], 0, 0.0
-    for key in sorted(groups, reverse=True):
-        g = groups[key]
-        rate = sum(g) / len(g)
-        for t in range(1, len(g) + 1):
-            accs.append((right + t * rate) / (kept + t))
-        kept += len(g)
-        right += sum(g)
-    return sum(accs) / n
-
-
-def agreement(gold, pred, confidence=None) -> dict:
-    """Yes/no verdicts ``pred`` (None = unparsed) against boolean ``gold`` labels, with optional
-    per-verdict ``confidence``. Returns ``{n, parsed, coverage, unparsed, accuracy, accuracy_all, auarc,
-    kappa, label_yes_rate}``: coverage = parsed / n; ``accuracy`` over the parsed verdicts,
-    ``accuracy_all`` with unparsed counted wrong; ``auarc`` and ``kappa`` over the parsed verdicts
-    (:func:`auarc`, :func:`cohen_kappa`); label_yes_rate = share of gold labels that are yes."""
-    gold, pred = _same_length(gold, pred)
-    confidence = [None] * len(gold) if confidence is None else _same_length(gold, confidence)[1]
-    parsed = [(bool(g), bool(p), c) for g, p, c in zip(gold, pred, confidence) if p is not None]
-    n = len(gold)
-    nan = float("nan")
-    return {"n": n, "parsed": len(parsed), "coverage": len(parsed) / n if n else nan,
-            "unparsed": n - len(parsed),
-            "accuracy": accuracy(gold, pred, parsed_only=True),
-            "accuracy_all": accuracy(gold, pred),
-            "auarc": auarc([g == p for g, p, _ in parsed], [c for _, _, c in parsed]),
-            "kappa": cohen_kappa([p for _, p, _ in parsed], [g for g, _, _ in parsed]),
-            "label_yes_rate": sum(map(bool, gold)) / n if n else nan}
-
-
 def bin_fixed_count(x, y, size: int = 15):
     """Fixed-count binning for scatter summaries: sort points by x, cut consecutive bins of ``size``
     points (the last bin takes the remainder if it has at least size/2 points, else it joins the
@@ -349,7 +226,7 @@ def paired_word(lo: float, hi: float, mc: tuple[float, float] = (0.0, 0.0)) -> t
     """A paired difference's word and mark: ``better`` / ``worse`` when ``[lo, hi]`` excludes 0,
     ``indistinguishable`` when it holds 0, ``n/a`` without an interval; borderline (True) when moving either
     bound by its Monte-Carlo margin (``mc``: ``(mc_lo, mc_hi)``, NaN read as 0) changes the word, the mark
-    :func:`~creval.measures.verdicts.claim_verdict` gives."""
+    :func:`~creval.measures.stats.verdicts.claim_verdict` gives."""
     word = _paired_word(lo, hi)
     if word == "n/a":
         return word, False

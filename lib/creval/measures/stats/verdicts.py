@@ -8,18 +8,12 @@ effect the test could have detected), *not testable here* when the data cannot t
 claims need a stated margin (two one-sided tests). A verdict that a Monte-Carlo margin on the interval's
 bounds could flip is marked *borderline*.
 
-The older two-word rule (issue 33), kept for callers not yet moved: a claim is *reproduced*, *not
-reproduced* or *not testable here*, decided by :func:`decide` from
-
-1. whether the data can test it at all: a detector below names the degenerate case (no two samples merged,
-   every comparison tied, a judge that copies the order it was shown, a constant score, too few items);
-   any of them makes the claim *not testable here* with that reason;
-2. ``ok``, read off the value *and* its interval by :func:`agrees` against the paper's figure, range or
-   sign (``None`` when the value or its interval is undefined: *not testable here* too);
-3. the number of items: fewer than :data:`ENOUGH` is *not testable here*.
-
-Only then is the claim reproduced (``ok``) or not. Proportions get :func:`wilson` intervals; whether an
-estimate "excludes chance" needs the interval and the test together (:func:`excludes_chance`).
+Before it reads the interval, the rule asks whether the data can test the claim at all: each detector below
+names one degenerate case (no two samples merged, every comparison tied, a judge that copies the order it was
+shown, a constant score, too few units), and any of them makes the claim *not testable here* with that reason.
+:func:`agrees` reads a value and its interval against a paper's figure, range or sign. Proportions get
+:func:`wilson` intervals; whether an estimate "excludes chance" needs the interval and the test
+together (:func:`excludes_chance`).
 Everything here is pure: numbers in, a :class:`Verdict` or a reason (``None`` when the data is fine) out.
 """
 from __future__ import annotations
@@ -62,24 +56,6 @@ class Verdict(str):
     @property
     def testable(self) -> bool:
         return self.word != TESTABLE
-
-
-def decide(ok: bool | None, n: int, *, degenerate: str | None = None, min_n: int = ENOUGH,
-           sample: bool = False, unknown: str = "the number or its interval could not be computed") -> Verdict:
-    """The one verdict rule of the book. ``ok`` is whether the number agrees with the paper's claim (its
-    figure, range or sign, read off the value *and* its interval: :func:`agrees`); ``None`` when it cannot
-    be computed (``unknown`` says why). The claim is *not testable here* when the data is degenerate
-    (``degenerate`` names why: :func:`no_merge`, :func:`all_tied`, :func:`copies_order`, :func:`constant`,
-    :func:`too_few`), when fewer than ``min_n`` items carry it, or when ``ok`` is None; only then is it
-    *reproduced* or *not reproduced*. Bundled sample data is named in the reason."""
-    tail = ["bundled sample data"] if sample else []
-    if degenerate:
-        return Verdict(TESTABLE, "; ".join([degenerate] + tail))
-    if ok is None:
-        return Verdict(TESTABLE, "; ".join([unknown] + tail))
-    if n < min_n:
-        return Verdict(TESTABLE, "; ".join([too_few(n, min_n)] + tail))
-    return Verdict("reproduced" if ok else "not reproduced", "; ".join(tail))
 
 
 # -- detectors of degenerate data: each returns the reason, or None when the data can test the claim ------
@@ -279,7 +255,7 @@ def claim_verdict(value: float, lo: float, hi: float, n: int, *, claimed, null: 
     :func:`outcome` reads the interval ``[lo, hi]`` against ``claimed``, never the point ``value`` (shown
     in the reason only). *inconclusive here* names the smallest effect the test could have detected
     (``detectable``, else :func:`smallest_detectable` from the interval). ``mc``: the Monte-Carlo margin of
-    the bounds (one number or ``(lo, hi)``, :func:`creval.measures.resample.mc_margin`); a verdict that
+    the bounds (one number or ``(lo, hi)``, :func:`creval.measures.stats.resample.mc_margin`); a verdict that
     moving either bound by its margin would change is marked borderline. Bundled sample data is named in
     the reason."""
     tail = ["bundled sample data"] if sample else []

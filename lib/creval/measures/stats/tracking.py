@@ -19,7 +19,7 @@ words (docs/verdicts.md), from the 95% intervals:
 - *inconclusive here* and *not testable here* otherwise.
 
 Resampling is by independent unit (``cluster``), within strata (``group``: the prompt each text answers;
-:func:`creval.measures.resample.strata_draws`). Pure numpy.
+:func:`creval.measures.stats.resample.strata_draws`). Pure numpy.
 """
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ from typing import Sequence
 
 import numpy as np
 
-from creval.measures.numbers import fmt_number
-from creval.measures.resample import boot_p, percentile, strata_draws, units
-from creval.measures.verdicts import ENOUGH, INCONCLUSIVE, TESTABLE, smallest_detectable
+from creval.measures.stats.numbers import fmt_number
+from creval.measures.stats.resample import boot_p, percentile, strata_draws, units
+from creval.measures.stats.verdicts import ENOUGH, INCONCLUSIVE, TESTABLE, smallest_detectable
 
 TRACKS = "tracks people"
 AUTHORSHIP = "tracks authorship only"

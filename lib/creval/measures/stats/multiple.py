@@ -11,8 +11,8 @@ from typing import Sequence
 
 import numpy as np
 
-from creval.measures.resample import MC_Z
-from creval.measures.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, Verdict
+from creval.measures.stats.resample import MC_Z
+from creval.measures.stats.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, Verdict
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -50,7 +50,7 @@ def adjusted_borderline(pvalues: Sequence[float], n_boot: int, method: str = "ho
                         z: float = MC_Z) -> list[bool]:
     """Whether each adjusted p could fall on the other side of ``alpha`` under another bootstrap seed. A bootstrap
     p from ``n_boot`` resamples has Monte-Carlo SD sqrt(p (1 - p) / B) (p floored at 1 / (B + 1)); every p is
-    moved ``z`` such SDs down, then up (:data:`~creval.measures.resample.MC_Z`: 3 SDs of two seeds' difference)
+    moved ``z`` such SDs down, then up (:data:`~creval.measures.stats.resample.MC_Z`: 3 SDs of two seeds' difference)
     and the family adjusted again. Holm and BH are monotone in each p, so the two runs bound what another seed
     gives; a p whose two adjusted values straddle ``alpha`` is borderline. All False when ``n_boot`` is 0.
 

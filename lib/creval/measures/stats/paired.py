@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from creval.measures.verdicts import wilson
+from creval.measures.stats.verdicts import wilson
 
 
 def mcnemar_exact(b: int, c: int) -> float:
