@@ -185,6 +185,18 @@ def test_the_switch_is_read_on_the_class_without_loading_anything(monkeypatch):
     assert llamacpp.LlamaCppBackend.GATHERS is False and units.width("smollm2-135m") == 1
 
 
+def test_a_gathering_backend_is_handed_no_lock_so_its_callers_queue_together(monkeypatch):
+    # the model wrapper reads CALL_LOCK on the class, before loading: were it None, cached_batch would hold the
+    # local-compute lock around each call and the gatherer would run every caller alone (nothing gathered)
+    from creval.models.gather import UNLOCKED
+    from creval.models.registry import LazyBackend
+    spec = ModelSpec(name="fake", backend="llamacpp")
+    monkeypatch.setenv(llamacpp.GATHER_ENV, "1")
+    assert llamacpp.LlamaCppBackend.CALL_LOCK is UNLOCKED and LazyBackend(spec).CALL_LOCK is UNLOCKED
+    monkeypatch.setenv(llamacpp.GATHER_ENV, "0")
+    assert llamacpp.LlamaCppBackend.CALL_LOCK is None and LazyBackend(spec).CALL_LOCK is None
+
+
 def test_a_turn_that_comes_a_round_later_still_finds_its_sequence_unless_room_ran_out():
     def turn(b, text, reply=None):
         msgs = (SYSTEM, {"role": "user", "content": text})

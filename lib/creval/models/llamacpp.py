@@ -50,10 +50,26 @@ and batched greedy replies part from the serial ones; docs/performance.md)."""
 __all__ = ["LlamaCppBackend", "MAX_SEQ", "N_BATCH", "choose_threads", "target_logprobs"]
 
 
+class GatherLock:
+    """A backend's ``CALL_LOCK`` that follows its gathering switch, readable on the class (nothing loaded).
+
+    When it gathers the backend must be handed no lock: its gatherer takes the local-compute lock itself after
+    queueing. Given that lock by :func:`~creval.core.cache.cached_batch`, a caller would already hold it on
+    reaching the gatherer, which then runs that caller's requests alone, at once: nothing is ever gathered.
+    Off, the lock is the default one (None: :func:`~creval.core.cache.cached_batch` takes the local-compute lock)."""
+
+    def __init__(self, switch: Switch):
+        self.switch = switch
+
+    def __get__(self, obj, owner=None):
+        return UNLOCKED if self.switch.__get__(obj, owner) else None
+
+
 class LlamaCppBackend(GatherMixin, SamplingMixin, ScoringMixin):
     check = staticmethod(check_local)   # is a spec of this backend usable here (nothing loaded)
     LOGPROB_KIND = "raw"
     GATHERS = Switch(GATHER_ENV, default=False)     # opt-in: CREVAL_LLAMACPP_GATHER=1
+    CALL_LOCK = GatherLock(GATHERS)                 # read on the class before loading (registry.LazyBackend)
 
     def __init__(self, spec: ModelSpec):
         llama_cpp = heavy.llama_cpp()
@@ -72,7 +88,7 @@ class LlamaCppBackend(GatherMixin, SamplingMixin, ScoringMixin):
         # request at a time. Requests reach the backend through the gatherer, which takes the local-compute lock
         self.batched = self.GATHERS
         self.cells = max(self.n_ctx, GATHER_CELLS) if self.batched else self.n_ctx
-        self.CALL_LOCK = UNLOCKED if self.batched else None
+        self.CALL_LOCK = UNLOCKED if self.batched else None     # as the class said when this one was made
         self.gather = Gatherer(self._run, limit=MAX_SEQ)
         self.ctx = new_context(spec, self.llm, self.cells, self.threads)
         self.mem = llama_cpp.llama_get_memory(self.ctx)
