@@ -80,7 +80,7 @@ def fake_backend(batched: bool, n_ctx: int = 4096, cells: int = 16384):
     mem: dict = {}
     b.spec, b.lc, b.mem, b.n_ctx, b.cells = ModelSpec(name="fake", backend="llamacpp"), FakeLc(mem), None, n_ctx, cells
     b.batched, b.kept, b.reused_tokens, b.lock = batched, {}, 0, threading.Lock()
-    b.gather = llamacpp.Gatherer(b._run, limit=llamacpp.MAX_SEQ)
+    b.gather = b._gatherer()
     b.decodes, b.out = [], []
 
     def decode(entries, ctx=None, batch=None):

@@ -89,7 +89,7 @@ class LlamaCppBackend(GatherMixin, SamplingMixin, ScoringMixin):
         self.batched = self.GATHERS
         self.cells = max(self.n_ctx, GATHER_CELLS) if self.batched else self.n_ctx
         self.CALL_LOCK = UNLOCKED if self.batched else None     # as the class said when this one was made
-        self.gather = Gatherer(self._run, limit=MAX_SEQ)
+        self.gather = self._gatherer()
         self.ctx = new_context(spec, self.llm, self.cells, self.threads)
         self.mem = llama_cpp.llama_get_memory(self.ctx)
         self.batch = llama_cpp.llama_batch_init(max(N_BATCH, MAX_SEQ * 8), 0, MAX_SEQ)
@@ -121,11 +121,15 @@ class LlamaCppBackend(GatherMixin, SamplingMixin, ScoringMixin):
     def _held(self, tokens: list[int]) -> None:     # the serial paths: sequence 0 alone holds anything reusable
         self.kept = {0: list(tokens)} if tokens else {}
 
+    def _gatherer(self) -> Gatherer:
+        """The queue of requests from the units in flight: ``generate`` requests stream (a unit's next request joins
+        the sequences already decoding), choices and log-likelihoods run a batch at a time."""
+        return Gatherer(self._run, limit=MAX_SEQ, stream=self._stream, streams=lambda group: group[0] == "generate")
+
     def _run(self, group: tuple, items: list) -> list:
         """A gathered batch (:class:`~creval.models.gather.Gatherer`, holding the local-compute lock)."""
         if group[0] == "generate":
-            with self.lock:
-                return self._generate_many(items)
+            return self._generate_many(items)
         if group[0] == "choice":
             return self._choices(items)
         return self._loglikelihoods(items)
