@@ -1,25 +1,28 @@
 """Generation for the llama.cpp backend when it gathers: the ``sample`` and ``chat`` requests of every unit in flight
 decode together, each sequence one token per shared ``llama_decode``.
 
-A gathered batch is a list of :class:`Job` (one per sequence: a sample of a request, or a chat reply). It runs in
-rounds that fit the KV cache (:func:`take_round`: at most :data:`~creval.models.llamacpp_load.MAX_SEQ` sequences,
-their prompts counted whole plus every token they may add). In a round:
+The gatherer (:mod:`~creval.models.gather`) hands the engine a *stream* of requests: the ones queued when it starts,
+then every request that queues while it runs (a unit whose reply was just finished sends its next turn, which joins
+the sequences still decoding at the next step instead of waiting for all of them to end). A request is a list of
+:class:`Job` (one per sequence: a sample of a request, or a chat reply). Between two decode steps the engine admits
+the waiting jobs that fit (:func:`take_round`: at most :data:`~creval.models.llamacpp_load.MAX_SEQ` live sequences,
+their distinct prompts counted whole plus every token they may add, within the KV cache):
 
-1. **Prefix reuse.** Every distinct prompt looks for the longest prefix it shares with a sequence the cache still
-   holds from the previous round (a prompt, or a prompt and its reply: the next turn of a discussion) or with an
-   earlier prompt of this round (:func:`plan_prefill`). That prefix is shared, not decoded again
+1. **Prefix reuse.** Every distinct prompt looks for the longest prefix it shares with a sequence the cache holds
+   (a finished one: a prompt and its reply, e.g. the previous turn of a discussion; or the prompt of a live one)
+   or with an earlier prompt admitted with it (:func:`plan_prefill`). That prefix is shared, not decoded again
    (``llama_memory_seq_cp`` of a position range: the cache is unified, so the cells are shared, not copied); only
    the rest is prefilled, the suffixes of many prompts in the same ``llama_decode`` calls.
 2. **Siblings.** The other samples of a prompt take its whole sequence.
 3. **Decode.** Every live sequence advances one token per ``llama_decode``; sampling (temperature, top-p, each
    sequence's seeded generator, the raw log-prob) runs in numpy on the copied logits, exactly as one request at a
-   time does, with the same token budget and stop rule per sequence.
+   time does, with the same token budget and stop rule per sequence. A request is handed its samples as soon as
+   its last sequence ends.
 
-What the sequences hold afterwards stays in the cache for later rounds (a unit's next turn usually comes a round or
-two later): a sequence that a prompt of the round extends whole is freed once shared, the others are kept, the
-oldest freed first when the round needs their cells or ids. Greedy replies can differ from one request at a time
-only through float rounding of the batched arithmetic (docs/performance.md counts how often); the call cache keeps
-what was computed first, so a rerun reads back the same records.
+What a finished sequence holds stays in the cache for later requests: it is freed when a new prompt extends it
+whole, or oldest first when new sequences need its cells or id. Greedy replies can differ from one request at a
+time only through float rounding of the batched arithmetic (docs/performance.md counts how often); the call cache
+keeps what was computed first, so a rerun reads back the same records.
 """
 from __future__ import annotations
 
