@@ -16,8 +16,9 @@ The verbs live beside this module: loading in :mod:`~creval.models.llamacpp_load
 this one holds the tokenizer and the decoding primitives they share.
 
 Gathering (opt-in: ``CREVAL_LLAMACPP_GATHER=1``): the ``sample`` and ``chat`` requests of every unit in flight
-queue while the model is busy (:mod:`~creval.models.gather`) and decode together as the sequences of one batch
-(:mod:`~creval.models.llamacpp_gather`), each prompt reusing what the cache still holds; studies then keep
+queue while the model is busy (:mod:`~creval.models.gather`) and decode together as the sequences of one streamed
+batch that admits later requests as they come (:mod:`~creval.models.llamacpp_gather`), each prompt reusing what
+the cache still holds; studies then keep
 several units in flight (:func:`creval.studies.units.width` reads :attr:`LlamaCppBackend.GATHERS`). Off, every
 request runs alone, one at a time, as before (the two are compared by ``benchmarks/bench_engines.py``).
 """
@@ -44,8 +45,8 @@ RECHECK = 5.0        # seconds between two choices of the thread count (each rea
 
 GATHER_ENV = "CREVAL_LLAMACPP_GATHER"
 """The switch: ``1`` turns gathering on; unset or ``0``, one request at a time, one unit at a time (the default:
-on 2 CPU cores gathering was not shown faster, 0.80-0.87x on a quiet machine against 1.12-1.62x on a loaded one,
-and batched greedy replies part from the serial ones; docs/performance.md)."""
+on 2 CPU cores gathering was not faster side by side, 0.65x on AUT generation and 0.93x on 16 fixed chats, and
+batched greedy replies part from the serial ones in 11 of 16; docs/performance.md, "Second pass")."""
 
 __all__ = ["LlamaCppBackend", "MAX_SEQ", "N_BATCH", "choose_threads", "target_logprobs"]
 
