@@ -15,7 +15,10 @@ Phases (every ``run_units`` call of the run is timed: wall, calls made, tokens i
 - ``aut``: the AUT study at its defaults (generation chats, then the judges' chats);
 - ``convergent``: the convergent study's human-pair validation, ``--pairs`` labelled pairs x its five judges
   (zero-shot, few-shot, CoT, ChatEval, retrieval: the discussions);
-- ``divergent``: the divergent study at its defaults (samples of each step, then entailment).
+- ``divergent``: the divergent study at its defaults (samples of each step, then entailment);
+- ``chats``: a fixed set of ``--chats`` judge-like requests (a ~200-token prompt each, greedy, ``--chat-tokens``
+  new tokens at most), one unit each, all in flight: the engine's own speed without a study's chains of turns, and
+  the fixed set on which identical greedy replies are counted.
 
 For each phase it prints both walls, their ratio, tokens/s against ``creval throughput``'s figures for the model
 (measured first unless stored), the load average around each run, and how many of the calls both modes made
@@ -124,7 +127,35 @@ def run_divergent(args) -> None:
     run.run(DivergentConfig.from_params(params(args, divergent_nli=args.nli)))
 
 
-PHASES = {"aut": run_aut, "convergent": run_convergent, "divergent": run_divergent}
+def chat_messages(i: int) -> tuple[dict, ...]:
+    """Request ``i`` of the ``chats`` phase: a judge's system prompt and a list of uses to rate (about 200
+    tokens for SmolLM2's tokenizer), different for every ``i``."""
+    things = ("brick", "fork", "shoe", "paperclip", "bucket", "candle")
+    uses = ("doorstop", "bookmark", "planter", "paperweight", "hook", "whistle", "ruler")
+    lines = "\n".join(f"{k + 1}. the {things[(i + k) % len(things)]} as a {uses[(3 * i + k) % len(uses)]}, "
+                      f"idea {i}-{k}" for k in range(14))
+    return ({"role": "system", "content": "You judge the originality of uses of everyday objects. Rate each list "
+             "from 1 (common) to 5 (original) and explain your rating in a few sentences."},
+            {"role": "user", "content": f"List {i}:\n{lines}\nHow original is this list? Answer with a rating "
+             "and your reasons."})
+
+
+def run_chats(args) -> None:
+    from creval.core import units
+    from creval.core.paths import home
+    from creval.models.registry import load_model
+    from creval.studies import units as widths
+    model = load_model(args.model)
+
+    def work(unit) -> dict:
+        c = model.chat(chat_messages(unit.item), max_tokens=args.chat_tokens, seed=unit.item)
+        return {"replies": [{"i": unit.item, "text": c.text}]}
+
+    todo = [units.Unit(f"chat|{i}", i) for i in range(args.chats)]
+    units.run_units(home() / "bench-chats", "chats", todo, work, width=widths.width(args.model))
+
+
+PHASES = {"aut": run_aut, "convergent": run_convergent, "divergent": run_divergent, "chats": run_chats}
 
 
 # -- the parent: the modes side by side ---------------------------------------------------------------------------
@@ -141,7 +172,8 @@ def run_mode(args, mode: str, env_extra: dict, folder: Path) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, **env_extra, "CREVAL_HOME": str(folder), "CREVAL_CACHE": str(folder / "calls.sqlite")}
     cmd = [sys.executable, str(HERE), "--child", "--engine", args.engine, "--phases", args.phases, "--model",
-           args.model, "--pairs", str(args.pairs), "--nli", args.nli] + [x for kv in args.p for x in ("-p", kv)]
+           args.model, "--pairs", str(args.pairs), "--nli", args.nli, "--chats", str(args.chats),
+           "--chat-tokens", str(args.chat_tokens)] + [x for kv in args.p for x in ("-p", kv)]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode:
@@ -182,6 +214,8 @@ def main() -> None:
     ap.add_argument("--model", default="", help="default: smollm2-135m (llamacpp), smollm2-135m-hf (hf)")
     ap.add_argument("--pairs", type=int, default=2, help="labelled pairs of the convergent validation")
     ap.add_argument("--nli", default="minilm-cosine", help="entailment backend of the divergent phase")
+    ap.add_argument("--chats", type=int, default=16, help="requests of the chats phase")
+    ap.add_argument("--chat-tokens", type=int, default=96, help="new tokens at most per request of the chats phase")
     ap.add_argument("--rounds", type=int, default=1, help="repetitions of the pair of runs (order alternates)")
     ap.add_argument("--modes", default="", help="comma-separated subset of the engine's modes")
     ap.add_argument("-p", action="append", default=[], metavar="KEY=VALUE",

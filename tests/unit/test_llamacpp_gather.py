@@ -2,6 +2,7 @@
 llama.cpp whose logits are a function of each sequence's tokens, so a gathered batch must give exactly what one
 request at a time gives (the real engine differs at most by float rounding, counted in docs/performance.md)."""
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -80,7 +81,7 @@ def fake_backend(batched: bool, n_ctx: int = 4096, cells: int = 16384):
     mem: dict = {}
     b.spec, b.lc, b.mem, b.n_ctx, b.cells = ModelSpec(name="fake", backend="llamacpp"), FakeLc(mem), None, n_ctx, cells
     b.batched, b.kept, b.reused_tokens, b.lock = batched, {}, 0, threading.Lock()
-    b.gather = llamacpp.Gatherer(b._run, limit=llamacpp.MAX_SEQ)
+    b.gather = b._gatherer()
     b.decodes, b.out = [], []
 
     def decode(entries, ctx=None, batch=None):
@@ -185,6 +186,18 @@ def test_the_switch_is_read_on_the_class_without_loading_anything(monkeypatch):
     assert llamacpp.LlamaCppBackend.GATHERS is False and units.width("smollm2-135m") == 1
 
 
+def test_a_gathering_backend_is_handed_no_lock_so_its_callers_queue_together(monkeypatch):
+    # the model wrapper reads CALL_LOCK on the class, before loading: were it None, cached_batch would hold the
+    # local-compute lock around each call and the gatherer would run every caller alone (nothing gathered)
+    from creval.models.gather import UNLOCKED
+    from creval.models.registry import LazyBackend
+    spec = ModelSpec(name="fake", backend="llamacpp")
+    monkeypatch.setenv(llamacpp.GATHER_ENV, "1")
+    assert llamacpp.LlamaCppBackend.CALL_LOCK is UNLOCKED and LazyBackend(spec).CALL_LOCK is UNLOCKED
+    monkeypatch.setenv(llamacpp.GATHER_ENV, "0")
+    assert llamacpp.LlamaCppBackend.CALL_LOCK is None and LazyBackend(spec).CALL_LOCK is None
+
+
 def test_a_turn_that_comes_a_round_later_still_finds_its_sequence_unless_room_ran_out():
     def turn(b, text, reply=None):
         msgs = (SYSTEM, {"role": "user", "content": text})
@@ -204,3 +217,114 @@ def test_a_turn_that_comes_a_round_later_still_finds_its_sequence_unless_room_ra
     assert roomy.reuse >= own                     # its whole earlier prompt (and what it fed of its reply)
     assert tight.reuse < own                      # evicted for room: only the system prompt's share is left
     assert max(len(s) for s in tight.lc.mem.values()) < 200
+
+
+def test_a_job_waits_its_turn_only_while_others_run():
+    p = (1,) * 100
+    jobs = [Job(p, 0, 1.0, 1.0, 10), Job((2,) * 100, 1, 1.0, 1.0, 10)]
+    assert take_round(jobs, cells=50, least=1) == 1          # alone, a job always starts
+    assert take_round(jobs, cells=50, least=0) == 0          # beside running sequences it waits for room
+    assert take_round(jobs, cells=10_000, max_seq=0, least=0) == 0
+    assert take_round(jobs, cells=10_000, least=0) == 2
+
+
+def test_a_stream_takes_requests_that_queue_while_it_runs_and_finishes_each_on_its_own():
+    from creval.models.gather import Gatherer
+    seen, lock = [], threading.RLock()
+    late_queued = threading.Event()
+
+    def stream(group, feed):
+        first = feed.take(4)
+        seen.append([items for _, items in first])
+        late_queued.wait(5)                     # a request queues while the first ones are running
+        for handle, items in first:
+            feed.finish(handle, [x * 10 for x in items])
+        while True:
+            more = feed.take(4)
+            if not more:
+                return
+            seen.append([items for _, items in more])
+            for handle, items in more:
+                feed.finish(handle, [x * 10 for x in items])
+
+    g = Gatherer(lambda group, items: [x * 10 for x in items], lock=lock, stream=stream)
+    got = {}
+
+    def first():
+        got["first"] = g(("generate",), [1, 2])
+
+    t = threading.Thread(target=first)
+    t.start()
+    while not seen:
+        time.sleep(0.001)
+
+    def late():
+        got["late"] = g(("generate",), [3])
+
+    t2 = threading.Thread(target=late)
+    t2.start()
+    while not g._queue:
+        time.sleep(0.001)
+    late_queued.set()
+    t.join()
+    t2.join()
+    assert got == {"first": [10, 20], "late": [30]}
+    assert seen == [[[1, 2]], [[3]]]            # the late request joined the running stream
+    assert g.tally.requests == [2] and g.tally.items == [3]
+
+
+def test_a_failed_stream_runs_each_unfinished_request_alone_so_only_the_bad_one_fails():
+    from creval.models.gather import Gatherer
+
+    def stream(group, feed):
+        for handle, items in feed.take(8):
+            if items == [1]:
+                feed.finish(handle, [100])      # finished before the failure: kept
+        raise RuntimeError("engine failed")
+
+    def run(group, items):
+        if items == [2]:
+            raise ValueError("bad request")
+        return [x * 10 for x in items]
+
+    g = Gatherer(run, lock=threading.RLock(), stream=stream)
+    handles = [ticket(g, [1]), ticket(g, [2]), ticket(g, [3])]
+    g._serve(handles)
+    assert handles[0].outcome() == [100] and handles[2].outcome() == [30]
+    with pytest.raises(ValueError, match="bad request"):
+        handles[1].outcome()
+
+
+def ticket(g, items):
+    from creval.models.gather import _Ticket
+    return _Ticket(("generate",), items)
+
+
+def test_chains_of_turns_join_the_running_stream_and_equal_one_request_at_a_time():
+    serial, together = fake_backend(False), fake_backend(True)
+
+    def chain(b, k):
+        msgs = (SYSTEM, {"role": "user", "content": f"unit {k}: a use of a shoe"})
+        out = []
+        for turn in range(3):
+            r = b.chat([ChatRequest(msgs, 0.0 if k % 2 else 0.7, 4 + 3 * k + turn, seed=k)])[0]
+            out.append(r)
+            msgs += ({"role": "assistant", "content": r.text}, {"role": "user", "content": f"more {turn}"})
+        return out
+
+    want = [chain(serial, k) for k in range(6)]
+    got: dict = {}
+    start = threading.Barrier(6)
+
+    def unit(k):
+        start.wait()
+        got[k] = chain(together, k)
+
+    threads = [threading.Thread(target=unit, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [got[k] for k in range(6)] == want
+    assert sum(together.gather.tally.requests) == 18
+    assert together.gather.tally.batches < 18

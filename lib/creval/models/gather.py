@@ -82,11 +82,18 @@ class Gatherer:
     lingers up to ``linger`` seconds until as many calls of its group have queued as its last batch held: the
     units of the last batch come back one by one (each stores its results first), and without the wait the
     first to return would run alone. A caller already holding ``lock`` (a local computation inside another)
-    runs its own items at once."""
+    runs its own items at once.
+
+    ``stream(group, feed)``, where given (for the groups ``streams(group)`` accepts), runs a group continuously
+    instead: the leader's :class:`Feed` hands it the batch's requests, then any request of the group that queues
+    while it runs (the next turn of a unit whose reply it just finished), and lets it finish each request on its own,
+    so a caller leaves as soon as its own items are done and its next request joins the running batch."""
 
     def __init__(self, run: Callable[[Hashable, list], Sequence[Any]], *, limit: int = 256, lock=LOCAL_COMPUTE,
-                 linger: float = 0.01):
+                 linger: float = 0.01, stream: Callable[[Hashable, "Feed"], None] | None = None,
+                 streams: Callable[[Hashable], bool] = lambda group: True):
         self.run, self.limit, self.lock, self.linger = run, max(1, int(limit)), lock, linger
+        self.stream, self.streams = stream, streams
         self.tally = Tally()
         self._cv = threading.Condition()
         self._queue: list[_Ticket] = []
@@ -155,6 +162,9 @@ class Gatherer:
                     t.error, t.done = one, True
 
     def _run_batch(self, tickets: list[_Ticket]) -> None:
+        if self.stream is not None and self.streams(tickets[0].group):
+            self._run_stream(tickets)
+            return
         flat = [it for t in tickets for it in t.items]
         results = list(self.run(tickets[0].group, flat))
         if len(results) != len(flat):
@@ -165,3 +175,64 @@ class Gatherer:
         for t in tickets:
             t.result, t.done = results[at:at + len(t.items)], True
             at += len(t.items)
+
+    def _run_stream(self, tickets: list[_Ticket]) -> None:
+        """Run ``tickets`` and what joins them through ``stream``. If it fails, each request it took and left
+        unfinished runs again alone (``run``), so one bad request fails only its caller."""
+        feed = Feed(self, tickets)
+        try:
+            self.stream(tickets[0].group, feed)
+        except BaseException:                   # noqa: BLE001 - retried below, the error handed to its caller
+            pass
+        finally:
+            self.tally.requests.append(len(feed.taken))
+            self.tally.items.append(sum(len(t.items) for t in feed.taken))
+        for t in [t for t in feed.taken if not t.done]:
+            try:
+                got = list(self.run(t.group, list(t.items)))
+                if len(got) != len(t.items):
+                    raise RuntimeError(f"a request of {len(t.items)} items got {len(got)} results")
+                feed.finish(t, got)
+            except BaseException as err:        # noqa: BLE001 - handed to the caller that owns the request
+                with self._cv:
+                    t.error, t.done = err, True
+                    self._cv.notify_all()
+
+
+class Feed:
+    """What a streamed batch reads its requests from (:class:`Gatherer`'s ``stream``), on the leader's thread."""
+
+    def __init__(self, gatherer: Gatherer, tickets: list[_Ticket]):
+        self._g = gatherer
+        self._first = list(tickets)
+        self.taken: list[_Ticket] = []
+
+    def take(self, room: int) -> list[tuple[_Ticket, list]]:
+        """``(handle, items)`` of the batch's first requests (on the first call, whatever ``room``), then of the
+        requests of its group queued since, oldest first, while their items fit ``room``. Nothing more is taken
+        once a request of another group waits: the stream drains and that request's batch runs next."""
+        if self._first:
+            got, self._first = self._first, []
+        else:
+            got, size = [], 0
+            with self._g._cv:
+                queue = self._g._queue
+                group = self.taken[0].group
+                if any(t.group != group for t in queue):
+                    return []
+                for t in queue:
+                    if size + len(t.items) > room:
+                        break
+                    got.append(t)
+                    size += len(t.items)
+                self._g._queue = [t for t in queue if all(t is not m for m in got)]
+        self.taken += got
+        return [(t, list(t.items)) for t in got]
+
+    def finish(self, handle: _Ticket, results: Sequence[Any]) -> None:
+        """Hand a request its results (one per item, in order): its caller returns now."""
+        if len(results) != len(handle.items):
+            raise RuntimeError(f"a streamed request got {len(results)} results for {len(handle.items)} items")
+        with self._g._cv:
+            handle.result, handle.done = list(results), True
+            self._g._cv.notify_all()

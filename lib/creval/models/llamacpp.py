@@ -16,8 +16,9 @@ The verbs live beside this module: loading in :mod:`~creval.models.llamacpp_load
 this one holds the tokenizer and the decoding primitives they share.
 
 Gathering (opt-in: ``CREVAL_LLAMACPP_GATHER=1``): the ``sample`` and ``chat`` requests of every unit in flight
-queue while the model is busy (:mod:`~creval.models.gather`) and decode together as the sequences of one batch
-(:mod:`~creval.models.llamacpp_gather`), each prompt reusing what the cache still holds; studies then keep
+queue while the model is busy (:mod:`~creval.models.gather`) and decode together as the sequences of one streamed
+batch that admits later requests as they come (:mod:`~creval.models.llamacpp_gather`), each prompt reusing what
+the cache still holds; studies then keep
 several units in flight (:func:`creval.studies.units.width` reads :attr:`LlamaCppBackend.GATHERS`). Off, every
 request runs alone, one at a time, as before (the two are compared by ``benchmarks/bench_engines.py``).
 """
@@ -44,16 +45,32 @@ RECHECK = 5.0        # seconds between two choices of the thread count (each rea
 
 GATHER_ENV = "CREVAL_LLAMACPP_GATHER"
 """The switch: ``1`` turns gathering on; unset or ``0``, one request at a time, one unit at a time (the default:
-on 2 CPU cores gathering was not shown faster, 0.80-0.87x on a quiet machine against 1.12-1.62x on a loaded one,
-and batched greedy replies part from the serial ones; docs/performance.md)."""
+on 2 CPU cores gathering was not faster side by side, 0.65x on AUT generation and 0.93x on 16 fixed chats, and
+batched greedy replies part from the serial ones in 11 of 16; docs/performance.md, "Second pass")."""
 
 __all__ = ["LlamaCppBackend", "MAX_SEQ", "N_BATCH", "choose_threads", "target_logprobs"]
+
+
+class GatherLock:
+    """A backend's ``CALL_LOCK`` that follows its gathering switch, readable on the class (nothing loaded).
+
+    When it gathers the backend must be handed no lock: its gatherer takes the local-compute lock itself after
+    queueing. Given that lock by :func:`~creval.core.cache.cached_batch`, a caller would already hold it on
+    reaching the gatherer, which then runs that caller's requests alone, at once: nothing is ever gathered.
+    Off, the lock is the default one (None: :func:`~creval.core.cache.cached_batch` takes the local-compute lock)."""
+
+    def __init__(self, switch: Switch):
+        self.switch = switch
+
+    def __get__(self, obj, owner=None):
+        return UNLOCKED if self.switch.__get__(obj, owner) else None
 
 
 class LlamaCppBackend(GatherMixin, SamplingMixin, ScoringMixin, BackendBase):
     check = staticmethod(check_local)   # is a spec of this backend usable here (nothing loaded)
     LOGPROB_KIND = "raw"
     GATHERS = Switch(GATHER_ENV, default=False)     # opt-in: CREVAL_LLAMACPP_GATHER=1
+    CALL_LOCK = GatherLock(GATHERS)                 # read on the class before loading (registry.LazyBackend)
 
     def __init__(self, spec: ModelSpec):
         llama_cpp = heavy.llama_cpp()
@@ -72,8 +89,8 @@ class LlamaCppBackend(GatherMixin, SamplingMixin, ScoringMixin, BackendBase):
         # request at a time. Requests reach the backend through the gatherer, which takes the local-compute lock
         self.batched = self.GATHERS
         self.cells = max(self.n_ctx, GATHER_CELLS) if self.batched else self.n_ctx
-        self.CALL_LOCK = UNLOCKED if self.batched else None
-        self.gather = Gatherer(self._run, limit=MAX_SEQ)
+        self.CALL_LOCK = UNLOCKED if self.batched else None     # as the class said when this one was made
+        self.gather = self._gatherer()
         self.ctx = new_context(spec, self.llm, self.cells, self.threads)
         self.mem = llama_cpp.llama_get_memory(self.ctx)
         self.batch = llama_cpp.llama_batch_init(max(N_BATCH, MAX_SEQ * 8), 0, MAX_SEQ)
@@ -105,11 +122,15 @@ class LlamaCppBackend(GatherMixin, SamplingMixin, ScoringMixin, BackendBase):
     def _held(self, tokens: list[int]) -> None:     # the serial paths: sequence 0 alone holds anything reusable
         self.kept = {0: list(tokens)} if tokens else {}
 
+    def _gatherer(self) -> Gatherer:
+        """The queue of requests from the units in flight: ``generate`` requests stream (a unit's next request joins
+        the sequences already decoding), choices and log-likelihoods run a batch at a time."""
+        return Gatherer(self._run, limit=MAX_SEQ, stream=self._stream, streams=lambda group: group[0] == "generate")
+
     def _run(self, group: tuple, items: list) -> list:
         """A gathered batch (:class:`~creval.models.gather.Gatherer`, holding the local-compute lock)."""
         if group[0] == "generate":
-            with self.lock:
-                return self._generate_many(items)
+            return self._generate_many(items)
         if group[0] == "choice":
             return self._choices(items)
         return self._loglikelihoods(items)
