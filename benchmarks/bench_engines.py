@@ -111,8 +111,8 @@ def run_aut(args) -> None:
 
 def run_convergent(args) -> None:
     from creval.core import units
+    from creval.models import width as widths
     from creval.models.registry import load_model
-    from creval.studies import units as widths
     from creval.studies.convergent import run
     from creval.studies.convergent.config import ConvergentConfig
     cfg = ConvergentConfig.from_params(params(args, convergent_human_pairs=args.pairs))
@@ -143,8 +143,8 @@ def chat_messages(i: int) -> tuple[dict, ...]:
 def run_chats(args) -> None:
     from creval.core import units
     from creval.core.paths import home
+    from creval.models import width as widths
     from creval.models.registry import load_model
-    from creval.studies import units as widths
     model = load_model(args.model)
 
     def work(unit) -> dict:

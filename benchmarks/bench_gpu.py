@@ -35,7 +35,7 @@ from creval.core.units import Unit, run_units
 from creval.models import heavy, throughput
 from creval.models.cached import Model
 from creval.models.registry import get_spec, load_backend
-from creval.studies.units import local_width
+from creval.models.width import local_width
 
 MODEL = "smollm2-135m-hf"
 TOPICS = ["a paperclip", "a brick", "a shoe", "a spoon", "a rope", "a candle", "a bucket", "a newspaper",

@@ -111,10 +111,10 @@ def main() -> None:
     ap.add_argument("--model", default=None, help="perplexity model (default: creval grade's, scoring_model())")
     a = ap.parse_args()
     from creval.core.table import read_table
+    from creval.grade import grading as G
     from creval.measures import pertext as P
     from creval.models.registry import load_model
-    from creval.studies import grade as G
-    from creval.studies.units import width
+    from creval.models.width import width
     a.model = G.scoring_model(a.model)
     rows = passages(a.n, a.words)
     rng = np.random.default_rng(0)

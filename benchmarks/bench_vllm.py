@@ -142,7 +142,7 @@ def local_width_arm(width: int, profile: str, overrides: list[str], home: Path, 
     from creval.core import cache as cache_mod
     from creval.core.paths import REPO
     from creval.models import llamacpp
-    from creval.studies import units
+    from creval.models import width as units
     from creval.studies.registry import STUDIES, in_order
     os.environ["CREVAL_CACHE"] = str(home / "calls.sqlite")
     params = effective_params(load_params(REPO / f"params/{profile}.yaml", [f"run_root={home / 'runs'}"] + overrides))

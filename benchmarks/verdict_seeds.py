@@ -10,7 +10,7 @@ model, judge, sandbox or cache call):
   (``report``, ``reading``, ``human``, ...), read off the Markdown bullets ("- **verdict (reason)**: claim") and
   the ``verdict`` columns of the tables they return (chapter 07's judge-against-baseline words included);
 - the report card's rows (chapter 08), recomputed from the graded studies' records with
-  :func:`creval.studies.reportcard.card.card_rows` (the card's own records were written once, at seed 0):
+  :func:`creval.studies.card.card_rows` (the card's own records were written once, at seed 0):
   the raw word and the word after Holm's correction; and the words of the chapter's grade of the bundled
   sample.
 
@@ -164,7 +164,7 @@ def one_seed(cfgs: dict, seed: int, errors: dict) -> dict:
         study = STUDIES[name]
         recs = study.records(cfg)
         if name == "reportcard":
-            from creval.studies.reportcard.card import card_rows
+            from creval.studies.card import card_rows
             try:
                 rows = card_rows(upstream_records(cfg), n_boot=cfg.n_boot, seed=cfg.seed)
             except Exception as e:  # noqa: BLE001 - a page shows the error; here it is listed
@@ -215,8 +215,8 @@ def margin_check(trials: int = 300, seeds: int = 10) -> pd.DataFrame:
 
 def bundled_grade(seed: int, errors: dict) -> dict:
     """The words of chapter 08's own grade of the bundled sample (its last table; :data:`GRADE_CELL`)."""
-    from creval.studies.grade import SAMPLE, GradeOptions, grade_file
-    from creval.studies.grade_card import card_table
+    from creval.grade.card import card_table
+    from creval.grade.grading import SAMPLE, GradeOptions, grade_file
     try:
         own = grade_file(SAMPLE, GradeOptions(labels="rating", id="id", group="prompt_id", author="author",
                                               prompt="prompt", seed=seed, **GRADE_CELL))

@@ -9,7 +9,7 @@ from creval.domains.steps import step_messages
 from creval.measures.diversity import distinct_n
 from creval.models.registry import load_model
 from creval.studies import contract
-from creval.studies.units import width
+from creval.models.width import width
 from lexical.records import AnswerRecord
 
 

@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 
+from creval.grade.card import write_card
+from creval.grade.grading import SAMPLE, GradeOptions, grade_file
 from creval.measures.stats.tracking import word_label
-from creval.studies.grade import SAMPLE, GradeOptions, grade_file
-from creval.studies.grade_card import write_card
 
 pytestmark = pytest.mark.integration
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

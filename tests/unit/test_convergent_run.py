@@ -66,7 +66,7 @@ def world(tmp_path, monkeypatch):
     monkeypatch.delenv("CREVAL_MACGYVER_DIR", raising=False)
     backend = Scripted()
     import creval.models.registry as registry
-    import creval.studies.units as units
+    import creval.models.width as units
     monkeypatch.setattr(registry, "load_model",
                         lambda name, cache=None: Model(backend if name == "scripted" else Scripted(name)))
     monkeypatch.setattr(units, "width", lambda *models: 4)     # units in threads, as against a server

@@ -53,7 +53,7 @@ def chapter_modules() -> set[str]:
 
 
 def is_module(name: str) -> bool:
-    """Whether ``name`` is a module (``from creval.studies.grade import SAMPLE`` names a constant of a module)."""
+    """Whether ``name`` is a module (``from creval.grade.grading import SAMPLE`` names a constant of a module)."""
     try:
         return importlib.util.find_spec(name) is not None
     except ModuleNotFoundError:
@@ -224,7 +224,6 @@ OTHER_ARGS: dict[str, list[tuple]] = {
     "rethinking.reading.value_range": [(math.nan, math.nan)],
     "rethinking.reading.with_chance": [(None,), ({"text": "–", "chance_in_ci": True, "lo": math.nan, "hi": math.nan,
                                                    "null": 0.5, "p": math.nan},)],
-    "reportcard.report.home_relative": [("",)],
     "reportcard.report.source_of": [({},), ({"paper": None, "measure": None, "human data": None},)],
     "reportcard.report.untestable": [(pd.Series({"verdict": "not testable here", "note": None}),)],
     "compare.report.cost_by_model": [(pd.DataFrame(),)],

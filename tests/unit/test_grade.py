@@ -10,11 +10,11 @@ import pytest
 
 from creval.core.errors import CrevalError
 from creval.core.paths import REPO
+from creval.grade.card import write_card
+from creval.grade.grading import GradeOptions, grade, grade_file, measure_table
 from creval.measures.stats import tracking as R
-from creval.studies.grade import GradeOptions, grade, grade_file, measure_table
-from creval.studies.grade_card import write_card
 
-SAMPLE = REPO / "data" / "samples" / "grade" / "stories.csv"   # as creval.studies.grade.SAMPLE
+SAMPLE = REPO / "data" / "samples" / "grade" / "stories.csv"   # as creval.grade.grading.SAMPLE
 
 
 def known_answer(seed=0, groups=30, per_author=4):
@@ -184,8 +184,8 @@ def test_the_command_scores_perplexity_with_a_progress_bar_that_knows_the_total(
 
     from creval.cli import main
     from creval.core.cache import CallCache
+    from creval.grade import grading as G
     from creval.models.cached import Model
-    from creval.studies import grade as G
     backend = CountingBackend()
     monkeypatch.setattr(G, "load_model", lambda name: Model(backend, CallCache(tmp_path / "c.sqlite")))
     out = tmp_path / "g"
@@ -223,8 +223,8 @@ class RubricStub:
 
 def test_the_judge_column_is_the_mean_rubric_score_per_text(monkeypatch):
     from creval.core.table import read_table
+    from creval.grade import grading as G
     from creval.judges.rubric import ASPECTS
-    from creval.studies import grade as G
     monkeypatch.setattr(G, "load_model", lambda name: RubricStub())
     t = read_table(SAMPLE, id="id")
     cols = measure_table(t, GradeOptions(labels="rating", measures=[], judge="stub"))
@@ -247,7 +247,7 @@ def test_distance_to_the_prompt_without_a_prompt_column_is_a_warning_not_a_silen
 
 
 def test_the_card_table_marks_a_word_a_seed_could_flip_as_borderline():
-    from creval.studies.grade_card import card_html, card_table
+    from creval.grade.card import card_html, card_table
     rows = [{"measure": "m1", "description": "one", "value": 0.3, "lo": 0.01, "hi": 0.5, "word": R.TRACKS,
              "borderline": True, "reason": "r"},
             {"measure": "m2", "description": "two", "value": 0.3, "lo": 0.2, "hi": 0.5, "word": R.TRACKS,
@@ -258,7 +258,7 @@ def test_the_card_table_marks_a_word_a_seed_could_flip_as_borderline():
 
 
 def test_perplexity_defaults_to_the_first_usable_scoring_model_and_the_card_names_it(tmp_path, monkeypatch):
-    from creval.studies import grade as G
+    from creval.grade import grading as G
     assert G.scoring_model("my-server") == "my-server"                     # asked: taken as it is
     usable = {"smollm2-135m-hf": (False, "transformers is not installed"), "smollm2-135m": (True, "ok")}
     monkeypatch.setattr(G, "check", lambda spec: usable[spec.name])
@@ -268,8 +268,8 @@ def test_perplexity_defaults_to_the_first_usable_scoring_model_and_the_card_name
     from test_metrics import CountingBackend
 
     from creval.core.cache import CallCache
+    from creval.grade.card import card_html
     from creval.models.cached import Model
-    from creval.studies.grade_card import card_html
     monkeypatch.setattr(G, "load_model", lambda name: Model(CountingBackend(), CallCache(tmp_path / "c.sqlite")))
     res = G.grade_file(SAMPLE, G.GradeOptions(labels="rating", id="id", measures=["ppl"], n_boot=100))
     assert res["options"].model == "smollm2-135m-hf"
@@ -277,7 +277,7 @@ def test_perplexity_defaults_to_the_first_usable_scoring_model_and_the_card_name
 
 
 def test_the_rules_split_over_processes_give_the_same_card_as_one_process():
-    from creval.studies import grade as G
+    from creval.grade import grading as G
     cols, y, author, group = known_answer(seed=3, groups=8, per_author=3)
     one = G.grade(cols, y, author=author, cluster=group, n_boot=150, workers=1)
     two = G.grade(cols, y, author=author, cluster=group, n_boot=150, workers=2)
@@ -287,7 +287,7 @@ def test_the_rules_split_over_processes_give_the_same_card_as_one_process():
 
 def test_the_judge_model_flag_and_its_old_name_both_reach_the_judge(tmp_path, monkeypatch, capsys):
     from creval.cli import main
-    from creval.studies import grade as G
+    from creval.grade import grading as G
     asked = []
     monkeypatch.setattr(G, "load_model", lambda name: asked.append(name) or RubricStub())
     for flag in ("--judge-model", "--judge"):

@@ -1,4 +1,4 @@
-"""The per-pair and per-story tables of issue 54 (:mod:`creval.studies.reportcard.human_sets`), on records built
+"""The per-pair and per-story tables of issue 54 (:mod:`creval.studies.human_sets`), on records built
 by hand, with values worked out by hand; and the CSV exports on the bundled samples."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from creval.datasets import base, confederacy, lamp
 from creval.datasets.confederacy import Rating, Story
 from creval.datasets.lamp import AI_EDIT, RAW, WRITER_EDIT, LampItem, LampRanking
 from creval.measures.stats import tracking
-from creval.studies.reportcard import human_sets as H
+from creval.studies import human_sets as H
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,8 @@ from pathlib import Path
 
 from creval.core.paths import REPO
 
-LAYERS = ["core", "models", "sandbox", "datasets", "domains", "measures", "judges", "studies", "book", "commands"]
+LAYERS = ["core", "models", "sandbox", "datasets", "domains", "measures", "judges", "grade", "studies", "book",
+          "commands"]
 PKG = REPO / "lib" / "creval"
 
 
@@ -116,3 +117,21 @@ def test_reports_import_no_judge_model_or_sandbox():
                 if imp.split(".")[:2] in (["creval", "judges"], ["creval", "models"], ["creval", "sandbox"])]
     assert len([m for _, m in modules() if m.rsplit(".", 1)[-1] in REPORT_MODULES]) >= 9
     assert not reaching, f"reports read records and pure maths only (move what they need to measures/): {reaching}"
+
+
+def test_a_study_imports_only_the_studies_it_reads_and_no_report():
+    """Issue 56: a study's package imports another study only when its ``STUDY.reads`` names it (its config or
+    run, to find the records), and never another study's presentation (report, reading, figures)."""
+    from creval.studies.registry import STUDIES
+    bad = []
+    for f, mod in modules():
+        parts = mod.split(".")
+        if len(parts) < 3 or parts[1] != "studies" or parts[2] not in STUDIES:
+            continue
+        me = STUDIES[parts[2]]
+        for imp in imports_of(f):
+            q = imp.split(".")
+            if len(q) >= 3 and q[:2] == ["creval", "studies"] and q[2] in STUDIES and q[2] != parts[2]:
+                if q[2] not in me.reads or (len(q) > 3 and q[3] in ("report", "reading", "figures")):
+                    bad.append(f"{mod} imports {imp}")
+    assert sorted(set(bad)) == []

@@ -176,7 +176,7 @@ def test_a_prompt_longer_than_the_context_is_a_clear_error_in_both_modes():
 
 
 def test_the_switch_is_read_on_the_class_without_loading_anything(monkeypatch):
-    from creval.studies import units
+    from creval.models import width as units
     monkeypatch.setattr(units, "torch_device", lambda: "cpu")
     monkeypatch.delenv(llamacpp.GATHER_ENV, raising=False)         # unset: off, one unit at a time (the default)
     assert llamacpp.LlamaCppBackend.GATHERS is False and units.width("smollm2-135m") == 1

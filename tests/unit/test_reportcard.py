@@ -8,10 +8,11 @@ import pytest
 from creval.measures.stats import correlation as corr
 from creval.measures.stats import tracking as TR
 from creval.measures.stats import verdicts as V
+from creval.studies import card
 from creval.studies.aut.config import AutConfig
 from creval.studies.contract import Records, Study
 from creval.studies.registry import STUDIES, in_order
-from creval.studies.reportcard import card, report
+from creval.studies.reportcard import report
 from creval.studies.reportcard.config import ReportCardConfig
 from creval.studies.reportcard.run import under_run_root
 from creval.studies.rethinking import grading as rethinking_grading

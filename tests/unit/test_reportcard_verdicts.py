@@ -8,11 +8,12 @@ import numpy as np
 from creval.measures.stats import numbers as num
 from creval.measures.stats import tracking as TR
 from creval.measures.stats import verdicts as V
+from creval.studies import card
 from creval.studies.aut.config import AutConfig
 from creval.studies.contract import Records
 from creval.studies.links import dead
 from creval.studies.registry import STUDIES
-from creval.studies.reportcard import card, report
+from creval.studies.reportcard import report
 from creval.studies.reportcard.config import ReportCardConfig
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.grading import RETHINK_SETS

@@ -15,7 +15,7 @@ from creval.measures.stats import correlation as corr
 from creval.measures.stats import tracking as TR
 from creval.measures.stats import verdicts as V
 from creval.studies import links
-from creval.studies.reportcard.human_sets import writer_agreement
+from creval.studies.human_sets import writer_agreement
 from creval.studies.rethinking import grading as G
 from creval.studies.rethinking import human_sets_report as H
 from creval.studies.rethinking.config import RethinkingConfig

@@ -14,11 +14,11 @@ import pytest
 import creval.studies
 from creval.core.errors import CrevalError, ThinRecords
 from creval.core.records import Record, column, optional, spread
+from creval.studies.card import COLUMNS, SOURCE
 from creval.studies.config import Config
 from creval.studies.contract import Records, Study, UndeclaredTable
 from creval.studies.estimate import estimate
 from creval.studies.registry import STUDIES, discover, ordered, plugin, upstream_configs
-from creval.studies.reportcard.card import COLUMNS, SOURCE
 from creval.studies.reportcard.config import ReportCardConfig
 from creval.studies.reportcard.records import CardRecord
 from creval.studies.tables import computed, guarded

@@ -1,7 +1,7 @@
 """How many units a study keeps in flight: a server's budget, 16 for a local model that gathers across units."""
 from creval.core.units import GPU_WIDTH, LOCAL_WIDTH
+from creval.models import width as units
 from creval.models.base import BackendBase
-from creval.studies import units
 
 
 def test_a_gathering_local_model_gets_many_units_in_flight_and_the_others_one(monkeypatch):

@@ -1,11 +1,11 @@
 """``creval grade TEXTS.csv|jsonl --labels COL``: grade every cheap measure against your own human ratings.
 
 Computes each text's creativity index (leave-own-item-out, and leave-group-out with ``--group``), perplexity
-and bits per byte (under SmolLM2-135M: :func:`creval.studies.grade.scoring_model`), templates per token,
+and bits per byte (under SmolLM2-135M: :func:`creval.grade.grading.scoring_model`), templates per token,
 similarity to the other texts, lexical measures and (with a prompt column) semantic distance to the prompt;
 optionally a rubric judge (``--judge-model MODEL``). Each measure then goes through the report card's rule
 against the labels and gets its word. Writes ``card.html``, ``card.jsonl`` and ``measures.csv`` under ``--out``
-(:mod:`creval.studies.grade`, :mod:`creval.studies.grade_card`)."""
+(:mod:`creval.grade.grading`, :mod:`creval.grade.card`)."""
 from __future__ import annotations
 
 import argparse
@@ -16,9 +16,9 @@ from tqdm import tqdm
 
 from creval.commands import renamed
 from creval.core.errors import CrevalError
+from creval.grade.card import write_card
+from creval.grade.grading import CHEAP, GROUPS, SCORING_MODELS, GradeOptions, check_boot, grade_file, read_texts
 from creval.measures.stats.tracking import word_label
-from creval.studies.grade import CHEAP, GROUPS, SCORING_MODELS, GradeOptions, check_boot, grade_file, read_texts
-from creval.studies.grade_card import write_card
 from creval.studies.rethinking.config import RethinkingConfig
 
 EXAMPLE = """example (the labelled sample bundled with creval: 60 short stories in the styles of people and

@@ -22,8 +22,8 @@ from creval.judges import judge_settings, run_judge
 from creval.judges.registry import judge_names
 from creval.judges.runner import pair_of
 from creval.models.registry import load_model
+from creval.models.width import width
 from creval.studies.convergent.config import ConvergentConfig
-from creval.studies.units import width
 
 C = ConvergentConfig()     # the CLI's defaults are the study's (a test holds them equal)
 

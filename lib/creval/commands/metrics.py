@@ -39,8 +39,8 @@ from creval.measures import pertext as P
 from creval.measures import templates as T
 from creval.measures.diversity import diversity, item_originality
 from creval.measures.ngram_index import NgramIndex, folder_documents
+from creval.models import width as units
 from creval.models.registry import load_model
-from creval.studies import units
 from creval.studies.rethinking.config import RethinkingConfig
 
 

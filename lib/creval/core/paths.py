@@ -48,3 +48,12 @@ def downloads_dir() -> Path:
 
 def params_dir() -> Path:
     return REPO / "params"
+
+
+def home_relative(path: str) -> str:
+    """``path`` relative to the data home (``CREVAL_HOME``) when it lies inside it: pages show no machine's
+    absolute paths."""
+    try:
+        return str(Path(path).resolve().relative_to(home().resolve()))
+    except ValueError:
+        return str(path)

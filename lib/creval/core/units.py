@@ -4,7 +4,7 @@ A study lists its units (a problem x model x domain x temperature, a pair x judg
 problem, an AUT list...) and the work of one unit (``work(unit) -> {table: rows}``: the chains inside it run
 in order). :func:`run_units` executes them:
 
-- **together**: up to ``width`` units at once in threads (:func:`creval.studies.units.width` picks it from the
+- **together**: up to ``width`` units at once in threads (:func:`creval.models.width.width` picks it from the
   models involved); a server's requests from all of them go out
   through its spec's one shared in-flight budget (:mod:`creval.models.endpoint`); a local model computes one
   batch at a time behind the process's local-compute lock, which guards the model, not the unit: a backend that

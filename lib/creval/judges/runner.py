@@ -45,7 +45,7 @@ def run_judge(judge_name: str, model, problems: list[dict], criteria: Sequence, 
     and ``manifest.json`` (with the settings; ``out/fragments`` for the retrieval judge).
 
     Each pair is one resumable unit of :func:`~creval.core.units.run_units` (``out/units/pairs.jsonl``),
-    ``width`` at once (:func:`creval.studies.units.width` of the judge's model). ``params`` are the judge's
+    ``width`` at once (:func:`creval.models.width.width` of the judge's model). ``params`` are the judge's
     own (strict, see :func:`~creval.judges.registry.make_judge`); pick them from a shared settings dict with
     :func:`~creval.judges.registry.judge_settings`. ``out`` resumes whatever the settings: give each judge
     setting its own folder."""

@@ -33,7 +33,7 @@ class Switch:
     """A backend's ``GATHERS``: whether it batches requests across units, read from the environment variable
     ``env`` (unset: ``default``; else on unless it says ``0``/``false``/``no``/``off``) whenever it is read, on
     the class (as
-    :func:`creval.studies.units.width` reads it, nothing loaded) or on an instance."""
+    :func:`creval.models.width.width` reads it, nothing loaded) or on an instance."""
 
     def __init__(self, env: str, default: bool = True):
         self.env, self.default = env, default

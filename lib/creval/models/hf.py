@@ -82,7 +82,7 @@ class HFBackend(BackendBase):
     check = staticmethod(check_hf)   # is a spec of this backend usable here (nothing loaded)
     LOGPROB_KIND = "raw"
     CALL_LOCK = UNLOCKED     # Model hands cached_batch no lock: the gatherer takes the local-compute lock itself
-    GATHERS = Switch(GATHER_ENV)   # many units in flight help (creval.studies.units.width), unless switched off
+    GATHERS = Switch(GATHER_ENV)   # many units in flight help (creval.models.width.width), unless switched off
     engine = "padded"        # what generates: "continuous" (transformers' engine, CUDA) or "padded" (hf_decode)
 
     def __init__(self, spec: ModelSpec):

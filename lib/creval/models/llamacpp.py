@@ -19,7 +19,7 @@ Gathering (opt-in: ``CREVAL_LLAMACPP_GATHER=1``): the ``sample`` and ``chat`` re
 queue while the model is busy (:mod:`~creval.models.gather`) and decode together as the sequences of one streamed
 batch that admits later requests as they come (:mod:`~creval.models.llamacpp_gather`), each prompt reusing what
 the cache still holds; studies then keep
-several units in flight (:func:`creval.studies.units.width` reads :attr:`LlamaCppBackend.GATHERS`). Off, every
+several units in flight (:func:`creval.models.width.width` reads :attr:`LlamaCppBackend.GATHERS`). Off, every
 request runs alone, one at a time, as before (the two are compared by ``benchmarks/bench_engines.py``).
 """
 from __future__ import annotations

@@ -73,7 +73,7 @@ class Study:
     comparison reads from the study's records (:mod:`creval.studies.values`; left out, it reads nothing);
     ``people(task)`` gives people's answers to the prompts of one of its ideas' tasks (``problem_id, text``; None
     where it has none), set beside the models' texts.
-    ``card(recs, n_boot, seed)`` is the study's rows of the report card (:mod:`creval.studies.reportcard.card`;
+    ``card(recs, n_boot, seed)`` is the study's rows of the report card (:mod:`creval.studies.card`;
     left out, the card grades nothing of it).
     ``phases`` are the phases that call a model (:class:`~creval.models.capabilities.ModelPhase`: a name, the model
     under test or the judge, the verbs it needs): ``creval check`` and ``creval run`` say from them which phases a

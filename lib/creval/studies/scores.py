@@ -72,3 +72,9 @@ def scale_note(aspects: Iterable[tuple[str, Sequence, str]]) -> str:
 def words_of(texts: Iterable) -> list[int]:
     """The length in words (whitespace-separated) of each text; 0 for a missing one."""
     return [len(str(t).split()) if isinstance(t, str) else 0 for t in texts]
+
+
+AUT_SCALE = [("creativity score", (1, 2, 3, 4, 5), "1 = least creative (close to the object's usual use, or "
+              "impossible); 5 = most creative (surprising and unusual yet workable)")]
+"""The 1-5 scale as the score prompt (judges/prompts/aut_score.txt, aut_definition.txt) states it to the judge
+(shown beside every chart of these scores)."""

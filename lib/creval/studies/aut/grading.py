@@ -1,12 +1,12 @@
-"""Chapter 07's rows of the report card (:mod:`creval.studies.reportcard.card`): each AUT judge (scorer x
+"""Chapter 07's rows of the report card (:mod:`creval.studies.card`): each AUT judge (scorer x
 mode) against the human ratings beside the stored baseline scorers. Rabeyah et al. report no human ratings, so
 the rows test no claim of theirs. Declared as ``card=`` on the study."""
 from __future__ import annotations
 
 from creval.measures.stats import verdicts as V
+from creval.studies import card as C
 from creval.studies.aut.config import AutConfig
 from creval.studies.aut.report import human_values
-from creval.studies.reportcard import card as C
 
 FALLBACK = "log-prob fallback"
 

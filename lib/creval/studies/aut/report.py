@@ -317,11 +317,6 @@ def table_means(recs: Records) -> pd.DataFrame:
                    "2.60-3.20, highly creative 3.30-4.83.")
 
 
-# The 1-5 scale as the score prompt (judges/prompts/aut_score.txt, aut_definition.txt) states it to the judge.
-AUT_SCALE = [("creativity score", (1, 2, 3, 4, 5), "1 = least creative (close to the object's usual use, or "
-              "impossible); 5 = most creative (surprising and unusual yet workable)")]
-
-
 def table_judge_scores(recs: Records) -> pd.DataFrame:
     """Each judge's 1-5 scores per setting and level: n uses, mean with its 95% bootstrap interval over the
     uses, and the mean length in words of the uses it scored (ranks are left out: they are not on the scale)."""
@@ -331,7 +326,7 @@ def table_judge_scores(recs: Records) -> pd.DataFrame:
     v = v.merge(words, on="au_id", how="left") if words is not None and len(v) else v
     t = SC.score_table(v, ["setting", "judge", "level"], n_boot=min(recs.cfg.n_boot, 1000), seed=recs.cfg.seed)
     return captioned(t, "Judge scores with their n (uses), 95% bootstrap interval over the uses and the mean "
-                        "length of the uses scored (words). " + SC.scale_note(AUT_SCALE))
+                        "length of the uses scored (words). " + SC.scale_note(SC.AUT_SCALE))
 
 
 def table_self_preference(recs: Records) -> pd.DataFrame:

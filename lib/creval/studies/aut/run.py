@@ -31,11 +31,11 @@ from creval.judges.aut import ListJob, judge_lists, list_budget, pointwise_score
 from creval.measures.aut_agreement import rank_value
 from creval.measures.diversity import semdis
 from creval.models import registry
+from creval.models.width import width
 from creval.studies import contract
 from creval.studies.aut.config import AutConfig
 from creval.studies.aut.generate import LEVELS, generate_level
 from creval.studies.aut.records import HumanRecord, JudgmentRecord
-from creval.studies.units import width
 
 
 def _rng(*parts) -> random.Random:

@@ -13,8 +13,8 @@ from creval.core.units import Unit, run_units
 from creval.judges.equivalence import EquivalenceJudge, pair_agreement, prompt_hash
 from creval.judges.pairwise import judge_version
 from creval.models import registry
+from creval.models.width import width
 from creval.studies.registry import get_study
-from creval.studies.units import width
 
 WORDS = 80
 STEP_COLUMNS = ("problem_id", "domain", "model", "step_index", "is_stop", "samples", "cluster_ids")

@@ -13,7 +13,7 @@ import pandas as pd
 from creval.core.units import Unit, run_units
 from creval.judges.pairwise import PairwiseJudge
 from creval.models import registry
-from creval.studies.units import width
+from creval.models.width import width
 
 
 def items_for(answers: pd.DataFrame, n: int, seed: int) -> dict[str, list[str]]:

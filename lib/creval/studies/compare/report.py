@@ -15,16 +15,15 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from creval.core.paths import home_relative
 from creval.measures.stats import correlation as corr
 from creval.measures.stats import numbers as num
 from creval.measures.stats import verdicts as V
 from creval.studies import scores as SC
-from creval.studies.aut.report import AUT_SCALE
 from creval.studies.compare import provenance as P
 from creval.studies.compare.sources import THIS_ROOT
 from creval.studies.compare.values import HIGHER, PEOPLE, family
 from creval.studies.links import items
-from creval.studies.reportcard.report import home_relative
 from creval.studies.tables import captioned
 
 DIFFERENT, NOT_SHOWN = "different", "not shown"
@@ -104,7 +103,7 @@ def paired_differences(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) 
 
 
 # the judged measures' scales, stated with their anchors
-SCALES = {"AUT originality": SC.scale_note(AUT_SCALE),
+SCALES = {"AUT originality": SC.scale_note(SC.AUT_SCALE),
           "convergent judge score": "Scale: the share of a solution's criteria the judge says yes to (0-1: 0 = it "
                                     "meets no criterion, 1 = it meets every one)."}
 JUDGE_COLUMNS = ["measure", "model", "judge", "n", "score [95% CI]", "mean words of the texts scored", "scale"]

@@ -1,4 +1,4 @@
-"""Chapter 03's rows of the report card (:mod:`creval.studies.reportcard.card`): each convergent judge's
+"""Chapter 03's rows of the report card (:mod:`creval.studies.card`): each convergent judge's
 accuracy on the human yes/no labels against the majority label, Tan et al.'s claim that the judge agrees with
 people. Declared as ``card=`` on the study."""
 from __future__ import annotations
@@ -11,8 +11,8 @@ from creval.measures.stats import tracking as TR
 from creval.measures.stats import verdicts as V
 from creval.measures.stats.resample import boot_p, cluster_bootstrap
 from creval.measures.stats.verdicts import CONTRADICTS, SUPPORTS, claim_verdict
+from creval.studies.card import CLAIM, JUDGMENT, TAN, sourced
 from creval.studies.convergent.config import ConvergentConfig
-from creval.studies.reportcard.card import CLAIM, JUDGMENT, TAN, sourced
 
 
 def convergent_rows(recs, n_boot: int, seed: int) -> list[dict]:

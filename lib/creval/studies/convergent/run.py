@@ -47,8 +47,8 @@ from creval.judges.base import crit_name
 from creval.judges.registry import judge_settings, make_judge
 from creval.judges.runner import judge_pair, pair_of
 from creval.models import registry
+from creval.models import width as widths
 from creval.studies import contract
-from creval.studies import units as widths
 from creval.studies.convergent.config import ConvergentConfig
 from creval.studies.registry import upstream_records
 

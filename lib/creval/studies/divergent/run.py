@@ -25,8 +25,8 @@ from creval.domains import Problem, get_domain
 from creval.measures.nli.backends import LazyNLI, llm_nli
 from creval.measures.nli.evaluate import evaluate_nli
 from creval.models import registry
+from creval.models import width as widths
 from creval.studies import contract
-from creval.studies import units as widths
 from creval.studies.divergent.config import DivergentConfig
 from creval.studies.divergent.generation import solve
 from creval.studies.divergent.records import EntailmentRecord, NliEvalRecord

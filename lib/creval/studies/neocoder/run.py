@@ -40,8 +40,8 @@ from creval.measures.neocoder_extract import salvaged, strict_program
 from creval.measures.neogauge import follows, novelty
 from creval.measures.techniques import StaticDetector
 from creval.models import registry
+from creval.models import width as widths
 from creval.studies import contract
-from creval.studies import units as widths
 from creval.studies.neocoder.config import NeoCoderConfig
 from creval.studies.neocoder.denial import (
     SOLVER_PROMPT,

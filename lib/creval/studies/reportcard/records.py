@@ -11,7 +11,7 @@ from creval.core.records import Record, column
 @dataclass
 class CardRecord(Record):
     """One graded row: a paper's claim about a measure or judge, tested against one human data set beside the
-    strongest trivial baseline (:mod:`creval.studies.reportcard.card`; ``None`` where a number could not be
+    strongest trivial baseline (:mod:`creval.studies.card`; ``None`` where a number could not be
     computed)."""
     paper: str | None = None
     claim: str | None = None                  # who claimed what, in which direction

@@ -1,5 +1,5 @@
 """Chapter 08, the report card, pure formatting: the card's records (``card``, ``sources``; the rows are
-computed by :mod:`creval.studies.reportcard.card` when the study runs) in, DataFrames (caption in
+computed by :mod:`creval.studies.card` when the study runs) in, DataFrames (caption in
 ``df.attrs["caption"]``) and a Figure out, and the chapter's closing "What this shows"."""
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
-from creval.core.paths import home
+from creval.core.paths import home_relative
+from creval.grade.forest import forest_figure
 from creval.measures.stats import numbers as num
 from creval.measures.stats import tracking as TR
 from creval.measures.stats import verdicts as V
 from creval.measures.stats.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, WORDS
-from creval.studies.forest import forest_figure
+from creval.studies.card import AUTHORSHIP_Q, AUTHORSHIP_WORDS, COLUMNS, CONTROL, LU_R, RAB, SOURCE, TAN
 from creval.studies.links import anchor
-from creval.studies.reportcard.card import AUTHORSHIP_Q, AUTHORSHIP_WORDS, COLUMNS, CONTROL, LU_R, RAB, SOURCE, TAN
 from creval.studies.tables import captioned
 
 COMPACT = ["measure · human data", "what it tracks", "value [95% interval]", "lead over the strongest baseline",
@@ -193,15 +193,6 @@ def table_verdicts(recs) -> pd.DataFrame:
                                          "text (a paper without human data has nothing to support or contradict).")
 
 
-def home_relative(path: str) -> str:
-    """``path`` relative to the data home (``CREVAL_HOME``) when it lies inside it: pages show no machine's
-    absolute paths."""
-    try:
-        return str(Path(path).resolve().relative_to(home().resolve()))
-    except ValueError:
-        return str(path)
-
-
 def table_sources(recs) -> pd.DataFrame:
     t = recs["sources"].copy()
     root = getattr(getattr(recs, "cfg", None), "run_root", "")      # the records name folders under the run root
@@ -213,7 +204,7 @@ def table_sources(recs) -> pd.DataFrame:
 
 
 def fig_card(recs) -> go.Figure:
-    """The forest plot of the card's tested rows (:func:`creval.studies.forest.forest_figure`, the plot
+    """The forest plot of the card's tested rows (:func:`creval.grade.forest.forest_figure`, the plot
     ``creval grade`` draws): agreement above chance and the lead over the strongest baseline, each with its
     interval, coloured by what the measure tracks, open where borderline."""
     c = card_frame(recs)

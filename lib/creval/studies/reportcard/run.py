@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from creval.studies import contract
+from creval.studies.card import card_rows
 from creval.studies.registry import upstream_records
-from creval.studies.reportcard.card import card_rows
 from creval.studies.reportcard.config import ReportCardConfig
 from creval.studies.reportcard.records import CardRecord, SourceRecord
 

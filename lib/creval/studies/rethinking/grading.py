@@ -1,4 +1,4 @@
-"""Chapter 06's rows of the report card (:mod:`creval.studies.reportcard.card`): the creativity index,
+"""Chapter 06's rows of the report card (:mod:`creval.studies.card`): the creativity index,
 templates per token and perplexity against each labelled set, Lu et al.'s claim that they fail to track people
 beyond surface features. Declared as ``card=`` on the study, so the card grades whatever the study offers.
 
@@ -17,8 +17,8 @@ import pandas as pd
 from creval.core.errors import CrevalError
 from creval.datasets import aut, macgyver, ttcw
 from creval.measures import pertext as P
-from creval.studies.reportcard import card as C
-from creval.studies.reportcard.human_sets import rater_ceiling
+from creval.studies import card as C
+from creval.studies.human_sets import rater_ceiling
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.readers import labelled, measures, unlabelled_reason
 

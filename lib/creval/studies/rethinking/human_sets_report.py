@@ -13,8 +13,8 @@ import pandas as pd
 from creval.core.errors import CrevalError
 from creval.measures.stats import tracking as TR
 from creval.measures.stats.numbers import fmt_estimate, fmt_number
+from creval.studies.human_sets import rater_ceiling
 from creval.studies.links import anchor, items
-from creval.studies.reportcard.human_sets import rater_ceiling
 from creval.studies.rethinking.config import RethinkingConfig
 from creval.studies.rethinking.grading import CONFED_ITEMS, LAMP_PAIRS, confed_rows, lamp_rows, writer_ceiling
 from creval.studies.rethinking.readers import labelled, measures, unlabelled_reason

@@ -47,9 +47,9 @@ from creval.core import units
 from creval.core.units import Unit
 from creval.datasets import ttcw
 from creval.models import capabilities
+from creval.models import width as widths
 from creval.models.registry import load_model
 from creval.studies import contract
-from creval.studies import units as widths
 from creval.studies.rethinking.calls import (
     WITH_CONTEXT,
     judge_pick,

@@ -1,10 +1,10 @@
-"""Chapter 04's rows of the report card (:mod:`creval.studies.reportcard.card`): the pairwise novelty judge
+"""Chapter 04's rows of the report card (:mod:`creval.studies.card`): the pairwise novelty judge
 against AUT ratings and MacGyver labels, beside semantic distance, length and format. Declared as ``card=`` on
 the study."""
 from __future__ import annotations
 
 from creval.measures.stats import verdicts as V
-from creval.studies.reportcard import card as C
+from creval.studies import card as C
 from creval.studies.validation.config import ValidationConfig
 
 

@@ -49,8 +49,8 @@ from creval.judges.novelty import rank_by_novelty, rank_groups
 from creval.judges.registry import make_judge
 from creval.measures import diversity as D
 from creval.models import registry
+from creval.models import width as widths
 from creval.studies import contract
-from creval.studies import units as widths
 from creval.studies.divergent import run as divergent
 from creval.studies.registry import upstream_records
 from creval.studies.validation.config import ValidationConfig

@@ -4,7 +4,7 @@ tracks_people`: the statistic against the human labels with its cluster-bootstra
 strongest trivial baseline on the same texts, and within each author) and gets its word.
 
 :func:`measure_table` computes the per-text table, :func:`grade` the card rows, :func:`grade_file` both from
-a file (what the command and chapter 08 call); :mod:`creval.studies.grade_card` writes the card.
+a file (what the command and chapter 08 call); :mod:`creval.grade.card` writes the card.
 """
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ from creval.measures import templates as T
 from creval.measures.diversity import item_originality, semdis
 from creval.measures.stats.tracking import tracks_people
 from creval.models import embeddings
+from creval.models import width as units
 from creval.models.embeddings import Embedder
 from creval.models.registry import check, get_spec, load_model
-from creval.studies import units
 
 GROUPS = ("ci", "ppl", "templates", "diversity", "lexical", "prompt", "judge")
 """The measure families ``--measures`` picks from (``judge`` runs only with a judge model)."""

@@ -12,7 +12,7 @@ the ceiling (:func:`writer_agreement`).
 rubric items. One row per story with the raters' mean Creativity and total, the author and each rater's scores
 (:func:`confederacy_table`); the raters' agreement with one another is the ceiling (:func:`rater_ceiling`).
 
-The cheap measures come from the functions ``creval grade`` uses (:func:`creval.studies.grade.measure_table`,
+The cheap measures come from the functions ``creval grade`` uses (:func:`creval.grade.grading.measure_table`,
 :func:`text_measures`); the card's word from the grading rule through :func:`rule` only. :func:`export_lamp_csv`
 and :func:`export_confederacy_csv` write files ``creval grade`` reads (docs/human-sets.md has the recipes).
 """
@@ -29,11 +29,11 @@ import pandas as pd
 from creval.core.errors import CrevalError
 from creval.core.table import TextTable
 from creval.datasets import confederacy, lamp
+from creval.grade import grading as G
 from creval.measures import pertext as P
 from creval.measures.stats import correlation as corr
 from creval.measures.stats import raters, tracking
 from creval.measures.stats.resample import cluster_bootstrap
-from creval.studies import grade as G
 
 PAIRS = {"writer_edit": (lamp.WRITER_EDIT, lamp.RAW), "ai_edit": (lamp.AI_EDIT, lamp.RAW)}
 """The comparisons of the card: (the edited version, the raw paragraph) of one item."""
@@ -174,10 +174,10 @@ def writer_agreement(rankings: Sequence[lamp.LampRanking], pair: str) -> dict:
 def text_measures(texts: pd.DataFrame, measures: Sequence[str] = ("ci", "lexical", "templates"),
                   group: str | None = "unit", **options) -> dict[str, np.ndarray]:
     """Every asked-for cheap measure and baseline per row of ``texts`` (columns ``id``, ``text``), computed by
-    :func:`creval.studies.grade.measure_table`, the function ``creval grade`` uses. ``group``: the column of
+    :func:`creval.grade.grading.measure_table`, the function ``creval grade`` uses. ``group``: the column of
     the instruction or author, whose other texts a leave-group-out creativity index must not count as reuse
     (LAMP's three versions of one paragraph share most of their words). ``options``: further
-    :class:`~creval.studies.grade.GradeOptions` fields."""
+    :class:`~creval.grade.grading.GradeOptions` fields."""
     table = TextTable(Path("<memory>"), [str(i) for i in texts["id"]], [str(t) for t in texts["text"]],
                       texts.to_dict("records"))
     opt = G.GradeOptions(labels="", group=group, measures=tuple(measures), **options)

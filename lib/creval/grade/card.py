@@ -12,10 +12,10 @@ from pathlib import Path
 
 from creval.core.errors import CrevalError
 from creval.core.table import write_rows
+from creval.grade.forest import COLOURS, drawable, forest_figure
+from creval.grade.grading import per_text_rows
 from creval.measures.stats import tracking as TR
 from creval.measures.stats.verdicts import BORDERLINE
-from creval.studies.forest import COLOURS, drawable, forest_figure
-from creval.studies.grade import per_text_rows
 
 STYLE = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;width:100%}"
          "td,th{padding:.3em .6em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
