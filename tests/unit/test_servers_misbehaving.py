@@ -309,3 +309,19 @@ def test_long_books_are_told_in_hours():
                       "why": ""}], [])
     assert plan.start().splitlines()[-1].endswith("expected 4.5..17.4 h for the studies at this machine's measured "
                                                   "speed, then the chapters")
+
+
+def test_a_speed_measured_on_a_busy_machine_is_said_with_its_load(monkeypatch):
+    """The book's times rest on the stored speed; measured at a load above the cores, the start says so and how to
+    measure again; measured on a quiet machine (or with no load on record) it adds nothing."""
+    from creval.book.build import BookPlan, busy_note
+    from creval.studies.estimate import Range
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    busy = {"prefill_tps": 22.3, "decode_tps": 24.1, "measured": "2026-11-29 13:07:36", "load": 7.52}
+    rows = [{"study": "a", "calls": Range(9, 9), "tokens": Range(9, 9), "wall": Range(600, 900), "why": ""}]
+    last = BookPlan(rows, [], {"m": busy}).start().splitlines()[-1]
+    assert last == ("note: m's speed (22.3 prompt and 24.1 reply tokens/s) was measured 2026-11-29 13:07:36 at load "
+                    "7.52 on 2 cores, a busy machine: on a quieter one the book runs faster than said (`creval "
+                    "throughput m --force` measures again)")
+    assert busy_note("m", {**busy, "load": 1.5}) == "" and busy_note("m", {"prefill_tps": 1}) == ""
+    assert BookPlan(rows, [], {"m": {**busy, "load": 1.5}}).start().splitlines()[-1].startswith("book: ")

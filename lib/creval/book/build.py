@@ -11,6 +11,7 @@ per chapter (a chapter only reads records, so its calls should be 0).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import time
@@ -37,19 +38,32 @@ def _minutes(r) -> str:
     return f"{a} {unit}" if a == b else f"{a}..{b} {unit}"
 
 
+def busy_note(model: str, figures: dict) -> str:
+    """One line when ``model``'s speed was measured on a busy machine (load above its cores): the times above
+    rest on that speed, and a quieter machine runs faster (``creval throughput MODEL --force`` measures again);
+    else empty."""
+    load, cores = figures.get("load"), os.cpu_count() or 1
+    if load is None or load <= cores:
+        return ""
+    return (f"note: {model}'s speed ({figures.get('prefill_tps')} prompt and {figures.get('decode_tps')} reply "
+            f"tokens/s) was measured {figures.get('measured', '?')} at load {load:g} on {cores} cores, a busy machine: "
+            f"on a quieter one the book runs faster than said (`creval throughput {model} --force` measures again)")
+
+
 class BookPlan:
     """What the book will do on this machine, said before its first call: per study its calls, tokens and the
     minutes the estimate (:mod:`creval.studies.estimate`, ``creval estimate``) gives at this machine's measured
     speed; then, as each study ends, a whole-book line with the time left."""
 
-    def __init__(self, rows: list[dict], unknown: list[str]):
+    def __init__(self, rows: list[dict], unknown: list[str], speeds: dict | None = None):
         self.rows, self.unknown, self.t0, self.ended = rows, unknown, time.time(), set()
+        self.speeds = speeds or {}          # model -> its stored throughput figures (what the times rest on)
 
     @classmethod
     def of(cls, params: dict, names: list[str], measure: bool = True) -> "BookPlan":
         """The plan of ``names`` and the studies they read. With ``measure``, a local model whose speed on this
         machine is not stored yet is measured first (``creval throughput``: seconds, once per machine)."""
-        rows, speeds, unknown = [], {}, []
+        rows, speeds, unknown, figures = [], {}, [], {}
         for st in in_order(names, params):
             row = {"study": st.name, "calls": ZERO, "tokens": ZERO, "wall": ZERO, "why": ""}
             try:
@@ -67,13 +81,15 @@ class BookPlan:
                     speeds[m] = speed(m)
                     if speeds[m] is None:
                         unknown.append(m)
+                    elif throughput.load(m):
+                        figures[m] = throughput.load(m)
                 row["calls"] = sum((p.calls for p in est.parts), ZERO)
                 row["tokens"] = sum((p.prompt + p.completion for p in est.parts), ZERO)
                 row["wall"] = wall(est, speeds)
             except Exception as e:   # noqa: BLE001 - the plan is a courtesy: the book runs without it
                 row.update(calls=None, tokens=None, wall=None, why=f"no estimate ({type(e).__name__}: {e})")
             rows.append(row)
-        return cls(rows, unknown)
+        return cls(rows, unknown, figures)
 
     def left(self):
         """Seconds the studies not ended yet are expected to take (a Range), or None where one is unknown."""
@@ -102,7 +118,8 @@ class BookPlan:
         n = f"{len(self.rows)} stud{'y' if len(self.rows) == 1 else 'ies'}"
         return "\n".join([f"the book will run {n} on this machine (before any call; `creval estimate` gives the "
                           "detail):", *[f"  {r['study']}: {told(r)}" for r in self.rows],
-                          f"book: {fig(calls)} calls, {fig(tokens)} tokens; expected {when}"])
+                          f"book: {fig(calls)} calls, {fig(tokens)} tokens; expected {when}",
+                          *[busy_note(m, f) for m, f in self.speeds.items() if busy_note(m, f)]])
 
     def after(self, row: dict) -> str:
         """The whole-book line once ``row``'s study has ended: studies done, minutes spent, time left."""

@@ -28,6 +28,14 @@ def machine() -> str:
     return f"{platform.node()}/{os.cpu_count()}cpu"
 
 
+def load_average() -> float | None:
+    """This machine's load over the last minute (runnable processes; None where the system does not say)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
 def _filler(i: int, words: int) -> str:
     """A text of about ``words`` words that starts differently for each ``i`` (so no prompt cache helps)."""
     body = " ".join(f"item {i * 7919 + k} is a small {('red', 'blue', 'green')[k % 3]} box" for k in range(words // 6))
@@ -60,7 +68,7 @@ def measure(backend, *, prompt_words: int = 360, decode_tokens: int = 64, stream
     return {"prefill_tps": round(pre, 1), "decode_tps": round(decode, 1), "batched_decode_tps": round(batched, 1),
             "streams": streams, "prompt_tokens": round(statistics.median(
                 [backend.count_tokens(_filler(i, prompt_words)) for i in range(repeats)])),
-            "machine": machine(), "measured": time.strftime("%Y-%m-%d %H:%M:%S")}
+            "machine": machine(), "measured": time.strftime("%Y-%m-%d %H:%M:%S"), "load": load_average()}
 
 
 def stored_path(model: str) -> Path:
