@@ -74,7 +74,7 @@ def test_default_key_never_goes_to_a_custom_server(server, tmp_path, monkeypatch
     env = {**os.environ, "OPENAI_API_KEY": PLANTED, "CREVAL_CACHE": str(tmp_path / "cache.sqlite"),
            "CREVAL_HOME": str(tmp_path / "home")}
     r = subprocess.run([sys.executable, "-m", "creval", "judge", str(tmp_path / "pairs.jsonl"), "--out",
-                        str(tmp_path / "out"), "--judge", "zero-shot", "--model", str(spec)],
+                        str(tmp_path / "out"), "--method", "zero-shot", "--model", str(spec)],
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     assert Recorder.seen, "the server received no request"

@@ -104,7 +104,7 @@ def test_creval_judge_runs_one_unit_per_pair_together(tmp_path, world):
     with StandIn(latency=0.05, capacity=64) as s:
         path = tmp_path / "standin.yaml"
         path.write_text(s.spec_yaml("standin", 64))
-        args = build_parser().parse_args(["judge", str(f), "--out", str(tmp_path / "out"), "--judge", "chateval",
+        args = build_parser().parse_args(["judge", str(f), "--out", str(tmp_path / "out"), "--method", "chateval",
                                           "--judge-model", str(path)])
         assert args.func(args) == 0
         # per pair and criterion: 2 rounds x 3 analysts, then 3 verdicts

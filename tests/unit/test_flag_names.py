@@ -20,3 +20,12 @@ def test_the_old_flags_are_not_in_the_help(capsys):
         build_parser().parse_args(["aut", "score", "--help"])
     out = capsys.readouterr().out
     assert "--judge-model" in out and "--judge " not in out
+
+
+def test_judge_means_the_judge_model_everywhere_and_the_method_is_method(capsys):
+    """`creval judge` picked its judging method with --judge, which everywhere else names the judge's model: the
+    method is --method now, and --judge there still works and says the new name."""
+    parser = build_parser()
+    assert parser.parse_args(["judge", "p.jsonl", "--out", "o", "--method", "chateval"]).method == "chateval"
+    assert parser.parse_args(["judge", "p.jsonl", "--out", "o", "--judge", "zero-shot"]).method == "zero-shot"
+    assert "--judge is now --method" in capsys.readouterr().err

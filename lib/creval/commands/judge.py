@@ -67,8 +67,9 @@ def register(sub) -> None:
                                    "The chapter's study is `creval run convergent`.")
     p.add_argument("file", help=".jsonl or .csv: problem_text (or problem, text) and solution per row")
     p.add_argument("--out", required=True, help="folder for the verdicts (one per judge setting)")
-    p.add_argument("--judge", default=C.convergent_bench_judge, choices=judge_names(),
-                   help="judge (default: convergent_bench_judge, %(default)s)")
+    p.add_argument("--method", default=C.convergent_bench_judge, choices=judge_names(),
+                   help="how the judge judges (default: convergent_bench_judge, %(default)s)")
+    renamed(p, "--judge", "--method")     # one meaning per flag: elsewhere --judge is the judge's model
     p.add_argument("--judge-model", default=C.judge_model, help="the LLM that judges (default: %(default)s)")
     renamed(p, "--model", "--judge-model")
     p.add_argument("--domain", default="macgyver", help="domain whose criteria are judged (default: %(default)s)")
@@ -100,8 +101,8 @@ def main(args: argparse.Namespace) -> int:
     settings = dict(threshold=args.threshold, k=args.k, j=args.j, l=args.l, max_rounds=args.max_rounds,
                     word_limit=args.word_limit, retries=args.retries, verdict_via=args.verdict_via,
                     embedder=args.embedder, seed=args.seed)
-    st = run_judge(args.judge, model, rows, crits, args.out, width=width(args.judge_model),
-                   **judge_settings(args.judge, settings))
+    st = run_judge(args.method, model, rows, crits, args.out, width=width(args.judge_model),
+                   **judge_settings(args.method, settings))
     df = st.frame("verdicts")
     print(f"{len(df)} verdicts in {args.out}/verdicts.jsonl; unparsed {int(df.unparsed.sum())}; "
           f"tokens in/out per pair {df.groupby('pair_id').input_tokens.sum().mean():.0f}/"
