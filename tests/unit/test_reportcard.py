@@ -219,3 +219,18 @@ def test_surface_baselines_of_the_texts():
     assert b["step markers"].tolist() == [1.0, 0.0]
     same = rethinking_grading.rethinking_baselines(m.assign(full_words=[10, 12]))
     assert "length as cut (words)" not in same                               # nothing was cut: one length
+
+
+def test_a_forest_row_name_links_to_the_items_it_was_computed_from():
+    """Issue 53's reader's test: from chapter 08's plot to a row's items in two clicks (its name, then an item)."""
+    from creval.grade.forest import forest_figure, linked
+    row = {"measure": "creativity index", "word": "tracks people", "value": 0.8, "lo": 0.7, "hi": 0.9,
+           "statistic": "AUROC", "difference": 0.08, "diff lo": 0.04, "diff hi": 0.12, "reason": "r"}
+    url = "../browse/rethinking.html#t=measures&f.set=macgyver"
+    fig = forest_figure([row, {**row, "measure": "distinct-1"}], "t",
+                        link=lambda r: url if r["measure"] == "creativity index" else None)
+    ticks = list(fig.layout.yaxis.ticktext)
+    assert ticks == ['<a href="../browse/rethinking.html#t=measures&amp;f.set=macgyver">creativity index</a>',
+                     "distinct-1"]
+    assert linked("a long<br>name", "u") == '<a href="u">a long</a><br><a href="u">name</a>'
+    assert forest_figure([row], "t").layout.yaxis.ticktext is None          # no link asked: plain names

@@ -7,6 +7,7 @@ Pure: rows (the rule's result dicts, or card rows with the same keys) in, a plot
 """
 from __future__ import annotations
 
+import html
 import math
 
 import plotly.graph_objects as go
@@ -43,12 +44,14 @@ def _null(r: dict) -> float:
     return CHANCE.get(str(r.get("statistic")), _f(r.get("null")) if math.isfinite(_f(r.get("null"))) else 0.0)
 
 
-def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("description") or r.get("measure"))):
+def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("description") or r.get("measure")),
+                  link=lambda r: None):
     """Two panels sharing the measures' rows: left, the statistic above chance (rho, or AUROC - 0.5) with its
     interval and, where authors were given, the within-author value (a diamond); right, the lead over the
     strongest trivial baseline with its interval. A zero line on each. Colour: the word; an open marker: a
-    borderline word. ``label(row)``: the row's name on the axis. Rows with no word or no interval are left out
-    (list them beside the figure)."""
+    borderline word. ``label(row)``: the row's name on the axis; ``link(row)``: where that name leads (the items
+    the row was computed from; None: no link). Rows with no word or no interval are left out (list them beside
+    the figure)."""
     rows = drawable(rows)
     names = [_wrap(label(r), 40) for r in rows]          # short lines: the plot keeps most of the width
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
@@ -102,6 +105,9 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
     for col in (1, 2):
         fig.add_vline(x=0, line=dict(color="#222", width=1, dash="dash"), row=1, col=col)
     fig.update_yaxes(autorange="reversed", automargin=True, tickfont=dict(size=10))
+    urls = [link(r) for r in rows]
+    if any(urls):                    # each line of a name is its own link: plotly's <a> does not span a <br>
+        fig.update_yaxes(tickmode="array", tickvals=names, ticktext=[linked(n, u) for n, u in zip(names, urls)])
     fig.update_yaxes(title_text="measure · human data" if any(" · " in n for n in names) else "measure", row=1, col=1)
     fig.update_xaxes(title_text="rho, or AUROC − 0.5 (0 = chance)", row=1, col=1, zeroline=False)
     fig.update_xaxes(title_text="measure − best baseline (> 0 = beats it)", row=1, col=2, zeroline=False)
@@ -110,6 +116,13 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
                       margin=dict(l=10, r=10, t=80, b=60), template="plotly_white",
                       legend=dict(orientation="h", y=-0.12 if len(rows) > 6 else -0.3))
     return fig
+
+
+def linked(name: str, url: str | None) -> str:
+    """``name`` (lines joined by ``<br>``) with every line a link to ``url``; as it is when there is none."""
+    if not url:
+        return name
+    return "<br>".join(f'<a href="{html.escape(url)}">{line}</a>' for line in name.split("<br>"))
 
 
 def _wrap(text: str, width: int = 90) -> str:

@@ -15,7 +15,7 @@ from creval.measures.stats import tracking as TR
 from creval.measures.stats import verdicts as V
 from creval.measures.stats.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, WORDS
 from creval.studies.card import AUTHORSHIP_Q, AUTHORSHIP_WORDS, COLUMNS, CONTROL, LU_R, RAB, SOURCE, TAN
-from creval.studies.links import anchor
+from creval.studies.links import address, anchor
 from creval.studies.tables import captioned
 
 COMPACT = ["measure · human data", "what it tracks", "value [95% interval]", "lead over the strongest baseline",
@@ -210,7 +210,8 @@ def fig_card(recs) -> go.Figure:
     c = card_frame(recs)
     rows = [{**r, "word": r["tracking"]} for r in c.to_dict("records")] if not c.empty else []
     return forest_figure(rows, "What each measure tracks: agreement with people and lead over the strongest "
-                               "trivial baseline", label=lambda r: f"{r['measure']} · {r['human data']}")
+                               "trivial baseline", label=lambda r: f"{r['measure']} · {r['human data']}",
+                         link=lambda r: address(*source_of(r)) if source_of(r) else None)
 
 
 def what_this_shows(recs) -> pd.DataFrame:
