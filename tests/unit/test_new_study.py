@@ -10,12 +10,14 @@ import pytest
 from creval.book.execute import book_structure
 from creval.book.render import preface_html
 from creval.commands.new_study import (
+    MODEL_FILES,
     REPORT_TEST,
     TEMPLATES,
     add_to_preface,
     add_to_quarto,
     chapter_notebook,
     create,
+    sorted_imports,
     template_values,
 )
 from creval.core.errors import CrevalError
@@ -45,6 +47,28 @@ def test_a_study_that_calls_the_model_declares_its_phase():
     phases = eval(init.split("phases=", 1)[1].split("   #", 1)[0].rstrip(","),
                   {"ModelPhase": __import__("creval.models.capabilities", fromlist=["ModelPhase"]).ModelPhase})
     assert [(p.name, p.role, p.verbs) for p in phases] == [("answers", "model", ("chat",))]
+
+
+def test_a_study_that_calls_the_model_asks_it_as_units_and_prices_the_calls():
+    """With --calls-model the run asks the model under test one question per table read, as resumable units at the
+    model's width, re-asking an empty reply (then ``unparsed``), and the estimate prices those calls."""
+    values = template_values("zeta", ("divergent",), "Zeta", "chapters/10-zeta.ipynb", calls_model=True)
+    files = {name: sorted_imports(Template(text).substitute(values)) for name, text in MODEL_FILES.items()}
+    for name, src in files.items():
+        compile(src, name, "exec")
+        assert "$" not in src and max(len(line) for line in src.splitlines()) <= 120, name
+    run = files["run.py"]
+    assert "registry.load_model(cfg.model)" in run and "run_units(cfg.run_dir, \"answers\"" in run
+    assert "width=width(cfg.model)" in run and '"unparsed" if got.unparsed' in run
+    assert 'calls("model", cfg.model' in files["estimate.py"]
+    assert '"answers": AnswerRecord' in files["__init__.py"] and "class AnswerRecord(Record)" in files["records.py"]
+    assert "zeta_max_tokens: int = identity(48)" in files["config.py"]
+
+
+def test_scaffold_imports_are_in_module_order_whatever_the_name():
+    text = "x\nfrom creval.studies.zeta.run import q\nfrom creval.studies.estimate.parts import E\nfrom a import b\n"
+    assert sorted_imports(text) == ("x\nfrom creval.studies.estimate.parts import E\nfrom creval.studies.zeta.run "
+                                    "import q\nfrom a import b\n")
 
 
 def test_the_report_test_written_beside_the_study_passes_on_its_report(monkeypatch):

@@ -1,14 +1,12 @@
 """``creval new-study NAME --reads STUDY [--calls-model]``: write a working study that reads another study's records.
 
-It writes the package ``lib/creval/studies/<NAME>/`` (config, records, run, estimate, report and the ``STUDY``
-declaration; with ``--calls-model`` the declaration names the phase that calls the model under test, which
-``creval check`` and ``creval run`` read), a unit test of its report (``tests/unit/test_<NAME>_report.py``), its
-chapter ``chapters/<NN>-<NAME>.ipynb`` (title, parameters cell, setup cell, one table), a
-part of its own in ``_quarto.yml`` and an entry in the preface (``index.qmd``), then rewrites
-``params/default.yaml`` and the chapters' parameters cells from the Configs (``creval sync-params``). The study
-reads the records of ``--reads`` by composition (:class:`creval.studies.reader.ReaderConfig`) and counts the
-rows of every table it read: a start that runs and passes the tests, to be replaced by the real measure.
-docs/CONTRIBUTING.md starts from it.
+It writes the package ``lib/creval/studies/<NAME>/`` (config, records, run, estimate, report, ``STUDY``), a unit
+test of its report, its chapter ``chapters/<NN>-<NAME>.ipynb``, a part in ``_quarto.yml`` and the preface
+(``index.qmd``), then rewrites ``params/default.yaml`` and the chapters' parameters cells (``creval sync-params``).
+The study reads ``--reads`` by composition (:class:`creval.studies.reader.ReaderConfig`) and counts the rows of
+every table it read; with ``--calls-model`` it also asks the model under test one question per table, as units,
+and declares that phase (read by ``creval check`` and ``creval run``): a start that runs and passes the tests, to
+be replaced by the real measure. docs/CONTRIBUTING.md starts from it.
 """
 from __future__ import annotations
 
@@ -198,6 +196,91 @@ def by_table(recs) -> pd.DataFrame:
 }
 
 
+# --calls-model: the same study, and the model under test asked one question per table read, as units
+COUNT_ROWS = TEMPLATES["run.py"][TEMPLATES["run.py"].index("def count_rows"):TEMPLATES["run.py"].index("def run(cfg)")]
+MODEL_FILES = {
+    "__init__.py": TEMPLATES["__init__.py"].replace(
+        'from creval.studies.${name}.records import CountRecord',
+        'from creval.studies.${name}.records import AnswerRecord, CountRecord').replace(
+        'tables={"counts": CountRecord},           # every table the run writes, with its row type',
+        'tables={"counts": CountRecord, "answers": AnswerRecord},   # every table the run writes, its row type'),
+    "config.py": TEMPLATES["config.py"].replace(
+        "    ${name}_limit: int = identity(0)   # rows read from each table of the studies read, 0 for all\n",
+        "    ${name}_limit: int = identity(0)   # rows read from each table of the studies read, 0 for all\n"
+        "    ${name}_max_tokens: int = identity(48)   # the reply's budget for each question to the model\n"),
+    "records.py": TEMPLATES["records.py"] + '''
+
+@dataclass
+class AnswerRecord(Record):
+    study: str         # the study read
+    table: str         # the table the model was asked about
+    answer: str        # its reply; "" when none was usable
+    state: str         # "answered", or "unparsed": every try came back empty
+    attempts: int      # tries made (1 + re-asks)
+''',
+    "run.py": '''"""The ${name} study's run: read the records of ${reads_list} (each runs first only if its folder is
+not finished), write the ``counts`` table, then ask the model under test about each table read, one unit per
+table (several at once where the model allows; an interrupted run resumes), into the ``answers`` table."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from creval.core.units import Unit, run_units
+from creval.judges.parsing import ask_parsed
+from creval.models import registry
+from creval.models.width import width
+from creval.studies import contract
+from creval.studies.${name}.records import AnswerRecord, CountRecord
+from creval.studies.registry import upstream_records
+
+
+''' + COUNT_ROWS + '''def question(table: str, columns: list[str]) -> list[dict]:
+    """The one question asked about a table (replace it by your study's prompt)."""
+    return [{"role": "user", "content": f"In one sentence, what could a table named '{table}' with the columns "
+                                        f"{', '.join(columns)} record?"}]
+
+
+def answer(model, study: str, table: str, columns: list[str], max_tokens: int) -> AnswerRecord:
+    """The model's reply, re-asked at most twice while it comes back empty (then ``unparsed``)."""
+    got = ask_parsed(model, question(table, columns), lambda text: text.strip() or None, fmt="one sentence",
+                     max_tokens=max_tokens)
+    return AnswerRecord(study, table, got.value or "", "unparsed" if got.unparsed else "answered", got.attempts)
+
+
+def run(cfg) -> Path:
+    store = contract.start(cfg)
+    read = upstream_records(cfg)
+    rows = [r for study, recs in read.items() for r in count_rows(study, recs, cfg.${name}_limit)]
+    store.write("counts", rows)
+    model = registry.load_model(cfg.model)
+    store.note_model(model)
+    todo = [Unit(f"{r['study']}/{r['table']}", (r["study"], r["table"], list(read[r["study"]][r["table"]].columns)))
+            for r in rows]
+
+    def work(unit: Unit) -> dict[str, list]:
+        study, table, columns = unit.item
+        return {"answers": [answer(model, study, table, columns, cfg.${name}_max_tokens).to_dict()]}
+    got = run_units(cfg.run_dir, "answers", todo, work, width=width(cfg.model))
+    store.write("answers", got.get("answers", []))
+    return contract.finish(store)
+''',
+    "estimate.py": '''"""What a ${name} run costs before any call: one question per table of the studies it reads (up to
+two re-asks each)."""
+from __future__ import annotations
+
+from creval.studies.estimate.parts import Estimate, Phase, Range, calls, msg_toks
+from creval.studies.${name}.run import question
+from creval.studies.registry import STUDIES
+
+
+def estimate(cfg) -> Estimate:
+    tables = [t for s in ${reads_repr} for t in STUDIES[s].tables]
+    part = calls("model", cfg.model, "a question per table", Range(len(tables), 3 * len(tables)),
+                 msg_toks(question("table", ["a", "b", "c"])), cfg.${name}_max_tokens)
+    return Estimate("${name}", [Phase("answers", len(tables), Range(1, 3), (part,))])
+''',
+}
+
 PHASE_IMPORT = "from creval.models.capabilities import ModelPhase\n"
 PHASES = '\n              phases=(ModelPhase("answers", "model", ("chat",)),),   # its model calls: name, role, verbs'
 
@@ -214,9 +297,23 @@ def write_package(folder: Path, name: str, reads: tuple[str, ...], title: str, c
     """The study's package: one file per part of the contract (docs/CONTRIBUTING.md)."""
     values = template_values(name, reads, title, chapter, calls_model)
     folder.mkdir(parents=True)
-    for f, text in TEMPLATES.items():
-        (folder / f).write_text(Template(text).substitute(values))
-    return list(TEMPLATES)
+    files = {**TEMPLATES, **MODEL_FILES} if calls_model else TEMPLATES
+    for f, text in files.items():
+        (folder / f).write_text(sorted_imports(Template(text).substitute(values)))
+    return list(files)
+
+
+def sorted_imports(text: str) -> str:
+    """Each run of one-line ``from creval...`` imports in module order (where the study's name falls among them
+    depends on the name: the files pass the project's import-order check whatever it is)."""
+    lines, out, run = text.split("\n"), [], []
+    for line in lines + [""]:
+        if line.startswith("from creval.") and "(" not in line:
+            run.append(line)
+            continue
+        out += sorted(run, key=lambda s: s.split()[1]) + [line]
+        run = []
+    return "\n".join(out[:-1])
 
 
 REPORT_TEST = '''"""The ${name} study's report: records in, a captioned table out (no run, no call)."""
