@@ -59,10 +59,10 @@ def test_a_study_that_calls_the_model_asks_it_as_units_and_prices_the_calls():
         assert "$" not in src and max(len(line) for line in src.splitlines()) <= 120, name
     run = files["run.py"]
     assert "registry.load_model(cfg.model)" in run and "run_units(cfg.run_dir, \"answers\"" in run
-    assert "width=width(cfg.model)" in run and '"unparsed" if got.unparsed' in run
+    assert "width=width(cfg.model)" in run and 'got.finish_reason != "length"' in run
     assert 'calls("model", cfg.model' in files["estimate.py"]
     assert '"answers": AnswerRecord' in files["__init__.py"] and "class AnswerRecord(Record)" in files["records.py"]
-    assert "zeta_max_tokens: int = identity(48)" in files["config.py"]
+    assert "zeta_max_tokens: int = identity(96)" in files["config.py"]
 
 
 def test_scaffold_imports_are_in_module_order_whatever_the_name():

@@ -207,7 +207,7 @@ MODEL_FILES = {
     "config.py": TEMPLATES["config.py"].replace(
         "    ${name}_limit: int = identity(0)   # rows read from each table of the studies read, 0 for all\n",
         "    ${name}_limit: int = identity(0)   # rows read from each table of the studies read, 0 for all\n"
-        "    ${name}_max_tokens: int = identity(48)   # the reply's budget for each question to the model\n"),
+        "    ${name}_max_tokens: int = identity(96)   # the reply's budget for each question to the model\n"),
     "records.py": TEMPLATES["records.py"] + '''
 
 @dataclass
@@ -215,7 +215,7 @@ class AnswerRecord(Record):
     study: str         # the study read
     table: str         # the table the model was asked about
     answer: str        # its reply; "" when none was usable
-    state: str         # "answered", or "unparsed": every try came back empty
+    state: str         # "answered", or "unparsed": every try came back empty or cut by its budget
     attempts: int      # tries made (1 + re-asks)
 ''',
     "run.py": '''"""The ${name} study's run: read the records of ${reads_list} (each runs first only if its folder is
@@ -226,7 +226,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from creval.core.units import Unit, run_units
-from creval.judges.parsing import ask_parsed
 from creval.models import registry
 from creval.models.width import width
 from creval.studies import contract
@@ -236,15 +235,18 @@ from creval.studies.registry import upstream_records
 
 ''' + COUNT_ROWS + '''def question(table: str, columns: list[str]) -> list[dict]:
     """The one question asked about a table (replace it by your study's prompt)."""
-    return [{"role": "user", "content": f"In one sentence, what could a table named '{table}' with the columns "
-                                        f"{', '.join(columns)} record?"}]
+    return [{"role": "user", "content": f"In one sentence, what might a table '{table}' ({', '.join(columns)}) hold?"}]
 
 
 def answer(model, study: str, table: str, columns: list[str], max_tokens: int) -> AnswerRecord:
-    """The model's reply, re-asked at most twice while it comes back empty (then ``unparsed``)."""
-    got = ask_parsed(model, question(table, columns), lambda text: text.strip() or None, fmt="one sentence",
-                     max_tokens=max_tokens)
-    return AnswerRecord(study, table, got.value or "", "unparsed" if got.unparsed else "answered", got.attempts)
+    """The model's reply; asked again (at most twice, sampled) while it is empty or cut by its budget, then
+    ``unparsed``: such a reply is never recorded as an answer."""
+    for attempt in range(3):
+        got = model.chat(question(table, columns), temperature=0.7 if attempt else 0.0, max_tokens=max_tokens,
+                         seed=attempt)
+        if got.text.strip() and got.finish_reason != "length":
+            return AnswerRecord(study, table, got.text.strip(), "answered", attempt + 1)
+    return AnswerRecord(study, table, "", "unparsed", 3)
 
 
 def run(cfg) -> Path:
@@ -254,7 +256,7 @@ def run(cfg) -> Path:
     store.write("counts", rows)
     model = registry.load_model(cfg.model)
     store.note_model(model)
-    todo = [Unit(f"{r['study']}/{r['table']}", (r["study"], r["table"], list(read[r["study"]][r["table"]].columns)))
+    todo = [Unit(f"{r['study']}/{r['table']}", (r["study"], r["table"], list(read[r["study"]][r["table"]])))
             for r in rows]
 
     def work(unit: Unit) -> dict[str, list]:
@@ -264,8 +266,7 @@ def run(cfg) -> Path:
     store.write("answers", got.get("answers", []))
     return contract.finish(store)
 ''',
-    "estimate.py": '''"""What a ${name} run costs before any call: one question per table of the studies it reads (up to
-two re-asks each)."""
+    "estimate.py": '''"""What a ${name} run costs before any call: a question per table read, up to 2 re-asks each."""
 from __future__ import annotations
 
 from creval.studies.estimate.parts import Estimate, Phase, Range, calls, msg_toks

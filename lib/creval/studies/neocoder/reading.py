@@ -7,11 +7,10 @@ from collections import Counter
 
 import pandas as pd
 
-from creval.measures.stats import correlation as corr
 from creval.measures.stats import numbers as num
-from creval.measures.stats import paired as P
-from creval.measures.stats import verdicts as V
-from creval.measures.stats.verdicts import CONTRADICTS, SUPPORTS, TESTABLE, Verdict, claim_verdict
+from creval.measures.stats.correlation import paired_mean_diff_ci
+from creval.measures.stats.paired import paired_change
+from creval.measures.stats.verdicts import CONTRADICTS, SUPPORTS, TESTABLE, Verdict, claim_verdict, wilson
 from creval.studies.claims import every_row
 from creval.studies.links import anchor, items
 from creval.studies.neocoder.instrument import gaps
@@ -83,11 +82,10 @@ JUDGES = {"repo": "repo-compatible", "strict": "strict"}
 
 
 def decline_values(recs, subset: str = "all") -> dict:
-    """The pass@1 decline tested on the same problems: those with a scored code at the first state (0) and at
-    the last state present (5 on the release, 97 problems), under each judge: :func:`paired.paired_change`
-    (Wilson intervals of both shares, the drop in points with Newcombe's interval, exact McNemar p, the share
-    kept). ``between``: the strict judge's drop minus the repo-compatible one's, per problem, with a bootstrap
-    interval over problems (the problem is the unit both judges share). Empty when fewer than two states."""
+    """The pass@1 decline on the same problems (a scored code at the first state, 0, and the last, 5 on the
+    release, 97 problems), under each judge: :func:`paired_change` (Wilson intervals of both shares, the drop
+    with Newcombe's interval, exact McNemar p, the share kept). ``between``: the strict judge's drop minus the
+    repo-compatible one's per problem, bootstrapped over problems (the unit both share). Empty under 2 states."""
     codes = codes_of(recs)
     states = sorted({r.state for r in codes if r.state is not None})
     if len(states) < 2:
@@ -101,10 +99,10 @@ def decline_values(recs, subset: str = "all") -> dict:
     for j in JUDGES:
         x = [getattr(at[first][p], f"correct_{j}") for p in both]
         y = [getattr(at[last][p], f"correct_{j}") for p in both]
-        out[j] = P.paired_change(x, y)
+        out[j] = paired_change(x, y)
     drops = {j: [getattr(at[first][p], f"correct_{j}") - getattr(at[last][p], f"correct_{j}") for p in both]
              for j in JUDGES}
-    out["between"] = corr.paired_mean_diff_ci(drops["strict"], drops["repo"], n_boot=recs.cfg.n_boot,
+    out["between"] = paired_mean_diff_ci(drops["strict"], drops["repo"], n_boot=recs.cfg.n_boot,
                                            seed=recs.cfg.seed)
     return out
 
@@ -334,7 +332,7 @@ def harness_claims(recs) -> list[tuple[str, str, Verdict]]:
                 ("; it copies the paper's harness, blank-line cut and all" if v["equal_to_paper"] else ""),
                 _exact_check(v["equal_to_paper"], sample)))
     out += decline_claims(recs)
-    lo, hi = V.wilson(u["unverifiable"], u["problems"])
+    lo, hi = wilson(u["unverifiable"], u["problems"])
     out.append(("The released tests verify a correct program (assumed by the paper's pass@1).",
                 _linked(u["unverifiable"], f"{u['unverifiable']} of {u['problems']} problems", "problems", anchor,
                        verifiable=False) + f" ({u['share']}, Wilson 95% "
