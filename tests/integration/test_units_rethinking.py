@@ -53,9 +53,11 @@ def test_width_1_equals_64_and_overlaps(tmp_path, samples_only):
         stats = s.stats
     a, b = tables(narrow), tables(wide)
     assert {"perplexity", "judge", "twist", "rerun", "templates", "example", "measures_ps"} <= set(a)
-    assert len(a["perplexity"]) == 2 * 12 and len(a["judge"]) == 2 + 1      # ps: 1 per class; ttcw: 1
+    # per model: 12 texts of the labelled sets, every LAMP sample text (6 instructions x 3) and 12 Confederacy stories
+    assert len(a["perplexity"]) == 2 * (12 + 18 + 12) and len(a["judge"]) == 2 + 1      # ps: 1 per class; ttcw: 1
+    assert len(a["lamp_judge"]) == 6 * 2                     # each LAMP sample item's two edits, both orders
     assert a == b
-    assert len(units_of(wide)) >= 8 and stats["requests"] == 97
+    assert len(units_of(wide)) >= 8 and stats["requests"] == 97 + 2 * 30 + 2 * 12    # + LAMP/Confederacy, judge
     assert stats["peak_in_flight"] > 1, stats           # requests overlapped (how many at once is the machine's)
 
 

@@ -37,7 +37,9 @@ class FakeModel:
     def choice_logprobs_many(self, items, tags=None):
         out = []
         for _, choices in items:
-            if list(choices) == ["Yes", "No"]:
+            if list(choices) == ["A", "B"]:        # the novelty judge: always the answer shown first
+                out.append(SimpleNamespace(logprobs={"A": math.log(0.6), "B": math.log(0.4)}))
+            elif list(choices) == ["Yes", "No"]:
                 out.append(SimpleNamespace(logprobs={"Yes": math.log(0.3), "No": math.log(0.7)}))
             else:
                 out.append(SimpleNamespace(logprobs={c: 0.0 if ": 2]]" in c else -5.0 for c in choices}))
@@ -70,7 +72,8 @@ def cfg_for(root) -> RethinkingConfig:
                             rethink_template_n_sweep=(4, 5), rethink_ttcw_stories=4, rethink_aut_ratings=6,
                             rethink_paraphrase_pairs=2, rethink_judge_items=1, rethink_ttcw_judge_stories=1,
                             rethink_judge_tokens=8, rethink_twist_items=2, rethink_rerun_items=1, rethink_reruns=2,
-                            rethink_ppl_items=2, rethink_ppl_max_words=30)
+                            rethink_ppl_items=2, rethink_ppl_max_words=30, rethink_lamp_model_instructions=2,
+                            rethink_confed_ppl_per_author=1)
 
 
 def test_run_writes_every_table_and_resumes(samples_only, monkeypatch):
@@ -110,9 +113,18 @@ def test_run_writes_every_table_and_resumes(samples_only, monkeypatch):
     ps = recs["measures_ps"]
     assert len(ps) == 6 and ps["ci"].between(0, 1).all() and {"uniq_2", "uniq_8", "tpt", "has_template"} <= set(ps)
     for s, kinds in (("lamp", {"raw", "writer_edit", "ai_edit"}), ("confed", {"person", "model"})):
-        m = recs[f"measures_{s}"]             # the two sets of human judgment: model-free measures only
+        m = recs[f"measures_{s}"]             # the two sets of human judgment: every text, model-free measures
         assert set(m["kind"]) == kinds and m["ci"].between(0, 1).all() and {"mattr", "distinct_2"} <= set(m)
-        assert not sets.loc[s, "labelled"] and s not in set(ppl["set"])
+        assert not sets.loc[s, "labelled"]
+    lamp_ppl = set(done_a[done_a["set"] == "lamp"]["id"])     # perplexity: every version of 2 instructions
+    lamp_m = recs["measures_lamp"]
+    assert len(lamp_ppl) == 6 and lamp_m[lamp_m["id"].isin(lamp_ppl)]["group"].nunique() == 2
+    confed_m = recs["measures_confed"]                        # and the first story of each Confederacy author
+    assert set(done_a[done_a["set"] == "confed"]["id"]) == set(confed_m.groupby("group")["id"].first())
+    lj = recs["lamp_judge"]                                   # the judge: each edit of those items, both orders
+    assert len(lj) == 4 and set(lj["pair"]) == {"writer_edit", "ai_edit"} and set(lj["group"]) == \
+        set(lamp_m[lamp_m["id"].isin(lamp_ppl)]["group"])
+    assert (lj["pref"] == 0.5).all() and lj["edit_shown_first"].all() and not lj["edit_shown_second"].any()
     assert {"over_raw", "n_writers"} <= set(recs["measures_lamp"])
     assert {"total", "creativity_r1", "creativity_r2", "rating_group"} <= set(recs["measures_confed"])
     j = recs["judge"]

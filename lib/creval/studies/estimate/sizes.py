@@ -62,6 +62,16 @@ def crowd_sizes(n: int, seed: int) -> tuple[int, ...]:
 
 
 RETHINK_ALL = {"ps": (573, 230), "solver": 310, "aut": 1201}   # sizes of the real data (a key of 0: all)
+LAMP_INSTRUCTIONS, LAMP_WORDS = 200, 192     # LAMP: instructions (3 versions each), mean words of a version
+CONFED_AUTHORS, CONFED_STORIES = 13, 5       # A Confederacy of Models: authors, stories of each
+
+
+def rethink_human_counts(cfg) -> dict[str, int]:
+    """LAMP instructions and Confederacy stories the rethinking study's model-backed measures see (a key of 0:
+    all of them)."""
+    n = min(cfg.rethink_lamp_model_instructions or LAMP_INSTRUCTIONS, LAMP_INSTRUCTIONS)
+    k = min(cfg.rethink_confed_ppl_per_author or CONFED_STORIES, CONFED_STORIES)
+    return {"lamp": n, "confed": CONFED_AUTHORS * k}
 
 
 @lru_cache(maxsize=None)

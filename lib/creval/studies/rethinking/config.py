@@ -15,7 +15,7 @@ class RethinkingConfig(JudgeConfig, BootstrapConfig):
     changes the records (:mod:`creval.studies.rethinking.run`)."""
     study: ClassVar[str] = "rethinking"
     prefix: ClassVar[str] = "rethink_"
-    records_version: ClassVar[int] = 5     # 5: the LAMP and Confederacy sets (measures_lamp, measures_confed; issue 54); 4: perplexity scored after the document start, first token kept; 3: the formatting control's table
+    records_version: ClassVar[int] = 6     # 6: perplexity of the LAMP and Confederacy texts, the pairwise novelty judge on LAMP (lamp_judge); 5: the LAMP and Confederacy sets (measures_lamp, measures_confed; issue 54); 4: perplexity scored after the document start, first token kept; 3: the formatting control's table
     rethink_ps_per_class: int = identity(0)   # MacGyver unconventional and conventional solutions each, 0 for all (573 and 230; paper: 573 and 573)
     rethink_human_llm_problems: int = identity(0)   # MacGyver problems with a crowd and a GPT-4 solution, 0 for all (310)
     rethink_ci_l_min: int = identity(5)   # shortest n-gram of the creativity index (paper: 5)
@@ -37,6 +37,8 @@ class RethinkingConfig(JudgeConfig, BootstrapConfig):
     rethink_reruns: int = identity(3)   # sampled analyses per solution in the rerun test (paper: 3)
     rethink_ppl_items: int = identity(20)   # texts per group scored by perplexity (CI and templates: all)
     rethink_ppl_max_words: int = identity(150)   # words of a long text scored by perplexity (TTCW stories are cut)
+    rethink_lamp_model_instructions: int = identity(15)   # LAMP instructions (seeded, every version of each kept) scored by perplexity and the pairwise novelty judge, 0 for all (200); 15 give the 30 pair sides a verdict needs
+    rethink_confed_ppl_per_author: int = identity(3)   # Confederacy stories per author scored by perplexity (the first ones), 0 for all five; 3 give 39 stories, above the 30 a verdict needs
 
     def resolved(self) -> dict:
         """Whether each dataset read here is the real one, our bundled sample, or missing: the records differ."""

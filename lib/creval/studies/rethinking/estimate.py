@@ -1,10 +1,11 @@
-"""What the Rethinking-the-metrics study (chapter 06) costs before any call: perplexity of every text set and
-the rubric judge (App. G)."""
+"""What the Rethinking-the-metrics study (chapter 06) costs before any call: perplexity of every text set, the
+rubric judge (App. G) and the pairwise novelty judge on LAMP's edits."""
 from __future__ import annotations
 
 import math
 
 from creval.judges.base import render, template
+from creval.judges.novelty import judge_messages
 from creval.judges.rubric import ASPECTS
 from creval.models import registry
 from creval.studies.estimate.parts import (
@@ -21,7 +22,14 @@ from creval.studies.estimate.parts import (
     toks,
     words,
 )
-from creval.studies.estimate.sizes import RETHINK_ALL, rethink_counts, typical_pair
+from creval.studies.estimate.sizes import (
+    LAMP_WORDS,
+    RETHINK_ALL,
+    rethink_counts,
+    rethink_human_counts,
+    typical_pair,
+)
+from creval.studies.rethinking.calls import LAMP_DEFINITION
 from creval.studies.rethinking.run import PPL_CHUNK, WITH_CONTEXT
 
 
@@ -44,9 +52,13 @@ def rubric_parts(model: str, what: str, n: int, domain: str, text: str, problem:
 
 def estimate(cfg) -> Estimate:
     """Lu et al. 2025 (Rethinking creativity evaluation): perplexity of every text set under every model under
-    test, the rubric judge (App. G) on picked texts, its prompt twist and sampled reruns."""
+    test, the rubric judge (App. G) on picked texts, its prompt twist and sampled reruns, and the novelty judge
+    on LAMP's edits against the raw paragraph, both orders (:func:`rethink_human_counts` says how many)."""
     problem, solution = typical_pair()
     counts = rethink_counts(cfg)
+    human = rethink_human_counts(cfg)
+    cut = min(LAMP_WORDS, cfg.rethink_ppl_max_words)
+    human_toks = {"lamp": int(cut * 1.3), "confed": int(cfg.rethink_ppl_max_words * 1.3)}
     text_toks = {"ps": toks(solution), "solver": toks(solution), "ttcw": int(cfg.rethink_ppl_max_words * 1.3),
                  "aut": 8, "msrp": 25}
     ctx = {"ps": toks(problem), "aut": 6}
@@ -61,6 +73,9 @@ def estimate(cfg) -> Estimate:
             if s in WITH_CONTEXT:
                 parts.append(calls("model", m, f"perplexity given the problem ({s})", scored,
                                    text_toks[s] + ctx[s] + 1, 0, completion=ZERO))
+        for s, scored in (("lamp", 3 * human["lamp"]), ("confed", human["confed"])):
+            units += math.ceil(scored / PPL_CHUNK)
+            parts.append(calls("model", m, f"perplexity ({s})", scored, human_toks[s] + 1, 0, completion=ZERO))
     n_texts = sum(sum(kinds) for kinds in counts.values())
     n_words = sum(sum(kinds) * text_toks[s] / 1.3 for s, kinds in counts.items())
     phases = [Phase("creativity index, templates", len(counts) + 4, Range(0, 0), (),
@@ -82,6 +97,10 @@ def estimate(cfg) -> Estimate:
         "rubric_twist", problem=problem, text=solution, polarity="unconventional")}])))
     k = min(cfg.rethink_rerun_items, sum(counts["ps"]))
     jparts += rubric_parts(jm, "rubric reruns", k * cfg.rethink_reruns, "ps", solution, problem, rt)
+    asked = msg_toks(judge_messages(("Write a paragraph.", words(cut)), ("Write a paragraph.", words(cut)),
+                                    LAMP_DEFINITION))
+    jparts.append(choices("judge", jm, "novelty judge (LAMP edits vs raw, both orders)", 4 * human["lamp"], asked))
+    units += math.ceil(human["lamp"] / PPL_CHUNK)
     phases.append(Phase("rubric judge", units + 2, Range(2, 2 + reask), tuple(jparts),
                         breadth=max(n for n, _, _ in judged.values()) * 4 or 1))
     return Estimate("rethinking", phases, [f"text sets at the real data's sizes when a key says all: {RETHINK_ALL}"])

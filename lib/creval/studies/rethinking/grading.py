@@ -2,10 +2,11 @@
 templates per token and perplexity against each labelled set, Lu et al.'s claim that they fail to track people
 beyond surface features. Declared as ``card=`` on the study, so the card grades whatever the study offers.
 
-Two more sets of human judgment (issue 54) are graded here too, on the cheap model-free measures only:
-LAMP (:func:`lamp_rows`: do the measures prefer the version of a paragraph the expert writers preferred, as
-Chakrabarty et al. 2025 report the writers do) and A Confederacy of Models (:func:`confed_rows`: the measures
-against the raters' mean Creativity and total, Lu et al.'s claim)."""
+Two more sets of human judgment (issue 54) are graded here too: LAMP (:func:`lamp_rows`: do the measures
+prefer the version of a paragraph the expert writers preferred, as Chakrabarty et al. 2025 report the writers
+do), on the cheap model-free measures, perplexity and the pairwise novelty judge (the last two on a seeded
+sample of instructions, ``rethink_lamp_model_instructions``), and A Confederacy of Models (:func:`confed_rows`:
+the cheap measures and perplexity against the raters' mean Creativity and total, Lu et al.'s claim)."""
 from __future__ import annotations
 
 import math
@@ -17,6 +18,7 @@ import pandas as pd
 from creval.core.errors import CrevalError
 from creval.datasets import aut, macgyver, ttcw
 from creval.measures import pertext as P
+from creval.measures.stats import verdicts as V
 from creval.studies import card as C
 from creval.studies.human_sets import rater_ceiling
 from creval.studies.rethinking.config import RethinkingConfig
@@ -99,6 +101,11 @@ CONFED_ITEMS = {"label": ("creativity", "Confederacy: raters' mean Creativity (1
 HUMAN_MEASURES = {"ci": ("creativity index", 1), "tpt": ("templates per token (negated)", -1),
                   "distinct_1": ("distinct-1", 1), "distinct_2": ("distinct-2", 1), "mattr": ("MATTR", 1)}
 """The cheap measures graded on the two sets (column of ``measures_<set>`` -> name, sign)."""
+MODEL_MEASURES = {"ppl": ("perplexity", 1)}
+"""Measures of a model graded on the two sets where the run scored them (perplexity under ``cfg.model``,
+oriented as on chapter 06's other sets: higher = less predictable)."""
+JUDGE = "pairwise novelty judge (both orders)"
+"""The name of LAMP's judge rows: the judge's preference for the edit over the raw paragraph."""
 SURFACE = {"words": "length (words)", "chars_per_word": "mean word length", "lines": "line count",
            "list_lines": "list lines", "digits": "digits", "markup": "markup characters"}
 
@@ -152,27 +159,86 @@ def writer_ceiling(m: pd.DataFrame, edit: str) -> dict:
             "majority": float(np.mean(2 * k > n)) if len(n) else math.nan, "n_items": int(len(n))}
 
 
+def scored(m: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The model measures (:data:`MODEL_MEASURES`) the run scored on at least two texts of ``m``, oriented."""
+    return {c: sign * m[c].astype(float).to_numpy() for c, (_, sign) in MODEL_MEASURES.items()
+            if c in m and m[c].notna().sum() >= 2}
+
+
+def lamp_judge(recs) -> pd.DataFrame:
+    """The run's ``lamp_judge`` rows (empty when it wrote none, or for records from before the judge)."""
+    try:
+        return recs["lamp_judge"]
+    except KeyError:
+        return pd.DataFrame()
+
+
+def judge_values(m: pd.DataFrame, judged: pd.DataFrame, edit: str) -> np.ndarray:
+    """The judge's preference as one value per row of ``m`` for :func:`mirrored`: on ``edit``'s row of a judged
+    item its preference for the edit minus one half (0.5, 0 on a flip, -0.5; NaN unparsed), 0 on that item's raw
+    row, NaN elsewhere; so v(edit) - v(raw) is the judge's side."""
+    out = np.full(len(m), np.nan)
+    if judged.empty or "pair" not in judged:
+        return out
+    j = judged[judged["pair"] == edit]
+    pref = dict(zip(j["first_id"], j["pref"].astype(float)))
+    items = set(j["item"])
+    for i, (tid, it, k) in enumerate(zip(m["id"], m["item"], m["kind"])):
+        if k == edit and tid in pref:
+            out[i] = pref[tid] - 0.5
+        elif k == "raw" and it in items:
+            out[i] = 0.0
+    return out
+
+
+def subset_note(recs, m: pd.DataFrame, x) -> str:
+    """How many LAMP instructions a model-backed row saw (finite ``x`` on :func:`mirrored`'s rows) of how many."""
+    k, n = len(set(m["group"][np.isfinite(np.asarray(x, float))])), int(m["group"].nunique())
+    if k >= n:
+        return f"all {n} instructions"
+    param = getattr(recs.cfg, "rethink_lamp_model_instructions", None)
+    return (f"on {k} of {n} instructions, a seeded sample (rethink_lamp_model_instructions = {param}; "
+            "0 scores all)")
+
+
 def lamp_rows(recs, n_boot: int, seed: int) -> list[dict]:
-    """Per LAMP comparison (:data:`LAMP_PAIRS`) and cheap measure: does the measure prefer the version the
-    writers' majority preferred (:func:`mirrored`, AUROC, resampled by instruction), beyond the same mirrored
-    differences of length and format? The claim tested is Lu et al.'s (the measures fail beyond surface
-    features), on the writers' preferences."""
+    """Per LAMP comparison (:data:`LAMP_PAIRS`) and measure: does the measure prefer the version the writers'
+    majority preferred (:func:`mirrored`, AUROC, resampled by instruction), beyond the same mirrored
+    differences of length and format? The cheap measures on every item; perplexity and the pairwise novelty
+    judge (:data:`JUDGE`; a flip between its two orders is a tie) on the items the run scored, the reason
+    saying how many instructions that was. A judge that mostly prefers a position (a flip on at least
+    :data:`~creval.measures.stats.verdicts.ORDER_COPY_SHARE` of its pairs) is *not testable here*. The claim tested
+    is Lu et al.'s (the measures fail beyond surface features), on the writers' preferences."""
     m = measures(recs, "lamp")
     if m.empty or "over_raw" not in m:
         return []
     sample = "" if labelled(recs, "lamp") else f"not real labels: {unlabelled_reason(recs, 'lamp')}"
     cols = {c: sign * m[c].astype(float).to_numpy() for c, (_, sign) in HUMAN_MEASURES.items() if c in m}
+    models, judged = scored(m), lamp_judge(recs)
+    names = {**{c: n for c, (n, _) in HUMAN_MEASURES.items()}, **{c: n for c, (n, _) in MODEL_MEASURES.items()},
+             "judge": JUDGE}
     rows = []
     for edit, data in LAMP_PAIRS.items():
-        p = mirrored(m, edit, {**cols, **{f"base::{k}": v for k, v in surface(m["text"]).items()}})
+        jv = judge_values(m, judged, edit)
+        both = {**cols, **models, **({"judge": jv} if np.isfinite(jv).any() else {})}
+        p = mirrored(m, edit, {**both, **{f"base::{k}": v for k, v in surface(m["text"]).items()}})
         base = {k.split("::", 1)[1]: v for k, v in p["x"].items() if k.startswith("base::")}
         ceiling = writer_ceiling(m, edit)
         note = "; ".join(s for s in (sample, f"writers' own agreement (ceiling): two writers of one item prefer the "
                                              f"same version on {ceiling['pairwise']:.0%} of pairs") if s)
-        for c in cols:
-            rows.append(C.graded(C.LU_R, HUMAN_MEASURES[c][0], data, p["x"][c], base, p["y"], "auc", n_boot,
-                                 seed, cluster=p["cluster"], note=note, degenerate=sample or None,
-                                 units="pair side", source=(RethinkingConfig.study, "measures_lamp", {})))
+        for c in both:
+            scope = subset_note(recs, m[m["kind"] == edit], both[c][m["kind"] == edit]) if c not in cols else ""
+            copies = None
+            if c == "judge":
+                j = judged[judged["pair"] == edit]
+                copies = V.copies_order(means=j["pref"].astype(float))
+            why = V.first_reason(sample or None, copies)
+            r = C.graded(C.LU_R, names[c], data, p["x"][c], base, p["y"], "auc", n_boot, seed,
+                         cluster=p["cluster"], note="; ".join(t for t in (note, scope) if t), degenerate=why,
+                         units="pair side", source=(RethinkingConfig.study, "lamp_judge" if c == "judge" else
+                                                    "perplexity" if c in models else "measures_lamp",
+                                                    {"set": "lamp"} if c in models else {}))
+            rows.append({**r, "reason": "; ".join(t for t in (r["reason"], scope) if t)} if scope else r)
     return rows
 
 
@@ -194,10 +260,16 @@ def confed_rows(recs, n_boot: int, seed: int) -> list[dict]:
         except CrevalError as e:    # a table without two raters' columns: say so, grade anyway
             ceiling = f"no rater ceiling: {str(e).splitlines()[0]}"
         note = "; ".join(s for s in (sample, ceiling) if s)
-        for c, (name, sign) in HUMAN_MEASURES.items():
+        for c, (name, sign) in {**HUMAN_MEASURES, **MODEL_MEASURES}.items():
             if c in m and m[c].notna().sum() >= 2:
-                rows.append(C.graded(C.LU_R, name, data, sign * m[c].astype(float), base, m[col].astype(float),
-                                     "spearman", n_boot, seed, author=who, cluster=author, note=note,
-                                     degenerate=sample or None, units="story",
-                                     source=(RethinkingConfig.study, "measures_confed", {})))
+                model = c in MODEL_MEASURES
+                k = int(m[c].notna().sum())
+                scope = f"{k} of {len(m)} stories scored (rethink_confed_ppl_per_author)" if model and k < len(m) \
+                    else ""
+                r = C.graded(C.LU_R, name, data, sign * m[c].astype(float), base, m[col].astype(float),
+                             "spearman", n_boot, seed, author=who, cluster=author,
+                             note="; ".join(t for t in (note, scope) if t), degenerate=sample or None,
+                             units="story", source=(RethinkingConfig.study, "perplexity", {"set": "confed"})
+                             if model else (RethinkingConfig.study, "measures_confed", {}))
+                rows.append({**r, "reason": "; ".join(t for t in (r["reason"], scope) if t)} if scope else r)
     return rows

@@ -16,11 +16,18 @@ from creval.measures.stats.numbers import fmt_estimate, fmt_number
 from creval.studies.human_sets import rater_ceiling
 from creval.studies.links import anchor, items
 from creval.studies.rethinking.config import RethinkingConfig
-from creval.studies.rethinking.grading import CONFED_ITEMS, LAMP_PAIRS, confed_rows, lamp_rows, writer_ceiling
+from creval.studies.rethinking.grading import (
+    CONFED_ITEMS,
+    LAMP_PAIRS,
+    confed_rows,
+    lamp_judge,
+    lamp_rows,
+    writer_ceiling,
+)
 from creval.studies.rethinking.readers import labelled, measures, unlabelled_reason
 from creval.studies.tables import captioned
 
-UNIT_WORD = {"measures_lamp": "instructions", "measures_confed": "authors"}
+UNIT_WORD = {"lamp": "instructions", "confed": "authors"}
 ORDER = {TR.TRACKS: 0, TR.AUTHORSHIP: 1, TR.NO_BETTER: 2, TR.NO_TRACK: 3}   # the findings before the rest
 
 
@@ -29,14 +36,20 @@ def human_set_rows(recs, n_boot: int = 2000, seed: int = 0) -> list[dict]:
     return lamp_rows(recs, n_boot, seed) + confed_rows(recs, n_boot, seed)
 
 
+def _set_of(r: dict) -> str:
+    """Which of the two sets a card row grades: ``lamp`` or ``confed`` (its table, or the set it filters)."""
+    table, filters = r.get("source_table") or "", r.get("source_filters") or {}
+    return "lamp" if table in ("measures_lamp", "lamp_judge") or filters.get("set") == "lamp" else "confed"
+
+
 def _number(r: dict, link=anchor) -> str:
-    """``value [lo, hi]`` with n linked to the texts it counts (``link``: :func:`~creval.studies.links.anchor`
+    """``value [lo, hi]`` with n linked to the records it counts (``link``: :func:`~creval.studies.links.anchor`
     in a table cell, :func:`~creval.studies.links.items` in a sentence) and the independent units resampled."""
     est = fmt_estimate(r["value"], r.get("lo"), r.get("hi"))
-    table = r.get("source_table") or ""
-    n = f"{r['n'] // 2} items" if table == "measures_lamp" else f"{r['n']} stories"
-    linked = link(n, RethinkingConfig.study, table) if table else n
-    return f"{est}, n = {linked} ({r['units']} {UNIT_WORD.get(table, 'units')})"
+    table, which = r.get("source_table") or "", _set_of(r)
+    n = f"{r['n'] // 2} items" if which == "lamp" else f"{r['n']} stories"
+    linked = link(n, RethinkingConfig.study, table, r.get("source_filters") or None) if table else n
+    return f"{est}, n = {linked} ({r['units']} {UNIT_WORD[which]})"
 
 
 def table_human_sets(recs, n_boot: int = 2000, seed: int = 0, rows: list[dict] | None = None) -> pd.DataFrame:
@@ -106,8 +119,8 @@ def human_sets_md(recs, n_boot: int = 2000, seed: int = 0, rows: list[dict] | No
     strongest surface baseline beside the best measure (a sample says it grades nothing)."""
     rows = human_set_rows(recs, n_boot, seed) if rows is None else rows
     out = []
-    for table, name in (("measures_lamp", "LAMP"), ("measures_confed", "A Confederacy of Models")):
-        got = [r for r in rows if r.get("source_table") == table]
+    for which, name in (("lamp", "LAMP"), ("confed", "A Confederacy of Models")):
+        got = [r for r in rows if _set_of(r) == which]
         if not got:
             out.append(f"{name}: no texts in these records.")
             continue
@@ -124,4 +137,30 @@ def human_sets_md(recs, n_boot: int = 2000, seed: int = 0, rows: list[dict] | No
                    f"{best['human data'].split(': ', 1)[-1]}, reaches {best['statistic']} {_number(best, items)}; the "
                    f"strongest surface feature there, {best['baseline']}, reaches "
                    f"{fmt_number(best['baseline value'])}.")
-    return " ".join(out)
+    return " ".join(out + _model_scope(recs))
+
+
+def _model_scope(recs) -> list[str]:
+    """What the model-backed measures saw: LAMP's instructions under perplexity and the novelty judge (a seeded
+    sample, ``rethink_lamp_model_instructions``), how often the judge flipped with the order, and the
+    Confederacy stories under perplexity."""
+    out = []
+    lamp_m, conf = measures(recs, "lamp"), measures(recs, "confed")
+    judged = lamp_judge(recs)
+    if len(lamp_m) and "group" in lamp_m:
+        n = int(lamp_m["group"].nunique())
+        k_ppl = int(lamp_m.loc[lamp_m["ppl"].notna(), "group"].nunique()) if "ppl" in lamp_m else 0
+        k_j = int(judged["group"].nunique()) if len(judged) and "group" in judged else 0
+        param = getattr(recs.cfg, "rethink_lamp_model_instructions", None)
+        seen = (f"Perplexity saw {k_ppl} and the pairwise novelty judge {k_j} of LAMP's {n} instructions (every "
+                f"version of each; a seeded sample of rethink_lamp_model_instructions = {param}, 0 for all).")
+        if k_j and "pref" in judged:
+            p = judged["pref"].astype(float)
+            ok = p[p.notna()]
+            flips = int((ok == 0.5).sum())
+            seen += (f" The judge changed its answer with the order on {flips} of {len(ok)} comparisons"
+                     + (f" ({len(p) - len(ok)} unparsed)" if len(ok) < len(p) else "") + ".")
+        out.append(seen)
+    if len(conf) and "ppl" in conf:
+        out.append(f"Perplexity scored {int(conf['ppl'].notna().sum())} of the {len(conf)} Confederacy stories.")
+    return out

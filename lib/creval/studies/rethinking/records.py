@@ -123,6 +123,21 @@ class JudgeRecord(RubricRecord):
 
 
 @dataclass
+class LampJudgeRecord(Record):
+    """The pairwise novelty judge on one LAMP item's edit against its raw paragraph, asked in both orders."""
+    item: str
+    group: str                     # the instruction (the unit resampled)
+    pair: str                      # writer_edit | ai_edit
+    first_id: str                  # the edit's text id
+    second_id: str                 # the raw paragraph's
+    edit_shown_first: bool | None  # the judge picked the edit with the edit shown first (None: its log-probs tied)
+    edit_shown_second: bool | None
+    pref: float                    # 1 edit, 0 raw (both orders agree), 0.5 a flip, NaN unparsed
+    p_edit: float                  # P(edit more novel), averaged over the two orders
+    judge_model: str
+
+
+@dataclass
 class TwistRecord(Record):
     """The prompt twist on one solution: P(yes) asked "conventional?" and "unconventional?" (Sec. 5)."""
     id: str

@@ -16,7 +16,12 @@ judge (``judge_model``; :mod:`~creval.studies.rethinking.calls`); the report onl
   text had a step marker or list number), ``ci_unmarked`` (the CI with those stripped from the text and from
   the pool) and ``n_words_unmarked``;
 - ``perplexity``: ``set, id, model, ppl, bpb, n_tokens`` (+ ``ppl_cond`` = PPL given the problem for ``ps``
-  and ``aut``) of the first ``rethink_ppl_items`` texts of each group, for every model in ``cfg.tested``;
+  and ``aut``) of the first ``rethink_ppl_items`` texts of each group (LAMP: every version of
+  ``rethink_lamp_model_instructions`` seeded instructions; Confederacy: ``rethink_confed_ppl_per_author``
+  stories per author, 0 for all), for every model in ``cfg.tested``;
+- ``lamp_judge``: the pairwise novelty judge (``judge_model``, both orders) on the same LAMP items, each edit
+  against the raw paragraph: ``item, group, pair, first_id, second_id, edit_shown_first, edit_shown_second,
+  pref`` (1, 0, or 0.5 on a flip) and ``p_edit``;
 - ``templates``: template statistics of each group of ``ps``, ``solver``, ``ttcw`` with templates extracted
   from the group itself: ``set, kind, texts, n, top, mode, rate, tpt_mean, cr_pos`` for every template length
   of ``rethink_template_n_sweep`` and ``rethink_template_n`` (sequence matching) and ``rethink_template_n`` in
@@ -32,7 +37,8 @@ judge (``judge_model``; :mod:`~creval.studies.rethinking.calls`); the report onl
 Units (:mod:`creval.core.units`, in ``units/`` of the run folder; a rerun does only the unfinished ones):
 ``texts`` (each set's measures, each template set's group statistics, the formatting control; no model call)
 and ``calls`` (each ``PPL_CHUNK`` texts of a set under one model under test, the rubric judge of each set, the
-twist, the reruns), the latter run together up to the in-flight budget of the models when they are servers.
+novelty judge on each ``PPL_CHUNK`` LAMP items, the twist, the reruns), the latter run together up to the
+in-flight budget of the models when they are servers.
 """
 from __future__ import annotations
 
@@ -54,6 +60,8 @@ from creval.studies.rethinking.calls import (
     WITH_CONTEXT,
     judge_pick,
     judge_rows,
+    lamp_judge_rows,
+    lamp_pick,
     perplexity_rows,
     ppl_scored,
     rerun_rows,
@@ -94,8 +102,9 @@ def text_units(cfg: RethinkingConfig, texts: dict) -> list[Unit]:
 
 def call_units(cfg: RethinkingConfig, texts: dict, models: list, judge) -> list[Unit]:
     """The units that call models, independent of each other: perplexity of ``PPL_CHUNK`` texts of a set
-    under one model under test (one batch); the rubric judge of one set's picked texts; the prompt twist; the
-    sampled reruns (each one batch of calls per step)."""
+    under one model under test (one batch); the rubric judge of one set's picked texts; the pairwise novelty
+    judge on ``PPL_CHUNK`` picked LAMP items; the prompt twist; the sampled reruns (each one batch of calls
+    per step)."""
     out = []
     for m in models:
         why = capabilities.refusal(m.spec, "loglikelihood")
@@ -103,8 +112,6 @@ def call_units(cfg: RethinkingConfig, texts: dict, models: list, judge) -> list[
             log.warning("perplexity skipped: %s", why)
             continue
         for s, t in texts.items():
-            if s in HUMAN_SETS:     # LAMP and Confederacy: model-free measures only (the book's time)
-                continue
             scored = t[ppl_scored(cfg, s, t)] if len(t) else t
             out += [Unit(f"perplexity/{m.name}/{s}/{k // PPL_CHUNK}",
                          ("perplexity", partial(perplexity_rows, cfg, m, s, scored.iloc[k:k + PPL_CHUNK])))
@@ -113,8 +120,18 @@ def call_units(cfg: RethinkingConfig, texts: dict, models: list, judge) -> list[
         pick = judge_pick(cfg, s, texts[s])
         if len(pick):
             out.append(Unit(f"judge/{s}", ("judge", partial(judge_rows, cfg, judge, s, pick))))
+    lamp = lamp_pick(cfg, texts["lamp"])
+    out += [Unit(f"lamp_judge/{k // PPL_CHUNK}", ("lamp_judge", partial(lamp_judge_rows, cfg, judge, part)))
+            for k, part in lamp_chunks(lamp)]
     return out + [Unit("twist", ("twist", partial(twist_rows, cfg, judge, texts["ps"]))),
                   Unit("rerun", ("rerun", partial(rerun_rows, cfg, judge, texts["ps"])))]
+
+
+def lamp_chunks(pick: pd.DataFrame) -> list[tuple[int, pd.DataFrame]]:
+    """``pick``'s LAMP texts in parts of ``PPL_CHUNK`` items (every version of an item in one part), each with
+    the index of its first item: one judge unit per part, so an interrupted run keeps the parts it finished."""
+    items = list(dict.fromkeys(pick["item"])) if len(pick) else []
+    return [(k, pick[pick["item"].isin(set(items[k:k + PPL_CHUNK]))]) for k in range(0, len(items), PPL_CHUNK)]
 
 
 def unit_rows(u: Unit) -> dict[str, list]:
@@ -148,7 +165,7 @@ def run(cfg: RethinkingConfig) -> Path:
         store.note_model(m)
     tables.update(units.run_units(cfg.run_dir, "calls", call_units(cfg, texts, models, jm), unit_rows,
                                   width=widths.width(*cfg.tested, cfg.judge_model), desc="rethinking · model calls"))
-    for table in ("templates", "formatting"):
+    for table in ("templates", "formatting", "lamp_judge"):
         tables.setdefault(table, [])
     for table, rows in tables.items():
         store.write(table, rows)
