@@ -44,4 +44,4 @@ def test_a_judge_against_baseline_word_is_read_with_its_mark_from_every_module_t
     from creval.studies.registry import get_study
     calls = VS.chapter_calls(get_study("aut"))
     assert ("human", "table_vs_baselines") in calls and ("reading", "what_this_shows") in calls
-    assert all(m in ("report", "reading", "human") for m, _ in calls)
+    assert all(m in ("report", "reading", "human", "figures") for m, _ in calls)      # figures: its sentences
