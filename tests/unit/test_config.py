@@ -139,7 +139,7 @@ def test_cli_defaults_are_the_studies_defaults():
                 "threshold": c.convergent_judge_threshold, "max_rounds": c.convergent_judge_max_rounds,
                 "retries": c.convergent_judge_retries,
                 "verdict_via": c.convergent_judge_verdict_via, "seed": c.seed}
-    assert {k: judge[k] for k in expected} == expected and judge["judge"] == c.convergent_bench_judge
+    assert {k: judge[k] for k in expected} == expected and judge["method"] == c.convergent_bench_judge
 
 
 def test_override_mistakes_name_the_override(tmp_path):

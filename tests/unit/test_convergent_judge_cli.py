@@ -41,7 +41,7 @@ def test_the_command_takes_its_defaults_from_the_config():
     sub = next(a for a in build_parser()._actions if a.dest == "command").choices
     d = {a.dest: a.default for a in sub["judge"]._actions}
     c = ConvergentConfig()
-    assert (d["judge"], d["judge_model"], d["threshold"], d["k"], d["j"], d["l"], d["max_rounds"], d["word_limit"],
+    assert (d["method"], d["judge_model"], d["threshold"], d["k"], d["j"], d["l"], d["max_rounds"], d["word_limit"],
             d["retries"], d["verdict_via"], d["seed"]) == (
         c.convergent_bench_judge, c.judge_model, c.convergent_judge_threshold, c.convergent_judge_k,
         c.convergent_judge_j, c.convergent_judge_l, c.convergent_judge_max_rounds,
