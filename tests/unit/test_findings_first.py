@@ -42,6 +42,17 @@ def test_a_claims_table_keeps_its_values_and_renders_links_and_code():
     assert 'download="what-this-build-found' in html                       # its CSV beside it
 
 
+def test_the_findings_table_is_shown_however_many_of_its_cells_are_empty():
+    """A chapter's answer is never folded away: a thin build's findings (most cells "-") still show on the first
+    screen, where any other table that empty folds under one sentence."""
+    from creval.book.plots import table
+    thin = pd.DataFrame({"the paper's claim": list("abcd"), "this build": ["-"] * 4, "verdict": [TESTABLE] * 4,
+                         "reason": ["-"] * 4})
+    html = findings(thin)._repr_html_()
+    assert "<details" not in html and "cells hold no value" not in html and html.count(TESTABLE) == 4
+    assert "cells hold no value" in table(thin, "a table")._repr_html_()        # the same rows elsewhere fold
+
+
 def test_every_chapter_opens_with_what_this_build_found():
     for name in OWN:
         cells = json.loads((REPO / f"chapters/{name}.ipynb").read_text())["cells"]

@@ -82,6 +82,6 @@ def findings(claims, caption: str = "What this build found: each claim, this bui
     shown = df.map(inline)
     sty = shown.style.hide(axis="index").set_properties(**{"text-align": "left", "vertical-align": "top"})
     sty = sty.set_caption(caption)
-    out = ShownTable(sty, df, caption)
+    out = ShownTable(sty, df, caption, fold_empty=False)      # the chapter's answer: shown, however thin
     return HTML(out._repr_html_() + (f"<p>{inline(note)}</p>" if note else "")) if note else out
 

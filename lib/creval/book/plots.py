@@ -194,9 +194,10 @@ class ShownTable:
     """A table as a chapter shows it: the styled table, then a link to its CSV. Anything else is the
     :class:`pandas.io.formats.style.Styler`'s (``.data``, ``.to_html()``...)."""
 
-    def __init__(self, styler, frame, caption: str, folded: bool = False, items: str | None = None) -> None:
+    def __init__(self, styler, frame, caption: str, folded: bool = False, items: str | None = None,
+                 fold_empty: bool = True) -> None:
         self.styler, self.frame, self.caption, self.folded = styler, frame, caption, folded
-        self.items = items or frame.attrs.get("items")
+        self.items, self.fold_empty = items or frame.attrs.get("items"), fold_empty     # False: always shown
 
     def __getattr__(self, name):
         return getattr(self.styler, name)
@@ -215,7 +216,7 @@ class ShownTable:
             return (f"<details class='creval-table'><summary>Show the table: "
                     f"{html_.escape(self.caption or 'the numbers')}</summary>{shown}</details>")
         empty, cells = empty_cells(self.frame)
-        if len(self.frame) >= FOLD_ROWS and cells and empty / cells >= FOLD_EMPTY:
+        if self.fold_empty and len(self.frame) >= FOLD_ROWS and cells and empty / cells >= FOLD_EMPTY:
             head = html_.escape((self.caption or "This table").rstrip("."))
             return (f"<p><em>{head}: {empty} of {cells} cells hold no value in these records, so the table is "
                     f"folded.</em>{self.items_link()}</p><details class='creval-table'><summary>Show the table"
