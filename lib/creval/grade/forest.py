@@ -119,7 +119,9 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
 
 
 def linked(name: str, url: str | None) -> str:
-    """``name`` (lines joined by ``<br>``) with every line a link to ``url``; as it is when there is none."""
+    """``name`` (lines joined by ``<br>``) with every line a link to ``url``; as it is when there is none.
+    plotly opens such a link from a page served over http(s), not from a ``file://`` page (it allows no
+    ``file:`` link); offline, the table below the plot links each row's n to the same items."""
     if not url:
         return name
     return "<br>".join(f'<a href="{html.escape(url)}">{line}</a>' for line in name.split("<br>"))
