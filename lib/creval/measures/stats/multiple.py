@@ -15,14 +15,19 @@ from creval.measures.stats.resample import MC_Z
 from creval.measures.stats.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, Verdict
 
 
+def _ranked(pvalues: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The p-values as floats, an all-NaN output of their shape, and the positions of the finite ones in
+    ascending order (ties kept in input order): what Holm and Benjamini-Hochberg both start from."""
+    p = np.asarray(pvalues, float)
+    ok = np.flatnonzero(np.isfinite(p))
+    return p, np.full(p.shape, np.nan), ok[np.argsort(p[ok], kind="stable")]
+
+
 def holm(pvalues: Sequence[float]) -> list[float]:
     """Holm (1979) step-down adjusted p-values: sorted ascending, p_(i) * (m - i + 1) made monotone, capped
     at 1. NaN p-values stay NaN and do not count in m."""
-    p = np.asarray(pvalues, float)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = ok.size
-    order = ok[np.argsort(p[ok], kind="stable")]
+    p, out, order = _ranked(pvalues)
+    m = order.size
     running = 0.0
     for i, j in enumerate(order):
         running = max(running, min(1.0, (m - i) * p[j]))
@@ -33,11 +38,8 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 def bh(pvalues: Sequence[float]) -> list[float]:
     """Benjamini-Hochberg (1995) step-up adjusted p-values (q-values): p_(i) * m / i, made monotone from the
     largest down, capped at 1. NaN p-values stay NaN and do not count in m."""
-    p = np.asarray(pvalues, float)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = ok.size
-    order = ok[np.argsort(p[ok], kind="stable")]
+    p, out, order = _ranked(pvalues)
+    m = order.size
     running = 1.0
     for i in range(m - 1, -1, -1):
         j = order[i]
