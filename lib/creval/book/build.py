@@ -81,8 +81,8 @@ class BookPlan:
                     speeds[m] = speed(m)
                     if speeds[m] is None:
                         unknown.append(m)
-                    elif throughput.load(m):
-                        figures[m] = throughput.load(m)
+                    elif (stored := throughput.load(m)):
+                        figures[m] = stored
                 row["calls"] = sum((p.calls for p in est.parts), ZERO)
                 row["tokens"] = sum((p.prompt + p.completion for p in est.parts), ZERO)
                 row["wall"] = wall(est, speeds)
@@ -119,7 +119,7 @@ class BookPlan:
         return "\n".join([f"the book will run {n} on this machine (before any call; `creval estimate` gives the "
                           "detail):", *[f"  {r['study']}: {told(r)}" for r in self.rows],
                           f"book: {fig(calls)} calls, {fig(tokens)} tokens; expected {when}",
-                          *[busy_note(m, f) for m, f in self.speeds.items() if busy_note(m, f)]])
+                          *filter(None, (busy_note(m, f) for m, f in self.speeds.items()))])
 
     def after(self, row: dict) -> str:
         """The whole-book line once ``row``'s study has ended: studies done, minutes spent, time left."""
