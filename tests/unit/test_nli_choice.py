@@ -15,6 +15,7 @@ def test_an_llm_nli_name_is_parsed_in_one_place():
 
 def test_every_study_reading_the_divergent_parameters_gets_the_same_choice(monkeypatch):
     monkeypatch.setattr(backends, "_why_no_sick", lambda: "no SICK here")
+    monkeypatch.setattr(backends, "LOADED", type(backends.LOADED)())   # an earlier test may have loaded minilm-sick
     cfg = DivergentConfig.from_params({"divergent_nli": "minilm-sick"})
     assert cfg.nli_runs() == "minilm-cosine" == cfg.resolved()["nli"] and cfg.nli_judge() == ""
     val = ValidationConfig.from_params({"divergent_nli": "minilm-sick"})
