@@ -56,7 +56,7 @@ browser:
 	else echo "browser: no chromium, and apt-get is not usable as root here; the headless browser test skips"; fi
 
 test: setup lint vllm browser     ## the whole test suite (unit + integration with real local models and vLLM)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=25
 
 lint: setup                       ## ruff (pyproject.toml: line length 120, import order, unused names)
 	$(BIN)/ruff check lib tests benchmarks
