@@ -85,8 +85,11 @@ def fig_entropy_vs_criteria(recs: Records, bin_size: int = BIN_SIZE) -> go.Figur
     title = f"Semantic entropy vs convergent criteria (bins of {bin_size})"
     if small:
         title += " — fewer solutions than one bin: single points"
+    # the legend under the plot: a line per model and criterion, named at length, would take its width
     fig.update_layout(title=title, xaxis_title="mean semantic entropy of the solution",
-                      yaxis_title="share judged YES", yaxis_range=[-0.05, 1.05])
+                      yaxis_title="share judged YES", yaxis_range=[-0.05, 1.05],
+                      legend=dict(orientation="h", y=-0.2, yanchor="top", x=0, xanchor="left"),
+                      height=420 + 24 * len(fig.data), margin=dict(b=60 + 24 * len(fig.data)))
     return fig
 
 
