@@ -77,6 +77,8 @@ def lamp_votes(root: Path) -> dict:
 
 
 def lamp_check(data: Path, dl: Path) -> list[tuple]:
+    """Per LAMP comparison and measure: (name, measure, n mirrored rows, AUROC). Per item with a writers' majority
+    two rows: D = v(edit) - v(raw) labelled by the majority, and -D labelled the other way (ties left out)."""
     m = pd.read_csv(dl / "rethinking" / "measures_lamp.csv")
     ppl = pd.read_csv(dl / "rethinking" / "perplexity.csv")
     ppl = dict(zip(ppl.loc[ppl["set"] == "lamp", "id"], ppl.loc[ppl["set"] == "lamp", "ppl"]))
@@ -138,6 +140,8 @@ def confed_scores(root: Path) -> dict:
 
 
 def confed_check(data: Path, dl: Path) -> list[tuple]:
+    """Per Confederacy item (mean Creativity, mean total) and measure: (name, measure, n stories, Spearman rho);
+    then the two raters' Spearman on Creativity (the card's ceiling)."""
     root = data / "confederacy_of_models"
     m = pd.read_csv(dl / "rethinking" / "measures_confed.csv")
     ppl = pd.read_csv(dl / "rethinking" / "perplexity.csv")
