@@ -100,10 +100,9 @@ def test_benchmark_rows_name_the_criteria_a_judge_answered_one_way(tmp_path):
     t = report.convergent_table(recs)
     assert t["one answer to every solution"].tolist() == ["feasibility: always YES"]
     assert "In 1 row(s) the judge gave one answer" in t.attrs["caption"]
-    names = [tr.name for tr in report.fig_entropy_vs_criteria(recs).data]
-    assert names == ["m · feasibility (always YES)", "m · safety"]
-    legend = report.fig_entropy_vs_criteria(recs).layout.legend     # under the plot: the names take no width
-    assert legend.orientation == "h" and legend.y < 0
+    fig = report.fig_entropy_vs_criteria(recs)
+    assert [tr.name for tr in fig.data] == ["m · feasibility (always YES)", "m · safety"]
+    assert fig.layout.legend.orientation == "h" and fig.layout.legend.y < 0    # under the plot: names take no width
 
 
 def test_tokens_by_agent_and_phase_per_pair(tmp_path):
