@@ -6,7 +6,10 @@ backend before issue 42's fix: one thread per core whatever the load, one per-to
 The passages are cut from the TTCW stories of the staged data (``../shared/data``), or, without it, made of the
 bundled sample stories. Their ratings are random (the rule is timed, its words mean nothing here).
 
-    python benchmarks/bench_grade.py [--n 500] [--words 200] [--naive 20] [--ppl N]
+    python benchmarks/bench_grade.py [--n 500] [--words 200] [--naive 20] [--ppl N] [--command]
+
+``--command`` times the command itself instead: ``creval grade`` on the same passages in a child process, its
+peak resident memory (each process's own peak, and the whole tree's summed memory sampled every 0.2 s).
 """
 from __future__ import annotations
 
@@ -102,19 +105,61 @@ def scoring_paths(model: str, texts: list[str]) -> dict:
             "identical": all(list(g.token_logprobs) == r for g, r in zip(got, ref))}
 
 
+def tree_rss(pid: int) -> int:
+    """Resident MB of ``pid`` and every process under it, read from /proc (0 once it has ended)."""
+    def kids(p: int) -> list[int]:
+        try:
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                return [int(c) for c in f.read().split()]
+        except OSError:
+            return []
+    todo, total = [pid], 0
+    while todo:
+        p = todo.pop()
+        todo += kids(p)
+        try:
+            with open(f"/proc/{p}/statm") as f:
+                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except OSError:
+            pass
+    return total >> 20
+
+
+def command_peak(path: str, model: str) -> None:
+    """Run ``creval grade`` on ``path`` as a user would (a fresh call cache) and print its wall time and peaks."""
+    import resource
+    import subprocess
+    import sys
+    cmd = [sys.executable, "-m", "creval", "grade", path, "--labels", "rating", "--id", "id", "--group", "prompt",
+           "--author", "author", "--model", model, "--quiet", "--out", os.path.join(TMP, "card")]
+    env = {**os.environ, "CREVAL_CACHE": os.path.join(TMP, "command-calls.sqlite")}
+    t, peak = time.perf_counter(), 0
+    child = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    while child.poll() is None:
+        peak = max(peak, tree_rss(child.pid))
+        time.sleep(0.2)
+    wall = time.perf_counter() - t
+    err = child.stderr.read()
+    own = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"creval grade: exit {child.returncode} in {wall:.0f} s (load {load()}); peak resident memory: the "
+          f"largest process {own:.0f} MB, the process tree summed (sampled every 0.2 s) {peak} MB")
+    if child.returncode:
+        print(err[-2000:])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=500, help="passages")
     ap.add_argument("--words", type=int, default=200, help="words a passage")
     ap.add_argument("--naive", type=int, default=20, help="texts scored both ways (0: skip)")
     ap.add_argument("--ppl", type=int, default=None, help="score only the first PPL texts' perplexity")
+    ap.add_argument("--command", action="store_true", help="time `creval grade` itself and its peak memory")
     ap.add_argument("--model", default=None, help="perplexity model (default: creval grade's, scoring_model())")
     a = ap.parse_args()
     from creval.core.table import read_table
     from creval.grade import grading as G
     from creval.measures import pertext as P
     from creval.models.registry import load_model
-    from creval.models.width import width
     a.model = G.scoring_model(a.model)
     rows = passages(a.n, a.words)
     rng = np.random.default_rng(0)
@@ -123,6 +168,9 @@ def main() -> None:
         w = csv.DictWriter(f, ["id", "prompt", "author", "text", "rating"])
         w.writeheader()
         w.writerows({**r, "rating": int(rng.integers(1, 6))} for r in rows)
+    if a.command:
+        print(f"{len(rows)} passages of {a.words} words; load average at start {load()} on {os.cpu_count()} cores")
+        return command_peak(path, a.model)
     table = read_table(path, id="id")
     print(f"perplexity under {a.model}")
     print(f"{len(table)} passages of {a.words} words; load average at start {load()} on {os.cpu_count()} cores")
@@ -135,7 +183,9 @@ def main() -> None:
         lines.append((group, wall, cpu, load()))
         print(f"  {group}: {wall:.1f} s wall, {cpu:.1f} s CPU (load {load()})", flush=True)
     k = len(table) if a.ppl is None else min(a.ppl, len(table))
-    recs, wall, cpu = timed(lambda: P.perplexity_each(load_model(a.model), table.texts[:k], width=width(a.model)))
+    from creval.models.width import scoring_width
+    wide = scoring_width(a.model)
+    recs, wall, cpu = timed(lambda: P.perplexity_each(load_model(a.model), table.texts[:k], width=wide))
     if k == len(table):
         cols.update(ppl=np.array([r.ppl for r in recs]), bits_per_byte=np.array([r.bits_per_byte for r in recs]))
     n_tok = sum(r.n_tokens for r in recs)

@@ -295,3 +295,48 @@ def test_the_judge_model_flag_and_its_old_name_both_reach_the_judge(tmp_path, mo
                      "--n-boot", "100", "--quiet", "--out", str(tmp_path / flag.strip("-"))]) == 0
     assert asked == ["stub-a", "stub-a"]
     assert "--judge is now --judge-model" in capsys.readouterr().err
+
+
+def test_perplexity_runs_first_and_its_model_goes_before_the_embedder_loads(tmp_path, monkeypatch):
+    """Issue 51's memory: the scoring model loads before the tagger's and embedder's libraries and is let go
+    before they load; the columns keep the card's order all the same."""
+    from test_metrics import CountingBackend
+
+    from creval.core.cache import CallCache
+    from creval.core.table import read_table
+    from creval.grade import grading as G
+    from creval.models import registry
+    from creval.models.cached import Model
+    events = []
+
+    def scoring(name):
+        events.append("scoring model")
+        return Model(CountingBackend(), CallCache(tmp_path / "c.sqlite"))
+
+    class Loaded(Exception):
+        pass
+
+    def embedder():
+        events.append("embedder")
+        raise Loaded
+    monkeypatch.setattr(G, "load_model", scoring)
+    monkeypatch.setattr(G.heavy, "give_back", lambda *held: events.append(("let go", held)))
+    monkeypatch.setattr(G, "Embedder", embedder)
+    t = read_table(SAMPLE, id="id")
+    with pytest.raises(Loaded):
+        measure_table(t, GradeOptions(labels="rating", measures=["diversity", "ppl"]))
+    assert events == ["scoring model", ("let go", (registry.LOADED,)), "embedder"]
+    cols = measure_table(t, GradeOptions(labels="rating", measures=["ppl", "lexical"]))
+    assert list(cols).index("distinct_1") < list(cols).index("ppl") == list(cols).index("bits_per_byte") - 1
+
+
+def test_the_heap_is_made_lean_and_what_was_loaded_is_let_go():
+    import sys
+
+    from creval.models import heavy
+    held = heavy.Loaded()
+    held.get("model", lambda: bytearray(1 << 20))
+    assert "model" in held
+    heavy.give_back(held)
+    assert "model" not in held
+    assert heavy.lean_heap() is sys.platform.startswith("linux")      # glibc here; nothing to tune elsewhere

@@ -14,3 +14,13 @@ def test_a_gathering_local_model_gets_many_units_in_flight_and_the_others_one(mo
 def test_a_gathering_model_on_a_gpu_gets_four_times_the_units():
     assert units.local_width("cpu") == LOCAL_WIDTH == 16
     assert units.local_width("cuda") == units.local_width("cuda:1") == GPU_WIDTH == 64
+
+
+def test_scoring_on_the_cpu_keeps_few_texts_in_flight_and_a_gpu_or_server_keeps_its_width(monkeypatch):
+    from creval.models.registry import get_spec
+    monkeypatch.setattr(units, "torch_device", lambda: "cpu")
+    assert units.scoring_width("smollm2-135m-hf") == units.SCORE_WIDTH_CPU == 4 < units.width("smollm2-135m-hf")
+    monkeypatch.setattr(units, "torch_device", lambda: "cuda")
+    assert units.scoring_width("smollm2-135m-hf") == GPU_WIDTH
+    monkeypatch.setattr(units, "torch_device", lambda: "cpu")
+    assert get_spec("vllm-example").is_server and units.scoring_width("vllm-example") == 64   # its own budget

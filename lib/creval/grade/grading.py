@@ -8,7 +8,6 @@ a file (what the command and chapter 08 call); :mod:`creval.grade.card` writes t
 """
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -27,7 +26,7 @@ from creval.measures import pertext as P
 from creval.measures import templates as T
 from creval.measures.diversity import item_originality, semdis
 from creval.measures.stats.tracking import tracks_people
-from creval.models import embeddings
+from creval.models import embeddings, heavy, registry
 from creval.models import width as units
 from creval.models.embeddings import Embedder
 from creval.models.registry import check, get_spec, load_model
@@ -105,6 +104,7 @@ def measure_table(table: TextTable, opt: GradeOptions, step: Callable[[], None] 
     opt.warnings = []
     cols: dict[str, np.ndarray] = dict(P.format_features(texts))
     groups = [str(g) for g in table.column(opt.group)] if opt.group else None
+    scored: dict[str, np.ndarray] = {}
     if "ci" in names:
         Ls = range(opt.L[0], opt.L[1] + 1)
         cols.update(P.ci_references(texts, table.ids, groups, Ls, opt.agg))
@@ -114,6 +114,12 @@ def measure_table(table: TextTable, opt: GradeOptions, step: Callable[[], None] 
     if "lexical" in names:
         cols.update(P.lexical(texts))
         opt.warnings.append(P.saturation(cols["distinct_1"], 1.0, P.DESCRIBE["distinct_1"], share=0.5))
+    if "ppl" in names:                      # first: its model loads before the tagger's and embedder's libraries
+        opt.model = scoring_model(opt.model)
+        heavy.lean_heap()
+        recs = P.perplexity_each(load_model(opt.model), texts, step=step, width=units.scoring_width(opt.model))
+        scored = {"ppl": np.array([r.ppl for r in recs]), "bits_per_byte": np.array([r.bits_per_byte for r in recs])}
+        heavy.give_back(registry.LOADED)     # its weights go before the next family loads
     if "templates" in names:
         cols["templates_per_token"] = P.templates_per_token(T.pos_tag(texts), opt.template_n, opt.template_top)
     if "diversity" in names or "prompt" in names:
@@ -126,13 +132,8 @@ def measure_table(table: TextTable, opt: GradeOptions, step: Callable[[], None] 
         elif "prompt" in names:
             opt.warnings.append(f"{table.path}: no prompt column (give --prompt COL): distance to the prompt left out")
         del emb
-        embeddings.LOADED.reset()          # the embedder's weights go before perplexity loads its model
-        gc.collect()
-    if "ppl" in names:
-        opt.model = scoring_model(opt.model)
-        recs = P.perplexity_each(load_model(opt.model), texts, step=step, width=units.width(opt.model))
-        cols["ppl"] = np.array([r.ppl for r in recs])
-        cols["bits_per_byte"] = np.array([r.bits_per_byte for r in recs])
+        heavy.give_back(embeddings.LOADED)
+    cols.update(scored)                     # the card's order: perplexity after the embeddings
     if "judge" in names:
         cols["judge"] = judge_scores(table, opt.judge)
     opt.warnings = [w for w in opt.warnings if w]

@@ -26,3 +26,21 @@ def width(*models: str) -> int:
 def local_width(device: str) -> int:
     """Units in flight for a gathering local model on ``device`` (pure, for tests)."""
     return GPU_WIDTH if device.startswith("cuda") else LOCAL_WIDTH
+
+
+SCORE_WIDTH_CPU = 4
+"""Texts a gathering local model on the CPU scores at once. A scoring forward there holds at most
+:data:`~creval.models.hf_decode.LOGIT_BUDGET` logits (about 170 positions of SmolLM2's 49k vocabulary), so a text of
+40 tokens or more leaves room for 4 at most, and more in flight add memory, not batch: ``creval grade``'s
+perplexity on 500 passages of 120 words took 389 s and peaked at 1,250 MB with 4 in flight, 385 s and 1,455 MB
+with 16 (2 cores, 2026-11-29)."""
+
+
+def scoring_width(model: str) -> int:
+    """Texts to score at once under ``model``: :func:`width`, at most :data:`SCORE_WIDTH_CPU` for a gathering
+    local model on the CPU."""
+    got = width(model)
+    spec = get_spec(model)
+    if not spec.is_server and backend_class(spec).GATHERS and not torch_device().startswith("cuda"):
+        return min(got, SCORE_WIDTH_CPU)
+    return got
