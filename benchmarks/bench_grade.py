@@ -107,16 +107,11 @@ def scoring_paths(model: str, texts: list[str]) -> dict:
 
 def tree_rss(pid: int) -> int:
     """Resident MB of ``pid`` and every process under it, read from /proc (0 once it has ended)."""
-    def kids(p: int) -> list[int]:
-        try:
-            with open(f"/proc/{p}/task/{p}/children") as f:
-                return [int(c) for c in f.read().split()]
-        except OSError:
-            return []
+    from creval.sandbox.runner import children
     todo, total = [pid], 0
     while todo:
         p = todo.pop()
-        todo += kids(p)
+        todo += children(p)
         try:
             with open(f"/proc/{p}/statm") as f:
                 total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
