@@ -178,8 +178,8 @@ def main() -> None:
         lines.append((group, wall, cpu, load()))
         print(f"  {group}: {wall:.1f} s wall, {cpu:.1f} s CPU (load {load()})", flush=True)
     k = len(table) if a.ppl is None else min(a.ppl, len(table))
-    from creval.models.width import scoring_width
-    wide = scoring_width(a.model)
+    from creval.models.width import width
+    wide = width(a.model, scoring=True)
     recs, wall, cpu = timed(lambda: P.perplexity_each(load_model(a.model), table.texts[:k], width=wide))
     if k == len(table):
         cols.update(ppl=np.array([r.ppl for r in recs]), bits_per_byte=np.array([r.bits_per_byte for r in recs]))

@@ -19,8 +19,8 @@ def test_a_gathering_model_on_a_gpu_gets_four_times_the_units():
 def test_scoring_on_the_cpu_keeps_few_texts_in_flight_and_a_gpu_or_server_keeps_its_width(monkeypatch):
     from creval.models.registry import get_spec
     monkeypatch.setattr(units, "torch_device", lambda: "cpu")
-    assert units.scoring_width("smollm2-135m-hf") == units.SCORE_WIDTH_CPU == 4 < units.width("smollm2-135m-hf")
+    assert units.width("smollm2-135m-hf", scoring=True) == units.SCORE_WIDTH_CPU == 4 < units.width("smollm2-135m-hf")
     monkeypatch.setattr(units, "torch_device", lambda: "cuda")
-    assert units.scoring_width("smollm2-135m-hf") == GPU_WIDTH
+    assert units.width("smollm2-135m-hf", scoring=True) == GPU_WIDTH
     monkeypatch.setattr(units, "torch_device", lambda: "cpu")
-    assert get_spec("vllm-example").is_server and units.scoring_width("vllm-example") == 64   # its own budget
+    assert get_spec("vllm-example").is_server and units.width("vllm-example", scoring=True) == 64   # its own budget

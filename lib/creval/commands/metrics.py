@@ -193,7 +193,8 @@ def cmd_ppl(args) -> int:
     ctx = [args.context or q for q in questions(table)] if (args.conditional or args.context) else None
     model = load_model(args.model)
     with bar(args, len(texts), f"perplexity under {model.name}") as b:
-        recs = P.perplexity_each(model, texts, ctx, step=lambda: b.update(1), width=units.scoring_width(args.model))
+        recs = P.perplexity_each(model, texts, ctx, step=lambda: b.update(1),
+                                 width=units.width(args.model, scoring=True))
     finish(args, table, [{"ppl": r.ppl, "bits_per_byte": r.bits_per_byte, "n_tokens": r.n_tokens,
                           "n_bytes": r.n_bytes, "model": r.model} for r in recs])
     print(f"{'id':>6}  {'PPL':>8}  {'bits/byte':>9}  {'tokens':>6}  text" + ("   (given its question)" if ctx else ""))

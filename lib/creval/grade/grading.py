@@ -117,7 +117,7 @@ def measure_table(table: TextTable, opt: GradeOptions, step: Callable[[], None] 
     if "ppl" in names:                      # first: its model loads before the tagger's and embedder's libraries
         opt.model = scoring_model(opt.model)
         heavy.lean_heap()
-        recs = P.perplexity_each(load_model(opt.model), texts, step=step, width=units.scoring_width(opt.model))
+        recs = P.perplexity_each(load_model(opt.model), texts, step=step, width=units.width(opt.model, scoring=True))
         scored = {"ppl": np.array([r.ppl for r in recs]), "bits_per_byte": np.array([r.bits_per_byte for r in recs])}
         heavy.give_back(registry.LOADED)     # its weights go before the next family loads
     if "templates" in names:
