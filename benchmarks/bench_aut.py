@@ -21,7 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pandas as pd
 
 from creval.judges.aut import ListJob, list_messages
-from creval.models.base import ChatRequest, ModelSpec
+from creval.models.requests import ChatRequest
+from creval.models.spec import ModelSpec
 from creval.studies.aut.config import AutConfig
 from creval.studies.aut.run import list_plan
 

@@ -55,7 +55,7 @@ class _UncachedModel:
         self.model, self.name = model, model.name
 
     def choice_logprobs_many(self, items):
-        from creval.models.base import ChoiceRequest
+        from creval.models.requests import ChoiceRequest
         return self.model.backend.choice_logprobs([ChoiceRequest(tuple(m), tuple(c)) for m, c in items])
 
 

@@ -82,9 +82,9 @@ def scoring_paths(model: str, texts: list[str]) -> dict:
     """Tokens/s of the fixed path and of the naive one (one thread per core) on the same texts, and whether
     their log-probs agree bit for bit; plus the model's own prefill speed."""
     from creval.models import throughput
-    from creval.models.base import LoglikelihoodRequest
     from creval.models.llamacpp import LlamaCppBackend
     from creval.models.registry import get_spec
+    from creval.models.requests import LoglikelihoodRequest
     spec = get_spec(model)
     fast = LlamaCppBackend(spec)
     own = throughput.measure(fast, decode_tokens=16, streams=2, repeats=3)["prefill_tps"]

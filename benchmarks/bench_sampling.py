@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from creval.models.base import derive_seed
 from creval.models.registry import get_spec, load_backend
+from creval.models.requests import derive_seed
 
 PROMPT = ("You are in a small kitchen after a storm. The power is out, the fridge is warming up, and you have "
           "a cooler, two bags of ice that are melting, a roll of aluminium foil, three bath towels, a box of "

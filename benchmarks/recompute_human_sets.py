@@ -108,9 +108,10 @@ def lamp_check(data: Path, dl: Path) -> list[tuple]:
             d["ppl"] = ppl.get(er["id"], math.nan) - ppl.get(rr["id"], math.nan)
             d["judge"] = jp.get(item, math.nan) - 0.5
             d["length"] = len(str(er["text"]).split()) - len(str(rr["text"]).split())
+            d["rule"] = 1.0                                     # the constant rule: always the edit
             rows.append({"pref": pref, **d})
         df = pd.DataFrame(rows)
-        for c in ("ci", "tpt", "distinct_1", "distinct_2", "mattr", "ppl", "judge", "length"):
+        for c in ("ci", "tpt", "distinct_1", "distinct_2", "mattr", "ppl", "judge", "length", "rule"):
             ok = df[np.isfinite(df[c].astype(float))]
             if ok.empty:
                 continue
@@ -179,8 +180,16 @@ def main(argv=None) -> int:
     bad = 0
     for data_name, c, n, mine in lamp_check(a.data, dl) + confed_check(a.data, dl):
         rows = card[card["human data"].astype(str).str.startswith(data_name)]
-        if c == "length":
+        if c == "rule":                 # the constant "prefer the edit": its AUROC is the share of edits that won
+            book = rows.loc[rows["baseline"].astype(str).str.startswith("prefer the edit"), "baseline value"]
+            book_v, what = (float(book.iloc[0]) if len(book) else math.nan), "baseline prefer the edit"
+            mine_v = mine
+        elif c == "length":
             book = rows.loc[rows["baseline"] == "length (words)", "baseline value"]
+            if book.empty and data_name.startswith("LAMP"):
+                print(f"n/a  {data_name:45s} baseline length (words){'':17s} n={n:4d} not the strongest baseline "
+                      f"on the card's rows (the constant rule is); here={max(mine, 1 - mine): .6f}")
+                continue
             book_v = float(book.iloc[0]) if len(book) else math.nan
             mine_v = max(mine, 1 - mine) if data_name.startswith("LAMP") else mine    # a baseline's better side
             what = "baseline length (words)"

@@ -8,8 +8,8 @@ from creval.domains import get_domain
 from creval.domains.steps import step_messages
 from creval.measures.diversity import distinct_n
 from creval.models.registry import load_model
-from creval.studies import contract
 from creval.models.width import width
+from creval.studies import contract
 from lexical.records import AnswerRecord
 
 

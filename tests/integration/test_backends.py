@@ -70,8 +70,8 @@ def test_llamacpp_loglikelihood(tmp_path):
         assert m.loglikelihood_many([(ANSWER, CONTEXT), CONTEXT]) == [cond, ctx]          # a rerun: from the cache
     assert tally.summary()["total"]["cache_hits"] == 2
     # a text longer than the window is scored in rolling windows, each token seeing half a window or more
-    from creval.models.base import LoglikelihoodRequest
     from creval.models.registry import load_backend
+    from creval.models.requests import LoglikelihoodRequest
     text = " ".join(f"Step {i}: fold the paper once more and press it flat." for i in range(20))
     be = load_backend(get_spec("smollm2-135m"))
     full = be.loglikelihood([LoglikelihoodRequest(text)])[0]
@@ -178,8 +178,8 @@ def test_unreachable_endpoint_is_a_clear_error(tmp_path):
 
 
 def test_llamacpp_gathered_chat_decodes_the_common_prefix_once_and_keeps_each_prompt_for_the_next_turn():
-    from creval.models.base import ChatRequest
     from creval.models.llamacpp import LlamaCppBackend
+    from creval.models.requests import ChatRequest
     b = LlamaCppBackend(get_spec("smollm2-135m"))
     system = {"role": "system", "content": "You judge how original an everyday use of an object is. " * 6}
     reqs = [ChatRequest((system, {"role": "user", "content": f"Rate this use of a fork from 1 to 5: {u}"}), 0.0, 6, 0)

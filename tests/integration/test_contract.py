@@ -109,6 +109,8 @@ def test_study_contract(name, tmp_path, monkeypatch, caplog):
     assert manifest["complete"] and manifest["params"]["run_id"] == cfg.run_id
     rows_round_trip(study, cfg.run_dir)
     called = models_called(first["by_kind_model"])
+    if not study.phases:                              # a study that declares no model phase calls nothing
+        assert first["usage"]["calls_made"] == 0 and not called, (name, called)
     if called:                                        # a study that calls a model names the models in its manifest
         assert manifest["models"], (called, manifest["models"])
         assert cfg.model in manifest["models"] or cfg.model not in called, (called, manifest["models"])

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from creval.core.errors import CrevalError
-from creval.models.base import ModelSpec
+from creval.models.spec import ModelSpec
 
 pytestmark = pytest.mark.integration
 
@@ -103,7 +103,8 @@ def test_own_key_goes_only_to_its_own_server(server, tmp_path, monkeypatch):
 
 def test_openai_key_named_for_another_host_is_refused(server, tmp_path, monkeypatch):
     """A spec that names OPENAI_API_KEY for a server that is not OpenAI's is an error before any request."""
-    from creval.models.openai_compat import OpenAIBackend, api_key_for
+    from creval.models.openai_compat import OpenAIBackend
+    from creval.models.reach import api_key_for
     monkeypatch.setenv("OPENAI_API_KEY", PLANTED)
     spec = ModelSpec(name="x", backend="openai", model="m", base_url=server, api_key_env="OPENAI_API_KEY")
     with pytest.raises(CrevalError, match="would send OPENAI_API_KEY to 127.0.0.1"):

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from creval.judges import aut as J
-from creval.models.base import ChoiceScores, Completion
+from creval.models.records import ChoiceScores, Completion
 from creval.studies.aut.config import AutConfig
 from creval.studies.aut.generate import generate_level, is_refusal, parse_use_list
 from creval.studies.aut.run import comprehensive_order, list_plan, make_groups

@@ -5,8 +5,9 @@ import inspect
 import pytest
 
 from creval.models.backends import BACKENDS
-from creval.models.base import CONTRACT_FLAGS, Backend, BackendBase, ModelSpec
+from creval.models.base import CONTRACT_FLAGS, Backend, BackendBase
 from creval.models.registry import LazyBackend, backend_class_named, logprob_kind_of
+from creval.models.spec import ModelSpec
 
 VERBS = ("sample", "chat", "choice_logprobs", "loglikelihood", "count_tokens")
 

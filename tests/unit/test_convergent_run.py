@@ -10,8 +10,10 @@ import pandas as pd
 import pytest
 
 from creval.core.ledger import LEDGER
-from creval.models.base import BackendBase, ChoiceScores, Completion, ModelSpec
+from creval.models.base import BackendBase
 from creval.models.cached import Model
+from creval.models.records import ChoiceScores, Completion
+from creval.models.spec import ModelSpec
 from creval.studies.convergent import STUDY, report
 from creval.studies.convergent import run as convergent_run
 from creval.studies.convergent.config import ConvergentConfig

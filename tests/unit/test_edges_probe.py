@@ -81,3 +81,14 @@ def test_full_disk_or_read_only_home_is_one_sentence(monkeypatch, capsys, exc, f
 def test_other_os_errors_are_not_swallowed(monkeypatch):
     with pytest.raises(OSError):
         _main_raising(monkeypatch, OSError(5, "Input/output error", "/x"))
+
+
+def test_the_old_perplexity_flag_still_works_and_says_its_new_name(tmp_path, capsys):
+    # grade's and metrics ppl's --model meant the perplexity model; it is --ppl-model now, and the old name says so
+    from creval.cli import build_parser
+    p = build_parser()
+    new = p.parse_args(["metrics", "ppl", "x.csv", "--ppl-model", "m1"])
+    old = p.parse_args(["metrics", "ppl", "x.csv", "--model", "m1"])
+    assert new.model == old.model == "m1" and "--model is now --ppl-model" in capsys.readouterr().err
+    assert p.parse_args(["grade", "x.csv", "--labels", "y", "--model", "m2"]).model == "m2"
+    assert "--model is now --ppl-model" in capsys.readouterr().err

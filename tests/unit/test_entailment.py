@@ -7,7 +7,7 @@ from creval.measures.nli import backends
 from creval.measures.nli.backends import LLMNLI, CosineNLI, CrossEncoderNLI, Label, label_from_name, load_nli
 from creval.measures.nli.evaluate import evaluate_nli
 from creval.models import heavy
-from creval.models.base import ChoiceScores
+from creval.models.records import ChoiceScores
 
 
 @pytest.fixture(autouse=True)

@@ -159,3 +159,30 @@ def test_local_work_is_counted_at_this_machines_rates_and_no_server_removes_it(t
     assert sum(w.items.lo for w in nc.local if w.kind == "sandbox") > 0
     out = study_rows(est, fast)
     assert out["local"] and out["local"][0]["seconds"].lo > 0
+
+
+def test_the_estimate_prices_the_entailment_backend_that_really_runs(monkeypatch):
+    # on a machine without SICK, minilm-sick falls back to cosine: the estimate counts embeddings, not pair scores
+    from creval.measures.nli import backends
+    from creval.models import heavy
+    cfg = get_study("divergent").make_config(paper("divergent_nli=minilm-sick"))
+    monkeypatch.setattr(backends, "LOADED", heavy.Loaded())   # an earlier test in this process may have loaded it
+    monkeypatch.setattr(backends, "_why_no_sick", lambda: "SICK is not there")
+    kinds = {w.kind for p in estimate(cfg).phases if p.name == "solve" for w in p.local}
+    assert kinds == {"embedding"} and cfg.nli_runs() == "minilm-cosine"
+    assert any("falls back" in n for n in estimate(cfg).notes)
+    monkeypatch.setattr(backends, "_why_no_sick", lambda: None)
+    assert {w.kind for p in estimate(cfg).phases if p.name == "solve" for w in p.local} == {"entailment"}
+
+
+def test_the_human_sets_estimate_counts_the_local_work_it_will_do(monkeypatch):
+    # no model call, but tagging and embedding every text: never "0 s"; sized from the sample when that is all here
+    monkeypatch.setenv("CREVAL_SHARED_DATA", "none")
+    monkeypatch.setenv("CREVAL_OFFLINE", "1")
+    cfg = get_study("humansets").make_config(paper())
+    est = estimate(cfg)
+    kinds = {w.kind for w in est.local}
+    assert {"tagging", "embedding", "creativity-index"} <= kinds and all(w.items.lo > 0 for w in est.local)
+    assert any("bundled sample" in n for n in est.notes)
+    lean = estimate(get_study("humansets").make_config(paper("humansets_measures=[lexical]")))
+    assert not lean.local

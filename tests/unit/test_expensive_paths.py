@@ -16,9 +16,11 @@ from creval.measures.neocoder import judges as nc
 from creval.measures.nli.backends import LLMNLI, CosineNLI, CrossEncoderNLI
 from creval.measures.techniques import StaticDetector
 from creval.models import heavy, registry
-from creval.models.base import BackendBase, ModelSpec, Sample
+from creval.models.base import BackendBase
 from creval.models.cached import Model
 from creval.models.embeddings import Embedder
+from creval.models.records import Sample
+from creval.models.spec import ModelSpec
 from creval.sandbox import batches
 from creval.studies.neocoder.config import NeoCoderConfig
 from creval.studies.neocoder.denial import judged_round

@@ -7,7 +7,8 @@ import pytest
 from creval.core.errors import CrevalError
 from creval.domains import get_domain
 from creval.domains.steps import clean_step, count_units, has_consecutive_duplicates, is_stop_vote
-from creval.models.base import Completion, ModelSpec, Sample
+from creval.models.records import Completion, Sample
+from creval.models.spec import ModelSpec
 from creval.studies.divergent.config import DivergentConfig
 from creval.studies.divergent.generation import solve
 from creval.studies.divergent.run import solve_domain

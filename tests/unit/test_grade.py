@@ -104,6 +104,10 @@ GOOD = "id,text,score\n1,a story,3\n2,another,4\n"
     (GOOD.replace(",4", ",3"), {"labels": "score"}, "column 'score' holds one value only"),
     (GOOD.replace("text", "story", 1), {"labels": "score"}, "no column 'text' (its columns: id, story, score)"),
     (GOOD, {"labels": "score", "group": "prompt"}, "no column 'prompt'"),
+    (GOOD.replace(",3", ",inf"), {"labels": "score"}, "column 'score', row 1 (id 1) holds 'inf', an infinite value"),
+    (GOOD.replace(",3", ",1e999"), {"labels": "score"}, "row 1 (id 1) holds '1e999', an infinite value"),
+    (GOOD.replace(",4", ",-Infinity"), {"labels": "score"}, "row 2 (id 2) holds '-Infinity', an infinite value"),
+    (GOOD.replace(",3", ",nan"), {"labels": "score"}, "row 1 (id 1) holds 'nan', not a number"),
 ])
 def test_bad_inputs_are_one_clear_error_naming_the_file_and_column(tmp_path, body, args, message):
     f = tmp_path / "texts.csv"
@@ -208,11 +212,11 @@ class RubricStub:
     name, logprob_kind, concurrent = "stub", "raw", False
 
     def chat_many(self, conversations, **kw):
-        from creval.models.base import Completion
+        from creval.models.records import Completion
         return [Completion("an analysis", 1, 1) for _ in conversations]
 
     def choice_logprobs_many(self, items, **kw):
-        from creval.models.base import ChoiceScores
+        from creval.models.records import ChoiceScores
         out = []
         for messages, choices in items:
             low = "Once upon a time" in " ".join(m["content"] for m in messages)
@@ -344,3 +348,48 @@ def test_the_heap_is_made_lean_and_what_was_loaded_is_let_go():
     lean = subprocess.run([sys.executable, "-c", "from creval.models import heavy; print(heavy.lean_heap())"],
                           capture_output=True, text=True, check=True).stdout.strip()
     assert lean == str(sys.platform.startswith("linux"))      # glibc here; nothing to tune elsewhere
+
+
+def test_an_output_that_is_an_input_is_refused_and_a_replaced_file_is_said(tmp_path, capsys):
+    """Issue 63: `creval grade DIR/measures.csv --out DIR` and `creval metrics ... IN --out IN` once replaced the
+    texts they read with their output (exit 0): refused in one sentence, the input untouched."""
+    from creval.cli import main
+    d = tmp_path / "run"
+    d.mkdir()
+    f = d / "measures.csv"
+    f.write_bytes(SAMPLE.read_bytes())
+    before = f.read_bytes()
+    assert main(["grade", str(f), "--labels", "rating", "--measures", "ci", "--out", str(d), "--quiet"]) == 2
+    assert "is the input file" in capsys.readouterr().err and f.read_bytes() == before
+    g = tmp_path / "texts.csv"
+    g.write_bytes(SAMPLE.read_bytes())
+    assert main(["metrics", "ci", str(g), "--id", "id", "--out", str(g)]) == 2
+    assert "is the input file" in capsys.readouterr().err and g.read_bytes() == SAMPLE.read_bytes()
+    out = tmp_path / "lex.csv"
+    out.write_text("old")
+    assert main(["metrics", "ci", str(g), "--id", "id", "--L", "3", "3", "--out", str(out)]) == 0
+    assert f"--out {out} exists: it will be replaced" in capsys.readouterr().err and out.read_text() != "old"
+
+
+def test_a_new_card_measure_is_one_function_and_one_declaration(monkeypatch):
+    # docs/CONTRIBUTING.md's example, run as written: the share of sentences that end in "!" or "?", declared once,
+    # is computed by `creval grade` with its family, oriented, named on the card and graded by the rule
+    from creval.measures import pertext as P
+    monkeypatch.setattr(P, "DECLARED", {})
+    monkeypatch.setattr(P, "DIRECTION", dict(P.DIRECTION))
+    monkeypatch.setattr(P, "DESCRIBE", dict(P.DESCRIBE))
+
+    @P.text_measure("exclaimed", "share of sentences ending in ! or ?", direction=1)
+    def exclaimed(texts):
+        ends = [re.findall(r"[.!?]+", t) for t in texts]
+        return np.array([sum(e[-1] in "!?" for e in x) / len(x) if x else 0.0 for x in ends])
+
+    opt = GradeOptions(labels="rating", id="id", group="prompt_id", author="author", measures=["lexical"],
+                       n_boot=200)
+    result = grade_file(SAMPLE, opt)
+    row = next(r for r in result["card"] if r["measure"] == "exclaimed")
+    assert row["description"] == "share of sentences ending in ! or ?" and row["word"] in R.WORDS
+    assert np.array_equal(result["measures"]["exclaimed"], exclaimed(result["table"].texts))
+    assert "exclaimed" not in measure_table(result["table"], GradeOptions(labels="rating", measures=["ci"]))
+    with pytest.raises(ValueError, match="declared already"):
+        P.text_measure("mattr", "again")

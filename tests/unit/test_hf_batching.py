@@ -168,8 +168,8 @@ class FakeTokenizer:
 
 def fake_hf_backend():
     """The real transformers backend's code around a fake model and tokenizer (no weights to load)."""
-    from creval.models.base import ModelSpec
     from creval.models.hf import MAX_ROWS, HFBackend
+    from creval.models.spec import ModelSpec
 
     class Slow(FakeLM):
         def __call__(self, *a, **kw):

@@ -8,7 +8,8 @@ import pytest
 
 from creval.core.errors import CrevalError
 from creval.models import hf_cb
-from creval.models.base import ChatRequest, ModelSpec, SampleRequest
+from creval.models.requests import ChatRequest, SampleRequest
+from creval.models.spec import ModelSpec
 
 torch = pytest.importorskip("torch")
 from creval.models import hf_decode  # noqa: E402

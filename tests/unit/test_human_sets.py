@@ -13,7 +13,6 @@ from creval.core.errors import CrevalError
 from creval.datasets import base, confederacy, lamp
 from creval.datasets.confederacy import Rating, Story
 from creval.datasets.lamp import AI_EDIT, RAW, WRITER_EDIT, LampItem, LampRanking
-from creval.measures.stats import tracking
 from creval.studies import human_sets as H
 
 
@@ -156,15 +155,6 @@ def test_rater_ceiling_and_leave_one_rater_out():
         H.rater_ceiling(t.drop(columns=["creativity_r2"]), "creativity")
 
 
-def test_rule_goes_through_the_grading_rule():
-    rng = np.random.default_rng(0)
-    y = rng.normal(size=40)
-    x = y + rng.normal(scale=0.3, size=40)
-    r = H.rule(x, y, stat="spearman", baselines={"words": rng.normal(size=40)}, cluster=[i // 2 for i in range(40)],
-               n_boot=200)
-    assert r["word"] in tracking.WORDS and r["value"] > 0.8 and r["n_units"] == 20
-
-
 def test_exports_are_files_creval_grade_reads(tmp_path):
     from creval.core.table import read_table
     out = H.export_all(tmp_path)
@@ -194,16 +184,3 @@ def test_text_measures_are_the_grade_measures_per_text():
     # leave-group-out: a version is read against the other instructions' texts only, so it can differ from
     # the leave-own-item-out index, whose reference holds the item's two other versions
     assert {"ci_own", "ci_group"} <= set(cols) and (cols["ci_group"] >= cols["ci_own"] - 1e-12).all()
-
-
-def test_rule_passes_a_stratum_only_to_a_rule_that_takes_one():
-    import inspect
-    rng = np.random.default_rng(1)
-    y = rng.normal(size=30)
-    kw = dict(stat="spearman", baselines={"words": rng.normal(size=30)}, cluster=[i // 3 for i in range(30)],
-              group=[i % 3 for i in range(30)], n_boot=100)
-    if "group" in inspect.signature(tracking.tracks_people).parameters:
-        assert H.rule(y, y, **kw)["word"] in tracking.WORDS
-    else:
-        with pytest.raises(CrevalError, match="no group= stratum"):
-            H.rule(y, y, **kw)

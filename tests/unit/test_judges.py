@@ -11,8 +11,10 @@ from creval.datasets import macgyver as human
 from creval.judges import make_judge, run_judge
 from creval.judges.retrieval import RetrievalJudge, split_discussion, split_points
 from creval.judges.store import FragmentStore
-from creval.models.base import BackendBase, ChoiceScores, Completion, ModelSpec
+from creval.models.base import BackendBase
 from creval.models.cached import Model
+from creval.models.records import ChoiceScores, Completion
+from creval.models.spec import ModelSpec
 
 
 @dataclass(frozen=True)

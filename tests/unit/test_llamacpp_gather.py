@@ -9,9 +9,10 @@ import pytest
 
 from creval.core.errors import CrevalError
 from creval.models import llamacpp
-from creval.models.base import ChatRequest, ModelSpec, SampleRequest
 from creval.models.llamacpp_gather import Job, lcp, plan_prefill, take_round
 from creval.models.llamacpp_load import N_SEQ
+from creval.models.requests import ChatRequest, SampleRequest
+from creval.models.spec import ModelSpec
 
 VOCAB, EOG = 40, 0
 

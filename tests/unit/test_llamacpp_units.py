@@ -2,8 +2,8 @@
 import numpy as np
 
 from creval.models import llamacpp, llamacpp_load
-from creval.models.base import ModelSpec
 from creval.models.llamacpp_score import target_logprobs
+from creval.models.spec import ModelSpec
 
 
 def test_scored_rows_log_softmax_equals_the_row_by_row_formula_bit_for_bit():

@@ -206,12 +206,12 @@ class CountingBackend(BackendBase):
     LOGPROB_KIND = "raw"
 
     def __init__(self, stop_after=None):
-        from creval.models.base import ModelSpec
+        from creval.models.spec import ModelSpec
         self.spec = ModelSpec(name="counting", backend="llamacpp", model="counting.gguf")
         self.computed, self.stop_after = [], stop_after
 
     def loglikelihood(self, reqs):
-        from creval.models.base import LogLikelihood
+        from creval.models.records import LogLikelihood
         out = []
         for r in reqs:
             if self.stop_after is not None and len(self.computed) >= self.stop_after:

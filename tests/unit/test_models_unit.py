@@ -6,9 +6,13 @@ import pytest
 from creval.core.cache import CallCache
 from creval.core.errors import CrevalError
 from creval.models import registry
-from creval.models.base import BackendBase, ModelSpec, Sample, derive_seed, split_thinking
+from creval.models.base import BackendBase
 from creval.models.cached import Model
+from creval.models.records import Sample
+from creval.models.replies import split_thinking
+from creval.models.requests import derive_seed
 from creval.models.sampling import log_softmax, sample_token
+from creval.models.spec import ModelSpec
 
 
 class FakeBackend(BackendBase):
@@ -105,7 +109,7 @@ def test_every_registered_spec_parses():
 
 # -- records, rolling windows, tags, log-likelihood through the cache --------------------------------------
 def test_rolling_windows_score_every_token_once_with_half_a_window_of_past():
-    from creval.models.base import rolling_windows
+    from creval.models.document import rolling_windows
     assert rolling_windows(1, 10, 16) == [(0, 1, 10)]                 # fits: one window, all of the past
     for first, total, w in [(1, 100, 16), (30, 100, 16), (1, 17, 16), (5, 6, 4), (40, 45, 16)]:
         wins = rolling_windows(first, total, w)
@@ -121,7 +125,7 @@ def test_rolling_windows_score_every_token_once_with_half_a_window_of_past():
 
 
 def test_scored_tokens_splits_the_text_as_it_reads_in_place():
-    from creval.models.base import scored_tokens
+    from creval.models.document import scored_tokens
     words = lambda t: t.replace(" ", " _").split()       # noqa: E731  a toy tokenizer: words, spaces attached
     assert scored_tokens(words, 0, "b c", None) == ([0], ["b", "_c"])
     assert scored_tokens(words, 0, " b", "a") == ([0, "a"], ["_b"])
@@ -129,7 +133,7 @@ def test_scored_tokens_splits_the_text_as_it_reads_in_place():
 
 
 def test_records_round_trip_and_legacy_choice_entries():
-    from creval.models.base import ChoiceScores, LogLikelihood
+    from creval.models.records import ChoiceScores, LogLikelihood
     c = ChoiceScores({"Yes": -0.1, "No": -2.5}, 12)
     assert ChoiceScores.from_dict(c.to_dict()) == c
     assert ChoiceScores.from_dict({"Yes": -0.1, "No": -2.5, "_input_tokens": 12.0}) == c    # cached before the record
@@ -146,13 +150,13 @@ class ScoringBackend(FakeBackend):
         self.ll_asked = []
 
     def loglikelihood(self, reqs):
-        from creval.models.base import LogLikelihood
+        from creval.models.records import LogLikelihood
         self.ll_asked += [(r.text, r.context) for r in reqs]
         return [LogLikelihood(-float(len(r.text)), tuple(-1.0 for _ in r.text), len(r.text.encode()),
                               len(r.context or ""), model="fake", logprob_kind="raw") for r in reqs]
 
     def chat(self, reqs):
-        from creval.models.base import Completion
+        from creval.models.records import Completion
         return [Completion(r.messages[-1]["content"], 5, 2) for r in reqs]
 
 
@@ -185,8 +189,8 @@ def test_tags_of_a_batch_reach_each_calls_ledger_record(tmp_path):
 
 
 def test_openai_loglikelihood_reads_the_echo_or_fails_clearly(monkeypatch):
-    from creval.models.base import LoglikelihoodRequest
     from creval.models.openai_compat import OpenAIBackend
+    from creval.models.requests import LoglikelihoodRequest
     be = OpenAIBackend(ModelSpec(name="srv", backend="openai", model="x", base_url="http://127.0.0.1:9/v1",
                                  extra={"bos_text": "<s>"}))
     echo = {"choices": [{"text": "<s>The cat sat!", "logprobs": {"tokens": ["The", " cat", " sat", "!"],
@@ -245,7 +249,7 @@ def test_server_choice_scores_follow_the_reply_and_part_where_the_choices_part()
 
 def test_a_verdict_without_evidence_is_unparsed_not_a_coin():
     from creval.judges.parsing import logprob_verdict
-    from creval.models.base import ChoiceScores
+    from creval.models.records import ChoiceScores
 
     class Scores:
         name = "m"

@@ -3,7 +3,7 @@ import pytest
 
 from creval.datasets import neocoder as neocoder_data
 from creval.measures.techniques import StaticDetector
-from creval.models.base import Completion
+from creval.models.records import Completion
 from creval.studies.neocoder.config import NeoCoderConfig
 from creval.studies.neocoder.denial import benchmark_problem, constrained_statement, denial_prompting, draw_ban
 

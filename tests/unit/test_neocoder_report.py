@@ -7,7 +7,7 @@ import pytest
 
 from creval.studies.contract import Records
 from creval.studies.links import dead_in
-from creval.studies.neocoder import reading, report
+from creval.studies.neocoder import claims, reading, report
 from creval.studies.neocoder.config import NeoCoderConfig
 from creval.studies.neocoder.records import CodeRecord, HumanDetectionRecord, PositiveRecord, ProblemRecord, RoundRecord
 
@@ -235,12 +235,12 @@ def test_the_sentences_values_come_from_the_records(recs):
     assert reading.live_md(recs) == (f"`m1` answered [2 rounds]({r}) on 1 problem(s): 0 passed the strict judge and "
                                      f"[2 followed]({r}&f.follows=true) the constraints.")
     every = [reading.pass_md(recs), reading.decline_md(recs), reading.fig2_md(recs), reading.live_md(recs),
-             reading.repo_only_md(recs), *reading.what_this_shows(recs)["this build"]]
+             reading.repo_only_md(recs), *claims.what_this_shows(recs)["this build"]]
     assert dead_in("\n".join(every), recs) == []          # every link opens on rows the browser holds
 
 
 def test_what_this_shows_reads_each_claim_off_the_records(recs):
-    t = reading.what_this_shows(recs)
+    t = claims.what_this_shows(recs)
     assert t.attrs["caption"].startswith("What this shows")
 
     def row(prefix):
@@ -319,7 +319,7 @@ def test_the_decline_is_tested_on_the_same_problems_under_both_judges(tmp_path):
            "0.0026); it keeps 44% of its state-0 rate" in md
     assert "The two drops differ by -16.5" in md and "does not explain" not in md
     assert "(30 lost, 0 gained): a drop of 30.9 [" in md and "(exact McNemar p < 0.0001)" in md
-    t = reading.what_this_shows(recs)
+    t = claims.what_this_shows(recs)
     decline = t[t["the paper's claim"].str.startswith("pass@1 falls")]
     assert decline["verdict"].tolist() == ["supports the paper", "supports the paper"]
     assert decline["the paper's claim"].str.endswith(("under the repo-compatible judge.",
@@ -331,7 +331,7 @@ def test_the_decline_is_tested_on_the_same_problems_under_both_judges(tmp_path):
 
 def test_a_drop_whose_interval_holds_zero_is_inconclusive(tmp_path):
     recs = paired_records(tmp_path, strict=(10, 3, 2), repo=(10, 3, 2), n=60)
-    t = reading.what_this_shows(recs)
+    t = claims.what_this_shows(recs)
     decline = t[t["the paper's claim"].str.startswith("pass@1 falls")]
     assert set(decline["verdict"]) == {"inconclusive here"}
     assert decline["why"].str.contains("smallest effect this test could detect").all()

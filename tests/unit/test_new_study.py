@@ -10,9 +10,6 @@ import pytest
 from creval.book.execute import book_structure
 from creval.book.render import preface_html
 from creval.commands.new_study import (
-    MODEL_FILES,
-    REPORT_TEST,
-    TEMPLATES,
     add_to_preface,
     add_to_quarto,
     chapter_notebook,
@@ -22,6 +19,7 @@ from creval.commands.new_study import (
 )
 from creval.core.errors import CrevalError
 from creval.core.paths import REPO
+from creval.studies.scaffold import MODEL_FILES, REPORT_TEST, TEMPLATES
 
 VALUES = template_values("wordlen", ("divergent",), "Word length", "chapters/10-wordlen.ipynb")
 

@@ -1,7 +1,7 @@
 """The entailment backend is decided once (DivergentConfig.nli_runs / nli_judge / nli_backend) and an ``llm:`` NLI
-name parsed once (measures.nli.backends.llm_model); every study that reads the divergent parameters asks them."""
+name parsed once (measures.nli.llm.llm_model); every study that reads the divergent parameters asks them."""
 from creval.measures.nli import backends
-from creval.measures.nli.backends import llm_model, llm_nli
+from creval.measures.nli.llm import llm_model, llm_nli
 from creval.studies.divergent.config import DivergentConfig
 from creval.studies.divergent.estimate import estimate
 from creval.studies.validation.config import ValidationConfig

@@ -7,8 +7,10 @@ import pytest
 
 from creval.core.cache import CallCache
 from creval.judges import novelty as N
-from creval.models.base import BackendBase, ChoiceScores, ModelSpec
+from creval.models.base import BackendBase
 from creval.models.cached import Model
+from creval.models.records import ChoiceScores
+from creval.models.spec import ModelSpec
 
 
 class TruthBackend(BackendBase):

@@ -4,8 +4,10 @@ from __future__ import annotations
 import pytest
 
 from creval.judges import parsing
-from creval.models.base import BackendBase, ChoiceScores, Completion, ModelSpec
+from creval.models.base import BackendBase
 from creval.models.cached import Model
+from creval.models.records import ChoiceScores, Completion
+from creval.models.spec import ModelSpec
 
 
 class Scripted(BackendBase):

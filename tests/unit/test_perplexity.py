@@ -6,7 +6,9 @@ import pytest
 
 from creval.core.errors import CrevalError
 from creval.measures.perplexity import PPLRecord, joined_context, perplexity_many, perplexity_summary
-from creval.models.base import DOCUMENT_SEPARATOR, LogLikelihood, LoglikelihoodRequest, document_start
+from creval.models.document import DOCUMENT_SEPARATOR, document_start
+from creval.models.records import LogLikelihood
+from creval.models.requests import LoglikelihoodRequest
 
 
 def test_the_document_start_rule():

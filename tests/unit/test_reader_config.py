@@ -71,7 +71,7 @@ def test_derived_studies_read_divergent_by_composition_with_flat_run_ids():
     d = all_defaults()
     for cls in (ConvergentConfig, ValidationConfig):
         assert not set(cls.flat_keys()) & (set(DivergentConfig.keys()) - {"run_root", "model", "models", "seed",
-                                                                             "data_seed"})
+                                                                             "data_seed", "n_boot"})   # shared
         cfg = cls.from_params({**d, "divergent_limit": 5, "divergent_nli": "minilm-cosine", "model": "m"})
         assert cfg.upstream_params == {"divergent_limit": 5, "divergent_nli": "minilm-cosine"}
         assert cfg.divergent() == DivergentConfig(divergent_limit=5, divergent_nli="minilm-cosine", model="m")

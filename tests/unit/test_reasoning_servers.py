@@ -19,9 +19,10 @@ import pytest
 import yaml
 
 from creval.core.errors import CrevalError
-from creval.models.base import ChatRequest, ChoiceRequest, ModelSpec, SampleRequest
 from creval.models.openai_compat import OpenAIBackend
 from creval.models.registry import get_spec
+from creval.models.requests import ChatRequest, ChoiceRequest, SampleRequest
+from creval.models.spec import ModelSpec
 from creval.models.standin import StandIn
 
 HI = ({"role": "user", "content": "Is water wet? Answer [[YES]] or [[NO]]."},)

@@ -7,8 +7,10 @@ import pytest
 from creval.core.errors import CrevalError
 from creval.measures import entropy
 from creval.models import replies, shaping
-from creval.models.base import BackendBase, ChoiceScores, ModelSpec, Sample
+from creval.models.base import BackendBase
 from creval.models.choices import score_choices
+from creval.models.records import ChoiceScores, Sample
+from creval.models.spec import ModelSpec
 
 
 def spec(**kw) -> ModelSpec:

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from creval.measures.stats import correlation as corr
+from creval.measures.stats import prompts as PR
 from creval.measures.stats import tracking as TR
 from creval.measures.stats import verdicts as V
 from creval.studies import card
@@ -28,7 +29,7 @@ def _recs(root, cfg, tables):
 
 def test_the_card_reads_its_upstream_studies_and_shares_their_parameters():
     assert [s.name for s in in_order(["reportcard"])][-1] == "reportcard"
-    assert set(STUDIES["reportcard"].reads) == {"convergent", "validation", "rethinking", "aut"}
+    assert set(STUDIES["reportcard"].reads) == {"convergent", "validation", "rethinking", "aut", "humansets", "judges"}
     cfg = ReportCardConfig.from_params({"aut_items": 7, "judge_model": "x"})
     assert cfg.upstream()["aut"] == AutConfig.from_params({"aut_items": 7, "judge_model": "x"})
     assert ReportCardConfig.from_params({"aut_items": 7}).run_id != ReportCardConfig().run_id
@@ -84,12 +85,17 @@ def test_aut_rows_keep_the_strongest_baseline_and_the_verdict(tmp_path):
                                                  rows("length (words)", "baseline", length)})
     r = STUDIES["aut"].card(recs, n_boot=300, seed=0)[0]
     assert r["baseline"] == "semantic distance" and r["units"] == 30   # each response, drawn within its object
-    assert r["value"] == pytest.approx(corr.spearman(judge, humans)["rho"])
-    assert r["baseline value"] == pytest.approx(abs(corr.spearman(sd, humans)["rho"]))
+    # within each object (issue 63): ranks within the object, its level removed, for the judge and the humans
+    obj = [k % 6 for k in range(30)]
+
+    def within(v):
+        return PR.within_ranks(v, obj)
+    assert r["value"] == pytest.approx(corr.spearman(within(judge), within(humans))["rho"])
+    assert r["baseline value"] == pytest.approx(abs(corr.spearman(within(sd), within(humans))["rho"]))
     assert r["difference"] == pytest.approx(r["value"] - r["baseline value"])
     # Rabeyah et al. report no human ratings: the row tests nothing of theirs, whatever the judge does
-    assert r["verdict"] == V.TESTABLE and r["reason"].startswith("Rabeyah et al. report no human ratings")
-    assert r["tracking"] in (TR.TRACKS, TR.NO_BETTER, TR.INCONCLUSIVE, TR.NO_TRACK)
+    assert r["verdict"] == card.UNCLAIMED and r["reason"].startswith("Rabeyah et al. report no human ratings")
+    assert TR.rule_word(r["tracking"]) in (TR.TRACKS, TR.NO_BETTER, TR.INCONCLUSIVE, TR.NO_TRACK)
 
 
 def test_card_table_and_figure_from_records(tmp_path):
@@ -155,7 +161,8 @@ def test_a_step_marker_baseline_bites_and_supports_lu_et_al(tmp_path):
     assert r["units"] == 60 and r["diff hi"] < 0                                  # pairs are the units
     # the label is who wrote the text: the row asks whether the index tells the crowd from GPT-4, and a format
     # bit does it better; the paper's claim (the index is higher for people's texts) cannot be read off it
-    assert r["tracking"] == TR.NO_BETTER and r["beaten by"] == r["baseline"] and r["question"] == card.AUTHORSHIP_Q
+    assert r["tracking"] == TR.AUTHORSHIP_WORDS[TR.NO_BETTER] and r["beaten by"] == r["baseline"] \
+        and r["question"] == card.AUTHORSHIP_Q                   # the word as the page shows it (issue 66)
     assert r["verdict"] == card.INCONCLUSIVE and report.tracked(r).startswith("no better than a trivial baseline at")
 
 
@@ -175,15 +182,15 @@ def test_no_card_word_changes_with_the_seed_unless_marked_borderline(tmp_path):
 
 def test_claim_words_follow_the_papers_direction():
     assert card.claim_word(TR.NO_BETTER, "+") == card.INCONCLUSIVE            # agrees, but not beyond the surface
-    assert card.claim_word(TR.NO_BETTER, "-", lead_short=True) == card.SUPPORTS
-    assert card.claim_word(TR.NO_BETTER, "-", lead_short=False) == card.INCONCLUSIVE
+    assert card.claim_word(TR.NO_BETTER, "-") == card.SUPPORTS     # its lead's interval lies below the margin
     assert card.claim_word("tracks people", "+") == card.SUPPORTS
     assert card.claim_word("tracks people", "-") == card.CONTRADICTS
     assert card.claim_word("tracks authorship only", "+") == card.CONTRADICTS
     assert card.claim_word("tracks authorship only", "-") == card.SUPPORTS
     assert card.claim_word("does not track people", "-") == card.SUPPORTS
     assert card.claim_word("inconclusive here", "-") == "inconclusive here"
-    assert card.claim_word("tracks people", None) == V.TESTABLE
+    assert card.claim_word("tracks people", None) == card.UNCLAIMED          # no paper's claim: no verdict
+    assert card.claim_word(V.TESTABLE, None) == card.UNCLAIMED
 
 
 def test_what_this_shows_and_the_tally_count_support_per_paper(tmp_path):
@@ -234,3 +241,59 @@ def test_a_forest_row_name_links_to_the_items_it_was_computed_from():
                      "distinct-1"]
     assert linked("a long<br>name", "u") == '<a href="u">a long</a><br><a href="u">name</a>'
     assert forest_figure([row], "t").layout.yaxis.ticktext is None          # no link asked: plain names
+
+
+def test_experts_and_lay_readers_side_by_side_and_a_split_is_called_one(tmp_path):
+    # a measure that tracks the experts and fails the crowd is a disagreement; one inconclusive on one side is not;
+    # a measure read by one kind only is left out
+    def row(measure, data, word, raters):
+        return {"measure": measure, "human data": data, "tracking": word, "raters": raters, "question": "people"}
+    rows = [row("ci", "TTCW", TR.TRACKS, "3 experts per story"), row("ci", "HANNA surprise", TR.NO_TRACK,
+            "3 raters per text, 22 in all (crowd)"), row("mattr", "TTCW", V.INCONCLUSIVE, "3 experts per story"),
+            row("mattr", "SLM creativity", TR.NO_BETTER + " line count", "68 lay readers"),
+            row("ppl", "LAMP", TR.TRACKS, "3 expert writers per item")]
+    recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": rows, "sources": []})
+    t = report.table_kinds(recs)
+    assert list(t["measure"]) == ["ci", "mattr"] and list(t["the two kinds disagree"]) == ["yes", "no"]
+    assert t.iloc[0]["experts' sets"] == f"{TR.TRACKS} on TTCW"
+    assert [report.rater_kind(r) for r in ("2 raters (expert; x)", "68 lay readers", "crowd", None)] == \
+        ["experts", "lay readers", "crowd workers", ""]
+
+
+def test_holms_word_for_lu_et_als_claim_is_said_as_the_raw_one_is():
+    # Lu et al. claim a measure fails: a row that supports them reads "it fails here too", and Holm's word beside
+    # it must say the same thing in the same words, never "it holds here" (which reads as the opposite)
+    r = {"paper": card.LU_R, "verdict": V.SUPPORTS, "adjusted": V.SUPPORTS, "adjusted borderline": True,
+         "question": "people"}
+    assert report.said_here(r) == "Lu et al.: it fails · it fails here too (after Holm: it fails here too, borderline)"
+    r = {**r, "adjusted": V.INCONCLUSIVE, "adjusted borderline": False}
+    assert report.said_here(r).endswith("(after Holm: here: can't tell)")
+
+
+def test_a_judges_flips_under_rewording_are_tallied_apart_said_in_their_own_words_and_not_drawn(tmp_path):
+    # chapter 07c grades Lu et al.'s instability claim on the gap between a judge's flips and the people's: the row
+    # answers another question than agreement, so the card counts it apart, says it plainly, and keeps it off the
+    # forest plot of agreement with people
+    from creval.studies.judges import grading
+    gap = {"set": "hanna", "criterion": "surprise", "judge": "J", "variants": 4, "flip_rate": 0.17,
+           "people_flip": 0.39, "gap": -0.22, "gap_lo": -0.27, "gap_hi": -0.18, "gap_mc_lo": 0.002,
+           "gap_mc_hi": 0.002, "gap_p": 0.002, "gap_prompts": 96, "pairs": 13730}
+    steady = grading.variant_row(gap, {"label": "Surprise (1-5)", "people": "3 raters per text (crowd)"})
+    assert steady["verdict"] == V.CONTRADICTS and steady["tracking"] == "flips less often than the people"
+    assert "the judge flips 0.17 of its pairs across 4 wordings, the people 0.39" in steady["reason"]
+    unsteady = grading.variant_row({**gap, "gap": 0.05, "gap_lo": 0.01, "gap_hi": 0.08}, {})
+    assert unsteady["verdict"] == V.SUPPORTS and unsteady["tracking"] == "flips more often than the people"
+    noise = np.random.default_rng(0).normal(size=40)
+    agree = card.graded(card.BOOK, "m", "d", np.arange(40.0), {"length": noise}, np.arange(40.0) ** 2, "spearman",
+                        200, 0)
+    assert agree["tracking"] == TR.TRACKS
+    recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": card.with_adjusted([agree, steady, unsteady]),
+                                                         "sources": []})
+    text = report.summary(recs)
+    assert text.startswith("Of 3 checks, 3 could be tested here; against people's judgments: 1 tracks people.")
+    assert "Under rewording (2 judge and criterion rows" in text and "1 flips less often than the people" in text
+    assert [len(trace.y) for trace in report.fig_card(recs).data if trace.y is not None][0] == 1
+    frame = report.card_frame(recs)
+    assert report.against_baseline(frame.iloc[1].to_dict()) == ""        # no baseline read back: blank, never "nan"
+    said = report.said_here(frame.iloc[1].to_dict())
+    assert said.startswith("Lu et al.: a judge is unstable under rewording · here: the opposite")

@@ -51,22 +51,23 @@ def _aut_records(tmp_path):
 def test_an_order_copying_judge_and_a_fallback_setting(tmp_path):
     rows = {r["measure"]: r for r in STUDIES["aut"].card(_aut_records(tmp_path), n_boot=200, seed=0)}
     rank = rows["LLM judge j (segmented-rank)"]
-    assert rank["n"] == N and rank["verdict"] == V.TESTABLE and rank["tracking"] == V.TESTABLE
+    assert rank["n"] == N and rank["verdict"] == card.UNCLAIMED and rank["tracking"] == V.TESTABLE
     assert rank["reason"] == ("the judge copies the order it was shown (every one of 60 items averages exactly 0.5 "
                               "under order swapping)")
     fallback = [m for m in rows if m.startswith("LLM judge j (segmented-score")]
     assert fallback == ["LLM judge j (segmented-score = the log-prob fallback)"]
     f = rows[fallback[0]]
-    assert f["verdict"] == V.TESTABLE and "counted there" in f["reason"]
+    assert f["verdict"] == card.UNCLAIMED and f["tracking"] == V.TESTABLE and "counted there" in f["reason"]
     point = rows["LLM judge j (pointwise)"]
     # the judge tracks the ratings, but Rabeyah et al. claimed nothing about people: not tallied either way
-    assert point["tracking"] == "tracks people" and point["verdict"] == V.TESTABLE
+    assert point["tracking"] == "tracks people" and point["verdict"] == card.UNCLAIMED
     assert point["value"] == f["value"]                                           # one measurement, counted once
     shown = report.what_this_shows(_recs(tmp_path / "card", ReportCardConfig(),
                                          {"card": card.with_adjusted(list(rows.values())), "sources": []}))
     shown = shown.set_index("verdict")
     assert shown.loc["supports the paper", "rows"] == 0 and shown.loc["contradicts the paper", "rows"] == 0
-    assert shown.loc["not testable here", "rows"] == 3
+    assert shown.loc["not testable here", "rows"] == 0                # no claim of theirs: tallied apart
+    assert shown.filter(like=card.UNCLAIMED, axis=0)["rows"].tolist() == [3]
 
 
 def test_the_fallback_row_counts_when_there_is_no_pointwise_row(tmp_path):
@@ -106,7 +107,7 @@ def test_the_compact_card_and_the_full_one(tmp_path):
     stored = [{k: r.get(k) for k in card.COLUMNS + card.SOURCE} for r in rows]
     recs = _recs(tmp_path / "card", ReportCardConfig(), {"card": stored, "sources": []})
     compact = report.table_card(recs)
-    assert list(compact.columns) == report.COMPACT and len(compact.columns) == 6
+    assert list(compact.columns) == report.COMPACT and len(compact.columns) == 7
     name = "measure · human data"
     point = compact[compact[name].str.startswith("LLM judge j (pointwise)")].iloc[0]
     r = [x for x in rows if x["measure"] == "LLM judge j (pointwise)"][0]

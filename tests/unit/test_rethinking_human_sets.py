@@ -124,8 +124,8 @@ def test_rows_on_the_samples_are_not_testable(monkeypatch, tmp_path):
     assert set(frames["confed"]["kind"]) == {"person", "model"}
     recs = recs_of(frames, lab, "only the bundled sample")
     rows = G.lamp_rows(recs, 50, 0) + G.confed_rows(recs, 50, 0)
-    assert len(rows) == 2 * 5 + 2 * 5
-    assert {r["verdict"] for r in rows} == {V.TESTABLE}
+    assert len(rows) == 2 * 2 * 5 + 2 * 5          # LAMP: 2 comparisons, mirrored and per item; Confederacy: 2 items
+    assert {r["tracking"] for r in rows} == {V.TESTABLE}
     assert all("sample" in r["note"] and "sample" in r["reason"] for r in rows)
     assert {r["source_table"] for r in rows} == {"measures_lamp", "measures_confed"}
     t = H.table_human_sets(recs, rows=rows)
@@ -141,15 +141,25 @@ def test_every_row_has_a_word_on_the_staged_data():
     assert lab == {"lamp": True, "confed": True}
     recs = recs_of(frames, lab)
     rows = G.lamp_rows(recs, 100, 0) + G.confed_rows(recs, 100, 0)
-    assert len(rows) == 20
-    assert all(r["tracking"] in TR.WORDS and r["tracking"] != V.TESTABLE for r in rows)
+    assert len(rows) == 30
+    assert all(TR.rule_word(r["tracking"]) in TR.WORDS and r["tracking"] != V.TESTABLE for r in rows)
     lamp_r = [r for r in rows if r["source_table"] == "measures_lamp"]
-    assert {r["n"] for r in lamp_r} == {402} and {r["units"] for r in lamp_r} == {200}   # 201 items, 200 instructions
+    mirrored = [r for r in lamp_r if r["human data"] in G.LAMP_PAIRS.values()]
+    per_item = [r for r in lamp_r if r["human data"] in G.LAMP_WHICH.values()]
+    assert {r["n"] for r in mirrored} == {402} and {r["units"] for r in lamp_r} == {200}   # 201 items, 200 instructions
+    assert {r["n"] for r in per_item} == {201}
+    # the writers preferred the edit on most items: the constant rule scores that share, and the mirrored rows'
+    # strongest baseline is at least that (issue 66)
+    share = G.writer_ceiling(frames["lamp"], "writer_edit")["majority"]
+    assert share > 0.7
+    assert all(r["baseline value"] >= share - 1e-9 for r in mirrored if "writer's" in r["human data"])
+    unnamed = {r["paper"] for r in rows if r["measure"] in ("distinct-1", "distinct-2", "MATTR")}
+    assert unnamed == {"this book's own question"}
     assert {r["units"] for r in rows if r["source_table"] == "measures_confed"} == {13}
     assert all("ceiling" in r["note"] for r in rows)
     c = H.table_human_ceilings(recs)
     assert c["agreement"].iloc[0] == "two writers agree on 85% of pairs"
     md = H.human_sets_md(recs, rows=rows)
     held = {"rethinking": {f"measures_{s}": f.to_dict("records") for s, f in frames.items()}}
-    assert "LAMP, 10 rows" in md and not links.dead(md, held)
+    assert "LAMP, 20 rows" in md and not links.dead(md, held)
     assert not links.dead(" ".join(H.table_human_sets(recs, rows=rows)["number"]), held)

@@ -142,8 +142,12 @@ def test_a_measure_as_good_as_each_baseline_is_never_called_a_failure_or_a_succe
 
 
 def test_a_null_measure_is_rarely_called_tracks_people():
+    """A measure of nothing is never credited: at most the nominal share "tracks people"; otherwise it does not
+    track people, is no better than a (noise) baseline when its lead's interval lies below the margin (issue 66:
+    whatever its own interval), or is inconclusive."""
     got = _calibration().rates("null", RUNS, n_boot=150, seed=2)
-    assert got[T.TRACKS] * RUNS <= 3 and got[T.NO_BETTER] * RUNS <= 3
+    assert got[T.TRACKS] * RUNS <= 1 and got[T.AUTHORSHIP] == 0
+    assert got[T.NO_TRACK] + got[T.NO_BETTER] + got[T.INCONCLUSIVE] >= 1 - 1 / RUNS
 
 
 def test_a_within_writer_effect_on_ttcws_shape_is_never_called_a_failure():
@@ -152,3 +156,14 @@ def test_a_within_writer_effect_on_ttcws_shape_is_never_called_a_failure():
     seen = cal.rates("ttcw-seen", RUNS, n_boot=150, seed=3)
     assert blind[T.NO_TRACK] * RUNS <= 3 and seen[T.NO_TRACK] * RUNS <= 3
     assert seen[T.TRACKS] > blind[T.TRACKS]              # power grows when the measure also sees the writers' gap
+
+
+def test_a_measure_truly_better_than_its_baseline_is_rarely_called_no_better():
+    """Issue 63: at TTCW's shape (r = 0.7 within writers, 12 plots) and at HANNA's (96 prompts x 11 writers,
+    r = 0.3 within writers against a length at 0.1), "no better than" needs the lead's interval below the margin,
+    so a measure that is truly better gets it in at most the nominal 2.5% of runs (1 of 40)."""
+    cal = _calibration()
+    for name in ("ttcw", "hanna"):
+        got = cal.rates(name, RUNS, n_boot=150, seed=4)
+        assert got[T.NO_BETTER] * RUNS <= 1, (name, got)
+    assert got[T.TRACKS] >= 0.8                          # at HANNA's size the real signal is found

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from creval.core.errors import CrevalError
-from creval.models.base import ChoiceScores
 from creval.models.choices import score_choices, token_steps
+from creval.models.records import ChoiceScores
 
 
 def chat_step(token, lp, alts):

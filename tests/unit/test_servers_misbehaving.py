@@ -16,9 +16,10 @@ import time
 import pytest
 
 from creval.core.errors import CrevalError
-from creval.models.base import ChatRequest, LoglikelihoodRequest, ModelSpec, SampleRequest
 from creval.models.http_replies import BadReply
 from creval.models.openai_compat import OpenAIBackend
+from creval.models.requests import ChatRequest, LoglikelihoodRequest, SampleRequest
+from creval.models.spec import ModelSpec
 
 HI = ({"role": "user", "content": "Name one use of a brick."},)
 PAGE = b"<!doctype html><html><head><title>Welcome</title></head><body>It works!</body></html>"
@@ -212,7 +213,7 @@ def test_metrics_ppl_against_a_web_page_is_one_sentence(tmp_path, capsys):
     texts = tmp_path / "texts.txt"
     texts.write_text("A brick can hold a door open.\nA brick can warm a bed.\n")
     with Fixed("html") as srv:
-        code = main(["metrics", "ppl", str(texts), "--model", spec_file(tmp_path, srv.url, "ppl-html"), "--quiet"])
+        code = main(["metrics", "ppl", str(texts), "--ppl-model", spec_file(tmp_path, srv.url, "ppl-html"), "--quiet"])
     err = capsys.readouterr().err
     line = one_sentence(err)
     assert code == 2 and srv.url in line and "content type text/html" in line, err

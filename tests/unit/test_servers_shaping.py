@@ -4,7 +4,7 @@ import pytest
 
 from creval.core.errors import CrevalError
 from creval.models import capabilities, registry, shaping
-from creval.models.base import ModelSpec
+from creval.models.spec import ModelSpec
 from creval.studies.registry import model_phases, run_notes
 
 REASONING = dict(token_limit="max_completion_tokens", drop=["temperature", "top_p", "stop", "logprobs"])
@@ -34,8 +34,8 @@ def test_a_thinking_model_that_cannot_stop_thinking_is_refused_in_one_sentence()
     s = spec(thinking=True, can={"thinking_off": False, "logprobs": "raw"})
     assert capabilities.refusal(s, "sample") == ("model m cannot do sampling with token log-probs: it thinks before "
                                                  "answering and its thinking cannot be switched off")
-    from creval.models.base import SampleRequest
     from creval.models.openai_compat import OpenAIBackend
+    from creval.models.requests import SampleRequest
     with pytest.raises(CrevalError, match="thinking cannot be switched off"):
         OpenAIBackend(s).sample_requests(SampleRequest(({"role": "user", "content": "hi"},)), [0])
 

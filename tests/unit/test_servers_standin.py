@@ -5,14 +5,9 @@ import math
 import pytest
 
 from creval.core.errors import CrevalError
-from creval.models.base import (
-    ChatRequest,
-    ChoiceRequest,
-    LoglikelihoodRequest,
-    ModelSpec,
-    SampleRequest,
-)
 from creval.models.openai_compat import OpenAIBackend
+from creval.models.requests import ChatRequest, ChoiceRequest, LoglikelihoodRequest, SampleRequest
+from creval.models.spec import ModelSpec
 from creval.models.standin import StandIn
 
 HI = ({"role": "user", "content": "Is water wet? Answer [[YES]] or [[NO]]."},)

@@ -72,7 +72,8 @@ def test_every_study_reads_only_studies_whose_chapters_come_before_its_own():
 def test_upstream_configs_follow_the_declared_reads():
     cfg = ReportCardConfig.from_params({"model": "m1", "divergent_limit": 3})
     up = cfg.upstream()
-    assert tuple(up) == STUDIES["reportcard"].reads == ("convergent", "validation", "rethinking", "aut")
+    assert tuple(up) == STUDIES["reportcard"].reads == ("convergent", "validation", "rethinking", "aut", "humansets",
+                                                        "judges")
     assert all(c.model == "m1" for c in up.values()) and up["convergent"].divergent().divergent_limit == 3
     assert upstream_configs(cfg, model="m2")["aut"].model == "m2"
 

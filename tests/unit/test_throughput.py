@@ -5,7 +5,7 @@ import pytest
 
 from creval.core.ledger import CallRecord, Ledger
 from creval.models import throughput
-from creval.models.base import ChoiceScores, Completion, Sample
+from creval.models.records import ChoiceScores, Completion, Sample
 
 
 class Clock:

@@ -164,7 +164,7 @@ def test_strata_draws_keep_each_groups_units_and_size():
 def test_ranks_equal_scipys_average_ranks_with_ties_and_nan():
     from scipy.stats import rankdata
 
-    from creval.measures.stats.tracking import _ranks
+    from creval.measures.stats.ranks import average_ranks as _ranks
     rng = np.random.default_rng(7)
     for trial in range(60):
         n, k = int(rng.integers(1, 30)), int(rng.integers(1, 4))

@@ -21,8 +21,8 @@ import yaml
 
 from creval.core.errors import CrevalError
 from creval.models import capabilities
-from creval.models.openai_compat import OPENAI_URL, api_key_for
 from creval.models.probe import probe
+from creval.models.reach import api_key_for, endpoints
 from creval.models.registry import check, get_spec
 from creval.studies.registry import model_phases
 
@@ -144,7 +144,7 @@ def cmd_check(args) -> int:
         probed = probe(spec, api_key_for(spec))
         if not answered(probed):        # a redirect, a refused key, a model the server does not have, 5xx only
             why = (probed.get("failed") or probed.get("notes") or ["no reply was usable"])[0]
-            raise CrevalError(f"model {spec.name}: no probe request to {spec.urls[0] if spec.urls else OPENAI_URL} "
+            raise CrevalError(f"model {spec.name}: no probe request to {endpoints(spec)[0]} "
                               f"succeeded, so nothing is known to run on it (first: {why})",
                               "check the spec's base_url, model name and key (api_key_env), then check again")
     trust = bool(getattr(args, "trust_spec", False))

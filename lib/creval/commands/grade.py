@@ -16,7 +16,8 @@ from tqdm import tqdm
 
 from creval.commands import renamed
 from creval.core.errors import CrevalError
-from creval.grade.card import write_card
+from creval.core.table import guard_output
+from creval.grade.card import CARD_FILES, write_card
 from creval.grade.grading import CHEAP, GROUPS, SCORING_MODELS, GradeOptions, check_boot, grade_file, read_texts
 from creval.measures.stats.tracking import word_label
 from creval.studies.rethinking.config import RethinkingConfig
@@ -54,10 +55,12 @@ def cmd_grade(args) -> int:
                        prompt=args.prompt, measures=args.measures, model=args.model, judge=args.judge_model,
                        L=(d0.rethink_ci_l_min, d0.rethink_ci_l_max), agg=d0.rethink_ci_agg,
                        template_n=d0.rethink_template_n, template_top=d0.rethink_template_top, stat=args.stat,
-                       n_boot=args.n_boot, seed=args.seed)
+                       n_boot=args.n_boot, seed=args.seed, rater=args.rater, rater_kind=args.rater_kind)
     check_boot(args.n_boot)
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise CrevalError(f"--out {args.out}: a file, not a folder", "give a folder for the card (made if missing)")
+    for name in CARD_FILES.values():  # the card's files must not be the file graded, and a replaced card is said
+        guard_output(Path(args.out) / name, args.file, warn=lambda m: print(f"creval: warning: {m}", file=sys.stderr))
     table = read_texts(args.file, opt)
     with tqdm(total=len(table), desc="perplexity", unit="text", disable=args.quiet or "ppl" not in args.measures,
               file=sys.stderr) as bar:
@@ -68,9 +71,15 @@ def cmd_grade(args) -> int:
     width = max(len(r["measure"]) for r in result["card"]) if result["card"] else 10
     stat = "AUROC" if result["stat"] == "auc" else "rho"
     under = f"; perplexity under {result['ppl_model']}" if result["ppl_model"] else ""
-    print(f"{len(result['table'])} texts graded against {args.labels!r} ({stat}, 95% intervals{under})")
+    whose = f" by {result['card'][0]['raters']}" if result["card"] and result["card"][0].get("raters") else ""
+    print(f"{len(result['table'])} texts graded against {args.labels!r}{whose} ({stat}, 95% intervals{under})")
     for r in result["card"]:
-        print(line(r, stat, width))
+        print(line(r, stat, width) + (f"; {r['held out']}" if r.get("held out") else ""))
+    for c in result.get("raters") or []:
+        kind = f" ({c['kind']})" if c.get("kind") else ""
+        print(f"  rater {c['rater']}{kind}, held out: rho {c['agreement']:.2f} with the others' mean on {c['n']} texts")
+    if result.get("kinds"):
+        print(result["kinds"])
     print(f"card: {paths['html']}  rows: {paths['jsonl']}  per text: {paths['table']}")
     return 0
 
@@ -96,16 +105,24 @@ def register(subparsers) -> None:
                         "problem; default: each text)")
     p.add_argument("--author", default=None, metavar="COL",
                    help="column of who wrote each text (a person, a model): a baseline and the within-author check")
+    p.add_argument("--rater", default=None, metavar="COL",
+                   help="long input: one row per text and rater, this column naming the rater (--labels is the "
+                        "score, --id the text); graded against each text's mean, with the leave-one-rater-out "
+                        "ceiling beside every measure")
+    p.add_argument("--rater-kind", default=None, metavar="COL",
+                   help="with --rater: each rater's kind (expert, lay, crowd); with two kinds every row is also "
+                        "graded against each kind alone")
     p.add_argument("--prompt", default=None, metavar="COL",
                    help="column of the prompt text, for semantic distance to it (default: a column named prompt)")
     p.add_argument("--measures", nargs="+", default=list(CHEAP), choices=GROUPS, metavar="NAME",
                    help=f"measure families, from: {', '.join(GROUPS)} (default: all but judge)")
-    p.add_argument("--model", default=None,
+    p.add_argument("--ppl-model", dest="model", default=None, metavar="MODEL",
                    help=f"perplexity model (default: {SCORING_MODELS[0]}, SmolLM2-135M's weights through "
                         f"transformers, else the same weights through llama.cpp, {SCORING_MODELS[1]})")
     p.add_argument("--judge-model", default=None, metavar="MODEL",
                    help="also grade a rubric LLM judge run by MODEL")
     renamed(p, "--judge", "--judge-model")
+    renamed(p, "--model", "--ppl-model")          # --model means the model under test everywhere else
     p.add_argument("--stat", choices=["auto", "auc", "spearman"], default="auto",
                    help="auto: AUROC for two-valued labels, Spearman rho otherwise")
     p.add_argument("--n-boot", type=int, default=2000,

@@ -31,7 +31,7 @@ from tqdm import tqdm
 from creval.book.params import effective_params, load_params
 from creval.commands import renamed
 from creval.core.errors import CrevalError
-from creval.core.table import TextTable, read_table, write_rows
+from creval.core.table import TextTable, guard_output, read_table, write_rows
 from creval.judges.novelty import NoveltyJudge, rank_by_novelty
 from creval.judges.rubric import ASPECTS, rubric_judge
 from creval.measures import creativity_index as C
@@ -78,7 +78,9 @@ def out_file(args) -> None:
                           "give a file path (FILE.csv or FILE.jsonl) in a folder, or a folder to write into")
     if p.exists() and not p.is_file():
         raise CrevalError(f"--out {given} exists and is not a regular file", "give a file path or a folder")
-    args.out = str(p)
+    if str(p) != str(getattr(args, "out_settled", "")):      # said once, when the command line is settled
+        guard_output(p, getattr(args, "file", None), warn=lambda m: print(f"creval: warning: {m}", file=sys.stderr))
+    args.out = args.out_settled = str(p)
 
 
 def _with_out(fn):
@@ -329,9 +331,10 @@ def register(subparsers) -> None:
     c.set_defaults(func=_with_out(_with_profile(cmd_ci)))
     pp = sub.add_parser("ppl", help="perplexity and bits per byte of the texts in FILE under a model")
     pp.add_argument("file", help=FILE_HELP + "; an optional question column")
-    pp.add_argument("--model", default=None,
+    pp.add_argument("--ppl-model", dest="model", default=None, metavar="MODEL",
                     help=f"scoring model (default: model, {d0.model}, as chapter 06; on a CPU smollm2-135m-hf "
                          "scores the same weights about 3x faster, as creval grade does)")
+    renamed(pp, "--model", "--ppl-model")         # --model means the model under test everywhere else
     pp.add_argument("--conditional", action="store_true", help="condition each text on its question field")
     pp.add_argument("--context", default=None, help="one context for every text (implies --conditional)")
     table_options(pp)

@@ -1,6 +1,7 @@
 """``creval models``: every registered model and whether it is usable here (or what is missing)."""
 from __future__ import annotations
 
+from creval.models.reach import endpoints
 from creval.models.registry import all_specs, backend_class, check, logprob_kind_of, reachable
 
 
@@ -12,7 +13,7 @@ def cmd_models(args) -> int:
             if args.no_network:
                 why = f"{why} (not checked: --no-network)"
             else:                                   # one TCP connect per endpoint; no request, no key sent
-                for url in spec.urls or (why,):     # every replica must answer
+                for url in endpoints(spec):         # every replica must answer
                     seen.setdefault(url, reachable(url))
                     ok, why = seen[url]
                     if not ok:

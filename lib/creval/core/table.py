@@ -51,11 +51,15 @@ class TextTable:
             try:
                 x = float(v)
             except (TypeError, ValueError):
+                if v is None or str(v).strip() == "":
+                    raise CrevalError(f"{self.path}: column {name!r}, row {i} (id {self.ids[i - 1]}) is empty",
+                                      "give a number in every row of that column") from None
                 raise CrevalError(f"{self.path}: column {name!r}, row {i} (id {self.ids[i - 1]}): {v!r} is not a "
                                   "number", "give a number in every row of that column") from None
-            if math.isnan(x):
-                raise CrevalError(f"{self.path}: column {name!r}, row {i} (id {self.ids[i - 1]}) is empty",
-                                  "give a number in every row of that column")
+            if math.isnan(x) or math.isinf(x):      # "nan" written out, or a value beyond a float ("inf", "1e999")
+                what = f"holds {v!r}, not a number" if math.isnan(x) else f"holds {v!r}, an infinite value"
+                raise CrevalError(f"{self.path}: column {name!r}, row {i} (id {self.ids[i - 1]}) {what}",
+                                  "give a finite number in every row of that column")
             out.append(x)
         return out
 
@@ -115,12 +119,12 @@ def _raw_rows(p: Path) -> list[dict]:
 
 
 def read_table(path: str | Path, text: str = "text", id: str | None = None,
-               allow_empty: bool = False) -> TextTable:
+               allow_empty: bool = False, repeated: bool = False) -> TextTable:
     """The texts of ``path`` (``.csv``, ``.jsonl``; ``.txt``: one text per non-empty line, no other column)
     from column ``text``, their ids from column ``id`` (default: a column named ``id`` where the file has one,
     else the row number, 0-based). Errors: no such
     file, an unsupported type, no rows, a missing column, a repeated id, or (unless ``allow_empty``) an empty
-    text."""
+    text. ``repeated``: a long file (one row per text and rater) whose ids repeat by design."""
     p = Path(path)
     if not p.exists():
         raise CrevalError(f"{p}: no such file", "give a .csv, .jsonl or .txt file of texts")
@@ -136,7 +140,7 @@ def read_table(path: str | Path, text: str = "text", id: str | None = None,
     ids = [str(v) for v in table.column(id)] if id else [str(i) for i in range(len(rows))]
     seen: dict[str, int] = {}
     for i, (k, t) in enumerate(zip(ids, texts), start=1):
-        if k in seen:
+        if k in seen and not repeated:
             raise CrevalError(f"{p}: id {k!r} of column {id!r} appears on rows {seen[k]} and {i}",
                               "give every row its own id")
         seen[k] = i
@@ -159,6 +163,19 @@ def check_lengths(path, n: int, **columns: Sequence) -> None:
 
 def _plain(v):
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+
+def guard_output(out: str | Path, *inputs: str | Path | None, warn=None) -> None:
+    """Before anything is computed (issue 63): an output ``out`` that is one of the ``inputs`` (the same file,
+    through any path or link) is refused in one sentence, so a command never replaces the texts and ratings it
+    read; an existing ``out`` that will be replaced is said so through ``warn`` (one line)."""
+    o = Path(out)
+    for i in inputs:
+        if i and Path(i).exists() and o.exists() and o.resolve() == Path(i).resolve():
+            raise CrevalError(f"--out {out} is the input file {i}: writing it would replace the texts it was read from",
+                              "give --out a new file (or a folder)")
+    if o.is_file() and warn is not None:
+        warn(f"--out {out} exists: it will be replaced")
 
 
 def write_rows(path: str | Path, rows: Sequence[dict]) -> Path:

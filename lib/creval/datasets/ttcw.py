@@ -7,6 +7,8 @@ Files (env ``CREVAL_TTCW_DIR``, staged ``../shared/data/ttcw_art_or_artifice``):
   (full text) -> :func:`load_stories`;
 - ``ttcw_annotations.json``: 48 stories x 14 Torrance tests x 3 experts, ``binary_verdict`` Yes/No
   -> :func:`load_verdicts` (per story: expert "Yes" count 0-42 and its originality part, tests 9-11, 0-9);
+- ``ttcw_all_tests.json``: the 14 tests, each with its Torrance dimension, category, question and the text the
+  paper's judges were shown before the question -> :func:`load_tests`;
 - ``llm_judge_annotations/annotations_<model>.jsonl``: the paper's LLM-judge replies (``id`` like
   ``story_0_Claude_test3``) -> :func:`load_llm_judge` (per story: replies starting with "Yes").
 
@@ -97,6 +99,25 @@ def load_verdicts(given: str | Path | None = None) -> pd.DataFrame:
     return out
 
 
+def load_expert_counts(given: str | Path | None = None) -> pd.DataFrame:
+    """Per story and expert (issue 64): ``story_id, group, rater`` (``expert-<expert_idx>``), ``passes`` (the
+    tests, of 14, that this expert said the story passes) and ``tests`` (the tests the expert answered). Each story
+    has three experts; ten experts in all."""
+    src = source(given, allow_download=True)
+    f = file_of(DATASET, src, "verdicts")
+    df = pd.DataFrame(read_json(f))
+    need = {"story_id", "story_idx", "expert_idx", "ttcw_idx", "binary_verdict"}
+    if not need <= set(df.columns):
+        raise CrevalError(f"{f}: expected rows with {', '.join(sorted(need))}",
+                          "use Art_or_Artifice/annotations/ttcw_annotations.json")
+    df["yes"] = df["binary_verdict"].astype(str).str.strip().str.lower().eq("yes")
+    g = df.groupby(["story_id", "story_idx", "expert_idx"], sort=False)
+    out = g["yes"].agg(["sum", "size"]).reset_index()
+    return pd.DataFrame({"story_id": out["story_id"].astype(str), "group": out["story_idx"].map(plot_group),
+                         "rater": "expert-" + out["expert_idx"].astype(str), "passes": out["sum"].astype(int),
+                         "tests": out["size"].astype(int)})
+
+
 def llm_judge_models(given: str | Path | None = None) -> list[str]:
     src = source(given, allow_download=True)
     if src.path.is_file():
@@ -106,7 +127,8 @@ def llm_judge_models(given: str | Path | None = None) -> list[str]:
 
 
 def load_llm_judge(model: str, given: str | Path | None = None) -> pd.DataFrame:
-    """Per story: ``llm_passes`` = replies of the staged LLM judge ``model`` that start with "Yes"."""
+    """Per story: ``llm_passes`` = replies of the staged LLM judge ``model`` that start with "Yes", and ``tests``
+    = its replies on that story (14 when it answered every test)."""
     src = source(given, allow_download=True)
     f = next((p for p in (src.path / "llm_judge_annotations" / f"annotations_{model}.jsonl",
                           src.path / "data" / f"annotations_{model}.jsonl") if p.exists()), None)
@@ -119,5 +141,24 @@ def load_llm_judge(model: str, given: str | Path | None = None) -> pd.DataFrame:
             r = json.loads(line)
             sid = str(r["id"]).removeprefix("story_").rsplit("_test", 1)[0]
             recs.append({"story_id": sid, "yes": str(r.get("response", "")).strip().lower().startswith("yes")})
-    df = pd.DataFrame(recs)
-    return df.groupby("story_id")["yes"].sum().rename("llm_passes").reset_index()
+    g = pd.DataFrame(recs).groupby("story_id")["yes"]
+    return pd.DataFrame({"llm_passes": g.sum(), "tests": g.size()}).reset_index()
+
+
+def load_tests(given: str | Path | None = None) -> pd.DataFrame:
+    """The 14 tests: ``ttcw_idx, dimension, category, question, background`` (what the test looks for: the text
+    the paper's judges read before the question, up to its closing instructions). Empty on a source without them
+    (our bundled sample)."""
+    src = source(given, allow_download=True)
+    f = file_of(DATASET, src, "tests", required=False)
+    if f is None or src.is_sample:
+        return pd.DataFrame(columns=["ttcw_idx", "dimension", "category", "question", "background"])
+    rows = read_json(f)
+    need = {"ttcw_idx", "torrance_dimension", "category", "question", "full_prompt"}
+    if not isinstance(rows, list) or not rows or not need <= set(rows[0]):
+        raise CrevalError(f"{f}: expected a list of tests with {', '.join(sorted(need))}",
+                          "use Art_or_Artifice/tests/ttcw_all_tests.json")
+    return pd.DataFrame([{"ttcw_idx": int(r["ttcw_idx"]), "dimension": r["torrance_dimension"],
+                          "category": r["category"], "question": str(r["question"]).strip(),
+                          "background": str(r["full_prompt"]).split("\n\nGiven the story")[0].strip()}
+                         for r in rows]).sort_values("ttcw_idx").reset_index(drop=True)

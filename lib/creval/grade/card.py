@@ -60,13 +60,20 @@ def _row(r: dict) -> str:
             f"<td>{_reason_cell(r)}</td></tr>")
 
 
+def per_prompt(r: dict) -> str:
+    """Each prompt's own statistic (the row's detail under the within-prompt estimand), "" without prompts."""
+    return "; ".join(f"{p['group']} {_num(p['value'], 2)} (n={p['n']})" for p in r.get("prompts") or [])
+
+
 def _reason_cell(r: dict) -> str:
-    """The reason's first clause, the full text one click away."""
+    """The reason's first clause, the full text (and each prompt's own value) one click away."""
     full = str(r.get("reason", ""))
     short = full.split(";")[0]
-    if short == full:
+    detail = per_prompt(r)
+    if short == full and not detail:
         return html.escape(full)
-    return f"<details><summary>{html.escape(short)}</summary><p>{html.escape(full)}</p></details>"
+    extra = f"<p>per prompt: {html.escape(detail)}</p>" if detail else ""
+    return f"<details><summary>{html.escape(short)}</summary><p>{html.escape(full)}</p>{extra}</details>"
 
 
 def card_html(result: dict, source: str) -> str:
@@ -93,12 +100,28 @@ def card_html(result: dict, source: str) -> str:
             "baseline (length, format features) on the same texts and, where authors are given, within each "
             "author. <b>tracks people</b>: above chance and ahead of every baseline, within authors too; "
             "<b>tracks authorship only</b>: its agreement comes from who wrote the text; <b>no better than</b> a "
-            "baseline: it agrees with people, but a trivial feature does as well; <b>does not track people</b>: "
+            "baseline: its lead over that trivial feature is shown short of the margin; <b>does not track people</b>: "
             "its interval rules out any agreement worth the name; open markers: <b>borderline</b>, another "
             "bootstrap seed could change the word (docs/verdicts.md)."
             + (f" Perplexity under {html.escape(str(model))}." if model else "") + "</p>"
-            + (f"<ul>{warns}</ul>" if warns else "") + plot + skipped
+            + _whose(result) + (f"<ul>{warns}</ul>" if warns else "") + plot + skipped
             + f"<table>{head}{''.join(_row(r) for r in card)}</table></body></html>")
+
+
+def _whose(result: dict) -> str:
+    """Whose judgment the card stands on: the raters, each held out against the others (long input), and where
+    the kinds of rater disagree; or that the file named no rater."""
+    card = result.get("card") or []
+    if not result.get("raters"):
+        return "<p>Whose judgment: the labels column as given (no rater named; long input with --rater names them).</p>"
+    def one(c: dict) -> str:
+        kind = f" ({c['kind']})" if c.get("kind") else ""
+        return html.escape(f"{c['rater']}{kind} {_num(c['agreement'], 2)}")
+    each = "; ".join(one(c) for c in result["raters"])
+    who = html.escape(str(card[0].get("raters", ""))) if card else ""
+    kinds = f" {html.escape(result['kinds'])}." if result.get("kinds") else ""
+    return (f"<p>Whose judgment: {who}, each text's mean. Each rater held out against the mean of the others "
+            f"(Spearman): {each}.{kinds}</p>")
 
 
 def _label(r: dict) -> str:
@@ -131,6 +154,10 @@ def _jsonable(v):
     return v
 
 
+CARD_FILES = {"html": "card.html", "jsonl": "card.jsonl", "table": "measures.csv", "raters": "raters.csv"}
+"""The files ``creval grade`` writes under ``--out``, by role."""
+
+
 def write_card(result: dict, out: str | Path, source: str) -> dict[str, Path]:
     """Write ``card.html``, ``card.jsonl`` and ``measures.csv`` under the folder ``out`` (made if missing); their
     paths by name. An ``out`` that is a file is refused before anything is written."""
@@ -138,8 +165,12 @@ def write_card(result: dict, out: str | Path, source: str) -> dict[str, Path]:
     if out.exists() and not out.is_dir():
         raise CrevalError(f"--out {out}: a file, not a folder", "give a folder for the card (it is made if missing)")
     out.mkdir(parents=True, exist_ok=True)
-    paths = {"html": out / "card.html", "jsonl": out / "card.jsonl", "table": out / "measures.csv"}
+    paths = {k: out / name for k, name in CARD_FILES.items()}
     paths["html"].write_text(card_html(result, source), encoding="utf-8")
     paths["jsonl"].write_text("".join(json.dumps(_jsonable(r)) + "\n" for r in result["card"]), encoding="utf-8")
     write_rows(paths["table"], per_text_rows(result))
+    if result.get("raters"):          # long input: one row per rater, held out against the others
+        write_rows(paths["raters"], result["raters"])
+    else:
+        paths.pop("raters")
     return paths

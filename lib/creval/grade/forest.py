@@ -19,7 +19,7 @@ from creval.measures.stats.verdicts import INCONCLUSIVE, TESTABLE
 COLOURS = {TR.TRACKS: "#1b7837", TR.AUTHORSHIP: "#b35806", TR.NO_BETTER: "#7b3294", TR.NO_TRACK: "#b2182b",
            INCONCLUSIVE: "#6b6b6b"}
 ORDER = [TR.TRACKS, TR.AUTHORSHIP, TR.NO_BETTER, TR.NO_TRACK, INCONCLUSIVE]
-CHANCE = {"spearman": 0.0, "auc": 0.5, "Spearman rho": 0.0, "AUROC": 0.5}
+CHANCE = TR.CHANCE
 
 
 def _f(v) -> float:
@@ -37,7 +37,7 @@ def drawable(rows: list[dict]) -> list[dict]:
 
 
 def _word(r: dict) -> str:
-    return str(r.get("word") or r.get("tracking") or "")
+    return TR.rule_word(r.get("word") or r.get("tracking") or "")
 
 
 def _null(r: dict) -> float:
@@ -62,7 +62,7 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
         colour = COLOURS.get(word, "#444")
         open_ = bool(r.get("borderline"))
         symbol = "circle-open" if open_ else "circle"
-        shown_word = TR.word_label({**r, "word": word})
+        shown_word = str(r.get("tracking") or TR.word_label({**r, "word": word}))   # the word the row's page shows
         mark = ", borderline" if open_ else ""
         hover = f"<b>{names[i]}</b><br>{shown_word}{mark}<br>" + _wrap(str(r.get("reason", "")))
         legend = word not in shown
@@ -84,6 +84,7 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
                                      legendgroup="within", showlegend="within" not in shown,
                                      hovertext=f"{names[i]}: within authors", hoverinfo="text"), row=1, col=1)
             shown.add("within")
+        _ceiling(fig, r, names[i], null, shown)
         d, dlo, dhi = (_f(r.get(k)) for k in ("difference", "diff lo", "diff hi"))
         if all(math.isfinite(t) for t in (d, dlo, dhi)):
             dot = dict(color=colour, size=11, symbol=symbol, line=dict(width=2, color=colour))
@@ -116,6 +117,21 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
                       margin=dict(l=10, r=10, t=80, b=60), template="plotly_white",
                       legend=dict(orientation="h", y=-0.12 if len(rows) > 6 else -0.3))
     return fig
+
+
+def _ceiling(fig: go.Figure, r: dict, name: str, null: float, shown: set) -> None:
+    """The raters' own agreement on the row (each held out against the others; issue 63) as a grey tick on the
+    agreement panel, where the row carries one."""
+    c = _f(r.get("ceiling"))
+    if not math.isfinite(c):
+        return
+    whose = f" ({r['raters']})" if r.get("raters") else ""
+    fig.add_trace(go.Scatter(x=[c - null], y=[name], mode="markers", hoverinfo="text",
+                             marker=dict(color="#555", size=16, symbol="line-ns", line=dict(width=3, color="#555")),
+                             name="raters' ceiling (each held out)", legendgroup="ceiling",
+                             showlegend="ceiling" not in shown,
+                             hovertext=f"{name}: one rater against the others' mean {c:.2f}{whose}"), row=1, col=1)
+    shown.add("ceiling")
 
 
 def linked(name: str, url: str | None) -> str:

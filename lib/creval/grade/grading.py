@@ -21,10 +21,12 @@ import numpy as np
 from creval.core import paths
 from creval.core.errors import CrevalError
 from creval.core.table import TextTable, check_lengths, read_table
+from creval.grade import raters as R
 from creval.judges.rubric import rubric_judge
 from creval.measures import pertext as P
 from creval.measures import templates as T
 from creval.measures.diversity import item_originality, semdis
+from creval.measures.stats import correlation as corr
 from creval.measures.stats.tracking import tracks_people
 from creval.models import embeddings, heavy, registry
 from creval.models import width as units
@@ -59,6 +61,8 @@ class GradeOptions:
     n_boot: int = 2000
     seed: int = 0
     warnings: list = field(default_factory=list)
+    rater: str | None = None                # long input: the column naming each row's rater (issue 63)
+    rater_kind: str | None = None           # its kind (expert, lay, crowd), one per rater
 
 
 SCORING_MODELS = ("smollm2-135m-hf", "smollm2-135m")
@@ -134,6 +138,7 @@ def measure_table(table: TextTable, opt: GradeOptions, step: Callable[[], None] 
         del emb
         heavy.give_back(embeddings.LOADED)
     cols.update(scored)                     # the card's order: perplexity after the embeddings
+    cols.update(P.declared(texts, names))   # the measures declared with pertext.text_measure
     if "judge" in names:
         cols["judge"] = judge_scores(table, opt.judge)
     opt.warnings = [w for w in opt.warnings if w]
@@ -213,8 +218,18 @@ def check_boot(n_boot: int) -> None:
 
 
 def read_texts(path: str | Path, opt: GradeOptions) -> TextTable:
-    """The texts of ``path`` read with ``opt``'s text and id columns (every error names the file)."""
-    return read_table(path, text=opt.text, id=opt.id)
+    """The texts of ``path`` read with ``opt``'s text and id columns (every error names the file); a long file
+    (``opt.rater``) comes back folded, one row per text (:func:`creval.grade.raters.fold`)."""
+    return read_long(path, opt).texts if opt.rater else read_table(path, text=opt.text, id=opt.id)
+
+
+def read_long(path: str | Path, opt: GradeOptions) -> "R.Ratings":
+    """A long file (one row per text and rater, ``opt.rater`` naming the rater) folded per text."""
+    long = read_table(path, text=opt.text, id=opt.id, repeated=True)
+    if long.id_column is None:
+        raise CrevalError(f"{path}: --rater needs the column naming each text (--id COL; no column 'id' here)",
+                          "give --id the column that names the text each rater scored")
+    return R.fold(long, opt.labels, opt.rater, opt.rater_kind)
 
 
 def grade_file(path: str | Path, opt: GradeOptions, step: Callable[[], None] = lambda: None,
@@ -222,8 +237,13 @@ def grade_file(path: str | Path, opt: GradeOptions, step: Callable[[], None] = l
     """Read ``path`` (or take its ``table`` already read), compute :func:`measure_table` and :func:`grade` it
     against column ``opt.labels``: ``{"table": TextTable, "measures": {column: array}, "card": [rows],
     "stat": ..., "warnings": [...], "ppl_model": the perplexity model or None}``."""
-    table = table if table is not None else read_texts(path, opt)
-    y = table.numbers(opt.labels)
+    ratings = None
+    if opt.rater:                       # a long file: the mean of each text's raters, the raters named
+        ratings = read_long(path, opt)
+        table, y = ratings.texts, list(ratings.mean())
+    else:
+        table = table if table is not None else read_texts(path, opt)
+        y = table.numbers(opt.labels)
     if len(set(y)) < 2:
         raise CrevalError(f"{path}: column {opt.labels!r} holds one value only ({y[0]:g})",
                           "grade against labels that vary")
@@ -235,10 +255,47 @@ def grade_file(path: str | Path, opt: GradeOptions, step: Callable[[], None] = l
     cols = measure_table(table, opt, step)
     card = grade(cols, y, author=author, cluster=cluster, group=group, stat=opt.stat, n_boot=opt.n_boot,
                  seed=opt.seed)
+    kinds = sorted(set((ratings.kinds or {}).values())) if ratings else []
+    if ratings is not None:
+        card = [{**r, "raters": ratings.who(), **held_out_note(ratings, cols[r["measure"]], r["measure"])}
+                for r in card]
+    if len(kinds) >= 2:                 # both kinds: each row again against each kind's mean alone
+        for k in kinds:
+            yk = ratings.mean(k)
+            card += [{**r, "measure": f"{r['measure']} ({k})", "raters": ratings.who(k), "kind": k}
+                     for r in grade(cols, yk, author=author, cluster=cluster, group=group, stat=opt.stat,
+                                    n_boot=opt.n_boot, seed=opt.seed)]
     return {"table": table, "labels": y, "author": author, "group": group, "cluster": cluster, "measures": cols,
-            "card": card,
+            "card": card, "raters": R.ceiling(ratings) if ratings else [],
+            "kinds": kinds_note(ratings, card, kinds) if len(kinds) >= 2 else "",
             "stat": statistic_for(y, opt.stat), "warnings": list(opt.warnings), "options": opt,
             "ppl_model": opt.model if "ppl" in cols else None}
+
+
+def held_out_note(ratings: "R.Ratings", x, measure: str) -> dict:
+    """A row's leave-one-rater-out columns: the raters' mean ceiling, the measure against the others, and how
+    many held-out raters it equals or passes ("it beats 2 of 3 held-out raters")."""
+    h = R.against_raters(ratings, P.oriented(measure, x))
+    said = (f"against the others, it beats {h['beats']} of {h['of']} held-out raters" if h["beats"] else
+            f"no held-out rater of {h['of']} agrees less with the others")
+    return {"ceiling": h["ceiling"], "vs others": h["measure_vs_others"], "beats raters": h["beats"],
+            "held out": f"{said} (raters' mean ceiling {h['ceiling']:.2f}, the measure {h['measure_vs_others']:.2f})"}
+
+
+def kinds_note(ratings: "R.Ratings", card: list[dict], kinds: list[str]) -> str:
+    """Where the kinds of rater disagree: their means' Spearman, and the measures whose word differs by kind."""
+    a, b = ratings.mean(kinds[0]), ratings.mean(kinds[1])
+    ok = np.isfinite(a) & np.isfinite(b)
+    rho = corr.spearman(a[ok], b[ok])["rho"] if ok.sum() >= 3 else float("nan")
+    words = {}
+    for r in card:
+        if r.get("kind"):
+            words.setdefault(r["measure"].rsplit(" (", 1)[0], {})[r["kind"]] = r["word"]
+    differ = [f"{m} ({'; '.join(f'{k}: {w}' for k, w in ws.items())})" for m, ws in words.items()
+              if len(set(ws.values())) > 1]
+    return (f"{kinds[0]} and {kinds[1]} raters' means agree at Spearman {rho:.2f} on {int(ok.sum())} texts; "
+            + ("the word differs by kind for " + ", ".join(differ) if differ else "every measure gets the same word "
+               "from both kinds"))
 
 
 def per_text_rows(result: dict) -> list[dict]:

@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from creval.core.errors import CrevalError
-from creval.models.base import no_evidence
+from creval.models.records import no_evidence
 
 SYSTEM = ("You rate how novel answers are. You are shown two answers, labelled A and B, each with the task it "
           "responds to. Decide which answer is more novel under the definition you are given. Reply with a "

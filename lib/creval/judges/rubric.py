@@ -28,7 +28,7 @@ import numpy as np
 
 from creval.judges.base import render, template
 from creval.measures.rubric import ASPECTS, RubricRecord, rerun_consistency  # noqa: F401 (the rubric and its record)
-from creval.models.base import no_evidence
+from creval.models.records import no_evidence
 
 HEADLINE = {"cw": "Originality", "ps": "Unconventionality", "ri": "Contribution"}
 

@@ -28,15 +28,11 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from creval.measures.stats.ranks import average_ranks
 from creval.measures.stats.resample import boot_rng, mc_margin
 
 LEVELS = ("common", "creative", "highly_creative")
 LEVEL_CODE = {lvl: i + 1 for i, lvl in enumerate(LEVELS)}
-
-
-def _avg_ranks(x: Sequence[float]) -> np.ndarray:
-    from scipy.stats import rankdata
-    return rankdata(np.asarray(x, dtype=float), method="average")
 
 
 def label_blocks(cell_values: Mapping, cell_labels: Mapping, decimals: int = 9) -> list[list[int]]:
@@ -74,7 +70,7 @@ def paper_src(a: Sequence[Sequence[int]], b: Sequence[Sequence[int]]) -> float:
     if len(set(la)) < 2:
         return float("nan")
     labels = sorted(set(la))
-    ranks = _avg_ranks(la)
+    ranks = average_ranks(la)
     r = {lab: float(np.mean([ranks[i] for i, v in enumerate(la) if v == lab])) for lab in labels}
 
     def expected(blocks):

@@ -28,6 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from creval.core.errors import CrevalError
+from creval.measures.stats.ranks import rank_bounds, standing
 from creval.measures.stats.resample import boot_rng
 
 
@@ -127,17 +128,17 @@ def bootstrap(models: Sequence[str], outcomes: Sequence[tuple[str, str, str, flo
     reps = np.array([fit(models, [o for k in rng.integers(0, len(items), len(items)) for o in by_item[items[k]]],
                          prior) for _ in range(n_boot)]).reshape(n_boot, len(models))
     ranks = np.array([_ranks(r) for r in reps]).reshape(n_boot, len(models))
+    rank_lo, rank_hi = rank_bounds(ranks)
     pairs = [(reps[i], reps[i + 1]) for i in range(0, n_boot - 1, 2)]
     taus = [kendall_tau(np.nan_to_num(a, nan=-1e9), np.nan_to_num(b, nan=-1e9)) for a, b in pairs]
     same = [bool(np.array_equal(_ranks(a), _ranks(b))) for a, b in pairs]
     q = lambda a, p: np.nanpercentile(a, p, axis=0) if len(a) else np.full(len(models), np.nan)  # noqa: E731
     return {"models": models, "items": len(items), "theta": theta, "lo": q(reps, 2.5), "hi": q(reps, 97.5),
-            "rank": _ranks(theta), "rank_lo": q(ranks, 2.5), "rank_hi": q(ranks, 97.5), "replicates": reps,
+            "rank": _ranks(theta), "rank_lo": rank_lo, "rank_hi": rank_hi, "replicates": reps,
             "tau_between": float(np.mean(taus)) if taus else float("nan"),
             "same_order": float(np.mean(same)) if same else float("nan")}
 
 
-def _ranks(theta: np.ndarray, tol: float = 1e-9) -> np.ndarray:
-    """Rank 1 = strongest; equal strengths (within ``tol``) share the better rank; NaN ranks last."""
-    t = np.where(np.isnan(theta), -np.inf, theta)
-    return np.array([1.0 + np.sum(t > x + tol) for x in t])
+def _ranks(theta: np.ndarray) -> np.ndarray:
+    """Rank 1 = strongest; equal strengths (within 1e-9) share the better rank; NaN ranks last."""
+    return standing(theta, tol=1e-9, nan_last=True)

@@ -8,7 +8,7 @@ Notation. For a query ``x`` we draw ``n`` samples ``s_1..s_n``. Each sample come
 
     l_i = (1 / N_i) * sum_{j=1..N_i} log P(t_j | t_<j, x)          # the mean token log-prob
 
-which is what :attr:`creval.models.base.Sample.mean_logprob` holds. Using the mean instead of the sum
+which is what :attr:`creval.models.records.Sample.mean_logprob` holds. Using the mean instead of the sum
 (eq. 1) keeps long samples from dominating the estimate just because they have more tokens.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ def _entropy_from_logp(logp: np.ndarray) -> float:
 
 def _check(mean_logprobs: Sequence[float]) -> np.ndarray:
     """The log-likelihoods as an array. NaN (a sample the server gave no log-prob for: an empty reply, see
-    :attr:`creval.models.base.Sample.mean_logprob`) stays NaN: such a sample has no weight (:func:`_weights`)."""
+    :attr:`creval.models.records.Sample.mean_logprob`) stays NaN: such a sample has no weight (:func:`_weights`)."""
     lp = np.asarray(mean_logprobs, dtype=float).reshape(-1)
     if lp.size == 0:
         raise ValueError("entropy of zero samples is undefined")

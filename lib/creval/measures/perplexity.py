@@ -8,7 +8,7 @@ every backend (issue 33).
 
 The definition:
 
-- a text is scored after the model's *document start* token (:func:`creval.models.base.document_start`: the
+- a text is scored after the model's *document start* token (:func:`creval.models.document.document_start`: the
   tokenizer's BOS where it opens a document; SmolLM2's GGUF BOS ``<|im_start|>`` opens a chat turn, so there
   it is ``<|endoftext|>``), so its first token is scored as the start of a document, never left out;
 - a context and its text are joined with :data:`SEPARATOR` (a new line, as a prompt lays out a problem and

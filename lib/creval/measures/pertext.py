@@ -15,12 +15,14 @@ beat. Pure: texts (and, where a measure needs one, a tagged text or an embedder)
   exactly 1.0 on short texts), which leaves the measure nothing to rank them by.
 
 Every measure is oriented by :data:`DIRECTION`: +1 when the papers expect more creative texts to score
-higher, -1 when lower (templates per token, similarity to the other texts).
+higher, -1 when lower (templates per token, similarity to the other texts). A measure that needs only the text
+is declared with :func:`text_measure` and then computed, named and oriented everywhere the card reads.
 """
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -33,7 +35,9 @@ from creval.measures.perplexity import PPLRecord, perplexity_many
 
 DIRECTION = {"ci_own": 1, "ci_group": 1, "ppl": 1, "bits_per_byte": 1, "templates_per_token": -1,
              "distinct_1": 1, "distinct_2": 1, "mattr": 1, "mean_word_length": 1, "cosine_to_others": -1,
-             "prompt_distance": 1, "judge": 1}
+             "prompt_distance": 1, "judge": 1,
+             # chapter 06's record columns (studies/rethinking): the same measures under the names its tables use
+             "ci": 1, "ci_unmarked": 1, "tpt": -1, "has_template": -1, "ppl_cond": 1, "bpb": 1}
 DESCRIBE = {"ci_own": "creativity index, leave-own-item-out", "ci_group": "creativity index, leave-group-out",
             "ppl": "perplexity", "bits_per_byte": "bits per byte",
             "templates_per_token": "templates per token (negated)", "distinct_1": "distinct-1 of the text",
@@ -41,6 +45,39 @@ DESCRIBE = {"ci_own": "creativity index, leave-own-item-out", "ci_group": "creat
             "mean_word_length": "mean word length", "cosine_to_others": "cosine to the other texts (negated)",
             "prompt_distance": "semantic distance to the prompt", "judge": "rubric judge (mean of aspects)"}
 BASELINES = ("words", "chars_per_word", "lines", "list_lines", "digits", "markup")
+
+
+@dataclass(frozen=True)
+class TextMeasure:
+    """A measure read off each text alone, declared once (:func:`text_measure`)."""
+    key: str                  # its column in every table
+    describe: str             # its name on the card
+    direction: int            # +1: the papers expect more creative texts higher; -1: lower
+    family: str               # the ``creval grade --measures`` family it is computed with
+    compute: Callable[[Sequence[str]], np.ndarray]
+
+
+DECLARED: dict[str, TextMeasure] = {}
+"""The measures declared with :func:`text_measure`, by column."""
+
+
+def text_measure(key: str, describe: str, direction: int = 1, family: str = "lexical"):
+    """Declare ``fn(texts) -> one number per text`` as a card measure: ``creval grade`` computes it with its
+    ``family`` (every human set of chapter 07b with it), the card names it ``describe`` and orients it by
+    ``direction``. A new card measure is this decorator on one pure function (docs/CONTRIBUTING.md)."""
+    if key in DIRECTION or key in BASELINES:
+        raise ValueError(f"measure {key!r} is declared already")
+
+    def declare(fn: Callable[[Sequence[str]], np.ndarray]):
+        DECLARED[key] = TextMeasure(key, describe, int(direction), family, fn)
+        DIRECTION[key], DESCRIBE[key] = int(direction), describe
+        return fn
+    return declare
+
+
+def declared(texts: Sequence[str], families: Sequence[str]) -> dict[str, np.ndarray]:
+    """Every declared measure of ``families`` on ``texts``, by column."""
+    return {m.key: np.asarray(m.compute(texts), float) for m in DECLARED.values() if m.family in families}
 _LIST_LINE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 _MARKUP = re.compile(r"[#*_`>|\[\]]")
 

@@ -1,7 +1,7 @@
 """What each backend declares about itself, in one table: a new backend is one entry here (and its module).
 
 Kept apart from ``models/registry.py`` (which loads specs and backends and runs the checks) so that a
-:class:`~creval.models.base.ModelSpec` can ask whether it is a server without importing the registry. Each entry
+:class:`~creval.models.spec.ModelSpec` can ask whether it is a server without importing the registry. Each entry
 names, as ``module:attribute`` text resolved only when used (so nothing heavy is imported here): the backend's
 class, whether it is a server (its requests go over the network, overlap and are priced per token; the others
 compute on this machine) and the package it needs installed here (``None``: nothing beyond creval's own). Each

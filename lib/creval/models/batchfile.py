@@ -23,8 +23,9 @@ from pathlib import Path
 
 from creval.core.cache import CallCache, default_cache
 from creval.core.errors import CrevalError
-from creval.models.base import ChatRequest, ChoiceRequest, LoglikelihoodRequest, ModelSpec
 from creval.models.openai_compat import OpenAIBackend
+from creval.models.requests import ChatRequest, ChoiceRequest, LoglikelihoodRequest
+from creval.models.spec import ModelSpec
 
 
 @dataclass

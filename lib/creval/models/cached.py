@@ -14,18 +14,10 @@ from typing import Sequence
 
 from creval.core.cache import CallCache, cached_batch
 from creval.models import replies
-from creval.models.base import (
-    Backend,
-    ChatRequest,
-    ChoiceRequest,
-    ChoiceScores,
-    Completion,
-    LogLikelihood,
-    LoglikelihoodRequest,
-    Sample,
-    SampleRequest,
-)
+from creval.models.base import Backend
 from creval.models.probe import identify_once
+from creval.models.records import ChoiceScores, Completion, LogLikelihood, Sample
+from creval.models.requests import ChatRequest, ChoiceRequest, LoglikelihoodRequest, SampleRequest
 
 
 class _Usage:

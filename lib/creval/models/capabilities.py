@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from creval.core.errors import CrevalError
-from creval.models.base import ModelSpec
+from creval.models.spec import ModelSpec
 
 KINDS = ("raw", "processed", "server", "none")
 FIELDS = ("logprobs", "completions", "echo", "reasoning", "thinking_off", "adds_document_start", "echo_ids",

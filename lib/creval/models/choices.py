@@ -8,7 +8,7 @@ log-sum-exp of the variants: a local backend scores the choice's own tokens (one
 spelling the model prefers, never below it; log-sum-exp would add the other spelling's mass, which a local backend
 does not count. A different case is a different answer (``"yes"`` is not ``"Yes"``), as on a local backend.
 Nothing here turns missing log-probs into a number: a choice no listed token continues is -inf, and a set of
-choices with any -inf is ``unparsed`` (:attr:`creval.models.base.ChoiceScores.unparsed`): P(YES) is never 1.0
+choices with any -inf is ``unparsed`` (:attr:`creval.models.records.ChoiceScores.unparsed`): P(YES) is never 1.0
 because NO was not listed.
 """
 from __future__ import annotations

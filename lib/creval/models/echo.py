@@ -20,7 +20,7 @@ prompt's first token, when there is no head) counts in ``skipped_tokens``.
 """
 from __future__ import annotations
 
-from creval.models.base import LoglikelihoodRequest
+from creval.models.requests import LoglikelihoodRequest
 
 
 def request(model: str, head: str, text: str, by_ids: bool) -> dict:

@@ -15,9 +15,9 @@ import numpy as np
 from creval.core import cache as callcache
 from creval.core.errors import CrevalError
 from creval.models import heavy
-from creval.models.base import quiet_transformers
 from creval.models.device import torch_device
 from creval.models.gather import UNLOCKED, Gatherer
+from creval.models.heavy import quiet_transformers
 
 DEFAULT = "all-MiniLM-L6-v2"
 

@@ -134,3 +134,13 @@ def _close_all() -> None:
             obj.close()
         except Exception:   # noqa: BLE001 - best effort at exit: nothing is left to report it to
             pass
+
+
+def quiet_transformers() -> None:
+    """Turn off transformers' own "Loading weights" progress bars (our bars say what is loading and why); call it
+    just before a ``from_pretrained``. A no-op when transformers is not installed."""
+    try:
+        hf_logging = transformers_logging()
+    except ImportError:
+        return
+    hf_logging.disable_progress_bar()

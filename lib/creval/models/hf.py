@@ -13,7 +13,7 @@ chosen token only (not the whole vocabulary kept at every step), no host sync pe
 sampling, so sample ``i`` of a request draws the same stream whatever shares its batch (up to float rounding of
 padded rows). Log-probs (``LOGPROB_KIND = "raw"``) are the log-softmax of the unscaled logits. Offline, a GGUF file
 loads through ``gguf_file=`` (dequantised: ``quantisation`` then names the file's type and the dtype it runs in).
-``loglikelihood`` scores ``[document start] + context + text`` (:func:`~creval.models.base.document_start`) in
+``loglikelihood`` scores ``[document start] + context + text`` (:func:`~creval.models.document.document_start`) in
 rolling windows.
 """
 from __future__ import annotations
@@ -24,28 +24,17 @@ from typing import Sequence
 
 from creval.core.errors import CrevalError
 from creval.models import heavy
-from creval.models.base import (
-    BackendBase,
-    ChatRequest,
-    ChoiceRequest,
-    ChoiceScores,
-    Completion,
-    LogLikelihood,
-    LoglikelihoodRequest,
-    ModelSpec,
-    Sample,
-    SampleRequest,
-    derive_seed,
-    document_start,
-    quiet_transformers,
-    rolling_windows,
-    scored_tokens,
-    split_thinking,
-)
+from creval.models.base import BackendBase
 from creval.models.device import torch_device
+from creval.models.document import document_start, rolling_windows, scored_tokens
 from creval.models.gather import UNLOCKED, Gatherer, Switch
+from creval.models.heavy import quiet_transformers
 from creval.models.hf_cb import engine_for, generate_continuous
 from creval.models.hf_decode import Counter, decode, score_rows
+from creval.models.records import ChoiceScores, Completion, LogLikelihood, Sample
+from creval.models.replies import split_thinking
+from creval.models.requests import ChatRequest, ChoiceRequest, LoglikelihoodRequest, SampleRequest, derive_seed
+from creval.models.spec import ModelSpec
 from creval.models.weights import check_local, locate_weights, package_missing
 
 MAX_ROWS = 256

@@ -33,12 +33,14 @@ import numpy as np
 
 from creval.core.errors import CrevalError
 from creval.models import heavy
-from creval.models.base import BackendBase, ModelSpec, document_start
+from creval.models.base import BackendBase
+from creval.models.document import document_start
 from creval.models.gather import UNLOCKED, Gatherer, Switch
 from creval.models.llamacpp_gather import GatherMixin
 from creval.models.llamacpp_load import GATHER_CELLS, MAX_SEQ, N_BATCH, N_SEQ, choose_threads, new_context, open_model
 from creval.models.llamacpp_sample import SamplingMixin
 from creval.models.llamacpp_score import ScoringMixin, target_logprobs
+from creval.models.spec import ModelSpec
 from creval.models.weights import check_local, locate_weights
 
 RECHECK = 5.0        # seconds between two choices of the thread count (each reads /proc/loadavg for ~50 ms)
@@ -105,7 +107,7 @@ class LlamaCppBackend(GatherMixin, SamplingMixin, ScoringMixin, BackendBase):
         return ids[0] if len(ids) == 1 and self.llm.detokenize(ids, special=True).decode() == text else None
 
     def _document_start(self) -> int:
-        """The token every scored text follows (:func:`~creval.models.base.document_start`, or the spec's
+        """The token every scored text follows (:func:`~creval.models.document.document_start`, or the spec's
         ``document_start`` where it names one: e.g. to match a server that prepends its own BOS)."""
         bos, eos = (int(f(self.vocab)) for f in (self.lc.llama_vocab_bos, self.lc.llama_vocab_eos))
         name = {i: self.llm.detokenize([i], special=True).decode() for i in (bos, eos) if i >= 0}

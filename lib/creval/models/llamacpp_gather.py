@@ -31,8 +31,8 @@ from typing import Sequence
 
 import numpy as np
 
-from creval.models.base import Sample
 from creval.models.llamacpp_load import MAX_SEQ, N_BATCH, N_SEQ
+from creval.models.records import Sample
 from creval.models.sampling import sample_token
 
 
@@ -137,7 +137,7 @@ class GatherMixin:
     doc)."""
 
     def _generate_many(self, jobs: Sequence[Job]) -> list[Sample]:
-        """One :class:`~creval.models.base.Sample` per job, in order."""
+        """One :class:`~creval.models.records.Sample` per job, in order."""
         feed = _Fixed(jobs)
         with self.lock:
             self._streaming(feed)

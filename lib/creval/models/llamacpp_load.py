@@ -9,7 +9,7 @@ import time
 
 from creval.core.errors import CrevalError
 from creval.models import heavy
-from creval.models.base import ModelSpec
+from creval.models.spec import ModelSpec
 
 MAX_SEQ = 32          # sequences decoded together (n > MAX_SEQ is drawn in chunks)
 N_SEQ = 2 * MAX_SEQ   # sequence ids of the context: a gathered round's MAX_SEQ beside the previous round's

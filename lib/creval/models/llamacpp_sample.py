@@ -11,9 +11,11 @@ import numpy as np
 
 from creval.core.cache import LOCAL_COMPUTE
 from creval.core.errors import CrevalError
-from creval.models.base import ChatRequest, Completion, Sample, SampleRequest, derive_seed, split_thinking
 from creval.models.llamacpp_gather import Job
 from creval.models.llamacpp_load import MAX_SEQ
+from creval.models.records import Completion, Sample
+from creval.models.replies import split_thinking
+from creval.models.requests import ChatRequest, SampleRequest, derive_seed
 from creval.models.sampling import sample_token
 
 

@@ -10,15 +10,10 @@ from typing import Sequence
 import numpy as np
 
 from creval.core.cache import LOCAL_COMPUTE
-from creval.models.base import (
-    ChoiceRequest,
-    ChoiceScores,
-    LogLikelihood,
-    LoglikelihoodRequest,
-    rolling_windows,
-    scored_tokens,
-)
+from creval.models.document import rolling_windows, scored_tokens
 from creval.models.llamacpp_load import MAX_SEQ, N_BATCH
+from creval.models.records import ChoiceScores, LogLikelihood
+from creval.models.requests import ChoiceRequest, LoglikelihoodRequest
 from creval.models.sampling import log_softmax
 
 

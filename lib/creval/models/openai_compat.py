@@ -25,56 +25,23 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import os
 from typing import Sequence
 
 import httpx
 
 from creval.core.errors import CrevalError
 from creval.models import capabilities, echo, endpoint, replies, retry, shaping
-from creval.models.base import (
-    BackendBase,
-    ChatRequest,
-    ChoiceRequest,
-    ChoiceScores,
-    Completion,
-    LogLikelihood,
-    LoglikelihoodRequest,
-    ModelSpec,
-    Sample,
-    SampleRequest,
-    derive_seed,
-)
+from creval.models.backends import backend_info
+from creval.models.base import BackendBase
 from creval.models.choices import score_choices
 from creval.models.choices import token_steps as _token_steps
 from creval.models.http_replies import BadReply, came_back, reply_json, unreachable
+from creval.models.reach import api_key_for, check_server, endpoints
+from creval.models.records import ChoiceScores, Completion, LogLikelihood, Sample
+from creval.models.requests import ChatRequest, ChoiceRequest, LoglikelihoodRequest, SampleRequest, derive_seed
+from creval.models.spec import ModelSpec
 
 RETRY_STATUS = retry.RETRY_STATUS
-OPENAI_URL = "https://api.openai.com/v1"
-OPENAI_HOST = "api.openai.com"
-
-
-def host_of(url: str) -> str:
-    return (httpx.URL(url).host or "").lower()
-
-
-def api_key_for(spec: ModelSpec) -> str:
-    """The key this spec may send, or "" for none. A key only goes to the host it belongs to:
-    ``OPENAI_API_KEY`` only to api.openai.com (never to a custom ``base_url``); another host gets the
-    spec's own ``api_key_env`` or no ``Authorization`` header at all."""
-    hosts = {host_of(u) for u in (spec.urls or (OPENAI_URL,))}
-    host = next(iter(hosts)) if len(hosts) == 1 else ",".join(sorted(hosts))
-    env = spec.api_key_env or ("OPENAI_API_KEY" if host == OPENAI_HOST else "")
-    if not env:
-        return ""                                   # a local/custom server: send no key
-    if env == "OPENAI_API_KEY" and host != OPENAI_HOST:
-        raise CrevalError(f"model {spec.name}: the spec would send OPENAI_API_KEY to {host}, which is not OpenAI's "
-                          "endpoint", "put that server's own key in another variable and name it in the spec "
-                                      "(api_key_env: MY_SERVER_KEY), or drop api_key_env if it needs none")
-    key = os.environ.get(env, "")
-    if not key:
-        raise CrevalError(f"model {spec.name} needs an API key in {env}, which is not set", f"export {env}=...")
-    return key
 
 
 def render_plain(messages: Sequence[dict]) -> str:
@@ -82,18 +49,11 @@ def render_plain(messages: Sequence[dict]) -> str:
     return "\n\n".join(f"{m['role'].upper()}: {m['content']}" for m in messages) + "\n\nASSISTANT:"
 
 
-def check_server(spec: ModelSpec) -> tuple[bool, str]:
-    """A server spec is usable when the key it names is set and may go to its host (no request is sent)."""
-    if spec.api_key_env and not os.environ.get(spec.api_key_env):
-        return False, f"set {spec.api_key_env}"
-    api_key_for(spec)                               # the key's variable is set and may go to this host
-    return True, ", ".join(spec.urls) or OPENAI_URL
-
-
 class OpenAIBackend(BackendBase):
     check = staticmethod(check_server)   # is a spec of this backend usable here (nothing loaded)
     LOGPROB_KIND = "server"    # the class's default; each instance's is its spec's (logprob_kind_for)
-    CONCURRENT = True          # requests go out together through the spec's shared budget (models/endpoint.py)
+    CONCURRENT = backend_info("openai").server   # a server (its one declaration): requests go out together through
+                                                 # the spec's shared budget (models/endpoint.py)
 
     @classmethod
     def logprob_kind_for(cls, spec: ModelSpec) -> str:
@@ -110,7 +70,7 @@ class OpenAIBackend(BackendBase):
     def _setup(self, spec: ModelSpec) -> None:
         shaping.settings(spec)                      # a wrong `request:` is an error before any call
         replies.checked_effort(spec)
-        self.spec, self.urls = spec, spec.urls or (OPENAI_URL,)
+        self.spec, self.urls = spec, endpoints(spec)
         self.base_url, self.version = self.urls[0], spec.model
         self.LOGPROB_KIND = capabilities.logprob_kind(spec)
         self.quantisation = str(spec.extra.get("quantisation", ""))    # a server does not say; the spec may
@@ -134,7 +94,6 @@ class OpenAIBackend(BackendBase):
         (models/retry.py: the wait the server asks for, else exponential backoff with jitter) until
         ``max_retries`` retries or ``window`` seconds of waiting; an empty account, a refused key and a
         permanent refusal stop at once, each with the server's reason."""
-        import httpx
         ep, waited = self._endpoint(), 0.0
         for attempt in range(self.max_retries + 1):
             try:

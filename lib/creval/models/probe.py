@@ -30,12 +30,12 @@ import httpx
 
 from creval.core.errors import CrevalError
 from creval.models import retry
-from creval.models.base import ModelSpec
 from creval.models.http_replies import came_back, reply_json, unreachable
-from creval.models.openai_compat import OPENAI_URL, api_key_for
+from creval.models.reach import api_key_for, endpoints
 from creval.models.replies import has_thinking
 from creval.models.retry import error_message
 from creval.models.shaping import shape, timeout
+from creval.models.spec import ModelSpec
 
 PROMPT = [{"role": "user", "content": "Answer with one word: is water wet?"}]
 SAMPLING = {"temperature": 1.0, "top_p": 0.9}     # what the studies' samples send (SampleRequest's defaults)
@@ -91,7 +91,7 @@ KNOWN: dict[str, dict] = {}        # base URL -> {name, version}, asked once per
 def identify_once(spec: ModelSpec) -> dict:
     """The name and version of a server spec's first replica, asked once per process with a short timeout (for
     the run manifest; a server that is down is simply not named). No model call, no key sent to another host."""
-    base = spec.urls[0] if spec.urls else "https://api.openai.com/v1"
+    base = endpoints(spec)[0]
     if base not in KNOWN:
         import httpx
         try:
@@ -109,7 +109,7 @@ def identify_once(spec: ModelSpec) -> dict:
 
 def base_of(spec: ModelSpec) -> str:
     """The URL the probe asks: the spec's first replica, or OpenAI's API."""
-    return spec.urls[0] if spec.urls else OPENAI_URL
+    return endpoints(spec)[0]
 
 
 def send(client, spec: ModelSpec, method: str, path: str, body: dict | None = None):

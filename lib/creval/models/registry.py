@@ -18,9 +18,10 @@ from creval.core import paths
 from creval.core.errors import CrevalError
 from creval.models import capabilities
 from creval.models.backends import BACKENDS, BackendInfo, backend_info
-from creval.models.base import BackendBase, ModelSpec
+from creval.models.base import BackendBase
 from creval.models.cached import Model
 from creval.models.heavy import Loaded
+from creval.models.spec import ModelSpec
 from creval.models.weights import locate_weights, package_dir  # noqa: F401 - re-exported
 
 

@@ -20,11 +20,22 @@ the HTTP retries of models/retry.py are for transport errors, since the same req
 """
 from __future__ import annotations
 
+import re
+
 from creval.core.errors import CrevalError
-from creval.models.base import ModelSpec, split_thinking
+from creval.models.spec import ModelSpec
 
 THINK_MARKS = ("<think>", "</think>")
 EFFORTS = ("none", "minimal", "low", "medium", "high")
+
+THINK_RE = re.compile(r"<think>(.*?)(</think>|$)", re.S)
+
+
+def split_thinking(text: str) -> tuple[str, str]:
+    """Return (answer, reasoning) with ``<think>...</think>`` blocks removed from the answer."""
+    reasoning = "\n".join(m.group(1).strip() for m in THINK_RE.finditer(text))
+    return THINK_RE.sub("", text).strip(), reasoning
+
 
 
 def has_thinking(text: str) -> bool:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 
 from creval.core.errors import CrevalError
-from creval.models.base import ModelSpec
+from creval.models.spec import ModelSpec
 
 DEFAULT_TIMEOUT = 120.0
 TOKEN_FIELDS = ("max_tokens", "max_completion_tokens")

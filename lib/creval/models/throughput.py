@@ -17,7 +17,7 @@ from pathlib import Path
 
 from creval.core.paths import artifacts_dir
 from creval.models import registry
-from creval.models.base import ChatRequest, ChoiceRequest, SampleRequest
+from creval.models.requests import ChatRequest, ChoiceRequest, SampleRequest
 
 PREFILL_KINDS = ("choice", "loglikelihood")      # phases that only read tokens
 GENERATE_KINDS = ("chat", "sample")              # phases that read and write tokens

@@ -10,7 +10,7 @@ from pathlib import Path
 from creval.core import paths
 from creval.core.errors import CrevalError
 from creval.models.backends import backend_info
-from creval.models.base import ModelSpec
+from creval.models.spec import ModelSpec
 
 
 def package_dir(package: str) -> Path | None:

@@ -33,23 +33,48 @@ from creval.studies.registry import STUDIES
 COLUMNS = ["paper", "claim", "measure", "human data", "statistic", "n", "units", "value", "lo", "hi", "baseline",
            "baseline value", "difference", "diff lo", "diff hi", "within value", "within lo", "within hi", "within",
            "tracking", "beaten by", "question", "verdict", "borderline", "p", "adjusted", "adjusted borderline",
-           "reason", "paper figure", "note"]
+           "reason", "raters", "ceiling", "paper figure", "note"]
 JUDGMENT, AUTHORSHIP_Q = "people's judgment", "who wrote the text"
 """The question a row answers: agreement with what people judged (a rating, a label given by judges), or
 whether a measure tells people's texts from a model's (a label that is only who wrote the text). The two are
 tallied apart: telling authors apart is not tracking a judgment of creativity (issue 57)."""
 CONTROL = "formatting control of the row above"
-AUTHORSHIP_WORDS = {TR.TRACKS: "tells people's texts from a model's", TR.NO_TRACK: "does not tell them apart",
-                    TR.NO_BETTER: "no better than a trivial baseline at telling them apart"}
+STEADINESS_Q = "how steady a judge is under rewording"
+"""The question of a row that reads a judge's flips across prompt wordings against the people's flips between
+raters (chapter 07c): not agreement with a judgment, so tallied apart and not drawn on the forest plot."""
+APART = (AUTHORSHIP_Q, CONTROL, STEADINESS_Q)
+"""The questions the card's count of "against people's judgments" leaves out."""
+STEADY_WORDS = {SUPPORTS: "flips more often than the people", CONTRADICTS: "flips less often than the people",
+                INCONCLUSIVE: INCONCLUSIVE, V.TESTABLE: V.TESTABLE}
+"""What a steadiness row's judge does, by its verdict on Lu et al.'s claim (:data:`STEADINESS_Q`)."""
+AUTHORSHIP_WORDS = TR.AUTHORSHIP_WORDS
 SOURCE = ["source_study", "source_table", "source_filters"]    # the records a row's n counts (not displayed)
-CHANCE = {"AUROC": 0.5, "Spearman rho": 0.0}      # the statistic's chance level (accuracy: the majority baseline)
+CHANCE = TR.CHANCE          # the statistic's chance level (accuracy: the majority baseline)
 TAN, LU_R, RAB = "Tan et al. 2026", "Lu et al. 2025 (rethinking)", "Rabeyah et al. 2024"
-CLAIMED = {TAN: "+", LU_R: "-", RAB: None}        # + the measure tracks people; - it fails to
+BOOK = "this book's own question"
+"""Rows of a measure no paper named (distinct-n, MATTR on the human sets): the book asks whether it tracks
+people, no paper claimed anything of it, so the row has no paper's verdict and is tallied apart (issue 66)."""
+CLAIMED = {TAN: "+", LU_R: "-", RAB: None, BOOK: None}        # + the measure tracks people; - it fails to
 CLAIM = {TAN: "Tan et al.: the judge agrees with people",
          LU_R: "Lu et al.: the measure fails to track what people judged creative beyond surface features",
-         RAB: "none: Rabeyah et al. report no human ratings"}
-NO_CLAIM = "Rabeyah et al. report no human ratings: nothing of theirs to support or contradict"
-NAME = {"auc": "AUROC", "spearman": "Spearman rho"}
+         RAB: "none: Rabeyah et al. report no human ratings",
+         BOOK: "none: no paper named this measure; the book asks whether it tracks people"}
+NO_CLAIM = {RAB: "Rabeyah et al. report no human ratings: nothing of theirs to support or contradict",
+            BOOK: "no paper named this measure: what it tracks is the book's own question"}
+LU_NAMED = ("ci", "ci_own", "ci_group", "tpt", "templates_per_token", "ppl")
+"""The measure columns Lu et al. (rethinking) named: the creativity index, templates per token, perplexity."""
+
+
+def claimant(col: str) -> str:
+    """The paper whose claim a row of measure column ``col`` tests (issue 66): Lu et al. for the measures they
+    named (:data:`LU_NAMED`), Tan et al. for their novelty judge (``judge``), the book's own question otherwise."""
+    return TAN if col == "judge" else LU_R if col in LU_NAMED else BOOK
+
+
+UNCLAIMED = "no paper's claim"
+"""The verdict of a row that tests no paper's claim (:data:`NO_CLAIM`): not a word of the rule, never tallied
+as *not testable*."""
+NAME = TR.NAME
 _LIST_LINE = re.compile(r"^\s*(?:[-*\u2022]|\(?\d+[.)]|step\s*\d+)", re.IGNORECASE)
 
 
@@ -70,19 +95,20 @@ def oriented(base, y, stat: str) -> tuple[int, float]:
     return 1, float(plus)
 
 
-def claim_word(tracking: str, claimed: str | None, lead_short: bool = False) -> str:
+def claim_word(tracking: str, claimed: str | None) -> str:
     """The paper's verdict from the tracking word (docs/verdicts.md). A paper that says the measure tracks
     people (``+``) is supported by *tracks people*, contradicted by *does not track people* or *tracks
-    authorship only*; a *no better than* measure agrees with people but not beyond a trivial feature: that
+    authorship only*; a *no better than* measure may agree with people but not beyond a trivial feature: that
     claim stays inconclusive. A paper that says the measure fails beyond surface features (``-``) the other way
-    round, and a *no better than* measure supports it only when its lead's interval lies short of the
-    equivalence margin (``lead_short``)."""
-    if claimed is None or tracking == V.TESTABLE:
+    round: *no better than* (its lead's interval lies below the margin) supports it. No claim: :data:`UNCLAIMED`."""
+    if claimed is None:
+        return UNCLAIMED
+    if tracking == V.TESTABLE:
         return V.TESTABLE
     if tracking == INCONCLUSIVE:
         return INCONCLUSIVE
     if tracking == TR.NO_BETTER:
-        return SUPPORTS if claimed == "-" and lead_short else INCONCLUSIVE
+        return SUPPORTS if claimed == "-" else INCONCLUSIVE
     tracks = tracking == TR.TRACKS
     return SUPPORTS if tracks == (claimed == "+") else CONTRADICTS
 
@@ -96,14 +122,18 @@ def format_baselines(texts) -> dict[str, np.ndarray]:
 
 
 def _within_text(r: dict) -> str:
-    return "; ".join(f"{w['author']} {num.fmt_estimate(w['value'], w['lo'], w['hi'])} (n = {w['n']})"
-                     for w in r.get("within") or [])
+    """Each author's value with its interval, then each prompt's own value (the within-prompt estimand)."""
+    parts = [f"{w['author']} {num.fmt_estimate(w['value'], w['lo'], w['hi'])} (n = {w['n']})"
+             for w in r.get("within") or []]
+    prompts = "; ".join(f"{p['group']} {num.fmt_number(p['value'], 2)} (n = {p['n']})" for p in r.get("prompts") or [])
+    return "; ".join(parts + ([f"per prompt: {prompts}"] if prompts else []))
 
 
 def graded(paper: str, measure: str, data: str, x, baselines: dict, y, stat: str, n_boot: int, seed: int, *,
            author=None, cluster=None, group=None, paper_figure: str = "", note: str = "",
            degenerate: str | None = None, units: str = "item", source: tuple[str, str, dict] | None = None,
-           label_is_author: bool = False, claim: tuple[str, str] | None = None, question: str | None = None) -> dict:
+           label_is_author: bool = False, claim: tuple[str, str] | None = None, question: str | None = None,
+           raters: str | None = None, ceiling: float | None = None) -> dict:
     """One card row: :func:`~creval.measures.stats.tracking.tracks_people` of ``x`` against ``y`` beside every
     surface baseline in ``baselines``, within ``author``'s texts, resampled by ``cluster`` within ``group``
     (the dataset's declared unit and stratum); the paper's claim (:data:`CLAIMED`) read off its word
@@ -112,28 +142,28 @@ def graded(paper: str, measure: str, data: str, x, baselines: dict, y, stat: str
     people's texts from a model's" (:data:`AUTHORSHIP_Q`), in that vocabulary, and ``claim`` (the paper's
     claim text and direction) is read the same way. ``source``: ``(study, table, filters)`` of the records
     the row was computed from (:func:`sourced`). ``question``: the row's own tally line (a control of another
-    row, :data:`CONTROL`, is not a claim of its own)."""
+    row, :data:`CONTROL`, is not a claim of its own). ``raters``: whose judgment ``y`` is (n raters and their
+    kind); ``ceiling``: their own agreement, each held out against the others (the forest plot draws it)."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     why = V.first_reason(degenerate, V.constant(x[np.isfinite(x) & np.isfinite(y)], "score"))
     t = TR.tracks_people(x, y, stat=stat, baselines=baselines, author=author, cluster=cluster, group=group,
                          n_boot=0 if why else n_boot, seed=seed)      # an untestable row needs no resample
     track = V.TESTABLE if why else t["word"]
     claim_text, claimed = claim or (CLAIM[paper], CLAIMED[paper])
-    lead_short = bool(np.isfinite(t.get("diff hi", np.nan)) and t["diff hi"] < t.get("margin", 0.0))
-    word = claim_word(track, claimed, lead_short)
-    shown = TR.word_label({**t, "word": track})
-    if label_is_author:
-        shown = AUTHORSHIP_WORDS.get(track, track)
-    reason = why or (NO_CLAIM + f"; against people: {shown}" if claimed is None else t["reason"])
+    word = claim_word(track, claimed)
+    shown = AUTHORSHIP_WORDS.get(track, track) if label_is_author else TR.word_label({**t, "word": track})
+    reason = why or (f"{NO_CLAIM[paper]}; against people: {shown}; {t['reason']}" if claimed is None
+                     else t["reason"])
     return {"paper": paper, "claim": claim_text, "measure": measure, "human data": data, "statistic": NAME[stat],
             "n": t["n"], "units": t["n_units"], "value": t["value"], "lo": t.get("lo"), "hi": t.get("hi"),
             "baseline": t.get("baseline"), "baseline value": t.get("baseline value"),
             "difference": t.get("difference"), "diff lo": t.get("diff lo"), "diff hi": t.get("diff hi"),
             "within value": t.get("within value"), "within lo": t.get("within lo"), "within hi": t.get("within hi"),
-            "within": _within_text(t), "tracking": track,
+            "within": _within_text(t), "tracking": shown,
             "beaten by": (t.get("beaten by") or "") + (" within authors" if t.get("beaten within") else "") or None,
             "question": question or (AUTHORSHIP_Q if label_is_author else JUDGMENT), "verdict": word,
             "borderline": bool(t["borderline"]) and not why, "p": t.get("p", math.nan), "reason": reason,
+            "raters": raters, "ceiling": ceiling,
             "paper figure": paper_figure, "note": note, **sourced(*(source or (None, None)))}
 
 

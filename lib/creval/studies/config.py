@@ -250,5 +250,12 @@ class BootstrapConfig(Config):
     n_boot: int = 1000                       # bootstrap resamples for confidence intervals
 
 
+def boot_settings(recs) -> tuple[int, int]:
+    """A report's bootstrap settings, ``(n_boot, seed)``, from its records' config (every study that reports an
+    interval declares :class:`BootstrapConfig`); the defaults for records read without a config."""
+    cfg = getattr(recs, "cfg", None)
+    return (cfg.n_boot, cfg.seed) if cfg is not None else (BootstrapConfig.n_boot, Config.seed)
+
+
 # the keys every study may have without a prefix (a reader's upstream_params besides)
 SHARED_KEYS = frozenset({*JudgeConfig.keys(), *BootstrapConfig.keys(), "upstream_params"})

@@ -32,7 +32,7 @@ from creval.datasets import confederacy, lamp
 from creval.grade import grading as G
 from creval.measures import pertext as P
 from creval.measures.stats import correlation as corr
-from creval.measures.stats import raters, tracking
+from creval.measures.stats import raters
 from creval.measures.stats.resample import cluster_bootstrap
 
 PAIRS = {"writer_edit": (lamp.WRITER_EDIT, lamp.RAW), "ai_edit": (lamp.AI_EDIT, lamp.RAW)}
@@ -270,24 +270,7 @@ def rater_ceiling(table: pd.DataFrame, item: str = "creativity", by: str | None 
             "one_rater": raters.one_vs_mean(rho, k), "within": within}
 
 
-# -- the rule and the files creval grade reads -----------------------------------------------------------
-def rule(x, y, *, stat: str, baselines: dict, author=None, cluster=None, group=None, n_boot: int = 2000,
-         seed: int = 0) -> dict:
-    """The card's word for measure ``x`` against human ``y``: :func:`creval.measures.stats.tracking.tracks_people`,
-    called from this module only here. ``group``: the stratum inside which texts are compared (LAMP's item,
-    Confederacy's model), passed on only when given, for the rule that takes one."""
-    kw = dict(stat=stat, baselines=baselines, author=author, cluster=cluster, n_boot=n_boot, seed=seed)
-    if group is not None:
-        kw["group"] = group
-    try:
-        return tracking.tracks_people(x, y, **kw)
-    except TypeError as e:
-        if group is not None and "group" in str(e):
-            raise CrevalError("the grading rule here takes no group= stratum",
-                              "grade without group, or update creval.measures.stats.tracking") from None
-        raise
-
-
+# -- the files creval grade reads ------------------------------------------------------------------------
 def _write(path: str | Path, df: pd.DataFrame) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)

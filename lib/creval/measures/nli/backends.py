@@ -14,32 +14,31 @@ Backends
   logs a warning and returns ``minilm-cosine`` instead (``.name`` says which ran, ``.requested`` what was asked).
 - :class:`CosineNLI` (``minilm-cosine``) - no training, no data: "entailment" both ways when the cosine of the
   bundled MiniLM sentence embeddings reaches a threshold, else neutral (see its doc for the threshold).
-- :class:`LLMNLI` - asks a chat model and reads the label from the log-probs of the three label words
-  (the paper's GPT-4o route), never from free text.
+- :class:`~creval.measures.nli.llm.LLMNLI` - asks a chat model and reads the label from the log-probs of the three
+  label words (the paper's GPT-4o route), never from free text.
 
 Use :func:`load_nli` to get one by name; :mod:`creval.measures.nli.evaluate` measures agreement with labels.
 """
 from __future__ import annotations
 
-import enum
 import hashlib
 import logging
-import math
 import os
 from pathlib import Path
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Sequence
 
 import numpy as np
 
-from creval.core import cache as callcache
 from creval.core.errors import CrevalError
 from creval.datasets import sick
+from creval.measures.nli.base import NLI, CachedNLI, Label, label_from_name
+from creval.measures.nli.llm import LLMNLI, llm_model
 from creval.measures.nli.train import ensure_minilm_sick, is_trained, model_dir
 from creval.models import heavy, registry
-from creval.models.base import no_evidence, quiet_transformers
 from creval.models.device import torch_device
 from creval.models.embeddings import Embedder
 from creval.models.gather import UNLOCKED, Gatherer
+from creval.models.heavy import quiet_transformers
 
 __all__ = ["Label", "NLI", "CrossEncoderNLI", "CosineNLI", "LLMNLI", "load_nli", "resolved_name", "label_from_name",
            "DEBERTA_ID", "COSINE_THRESHOLD"]
@@ -47,68 +46,6 @@ __all__ = ["Label", "NLI", "CrossEncoderNLI", "CosineNLI", "LLMNLI", "load_nli",
 log = logging.getLogger("creval.nli")
 
 DEBERTA_ID = "tasksource/deberta-base-long-nli"
-
-
-class Label(enum.Enum):
-    ENTAILMENT = "entailment"
-    NEUTRAL = "neutral"
-    CONTRADICTION = "contradiction"
-
-
-_ALIASES = {"entailment": Label.ENTAILMENT, "entail": Label.ENTAILMENT, "entails": Label.ENTAILMENT,
-            "neutral": Label.NEUTRAL, "contradiction": Label.CONTRADICTION, "contradict": Label.CONTRADICTION,
-            "contradicts": Label.CONTRADICTION}
-
-
-def label_from_name(name: str) -> Label:
-    """Map a model's class name (any case, e.g. ``ENTAILMENT``, ``Contradiction``) to a :class:`Label`."""
-    key = str(name).strip().lower().replace("_", " ")
-    if key in _ALIASES:
-        return _ALIASES[key]
-    raise CrevalError(f"NLI class name {name!r} is not one of entailment/neutral/contradiction",
-                      "use a 3-way NLI model whose config.id2label names its classes")
-
-
-@runtime_checkable
-class NLI(Protocol):
-    """What clustering needs: a name and a batched classifier of (premise, hypothesis) pairs."""
-    name: str
-
-    def classify(self, pairs: Sequence[tuple[str, str]]) -> list[Label]: ...
-
-
-class _CachedNLI:
-    """Shared plumbing: ``classify`` serves pairs from the cache and sends only misses to ``_compute``.
-
-    ``name`` is the backend that really runs; ``requested`` the name it was asked for (they differ when
-    :func:`load_nli` fell back, e.g. ``minilm-sick`` -> ``minilm-cosine``; ``fallback_reason`` says why)."""
-    name: str = "nli"
-    use_cache: bool = True
-    fallback_reason: str | None = None
-    lock = None     # the cache's lock around ``_compute``; UNLOCKED where ``_compute`` locks what it uses itself
-
-    @property
-    def requested(self) -> str:
-        return getattr(self, "_requested", None) or self.name
-
-    def _identity(self) -> dict:
-        raise NotImplementedError
-
-    def _compute(self, pairs: list[tuple[str, str]]) -> list[Label]:
-        raise NotImplementedError
-
-    def classify(self, pairs: Sequence[tuple[str, str]]) -> list[Label]:
-        pairs = [(str(p), str(h)) for p, h in pairs]
-        if not pairs:
-            return []
-        if not self.use_cache:
-            return list(self._compute(pairs))
-        return callcache.cached_batch("nli", self._identity(), pairs,
-                                      lambda ph: {"premise": ph[0], "hypothesis": ph[1]}, self._compute,
-                                      model=self.name, encode=lambda lab: lab.value, decode=Label, lock=self.lock)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r})"
 
 
 def _dir_fingerprint(path: Path) -> str:
@@ -120,7 +57,7 @@ def _dir_fingerprint(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
-class CrossEncoderNLI(_CachedNLI):
+class CrossEncoderNLI(CachedNLI):
     """A Hugging Face ``AutoModelForSequenceClassification`` NLI model, on the GPU when there is one
     (:mod:`creval.models.device`).
 
@@ -206,7 +143,7 @@ macro-F1 0.499 (it never says contradiction); our 50-pair sample paraphrase accu
 Re-measure with ``creval nli eval --nli minilm-cosine --dataset msrp``."""
 
 
-class CosineNLI(_CachedNLI):
+class CosineNLI(CachedNLI):
     """Bidirectional "entailment" from sentence-embedding similarity (``minilm-cosine``).
 
     A pair gets ENTAILMENT when the cosine of the two unit-normalised embeddings (:class:`Embedder`, cached)
@@ -237,81 +174,6 @@ class CosineNLI(_CachedNLI):
 
     def _compute(self, pairs: list[tuple[str, str]]) -> list[Label]:
         return [Label.ENTAILMENT if c >= self.threshold else Label.NEUTRAL for c in self.cosines(pairs)]
-
-
-# ---------------------------------------------------------------------------------------------
-# LLM entailment
-# ---------------------------------------------------------------------------------------------
-LLM_CHOICES = ("entailment", "neutral", "contradiction")
-_LLM_SYSTEM = ("You are a careful annotator of natural-language inference. Given two statements, you decide "
-               "how the first one (the premise) relates to the second one (the hypothesis). Reply with exactly "
-               "one word.")
-_LLM_USER = ("Premise: {premise}\n"
-             "Hypothesis: {hypothesis}\n\n"
-             "If the premise is true, must the hypothesis also be true?\n"
-             "- entailment: yes, the premise guarantees the hypothesis\n"
-             "- contradiction: no, the premise rules the hypothesis out\n"
-             "- neutral: the premise neither guarantees nor rules it out\n"
-             "Answer with one word: entailment, neutral or contradiction.")
-LLM_PROMPT_VERSION = 1
-
-
-def llm_messages(premise: str, hypothesis: str) -> list[dict]:
-    """The chat messages :class:`LLMNLI` sends for one directed pair."""
-    return [{"role": "system", "content": _LLM_SYSTEM},
-            {"role": "user", "content": _LLM_USER.format(premise=premise, hypothesis=hypothesis)}]
-
-
-class LLMNLI(_CachedNLI):
-    """Entailment read from a chat model's log-probs of the three label words; the argmax wins (the model's own
-    calls take the lock they need)."""
-    lock = UNLOCKED
-
-    def __init__(self, model, *, use_cache: bool = True):
-        self.model = model
-        self.name = llm_nli(getattr(model, "name", type(model).__name__))
-        self.use_cache = use_cache
-
-    def _identity(self) -> dict:
-        spec = getattr(self.model, "spec", None)
-        ident = spec.identity() if spec is not None and hasattr(spec, "identity") else {"name": self.name}
-        return {"backend": "llm", "model": ident, "prompt_version": LLM_PROMPT_VERSION}
-
-    def _compute(self, pairs: list[tuple[str, str]]) -> list[Label]:
-        scores = self.model.choice_logprobs_many([(llm_messages(p, h), list(LLM_CHOICES)) for p, h in pairs])
-        bad = [s for s in scores if no_evidence(s.logprobs)]
-        if bad:     # a label word without a log-prob: the pair is unparsed, never a label (issues 32 and 45)
-            none = sum(1 for s in bad if not any(v is not None and math.isfinite(v) for v in s.logprobs.values()))
-            raise CrevalError(f"NLI model {self.name} left a label of {'/'.join(LLM_CHOICES)} without a log-prob "
-                              f"in {len(bad)} of {len(pairs)} pairs ({none} with no label scored: the server "
-                              "returned no log-probs, or its replies start elsewhere; "
-                              f"{len(bad) - none} with some labels missing from the log-probs it listed), so "
-                              "the labels cannot be compared and entailment cannot be read from it",
-                              "use a model whose server returns log-probs (`creval check MODEL`), or another NLI "
-                              "backend (minilm-sick, deberta)")
-        out = []
-        for s in scores:
-            best = max(LLM_CHOICES, key=lambda c: float(s.logprobs.get(c, float("-inf"))))
-            out.append(Label(best))
-        return out
-
-
-# ---------------------------------------------------------------------------------------------
-# loading by name
-# ---------------------------------------------------------------------------------------------
-
-LLM_PREFIX = "llm:"     # an NLI name ``llm:<registered model name>`` asks that model (:class:`LLMNLI`)
-
-
-def llm_model(name: str) -> str:
-    """The registered model an ``llm:<model>`` NLI name asks; "" for every other backend (the one parse of it)."""
-    name = str(name).strip()
-    return name[len(LLM_PREFIX):] if name.startswith(LLM_PREFIX) else ""
-
-
-def llm_nli(model: str) -> str:
-    """The NLI name that asks ``model`` for entailment (:func:`llm_model`'s inverse)."""
-    return f"{LLM_PREFIX}{model}"
 
 
 def load_nli(name: str) -> NLI:

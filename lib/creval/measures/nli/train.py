@@ -25,7 +25,7 @@ from creval.core import paths
 from creval.core.errors import CrevalError
 from creval.datasets.sick import LABELS, read_sick
 from creval.models import heavy
-from creval.models.base import quiet_transformers
+from creval.models.heavy import quiet_transformers
 
 MODEL_DIRNAME = "minilm-sick-nli"
 DEFAULTS = dict(epochs=2, seed=0, lr=1e-4, batch_size=32, max_length=128, warmup=0.1, weight_decay=0.01)

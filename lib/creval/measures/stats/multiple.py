@@ -48,6 +48,15 @@ def bh(pvalues: Sequence[float]) -> list[float]:
     return out.tolist()
 
 
+def by(pvalues: Sequence[float]) -> list[float]:
+    """Benjamini-Yekutieli (2001) adjusted p-values: Benjamini-Hochberg's times c(m) = 1 + 1/2 + ... + 1/m, capped
+    at 1, valid under any dependence between the tests (the alternative-annotator test's held-out annotators share
+    their references). NaN p-values stay NaN and do not count in m."""
+    finite = int(np.isfinite(np.asarray(pvalues, float)).sum())
+    c = sum(1.0 / k for k in range(1, finite + 1))
+    return [min(1.0, q * c) if q == q else q for q in bh(pvalues)]
+
+
 def adjusted_borderline(pvalues: Sequence[float], n_boot: int, method: str = "holm", alpha: float = 0.05,
                         z: float = MC_Z) -> list[bool]:
     """Whether each adjusted p could fall on the other side of ``alpha`` under another bootstrap seed. A bootstrap

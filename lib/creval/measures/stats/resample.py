@@ -98,6 +98,43 @@ def strata_draws(cluster: Sequence | None, group: Sequence | None, n: int, n_boo
         yield np.concatenate([s[j] for s in strata for j in rng.integers(0, len(s), len(s))])
 
 
+def movable(cluster: Sequence | None, group: Sequence | None, n: int) -> int:
+    """How many independent units a resample can actually move (issue 66): with strata (:func:`strata_draws`,
+    each unit inside one group) only the units of strata holding two or more, since a stratum of one unit is
+    redrawn as itself every time; otherwise every unit when there are two or more. 0 means no resample can
+    differ from the original, so no interval it gives can be read."""
+    if n == 0:
+        return 0
+    if group is not None and nested(cluster, group, n):
+        g = np.asarray(group, dtype=object).reshape(-1)
+        total = 0
+        for rows in units(g, n):
+            sub = None if cluster is None else np.asarray(cluster, dtype=object)[rows]
+            k = len(units(sub, len(rows)))
+            total += k if k >= 2 else 0
+        return total
+    k = len(units(cluster, n))
+    return k if k >= 2 else 0
+
+
+FIXED = "the resampling cannot vary"
+
+
+def fixed_reason(values: Sequence[float] | None, movable_units: int | None = None,
+                 bounds: tuple[float, float] | None = None) -> str:
+    """Why an interval from these resampled ``values`` cannot be read, or "": no unit a resample can move
+    (``movable_units`` 0: every stratum holds one unit, or there is one cluster), or every finite replicate
+    equal (a zero-width interval that says nothing of the uncertainty), unless that value is one of the
+    statistic's ``bounds`` (a perfect rho or AUROC in every resample is agreement, not a frozen resample)."""
+    if movable_units == 0:
+        return f"{FIXED}: every stratum holds a single unit (or there is one cluster), so each resample is the data"
+    v = np.asarray([] if values is None else values, float)
+    v = v[np.isfinite(v)]
+    if v.size >= 2 and float(np.ptp(v)) == 0.0 and not (bounds and float(v[0]) in bounds):
+        return f"{FIXED}: all {v.size} resamples give the same value ({float(v[0]):.4g})"
+    return ""
+
+
 def _at_rank(v: np.ndarray, t: float, k: float, at: float) -> float:
     """The value at fractional rank ``t`` of the sorted ``v``, extended past either end along the line from the
     quantile (rank ``k``, value ``at``) to that end: a window that runs off B values still has a width."""
@@ -172,8 +209,12 @@ def cluster_bootstrap(stat: Callable[..., float], *arrays, cluster: Sequence | N
                 return math.nan
     draws = strata_draws(cluster, group, n, n_boot, seed)
     vals = np.array([safe(idx) for idx in draws]) if n else np.full(n_boot, np.nan)
-    return {"value": safe(np.arange(n)) if n else math.nan, **percentile(vals, alpha, n_boot), "n": n,
-            "n_units": len(units(cluster, n)), "values": vals}
+    ci = percentile(vals, alpha, n_boot)
+    why = fixed_reason(None, movable(cluster, group, n)) if n_boot else ""    # a statistic may sit still honestly
+    if why:            # an interval that cannot vary is never read (issue 66)
+        ci = {**ci, "lo": math.nan, "hi": math.nan, "mc_lo": math.nan, "mc_hi": math.nan, "note": why}
+    return {"value": safe(np.arange(n)) if n else math.nan, **ci, "n": n,
+            "n_units": movable(cluster, group, n) if group is not None else len(units(cluster, n)), "values": vals}
 
 
 def stratified_draws(strata: Sequence, counts: dict, draws: int, seed: int = 0) -> list[np.ndarray]:

@@ -12,14 +12,17 @@ words (docs/verdicts.md), from the 95% intervals:
 - *tracks authorship only*: above chance and ahead of the baselines pooled, but within authors its interval lies
   below the equivalence margin above chance (:data:`EQUIVALENCE`): it tells who wrote the text, not what people
   judged;
-- *no better than* a baseline (:data:`NO_BETTER`; :func:`word_label` names it): its own interval excludes chance,
-  pooled or within authors, but it does not beat the strongest baseline;
+- *no better than* a baseline (:data:`NO_BETTER`; :func:`word_label` names it): its lead over the strongest
+  baseline has an interval wholly below the margin and holding 0, pooled or within authors, whatever its own
+  interval (so a measure moved toward noise never reads as less of a failure; issue 66). A lead that is neither
+  shown nor shown short is *inconclusive*, the reason saying so and the smallest lead the test could detect;
 - *does not track people*: its interval lies below the margin above chance, pooled and within authors (inside
   the margin around chance, or on the wrong side of it): no agreement worth the name;
 - *inconclusive here* and *not testable here* otherwise.
 
 Resampling is by independent unit (``cluster``), within strata (``group``: the prompt each text answers;
-:func:`creval.measures.stats.resample.strata_draws`). Pure numpy.
+:func:`creval.measures.stats.resample.strata_draws`). The units counted are those a resample can move (a stratum
+of one unit is redrawn as itself); an interval whose replicates are all equal is never read. Pure numpy.
 """
 from __future__ import annotations
 
@@ -29,8 +32,10 @@ from typing import Sequence
 
 import numpy as np
 
+from creval.measures.stats import prompts as PR
 from creval.measures.stats.numbers import fmt_number
-from creval.measures.stats.resample import boot_p, percentile, strata_draws, units
+from creval.measures.stats.ranks import average_ranks
+from creval.measures.stats.resample import boot_p, fixed_reason, movable, nested, percentile, strata_draws
 from creval.measures.stats.verdicts import ENOUGH, INCONCLUSIVE, TESTABLE, smallest_detectable
 
 TRACKS = "tracks people"
@@ -39,6 +44,11 @@ NO_BETTER = "no better than a trivial baseline"
 NO_TRACK = "does not track people"
 WORDS = (TRACKS, AUTHORSHIP, NO_BETTER, NO_TRACK, INCONCLUSIVE, TESTABLE)
 NULL = {"spearman": 0.0, "auc": 0.5}
+NAME = {"spearman": "Spearman rho", "auc": "AUROC"}
+"""How the card and the plots name each statistic."""
+CHANCE = {**NULL, **{NAME[k]: v for k, v in NULL.items()}, "AUC": NULL["auc"]}
+"""Each statistic's chance level under any of its names: the one table every card and plot reads."""
+BOUNDS = {"spearman": (-1.0, 1.0), "auc": (0.0, 1.0)}   # a statistic there in every resample is perfect, not frozen
 EQUIVALENCE = {"spearman": 0.1, "auc": 0.06}
 """The margin around chance inside which an interval says "no agreement worth the name": Spearman's rho within
 +-0.1 (a weak correlation by any convention), an AUROC within 0.5 +- 0.06 (a standardised gap under about 0.2,
@@ -46,6 +56,21 @@ small: chapter 06's "barely differs" uses the same). *does not track people* nee
 it (a stricter test than the two one-sided tests' 90% interval)."""
 MIN_UNITS = 5    # independent units below which no cluster bootstrap is meaningful
 FEW_GROUPS = 10  # fewer prompts than this: the card says its conclusions hold for these prompts
+
+
+AUTHORSHIP_WORDS = {TRACKS: "tells people's texts from a model's", NO_TRACK: "does not tell them apart",
+                    NO_BETTER: "no better than a trivial baseline at telling them apart"}
+"""The words of a row whose label is only who wrote the text (it answers another question than judgment)."""
+
+
+def rule_word(label: str) -> str:
+    """The rule's word (:data:`WORDS`) behind a word as a reader reads it (:func:`word_label`, or an authorship
+    row's :data:`AUTHORSHIP_WORDS`): what a colour or a tally keys on. A word of no rule comes back as it is."""
+    label = str(label or "")
+    back = {v: k for k, v in AUTHORSHIP_WORDS.items()}
+    if label in back:
+        return back[label]
+    return NO_BETTER if label.startswith("no better than") else label
 
 
 def word_label(r: dict) -> str:
@@ -57,28 +82,6 @@ def word_label(r: dict) -> str:
     return word
 
 
-def _ranks(a: np.ndarray) -> np.ndarray:
-    """Average ranks (1..n, ties share their mean rank) down axis 0, a column with a NaN all NaN: the values of
-    ``scipy.stats.rankdata(a, axis=0)`` in plain numpy, for the bootstrap calls it thousands of times per
-    measure (scipy's checks cost ~0.3 ms a call, the most of a card's time)."""
-    a = np.asarray(a, float)
-    m = a[:, None] if a.ndim == 1 else a.reshape(a.shape[0], int(np.prod(a.shape[1:])))
-    n = len(m)
-    order = np.argsort(m, axis=0, kind="stable")
-    s = np.take_along_axis(m, order, axis=0)
-    pos = np.arange(1, n + 1, dtype=float)[:, None]
-    starts = np.ones(m.shape, bool)
-    starts[1:] = s[1:] != s[:-1]                                # a new value begins a tie group
-    ends = np.ones(m.shape, bool)
-    ends[:-1] = starts[1:]
-    first = np.maximum.accumulate(np.where(starts, pos, 0.0), axis=0)
-    last = np.minimum.accumulate(np.where(ends, pos, n + 1.0)[::-1], axis=0)[::-1]
-    r = np.empty(m.shape)
-    np.put_along_axis(r, order, (first + last) / 2, axis=0)
-    r[:, np.isnan(m).any(axis=0)] = np.nan
-    return r.reshape(a.shape)
-
-
 def column_stats(cols: np.ndarray, y: np.ndarray, stat: str) -> np.ndarray:
     """The statistic of each column of ``cols`` (n x k) against ``y``: Spearman's rho (Pearson on average
     ranks) or the AUC of the column as a score for ``y`` = 1 (Mann-Whitney U / n_pos n_neg, ties 1/2). NaN
@@ -86,13 +89,13 @@ def column_stats(cols: np.ndarray, y: np.ndarray, stat: str) -> np.ndarray:
     cols = np.asarray(cols, float).reshape(len(y), -1)
     with np.errstate(all="ignore"):
         if stat == "spearman":
-            both = _ranks(np.column_stack([cols, np.asarray(y, float)]))     # one sort for the columns and y
+            both = average_ranks(np.column_stack([cols, np.asarray(y, float)]))     # one sort for the columns and y
             r, ry = both[:, :-1], both[:, -1]
             rc, yc = r - r.mean(axis=0), ry - ry.mean()
             den = np.sqrt((rc ** 2).sum(axis=0) * (yc ** 2).sum())
             return np.where(den > 0, (rc * yc[:, None]).sum(axis=0) / np.where(den > 0, den, 1), np.nan)
         if stat == "auc":
-            r = _ranks(cols)
+            r = average_ranks(cols)
             pos = np.asarray(y) == 1
             n_pos, n_neg = int(pos.sum()), int((~pos).sum())
             if n_pos == 0 or n_neg == 0:
@@ -114,10 +117,10 @@ def _replicate(x, y, base, author, stat) -> dict:
     best baseline (the strongest per author, then weighted)."""
     vals = column_stats(np.column_stack([x, base]), y, stat)
     m, b = vals[0], _strength(vals[1:], stat)
-    out = {"value": m, "bases": b, "raw": vals[1:], "best": np.nanmax(b) if np.isfinite(b).any() else math.nan}
+    out = {"value": m, "bases": b, "best": np.nanmax(b) if np.isfinite(b).any() else math.nan}
     if author is not None:
         per, wsum, wval, wbase = {}, 0.0, 0.0, 0.0
-        wb, wraw = np.zeros(base.shape[1]), np.zeros(base.shape[1])
+        wb = np.zeros(base.shape[1])
         for g in np.unique(author):
             at = author == g
             v = column_stats(np.column_stack([x[at], base[at]]), y[at], stat)
@@ -127,9 +130,7 @@ def _replicate(x, y, base, author, stat) -> dict:
                 w = at.sum() if stat == "spearman" else (y[at] == 1).sum() * (y[at] != 1).sum()
                 wsum, wval, wbase = wsum + w, wval + w * v[0], wbase + w * np.nanmax(gb)
                 wb += w * np.nan_to_num(gb, nan=NULL[stat])
-                wraw += w * np.nan_to_num(v[1:], nan=NULL[stat])
         out["per"] = per
-        out["within raw"] = wraw / wsum if wsum else np.full(base.shape[1], math.nan)
         out["within"] = wval / wsum if wsum else math.nan
         out["within base"] = wbase / wsum if wsum else math.nan
         out["within bases"] = wb / wsum if wsum else np.full(base.shape[1], math.nan)
@@ -151,15 +152,21 @@ def _word(b: dict, null: float, has_author: bool, margin: float) -> str:
         return AUTHORSHIP
     if b["hi"] < null + margin and (not has_author or none_within):     # pooled and within: nothing to see
         return NO_TRACK
-    if (above and not beats and b["base lo"] > null) or (w_above and not w_beats and b["wbase lo"] > null):
-        return NO_BETTER                 # it agrees with people, and so does a trivial feature, at least as well
+    if (_short(b, "diff", margin) and not w_beats) or (has_author and _short(b, "wdiff", margin)):
+        return NO_BETTER     # the lead's interval lies below the margin: a trivial feature does as well (issue 66)
     return INCONCLUSIVE
+
+
+def _short(b: dict, key: str, margin: float) -> bool:
+    """Whether the lead ``key`` ("diff" pooled, "wdiff" within authors) is shown short of the margin: its whole
+    interval lies below ``margin`` and it holds 0 or less (a lead that is shown above 0 is not "no better")."""
+    return b[f"{key} hi"] < margin and b[f"{key} lo"] <= 0
 
 
 def _beaten_by(out: dict, bounds: dict, has_author: bool, names: list[str]) -> tuple[str, bool]:
     """The baseline a *no better than* measure does not beat, and whether within authors: the pooled strongest
-    unless the pooled statistic is not above chance or its lead is clear, then the strongest within authors."""
-    if has_author and (bounds["diff lo"] > 0 or bounds["lo"] <= out["null"]) and out.get("within bases") is not None:
+    when the pooled lead is shown short of the margin, else the strongest within authors."""
+    if has_author and not _short(bounds, "diff", out["margin"]) and out.get("within bases") is not None:
         wb = out["within bases"]
         if np.isfinite(wb).any():
             return names[int(np.nanargmax(wb))], True
@@ -175,7 +182,10 @@ def tracks_people(x, y, *, stat: str, baselines: dict[str, Sequence[float]], aut
     every trivial baseline in ``baselines`` (name -> one value per text: surface features, never fitted on
     ``y``) and, given ``author`` (who wrote each text), within authors. ``cluster``: the independent unit
     (a writer, a model, a problem; each text when None) that the bootstrap resamples whole; ``group``: the
-    item each text answers, a stratum (units are resampled within it when each unit lies in one group).
+    prompt each text answers: the statistic is then the within-prompt one (:mod:`~creval.measures.stats.prompts`:
+    each prompt's level removed, so a measure that only knows the prompt gets no credit), with ``pooled value``,
+    per-prompt values (``prompts``) and their t-interval (``over prompts``); with :data:`FEW_GROUPS` or more
+    prompts they are the unit, resampled whole, otherwise a stratum (units resampled within it).
     ``margin``: the equivalence margin around chance (default :data:`EQUIVALENCE`).
 
     Returns ``statistic, n, n_units, n_groups, value, lo, hi, baseline`` (the strongest on the data),
@@ -197,10 +207,13 @@ def tracks_people(x, y, *, stat: str, baselines: dict[str, Sequence[float]], aut
     clu = None if cluster is None else np.asarray(cluster, dtype=object)[keep]
     grp = None if group is None else np.asarray(group, dtype=object)[keep]
     x, y, base = x[keep], y[keep], base[keep]
-    n, n_units = int(keep.sum()), len(units(clu, int(keep.sum())))
+    n = int(keep.sum())
     n_groups = 0 if grp is None else len(set(grp.tolist()))
+    frozen = grp is not None and movable(clu, grp, n) == 0    # every prompt holds one unit: nothing within
+    x, y, base, clu, strata, extra = _within_prompts(x, y, base, clu, None if frozen else grp, stat, alpha)
+    n_units = 0 if frozen else movable(clu, strata, n)    # what a resample can move (a stratum of one: nothing)
     out = {"statistic": stat, "n": n, "n_units": n_units, "n_groups": n_groups, "null": null, "margin": margin,
-           "n_boot": n_boot, "seed": seed, "borderline": False, "word": TESTABLE, "within": []}
+           "n_boot": n_boot, "seed": seed, "borderline": False, "word": TESTABLE, "within": [], **extra}
     obs = _replicate(x, y, base, aut, stat) if n >= 2 else None
     why = _untestable(n, n_units, min_n, obs, n_boot)
     out.update({"value": math.nan if obs is None else float(obs["value"]),
@@ -213,25 +226,17 @@ def tracks_people(x, y, *, stat: str, baselines: dict[str, Sequence[float]], aut
     if why:
         return {**out, "reason": why}
     reps = [_replicate(x[i], y[i], base[i], None if aut is None else aut[i], stat)
-            for i in strata_draws(clu, grp, n, n_boot, seed)]
+            for i in strata_draws(clu, strata, n, n_boot, seed)]
+    fixed = fixed_reason([r["value"] for r in reps], bounds=BOUNDS[stat])
+    if fixed:                           # every replicate equal: a zero-width interval says nothing (issue 66)
+        return {**out, "reason": fixed}
     ci = _ci_of(reps, "value", None, alpha, n_boot)
     diff = _ci_of(reps, "value", "best", alpha, n_boot)
     bounds = {"lo": ci["lo"], "hi": ci["hi"], "diff lo": diff["lo"], "diff hi": diff["hi"]}
     mcs = {"lo": ci["mc_lo"], "hi": ci["mc_hi"], "diff lo": diff["mc_lo"], "diff hi": diff["mc_hi"]}
     out.update({"lo": ci["lo"], "hi": ci["hi"], "diff lo": diff["lo"], "diff hi": diff["hi"]})
-    bounds["base lo"] = _baseline_lo(reps, obs, "raw", "bases", null, alpha, n_boot)
-    bounds["wbase lo"] = -math.inf
     if aut is not None:
-        bounds["wbase lo"] = _baseline_lo(reps, obs, "within raw", "within bases", null, alpha, n_boot)
-        w, wd = _ci_of(reps, "within", None, alpha, n_boot), _ci_of(reps, "within", "within base", alpha, n_boot)
-        bounds.update({"within lo": w["lo"], "within hi": w["hi"], "wdiff lo": wd["lo"], "wdiff hi": wd["hi"]})
-        mcs.update({"within lo": w["mc_lo"], "within hi": w["mc_hi"], "wdiff lo": wd["mc_lo"], "wdiff hi": wd["mc_hi"]})
-        out.update({"within value": float(obs["within"]), "within lo": w["lo"], "within hi": w["hi"],
-                    "within difference": float(obs["within"] - obs["within base"]), "within diff lo": wd["lo"],
-                    "within diff hi": wd["hi"], "within bases": obs["within bases"]})
-        out["within"] = [_per_author(g, int((aut == g).sum()), obs, reps, alpha, n_boot) for g in obs["per"]]
-        los = [w["lo"] for w in out["within"] if math.isfinite(w["lo"])]
-        bounds["author lo"] = max(los) if los else -math.inf
+        _within_authors(out, bounds, mcs, obs, reps, aut, alpha, n_boot)
     if any(math.isnan(bounds[k]) for k in ("lo", "hi", "diff lo", "diff hi")):
         out.pop("within bases", None)
         return {**out, "reason": "no interval: the statistic is undefined on too many resamples"}
@@ -246,16 +251,39 @@ def tracks_people(x, y, *, stat: str, baselines: dict[str, Sequence[float]], aut
     return out
 
 
-def _baseline_lo(reps, obs, raw: str, strength: str, null: float, alpha: float, n_boot: int) -> float:
-    """The lower bound of the strongest baseline's own statistic (the one strongest on the data, in the
-    orientation it has there): whether that trivial feature agrees with people at all."""
-    st = obs.get(strength)
-    if st is None or not np.isfinite(st).any():
-        return -math.inf
-    k = int(np.nanargmax(st))
-    sign = 1.0 if obs[raw][k] >= null else -1.0
-    lo = percentile([null + sign * (r[raw][k] - null) for r in reps], alpha, n_boot)["lo"]
-    return -math.inf if math.isnan(lo) else lo
+def _within_authors(out: dict, bounds: dict, mcs: dict, obs: dict, reps: list, aut, alpha: float, n_boot: int):
+    """The within-author statistic, its lead and each author's own interval, into ``out``, with the bounds that
+    decide a word (and their Monte-Carlo margins, the best author's lower bound included) into ``bounds``/``mcs``."""
+    w, wd = _ci_of(reps, "within", None, alpha, n_boot), _ci_of(reps, "within", "within base", alpha, n_boot)
+    bounds.update({"within lo": w["lo"], "within hi": w["hi"], "wdiff lo": wd["lo"], "wdiff hi": wd["hi"]})
+    mcs.update({"within lo": w["mc_lo"], "within hi": w["mc_hi"], "wdiff lo": wd["mc_lo"], "wdiff hi": wd["mc_hi"]})
+    out.update({"within value": float(obs["within"]), "within lo": w["lo"], "within hi": w["hi"],
+                "within difference": float(obs["within"] - obs["within base"]), "within diff lo": wd["lo"],
+                "within diff hi": wd["hi"], "within bases": obs["within bases"]})
+    out["within"] = [_per_author(g, int((aut == g).sum()), obs, reps, alpha, n_boot) for g in obs["per"]]
+    top = max((a for a in out["within"] if math.isfinite(a["lo"])), key=lambda a: a["lo"], default=None)
+    bounds["author lo"] = top["lo"] if top else -math.inf
+    mcs["author lo"] = top.pop("mc_lo") if top else math.nan      # it decides a word: its margin counts too
+    for a in out["within"]:
+        a.pop("mc_lo", None)
+
+
+def _within_prompts(x, y, base, clu, grp, stat: str, alpha: float):
+    """The within-prompt estimand (issue 63; :mod:`~creval.measures.stats.prompts`): with prompts ``grp``, each
+    prompt's level removed from the measure, the baselines (and, for Spearman, the ratings), and the unit to
+    resample: the prompts themselves when there are :data:`FEW_GROUPS` or more (and no unit spans two), else
+    the given units within them. Returns ``x, y, base, cluster, strata`` and the row's prompt fields."""
+    if grp is None or len(x) < 2:
+        return x, y, base, clu, grp, {}
+    extra = {"estimand": "within prompts", "pooled value": float(column_stats(x[:, None], y, stat)[0]),
+             "prompts": PR.per_group(x, y, grp, lambda a, b: column_stats(a[:, None], b, stat)[0])}
+    extra["over prompts"] = PR.t_interval([p["value"] for p in extra["prompts"]], alpha)
+    x = PR.within_ranks(x, grp)
+    base = np.column_stack([PR.within_ranks(c, grp) for c in base.T]) if base.shape[1] else base
+    y = PR.within_ranks(y, grp) if stat == "spearman" else y
+    if len(set(grp.tolist())) >= FEW_GROUPS and (clu is None or nested(clu, grp, len(x))):
+        return x, y, base, grp, None, extra          # enough prompts: they are the unit, resampled whole
+    return x, y, base, clu, grp, extra
 
 
 def _ci_of(reps, key, minus, alpha, n_boot) -> dict:
@@ -287,12 +315,15 @@ def _p_of(word: str, reps: list[dict], null: float, margin: float, has_author: b
 
 def _per_author(g, n_g, obs, reps, alpha, n_boot) -> dict:
     c = percentile([r["per"].get(g, math.nan) for r in reps], alpha, n_boot)
-    return {"author": str(g), "n": n_g, "value": float(obs["per"][g]), "lo": c["lo"], "hi": c["hi"]}
+    return {"author": str(g), "n": n_g, "value": float(obs["per"][g]), "lo": c["lo"], "hi": c["hi"],
+            "mc_lo": c["mc_lo"]}
 
 
 def _untestable(n: int, n_units: int, min_n: int, obs: dict | None, n_boot: int) -> str:
     if n < min_n:
         return f"{n} item(s), fewer than the {min_n} a verdict needs"
+    if n_units == 0:
+        return fixed_reason(None, 0)
     if n_units < MIN_UNITS:
         return (f"{n_units} independent unit(s) (clusters), fewer than the {MIN_UNITS} a cluster bootstrap needs")
     if obs is None or math.isnan(obs["value"]):
@@ -323,7 +354,18 @@ def _reason(out: dict, word: str) -> str:
                  f"[{f(out['within diff lo'])}, {f(out['within diff hi'])}]")
     if word == INCONCLUSIVE:
         d = smallest_detectable(out["diff lo"], out["diff hi"])
+        if out["lo"] > out["null"]:
+            head += (f"; it agrees with people above chance, but its lead over {out['baseline']} was not shown "
+                     f"(nor shown short of the margin {out['margin']:g})")
         head += f"; the smallest lead this test could detect is about {d:.2g}"
-    if 0 < out.get("n_groups", 0) < FEW_GROUPS:
-        head += f"; resampled within {out['n_groups']} prompts: it holds for these prompts"
+    g = out.get("n_groups", 0)
+    if g:
+        head += f"; within prompts (each prompt's level removed; pooled {f(out.get('pooled value'))})"
+    if 0 < g < FEW_GROUPS:
+        t = out.get("over prompts") or {}
+        head += (f"; resampled within {g} prompts: it holds for these prompts; over prompts, the mean per-prompt "
+                 f"{out['statistic']} is {f(t.get('value'))} [{f(t.get('lo'))}, {f(t.get('hi'))}] "
+                 f"(t, {t.get('df', 0)} df)")
+    elif g:
+        head += f"; {g} prompts resampled whole"
     return head

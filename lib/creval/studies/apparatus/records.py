@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from creval.core.records import Record
-from creval.models.base import Sample
+from creval.models.records import Sample
 
 
 @dataclass

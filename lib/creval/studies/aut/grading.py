@@ -11,6 +11,10 @@ from creval.studies.aut.report import human_values
 FALLBACK = "log-prob fallback"
 
 
+AUT_RATERS = {"ocsai1": "Ocsai-1's raters' mean (their number and kind per response not released)",
+              "cambridge": "3 trained raters per response (Cambridge AUT)"}
+"""Whose judgment each AUT set's rows rest on (issue 63)."""
+
 def from_fallback(x) -> bool:
     """Whether every value of a list setting (segmented score or rank) came from the log-prob fallback: the
     one-response prompt of the pointwise setting, read from ``human_values``' ``logprobs`` share."""
@@ -57,5 +61,6 @@ def aut_rows(recs, n_boot: int, seed: int) -> list[dict]:
                            if "object" in j else None, paper_figure="no human data in the paper",
                            note="bundled sample: our guesses, not ratings" if d.startswith("sample") else "",
                            degenerate=why,
-                           source=(AutConfig.study, "human", {"dataset": d, "scorer": s, "mode": mode})))
+                           source=(AutConfig.study, "human", {"dataset": d, "scorer": s, "mode": mode}),
+                           raters=AUT_RATERS.get(d.split()[0].lower(), "the dataset's raters' mean")))
     return rows

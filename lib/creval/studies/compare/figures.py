@@ -13,16 +13,11 @@ import plotly.graph_objects as go
 
 from creval.studies.compare.ranking import rankings
 from creval.studies.compare.released import HIGHER, LABELS, TTCW_PASSES
+from creval.studies.config import boot_settings
 from creval.studies.dots import dot_figure, dots_frame
 from creval.studies.tables import guard_module
 
 PER_ROW = 3
-
-
-def boot_of(recs) -> tuple[int, int]:
-    """The run's bootstrap settings (``n_boot``, ``seed``), as the released table reads them."""
-    cfg = getattr(recs, "cfg", None)
-    return getattr(cfg, "n_boot", 1000), getattr(cfg, "seed", 0)
 
 
 def count_text(ns) -> str:
@@ -36,7 +31,7 @@ def count_text(ns) -> str:
 def released_dots(recs, dataset: str) -> pd.DataFrame:
     """The rankings of ``dataset`` as dots: panel = the measure (labels first), label = the model, ordered by the
     first measure's mean as the table orders them."""
-    r = rankings(recs["released"], dataset, *boot_of(recs))
+    r = rankings(recs["released"], dataset, *boot_settings(recs))
     if r.empty:
         return dots_frame([])
     measures = list(dict.fromkeys(r["measure"]))

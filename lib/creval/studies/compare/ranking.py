@@ -23,25 +23,18 @@ from creval.measures import bradley_terry as BT
 from creval.measures.stats import correlation as corr
 from creval.measures.stats import numbers as num
 from creval.measures.stats import resample as R
+from creval.measures.stats.ranks import rank_bounds, standing
 from creval.studies.compare import provenance as P
 from creval.studies.compare.released import HIGHER, LABELS, TTCW_PASSES
+from creval.studies.config import boot_settings
 from creval.studies.tables import captioned
 
 RANK_COLS = ["measure", "model", "n", "mean", "lo", "hi", "rank", "rank_lo", "rank_hi"]
 
 
-def _boot(recs) -> tuple[int, int]:
-    cfg = getattr(recs, "cfg", None)
-    return (getattr(cfg, "n_boot", 1000), getattr(cfg, "seed", 0)) if cfg is not None else (1000, 0)
-
-
 def ranks_of(means: np.ndarray, higher_first: bool = True) -> np.ndarray:
     """Ranks 1..k (1 = highest mean when ``higher_first``; ties share the better rank), NaN stays NaN."""
-    x = np.where(np.isnan(means), np.nan, -means if higher_first else means)
-    out = np.full(len(x), np.nan)
-    ok = ~np.isnan(x)
-    out[ok] = [1 + np.sum(x[ok] < v) for v in x[ok]]
-    return out
+    return standing(means, higher_first)
 
 
 def measure_ranking(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
@@ -59,15 +52,12 @@ def measure_ranking(values: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> 
         with np.errstate(all="ignore"):
             reps.append(ranks_of(np.nanmean(d, axis=0) if np.isfinite(d).any() else np.full(len(models), np.nan)))
     reps = np.array(reps).reshape(-1, len(models))
-    rows = []
+    rows, (rank_lo, rank_hi) = [], rank_bounds(reps)
     for k, m in enumerate(models):
         x = X[:, k][np.isfinite(X[:, k])]
         lo, hi = corr.bootstrap_ci(np.mean, x, n_boot=n_boot, seed=seed) if len(x) else (np.nan, np.nan)
-        rk = reps[:, k][np.isfinite(reps[:, k])] if len(reps) else np.array([])
         rows.append({"model": m, "n": len(x), "mean": float(means[k]), "lo": lo, "hi": hi,
-                     "rank": ranks_of(means)[k],
-                     "rank_lo": float(np.percentile(rk, 2.5)) if len(rk) else np.nan,
-                     "rank_hi": float(np.percentile(rk, 97.5)) if len(rk) else np.nan})
+                     "rank": ranks_of(means)[k], "rank_lo": float(rank_lo[k]), "rank_hi": float(rank_hi[k])})
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -88,7 +78,7 @@ def _fmt_rank(r, lo, hi) -> str:
 
 def table_released(recs, dataset: str) -> pd.DataFrame:
     """Models x measures: mean [95% CI] and rank (rank interval), human labels first."""
-    r = rankings(recs["released"], dataset, *_boot(recs))
+    r = rankings(recs["released"], dataset, *boot_settings(recs))
     if r.empty:
         return captioned(pd.DataFrame(), f"No released outputs of {dataset} were read (see the notes).")
     r["cell"] = [f"{num.fmt_estimate(m, lo, hi, 2)} {_fmt_rank(k, kl, kh)}" for m, lo, hi, k, kl, kh in
@@ -146,7 +136,7 @@ def _pairwise_fit(recs, dataset: str) -> dict:
     P.check(list(p["provenance"]), f"the pairwise judgements of {dataset}")
     ok = p[p["state"] == "ok"]
     models = sorted(set(p["a"]) | set(p["b"]))
-    n_boot, seed = _boot(recs)
+    n_boot, seed = boot_settings(recs)
     fit = BT.bootstrap(models, list(zip(ok["item"], ok["a"], ok["b"], ok["score"].astype(float))),
                        n_boot=max(2, n_boot // 5), seed=seed) if len(ok) else None
     return {"fit": fit, "bias": position_bias(judgements(p)), "provenance": p["provenance"].iloc[0],

@@ -22,6 +22,7 @@ from creval.measures.stats.verdicts import TESTABLE, Verdict, claim_verdict
 from creval.studies.claims import too_few_of
 from creval.studies.compare.report import models_of
 from creval.studies.compare.values import PEOPLE
+from creval.studies.config import boot_settings
 from creval.studies.links import items
 from creval.studies.tables import captioned, guard_module
 
@@ -71,8 +72,8 @@ def untested(claim: str, here: str, why: str) -> dict:
 def what_this_shows(recs) -> pd.DataFrame:
     """The claims of the chapter (the module's docstring), one row per task people answered and per model (or
     pair of models), each read by the rule; a claim this build cannot read is one row saying why."""
-    h, cfg = recs["homogeneity"], getattr(recs, "cfg", None)
-    n_boot, seed = getattr(cfg, "n_boot", 1000), getattr(cfg, "seed", 0)
+    h = recs["homogeneity"]
+    n_boot, seed = boot_settings(recs)
     models = models_of(recs["values"]) or sorted({m for m in (h["a"] if len(h) else []) if m != PEOPLE})
     tasks = sorted({t for t, a in zip(h["task"], h["a"]) if a == PEOPLE}) if len(h) else []
     rows, measured = [], f"Models measured: {', '.join(models) or 'none'}."

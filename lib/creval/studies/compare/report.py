@@ -23,15 +23,11 @@ from creval.studies import scores as SC
 from creval.studies.compare import provenance as P
 from creval.studies.compare.sources import THIS_ROOT
 from creval.studies.compare.values import HIGHER, PEOPLE, family
+from creval.studies.config import boot_settings
 from creval.studies.links import items
 from creval.studies.tables import captioned
 
 DIFFERENT, NOT_SHOWN = "different", "not shown"
-
-
-def _boot(recs) -> tuple[int, int]:
-    cfg = getattr(recs, "cfg", None)
-    return (getattr(cfg, "n_boot", 1000), getattr(cfg, "seed", 0)) if cfg is not None else (1000, 0)
 
 
 def models_of(values: pd.DataFrame) -> list[str]:
@@ -126,7 +122,7 @@ def table_judge_scores(recs) -> pd.DataFrame:
     bootstrap interval, the mean length in words of the texts it scored, and the scale with its anchors."""
     v = comparable_values(recs["values"])
     v = v[v["judge"].astype(bool)] if len(v) else v
-    n_boot, seed = _boot(recs)
+    n_boot, seed = boot_settings(recs)
     rows = []
     for (measure, model), g in v.groupby(["measure", "model"], sort=False) if len(v) else []:
         s = SC.score_summary(g["value"], n_boot=n_boot, seed=seed)
@@ -144,7 +140,7 @@ def table_judge_scores(recs) -> pd.DataFrame:
 
 def table_models(recs) -> pd.DataFrame:
     """Every model on every measure: mean [95% CI] over the items (columns: models)."""
-    est = model_estimates(recs["values"], *_boot(recs))
+    est = model_estimates(recs["values"], *boot_settings(recs))
     if est.empty:
         return captioned(pd.DataFrame(), "No values: no study's records were read (see the sources).")
     v = recs["values"]
@@ -172,7 +168,7 @@ def table_models(recs) -> pd.DataFrame:
 
 def table_differences(recs) -> pd.DataFrame:
     """The paired differences, formatted (each number rounded once)."""
-    d = paired_differences(recs["values"], *_boot(recs))
+    d = paired_differences(recs["values"], *boot_settings(recs))
     if d.empty:
         return captioned(d, "No pair of models measured the same items.")
     out = pd.DataFrame({"measure": d["measure"], "a - b": d["a"] + " - " + d["b"], "shared items": d["n"],
@@ -201,7 +197,7 @@ def normalised(est: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame:
 def fig_models(recs) -> go.Figure:
     """Models x measures, each measure normalised (:func:`normalised`), with its 95% interval."""
     v = recs["values"]
-    est = model_estimates(v, *_boot(recs))
+    est = model_estimates(v, *boot_settings(recs))
     fig = go.Figure()
     if est.empty:
         return fig.update_layout(title="No values to compare")
@@ -246,7 +242,7 @@ def homogeneity_estimates(h: pd.DataFrame, n_boot: int = 1000, seed: int = 0) ->
 
 def table_homogeneity(recs) -> pd.DataFrame:
     """Homogeneity per task and pair of sources, people beside the models."""
-    e = homogeneity_estimates(recs["homogeneity"], *_boot(recs))
+    e = homogeneity_estimates(recs["homogeneity"], *boot_settings(recs))
     if e.empty:
         return captioned(pd.DataFrame(), "No prompt was answered by a model beside another model or people: "
                                          "no homogeneity to measure.")
@@ -319,7 +315,7 @@ def table_cost_per_point(recs) -> pd.DataFrame:
 # -- what was read, the judge, the reading ----------------------------------------------------------------
 def table_sources(recs) -> pd.DataFrame:
     s = recs["sources"].copy()
-    cfg = getattr(recs, "cfg", None)
+    cfg = getattr(recs, "cfg", None)              # tables read without their study's config have none
     if len(s) and cfg is not None:        # this run root named as the reader's data home sees it
         s["root"] = s["root"].replace(THIS_ROOT, home_relative(str(cfg.run_path)))
     return captioned(s, "The run folders compared (run_dir within its root, relative to the data home): 'missing' "
@@ -337,14 +333,14 @@ def reading_values(recs) -> dict:
     """Every number and name the chapter's sentences cite, from the records."""
     v = recs["values"]
     models = models_of(v)
-    d = paired_differences(v, *_boot(recs)) if len(models) > 1 else pd.DataFrame()
+    d = paired_differences(v, *boot_settings(recs)) if len(models) > 1 else pd.DataFrame()
     s = recs["sources"]
     missing = s[s["status"] == "missing"] if len(s) else s
-    cfg = getattr(recs, "cfg", None)
+    cfg = getattr(recs, "cfg", None)              # tables read without their study's config have none
     return {"models": models, "measures": int(v["measure"].nunique()) if len(v) else 0,
             "pairs": int(len(d)), "different": int((d["verdict"] == DIFFERENT).sum()) if len(d) else 0,
             "judges": judges(recs), "missing": [f"{r['study']} in {r['root']}" for r in missing.to_dict("records")],
-            "model": getattr(cfg, "model", models[0] if models else ""),
+            "model": cfg.model if cfg is not None else models[0] if models else "",
             "notes": [n for n in recs["notes"].get("note", pd.Series(dtype=str))] if len(recs["notes"]) else []}
 
 

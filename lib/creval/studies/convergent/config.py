@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from typing import ClassVar, Mapping
 
 from creval.domains import get_domain
-from creval.studies.config import JudgeConfig, identity
+from creval.studies.config import BootstrapConfig, JudgeConfig, identity
 from creval.studies.divergent.config import DivergentConfig
 from creval.studies.reader import DerivedConfig
 
 
 @dataclass(frozen=True)
-class ConvergentConfig(DerivedConfig, JudgeConfig):
+class ConvergentConfig(DerivedConfig, JudgeConfig, BootstrapConfig):
     study: ClassVar[str] = "convergent"
     # old key names, still accepted (see Config.renamed)
     renamed: ClassVar[Mapping[str, str]] = {"judges": "convergent_judges", "human_pairs": "convergent_human_pairs",

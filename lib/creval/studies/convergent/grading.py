@@ -50,5 +50,6 @@ def convergent_rows(recs, n_boot: int, seed: int) -> list[dict]:
                      "tracking": track, "beaten by": "majority label" if track == TR.NO_BETTER else None,
                      "question": JUDGMENT, "verdict": v_.word, "borderline": v_.borderline, "p": p,
                      "reason": v_.reason, "paper figure": "0.847 (GPT-4o, Table 2)" if j == "retrieval" else "",
-                     "note": sample, **sourced(ConvergentConfig.study, "human_verdicts", {"judge": j})})
+                     "note": sample, "raters": "MacGyver's annotators' yes/no label per criterion (crowd)",
+                     **sourced(ConvergentConfig.study, "human_verdicts", {"judge": j})})
     return rows

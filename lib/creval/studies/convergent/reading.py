@@ -36,7 +36,6 @@ def _pair_tokens(g: pd.DataFrame) -> float:
     return float(g["input_tokens"].sum() + g["output_tokens"].sum())
 
 
-N_BOOT = 1000      # bootstrap resamples of the paired claims (the study's Config has no report setting for it)
 
 
 def _paired_claim(a: pd.Series, b: pd.Series, claimed: str, cfg, degenerate: str | None = None) -> tuple:
@@ -45,7 +44,7 @@ def _paired_claim(a: pd.Series, b: pd.Series, claimed: str, cfg, degenerate: str
     (difference dict, :class:`Verdict`)."""
     both = a.dropna().index.intersection(b.dropna().index)
     r = cluster_bootstrap(lambda x, y: float(np.mean(x - y)), a[both].to_numpy(float), b[both].to_numpy(float),
-                          n_boot=getattr(cfg, "n_boot", N_BOOT), seed=cfg.seed)
+                          n_boot=cfg.n_boot, seed=cfg.seed)
     d = {"diff": r["value"], "lo": r["lo"], "hi": r["hi"], "n": r["n"]}
     return d, claim_verdict(d["diff"], d["lo"], d["hi"], d["n"], claimed=claimed, null=0.0,
                             degenerate=degenerate or too_few_of(d["n"], "pair"), mc=(r["mc_lo"], r["mc_hi"]),

@@ -287,11 +287,31 @@ def transcript_html(transcripts: pd.DataFrame, judge: str = "retrieval", pair_id
             items = "".join(f"<li><code>{esc(i)}</code> {esc(x)}</li>"
                             for i, x in zip(t["retrieved_ids"], t["retrieved"]))
             frag = f"<details><summary>{len(t['retrieved'])} retrieved fragments</summary><ul>{items}</ul></details>"
-        parsed = f"<div><i>parsed: {esc(t['parsed'])}</i></div>" if t.get("parsed") else ""
+        parsed = f"<div><i>parsed: {esc(parsed_text(t['parsed']))}</i></div>" if t.get("parsed") else ""
         parts.append(f"<details><summary>{esc(head)}</summary><div style='margin-left:1em'>"
                      f"<div><i>{esc(t['prompt'])}</i></div>{frag}<pre style='white-space:pre-wrap'>"
                      f"{esc(t['reply'])}</pre>{parsed}</div></details>")
     return "\n".join(parts)
+
+
+def parsed_text(parsed) -> str:
+    """What a turn's parse found, in words ("confidence 0.727, read from the log-probs"), never a raw Python
+    structure on the page (issue 66): a mapping as "key value" pairs, a list joined, numbers to 3 figures."""
+    def one(v) -> str:
+        if isinstance(v, float):
+            return f"{v:.3g}"
+        if isinstance(v, dict):
+            return ", ".join(f"{k} {one(x)}" for k, x in v.items())
+        if isinstance(v, (list, tuple)):
+            return ", ".join(one(x) for x in v)
+        return str(v)
+    if parsed is None:
+        return ""
+    if isinstance(parsed, dict) and "path" in parsed:
+        rest = {k: v for k, v in parsed.items() if k != "path"}
+        where = "read from the " + ("log-probs" if parsed["path"] == "logprobs" else str(parsed["path"]))
+        return f"{one(rest)}, {where}" if rest else where
+    return one(parsed)
 
 
 def transcript(recs: Records, judge: str = "retrieval", pair_id=None, criterion=None):

@@ -7,11 +7,11 @@ from typing import ClassVar, Mapping
 
 from creval.domains import DOMAINS, get_domain
 from creval.measures.nli.backends import NLI, llm_model, load_nli, resolved_name
-from creval.studies.config import Config, identity
+from creval.studies.config import BootstrapConfig, identity
 
 
 @dataclass(frozen=True)
-class DivergentConfig(Config):
+class DivergentConfig(BootstrapConfig):
     """Chapter 02: semantic entropy of every model under test on every domain, a temperature sweep, and the
     entailment backends on held-out pairs."""
     study: ClassVar[str] = "divergent"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from creval.domains import get_domain
 from creval.domains.steps import step_messages
-from creval.measures.nli.backends import llm_messages
+from creval.measures.nli.llm import llm_messages
 from creval.studies.estimate.parts import (
     TYPICAL,
     Estimate,
@@ -79,9 +79,11 @@ def estimate(cfg) -> Estimate:
     if cfg.nli_judge():
         parts.append(choices("judge", cfg.nli_judge(), "entailment of sample pairs", steps * per_step, 120))
         notes.append("LLM entailment: 2(n-1) to n(n-1) directed pairs a step")
-    elif cfg.divergent_nli == "minilm-cosine":
+    elif cfg.nli_runs() == "minilm-cosine":           # asked for, or what minilm-sick falls back to here
         work = (local("embedding", "samples embedded for cosine entailment", steps * cfg.divergent_n_samples),)
-        notes.append("cosine entailment runs locally: no model call, its time counted")
+        notes.append("cosine entailment runs locally: no model call, its time counted"
+                     + (f" ({cfg.divergent_nli} is not available here and falls back to it)"
+                        if cfg.divergent_nli != "minilm-cosine" else ""))
     else:
         work = (local("entailment", "entailment of sample pairs", steps * per_step),)
         notes.append(f"entailment ({cfg.divergent_nli}) runs locally: no model call, its time counted")

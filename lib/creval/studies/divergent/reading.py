@@ -14,6 +14,7 @@ from creval.measures.stats import numbers as num
 from creval.measures.stats.resample import cluster_bootstrap
 from creval.measures.stats.verdicts import TESTABLE, Verdict, claim_verdict
 from creval.studies.claims import claims_md, every_row, too_few_of
+from creval.studies.config import boot_settings
 from creval.studies.contract import Records
 from creval.studies.divergent.report import (
     entropy_levels,
@@ -28,13 +29,19 @@ from creval.studies.links import items
 from creval.studies.tables import guard_module
 
 
+def boots(recs) -> dict:
+    """The run's bootstrap settings as keyword arguments (:func:`creval.studies.config.boot_settings`)."""
+    n_boot, seed = boot_settings(recs)
+    return {"n_boot": n_boot, "seed": seed}
+
+
 def _near_ceiling(recs: Records, row: dict, claimed: tuple[float, float]) -> Verdict:
     """One model x domain's mean semantic entropy as a share of its ceiling ln n, with a bootstrap interval
     over its kept problems (the independent unit), read against the paper's range of shares."""
     g = recs.problems
     g = g[(g["model"] == row["model"]) & (g["domain"] == row["domain"]) & ~g["duplicate_filtered"].astype(bool)]
     x = g["mean_semantic_entropy"].dropna().to_numpy(float) / row["ceiling"]
-    r = cluster_bootstrap(np.mean, x, n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed)
+    r = cluster_bootstrap(np.mean, x, **boots(recs))
     return claim_verdict(row["share"], r["lo"], r["hi"], len(x), claimed=claimed, null=None,
                          degenerate=no_merge(recs) or too_few_of(len(x), "problem"), sample=row["data"] == "sample",
                          mc=(r["mc_lo"], r["mc_hi"]), units="problem")
@@ -48,7 +55,7 @@ def _temperature_rise(recs: Records, model: str) -> tuple[dict, Verdict]:
     wide = s.pivot_table(index="problem_id", columns="temperature", values="mean_semantic_entropy", aggfunc="mean")
     rise = (wide[wide.columns.max()] - wide[wide.columns.min()]).dropna().to_numpy(float) if wide.shape[1] > 1 \
         else np.zeros(0)
-    r = cluster_bootstrap(np.mean, rise, n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed)
+    r = cluster_bootstrap(np.mean, rise, **boots(recs))
     d = {"diff": r["value"], "lo": r["lo"], "hi": r["hi"], "n": r["n"]}
     return d, claim_verdict(d["diff"], d["lo"], d["hi"], d["n"], claimed="+", null=0.0,
                             degenerate=no_merge(recs) or too_few_of(d["n"], "problem"), mc=(r["mc_lo"], r["mc_hi"]),
@@ -82,7 +89,7 @@ def _classes_row(recs: Records) -> tuple:
     if len(s) and {"n_clusters", "problem_id"} <= set(s):
         r = cluster_bootstrap(lambda a, b: corr.spearman(a, b, min_n=3)["rho"], s["n_clusters"].to_numpy(float),
                               s["semantic_entropy"].to_numpy(float), cluster=s["problem_id"].to_numpy(),
-                              n_boot=getattr(recs.cfg, "n_boot", 1000), seed=recs.cfg.seed)
+                              **boots(recs))
     else:
         r = {"value": math.nan, "lo": math.nan, "hi": math.nan, "mc_lo": math.nan, "mc_hi": math.nan, "n": 0,
              "n_units": 0, "note": "no step recorded"}

@@ -305,7 +305,7 @@ def build_caveats(recs: Records) -> str:
                       "for the majority label on "
                       + items(f"{g['pairs']} pairs", "divergent", "nli_eval", {"dataset": g["dataset"]})
                       for g in nli_gains(recs))
-    n = lv[0]["n"] if lv else getattr(cfg, "divergent_n_samples", "?")
+    n = lv[0]["n"] if lv else cfg.divergent_n_samples
     return (f"**Read these numbers with care.** This build measured {', '.join(models) or 'no model'} on {per} "
             f"problems (data source in brackets), with n = {n} samples per step. The entailment backend that ran "
             f"is `{ran}`" + (f" ({gains})" if gains else "") + ". With this few problems the ± columns are wide, so "

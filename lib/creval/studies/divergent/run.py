@@ -22,8 +22,9 @@ from creval.core import units
 from creval.core.errors import CrevalError
 from creval.core.ledger import LEDGER
 from creval.domains import Problem, get_domain
-from creval.measures.nli.backends import LazyNLI, llm_nli
+from creval.measures.nli.backends import LazyNLI
 from creval.measures.nli.evaluate import evaluate_nli
+from creval.measures.nli.llm import llm_nli
 from creval.models import registry
 from creval.models import width as widths
 from creval.studies import contract

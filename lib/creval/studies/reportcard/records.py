@@ -41,6 +41,8 @@ class CardRecord(Record):
     adjusted: str | None = None               # the verdict after Holm's correction across the card
     adjusted_borderline: bool | None = column("adjusted borderline")   # another seed could flip that word
     reason: str | None = None
+    raters: str | None = None                 # whose judgment the row rests on: n raters and their kind
+    ceiling: float | None = None              # the raters' own agreement (each held out against the others)
     paper_figure: str | None = column("paper figure")
     note: str | None = None
     source_study: str | None = None           # the study whose records the row's n counts

@@ -14,17 +14,32 @@ from creval.measures.stats import numbers as num
 from creval.measures.stats import tracking as TR
 from creval.measures.stats import verdicts as V
 from creval.measures.stats.verdicts import CONTRADICTS, INCONCLUSIVE, SUPPORTS, WORDS
-from creval.studies.card import AUTHORSHIP_Q, AUTHORSHIP_WORDS, COLUMNS, CONTROL, LU_R, RAB, SOURCE, TAN
+from creval.studies.card import (
+    APART,
+    AUTHORSHIP_Q,
+    AUTHORSHIP_WORDS,
+    BOOK,
+    COLUMNS,
+    CONTROL,
+    LU_R,
+    RAB,
+    SOURCE,
+    STEADINESS_Q,
+    TAN,
+    UNCLAIMED,
+)
 from creval.studies.links import address, anchor
 from creval.studies.tables import captioned
 
 COMPACT = ["measure · human data", "what it tracks", "value [95% interval]", "lead over the strongest baseline",
-           "the paper said · here", "why"]
-SAID = {LU_R: "Lu et al.: it fails", TAN: "Tan et al.: it agrees with people", RAB: "Rabeyah et al.: no human data"}
+           "the paper said · here", "whose judgment", "why"]
+SAID = {LU_R: "Lu et al.: it fails", TAN: "Tan et al.: it agrees with people", RAB: "Rabeyah et al.: no human data",
+        BOOK: "no paper named it"}
 HERE = {SUPPORTS: "it holds here", CONTRADICTS: "here: the opposite", INCONCLUSIVE: "here: can't tell",
-        V.TESTABLE: "here: not testable"}
+        V.TESTABLE: "here: not testable", UNCLAIMED: "nothing to hold or contradict"}
 HERE_LU = {SUPPORTS: "it fails here too", CONTRADICTS: "here it tracks people", INCONCLUSIVE: "here: can't tell",
-           V.TESTABLE: "here: not testable"}
+           V.TESTABLE: "here: not testable", UNCLAIMED: "nothing to hold or contradict"}
+UNSTEADY = "Lu et al.: a judge is unstable under rewording"
 ENOUGH = V.ENOUGH
 
 
@@ -63,8 +78,9 @@ def _verdict_text(r: dict) -> str:
 
 def against_baseline(r: dict) -> str:
     """The baseline column: the strongest trivial baseline's value and the measure's lead over it."""
-    if r.get("baseline") is None or pd.isna(r.get("baseline value")):
-        return str(r.get("baseline") or "")
+    base = r.get("baseline") if isinstance(r.get("baseline"), str) else ""     # none read back from JSON is NaN
+    if not base or pd.isna(r.get("baseline value")):
+        return base
     return (f"{r['baseline']}: {num.fmt_number(r['baseline value'])}; lead "
             f"{num.fmt_estimate(r['difference'], r['diff lo'], r['diff hi'])}")
 
@@ -72,7 +88,7 @@ def against_baseline(r: dict) -> str:
 def tracked(r: dict) -> str:
     """What the row's measure tracks, as a reader reads it: the rule's word (a *no better than* naming its
     baseline; a row whose label is only who wrote the text in that vocabulary), with its borderline mark."""
-    word = str(r.get("tracking") or "")
+    word = str(r.get("tracking") or "")      # the card stores the word as the page shows it (issue 66)
     shown = AUTHORSHIP_WORDS.get(word, word) if r.get("question") in (AUTHORSHIP_Q, CONTROL) else \
         TR.word_label({"word": word, "beaten by": r.get("beaten by")})
     return f"{shown}, borderline" if r.get("borderline") else shown
@@ -81,17 +97,27 @@ def tracked(r: dict) -> str:
 def said_here(r: dict) -> str:
     """The paper's claim and this build's answer to it in plain words, no double negative ("Lu et al.: it
     fails · it fails here too"); Holm's word beside it where the correction changes it or could."""
-    by_author = r.get("question") in (AUTHORSHIP_Q, CONTROL)
+    by_author, steady = r.get("question") in (AUTHORSHIP_Q, CONTROL), r.get("question") == STEADINESS_Q
     paper, verdict = str(r.get("paper") or ""), str(r.get("verdict") or V.TESTABLE)
-    said = str(r.get("claim") or "") if by_author else SAID.get(paper, paper)
-    words = HERE if by_author or paper != LU_R else HERE_LU
+    said = str(r.get("claim") or "") if by_author else UNSTEADY if steady else SAID.get(paper, paper)
+    words = HERE if by_author or steady or paper != LU_R else HERE_LU
     here = words.get(verdict, verdict)
     text = f"{said} · {here}"
     adj = r.get("adjusted")
     if isinstance(adj, str) and (adj != verdict or r.get("adjusted borderline") is True) and \
             verdict in (SUPPORTS, CONTRADICTS):
-        text += f" (after Holm: {HERE.get(adj, adj)}{', borderline' if r.get('adjusted borderline') else ''})"
+        text += f" (after Holm: {words.get(adj, adj)}{', borderline' if r.get('adjusted borderline') else ''})"
     return text
+
+
+def whose(r: dict) -> str:
+    """Whose judgment the row rests on (issue 63): its raters and their kind, with their own agreement where the
+    card knows it ("3 raters per text, 22 in all (crowd); one against the others 0.39")."""
+    who = r.get("raters") if isinstance(r.get("raters"), str) else ""
+    c = r.get("ceiling")
+    if who and isinstance(c, (int, float)) and c == c:
+        who += f"; one against the others {c:.2f}"
+    return who or "not named"
 
 
 def _short(reason: str) -> str:
@@ -111,7 +137,7 @@ def table_card(recs) -> pd.DataFrame:
                                       f"{_n_linked(r)}"
                                       if pd.notna(r["value"]) else f"{r['statistic']}: not computable, {_n_linked(r)}"),
              "lead over the strongest baseline": against_baseline(r), "the paper said · here": said_here(r),
-             "why": _short(r["reason"])}
+             "whose judgment": whose(r), "why": _short(r["reason"])}
             for r in c.to_dict("records")]
     return captioned(pd.DataFrame(rows, columns=COMPACT),
                      "The report card, rows that could be tested. What it tracks: the rule's word (docs/verdicts.md) "
@@ -120,6 +146,47 @@ def table_card(recs) -> pd.DataFrame:
                      "(its interval rules out agreement worth the name), inconclusive. Value: the statistic against "
                      "people, resampled by each dataset's declared unit. The paper said · here: the claim as its "
                      "paper made it and this build's answer.")
+
+
+KINDS = (("expert", "experts"), ("lay", "lay readers"), ("crowd", "crowd workers"))
+
+
+def rater_kind(raters) -> str:
+    """The kind of people a row's judgment rests on, read from its ``raters`` words: experts, lay readers, crowd
+    workers, or "" where the row does not say."""
+    t = str(raters or "").lower()
+    return next((name for key, name in KINDS if key in t), "")
+
+
+def table_kinds(recs) -> pd.DataFrame:
+    """Experts against lay readers and crowd workers (issue 63): for each measure read on sets rated by experts and
+    on sets rated by lay or crowd raters, what it tracks on each, and whether the two kinds of people disagree (it
+    tracks one kind's judgment and does not track, or is no better than a baseline on, the other's). No set
+    has both kinds, so each side is other texts as well as other people: a disagreement is a lead, not a proof."""
+    cols = ["measure", "experts' sets", "lay readers' and crowd workers' sets", "the two kinds disagree"]
+    c = card_frame(recs)
+    if c.empty or "raters" not in c:
+        return captioned(pd.DataFrame(columns=cols), "No row names its raters.")
+    c = c[(c["tracking"] != V.TESTABLE) & ~c.get("question", pd.Series("", index=c.index)).isin(APART)]
+    c = c.assign(kind=c["raters"].map(rater_kind), word=c["tracking"].map(TR.rule_word))
+    rows = []
+    for measure, g in c.groupby("measure", sort=False):
+        expert, other = g[g["kind"] == "experts"], g[g["kind"].isin(["lay readers", "crowd workers"])]
+        if expert.empty or other.empty:
+            continue
+        said = {k: set(x["word"]) for k, x in (("e", expert), ("o", other))}
+        against = {TR.NO_TRACK, TR.NO_BETTER}
+        split = (TR.TRACKS in said["e"] and said["o"] & against) or (TR.TRACKS in said["o"] and said["e"] & against)
+        rows.append({"measure": measure,
+                     "experts' sets": "; ".join(f"{w} on {h}" for w, h in zip(expert["word"], expert["human data"])),
+                     "lay readers' and crowd workers' sets": "; ".join(f"{w} on {h}" for w, h in
+                                                                       zip(other["word"], other["human data"])),
+                     "the two kinds disagree": "yes" if split else "no"})
+    return captioned(pd.DataFrame(rows, columns=cols),
+                     "Each measure read on sets rated by experts (TTCW, LAMP, Confederacy) and on sets rated by lay "
+                     "readers or crowd workers (HANNA, the SLM synopses, MacGyver), by the card's rule. They disagree "
+                     "where the measure tracks one kind's judgment and does not track, or is no better than a "
+                     "baseline on, the other's. No set was rated by both kinds, so the texts differ too.")
 
 
 def table_untestable(recs) -> pd.DataFrame:
@@ -141,10 +208,11 @@ def summary(recs) -> str:
     if c.empty:
         return "No study offered a check against people."
     tested = c[c["tracking"] != V.TESTABLE]
-    judged = tested[~tested["question"].isin([AUTHORSHIP_Q, CONTROL])] if "question" in tested else tested
+    judged = tested[~tested["question"].isin(APART)] if "question" in tested else tested
     parts = []
+    rule = judged["tracking"].map(TR.rule_word)
     for w in (TR.TRACKS, TR.AUTHORSHIP, TR.NO_BETTER, TR.NO_TRACK, INCONCLUSIVE):
-        k = int((judged["tracking"] == w).sum())
+        k = int((rule == w).sum())
         if k:
             parts.append(f"{k} {w}")
     who = (", ".join(f"{r['measure']} on {r['human data']}" for r in judged[judged["tracking"] == TR.TRACKS]
@@ -158,6 +226,11 @@ def summary(recs) -> str:
         text += (" Apart from these, " + "; ".join(f"{r['measure']} on {r['human data']}: {tracked(r)}"
                                                    for r in auth.to_dict("records"))
                  + " (a label that is only who wrote the text, not a judgment).")
+    steady = tested[tested["question"] == STEADINESS_Q] if "question" in tested else tested.iloc[0:0]
+    if len(steady):
+        counts = steady["tracking"].value_counts()
+        text += (f" Under rewording ({len(steady)} judge and criterion rows, against the people's flips between "
+                 "raters): " + "; ".join(f"{k} {w}" for w, k in counts.items()) + ".")
     return text
 
 
@@ -184,7 +257,7 @@ def table_verdicts(recs) -> pd.DataFrame:
     rows = []
     for (paper, q), g in c.groupby(["paper", "question"], sort=False):
         row = {"paper": paper, "question": q, "claim": g["claim"].iloc[0]}
-        row.update({w: int((g["verdict"] == w).sum()) for w in WORDS})
+        row.update({w: int((g["verdict"] == w).sum()) for w in (*WORDS, UNCLAIMED)})
         row.update({f"after Holm: {w}": int((g["adjusted"] == w).sum()) for w in (SUPPORTS, CONTRADICTS)})
         row["borderline"] = int(g["borderline"].fillna(False).astype(bool).sum())
         rows.append(row)
@@ -208,7 +281,9 @@ def fig_card(recs) -> go.Figure:
     ``creval grade`` draws): agreement above chance and the lead over the strongest baseline, each with its
     interval, coloured by what the measure tracks, open where borderline."""
     c = card_frame(recs)
-    rows = [{**r, "word": r["tracking"]} for r in c.to_dict("records")] if not c.empty else []
+    if not c.empty and "question" in c:
+        c = c[c["question"] != STEADINESS_Q]          # flips, not agreement: chapter 07c draws them
+    rows = [{**r, "word": TR.rule_word(r["tracking"])} for r in c.to_dict("records")] if not c.empty else []
     return forest_figure(rows, "What each measure tracks: agreement with people and lead over the strongest "
                                "trivial baseline", label=lambda r: f"{r['measure']} · {r['human data']}",
                          link=lambda r: address(*source_of(r)) if source_of(r) else None)
@@ -223,6 +298,8 @@ def what_this_shows(recs) -> pd.DataFrame:
         return captioned(pd.DataFrame(columns=["verdict", "rows", "which"]), "What this shows: no rows to read.")
     c = c.assign(_name=[f"{m} · {d} ({p})" for m, d, p in zip(c["measure"], c["human data"], c["paper"])])
     groups = [(w, c["verdict"] == w, "reason" if w == V.TESTABLE else "difference") for w in WORDS]
+    groups += [(f"{UNCLAIMED} (what the measure tracks: the book's own question, or a paper without human data)",
+                c["verdict"] == UNCLAIMED, "tracking")]
     groups += [("borderline: a Monte-Carlo margin could flip it", c["borderline"].fillna(False).astype(bool),
                 "difference"),
                ("changed by Holm's correction across the card", c["adjusted"] != c["verdict"], "difference")]

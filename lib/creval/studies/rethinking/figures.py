@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from creval.measures import creativity_index as C
 from creval.measures.stats import correlation as corr
 from creval.measures.stats import numbers as num
+from creval.measures.stats import tracking as TR
 from creval.studies.rethinking.readers import MEASURES, labelled, with_judge
 from creval.studies.tables import captioned, computed
 
@@ -130,7 +131,7 @@ def fig_correlations(recs, text_set: str = "ps", model: str | None = None) -> go
     return fig
 
 
-CHANCE = {"AUROC": 0.5, "Spearman rho": 0.0}
+CHANCE = {s: TR.CHANCE[s] for s in ("AUROC", "Spearman rho")}
 CHECK_COLOURS = {"interval clear of chance, the creative way": "#1a9850",
                  "interval clear of chance, the other way": "#d73027",
                  "interval holds chance": "#878787"}

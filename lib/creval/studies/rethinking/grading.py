@@ -34,9 +34,18 @@ a set's ``group`` column holds the problem, the plot or the object."""
 BY_AUTHOR = {"solver": ("Lu et al. (Table 2): the index is higher for people's texts than for a model's", "+")}
 """Sets whose label is only who wrote the text: their rows answer whether a measure tells the two apart, stated
 as the paper's own claim, and are tallied apart from the claims about human judgment."""
-RETHINK_MEASURES = {"ci": ("creativity index", 1),
-                    "ci_unmarked": ("creativity index, step markers stripped (formatting control)", 1),
-                    "tpt": ("templates per token (negated)", -1), "ppl": ("perplexity", 1)}
+RETHINK_MEASURES = {c: (name, P.DIRECTION[c]) for c, name in (
+    ("ci", "creativity index"), ("ci_unmarked", "creativity index, step markers stripped (formatting control)"),
+    ("tpt", "templates per token (negated)"), ("ppl", "perplexity"))}
+"""The card's measures of chapter 06, each with its name on the card and its direction (the one table of
+directions, :data:`creval.measures.pertext.DIRECTION`)."""
+RATERS = {"ps": "MacGyver's annotators (crowd; one label per solution)",
+          "solver": "none: the label is who wrote the text (crowd or GPT-4)",
+          "ttcw": "3 experts per story (creative writers and professors; TTCW)",
+          "aut": "Ocsai-1's raters' mean (their number and kind per response not released)",
+          "lamp": "3 expert writers per item (LAMP)",
+          "confed": "2 raters per story, 10 in all (expert; The Reader is the Metric)"}
+"""Whose judgment each set's rows rest on (issue 63): the raters, their number and kind."""
 STORED = {"ppl": "perplexity", "ci_unmarked": "formatting"}    # measures read from a table of their own, per set
 PAPER_FIGURES = {("ps", "ci"): "CI 0.76 vs 0.75 (means; Table 2)", ("ps", "tpt"): "template rate 38.7% vs 31.9%",
                  ("ps", "ppl"): "PPL 13.98 vs 14.11"}
@@ -75,8 +84,9 @@ def rethinking_rows(recs, n_boot: int, seed: int) -> list[dict]:
         sample = "" if labelled(recs, ts) else f"not real labels: {unlabelled_reason(recs, ts)}"
         y, base = m[label].astype(float), rethinking_baselines(m)
         author = m["kind"].astype(str).to_numpy() if by_writer and "kind" in m else None
-        where = m["group"].astype(str).to_numpy()
-        strat = bool(UNIT_OF[ts].stratum)            # the group is a stratum (the object), the unit each text
+        stratum = UNIT_OF[ts].stratum          # the declared stratum's column (the AUT object), the unit each text
+        strat = bool(stratum) and stratum in m
+        where = m[stratum if strat else "group"].astype(str).to_numpy()
         for col, (name, sign) in RETHINK_MEASURES.items():
             if col == "ci_unmarked" and ts != "solver":
                 continue
@@ -86,7 +96,8 @@ def rethinking_rows(recs, n_boot: int, seed: int) -> list[dict]:
                                    group=where if strat else None, label_is_author=ts in BY_AUTHOR,
                                    claim=BY_AUTHOR.get(ts), question=C.CONTROL if col == "ci_unmarked" else None,
                                    paper_figure=PAPER_FIGURES.get((ts, col), ""), note=sample,
-                                   degenerate=sample or None, units="text", source=source_of(ts, col)))
+                                   degenerate=sample or None, units="text", source=source_of(ts, col),
+                                   raters=RATERS[ts]))
     return rows + lamp_rows(recs, n_boot, seed) + confed_rows(recs, n_boot, seed)
 
 
@@ -94,8 +105,15 @@ def rethinking_rows(recs, n_boot: int, seed: int) -> list[dict]:
 LAMP_PAIRS = {"writer_edit": "LAMP: writer's edit vs raw AI paragraph (writers' majority)",
               "ai_edit": "LAMP: AI edit vs raw AI paragraph (writers' majority)"}
 """LAMP's two comparisons: the edited version's ``kind`` -> the human data's name. Chakrabarty et al. claim
-something of the writers (they prefer the edit), nothing of the measures; the claim these rows test is Lu et
-al.'s, that the cheap measures fail to follow what people judge beyond surface features."""
+something of the writers (they prefer the edit), nothing of the measures; the rows test the claims of whoever
+named each measure (:func:`creval.studies.card.claimant`)."""
+LAMP_WHICH = {"writer_edit": "LAMP: which writer's edits the writers preferred (edit - raw, per item)",
+              "ai_edit": "LAMP: which AI edits the writers preferred (edit - raw, per item)"}
+"""LAMP's question conditioned on the version (issue 66): among the items, does the measure's edit-minus-raw
+difference rank the items whose edit the writers preferred above those whose raw paragraph they preferred? Chance
+is 0.5 here whatever share of edits won, unlike the mirrored rows, where the constant rule "prefer the edit"
+scores that share (:data:`EDIT_RULE`, their baseline)."""
+EDIT_RULE = "prefer the edit (a constant rule)"
 CONFED_ITEMS = {"label": ("creativity", "Confederacy: raters' mean Creativity (1-10)"),
                 "total": ("total", "Confederacy: raters' mean total (ten rubric items)")}
 HUMAN_MEASURES = {"ci": ("creativity index", 1), "tpt": ("templates per token (negated)", -1),
@@ -144,6 +162,18 @@ def mirrored(m: pd.DataFrame, edit: str, values: Mapping[str, Sequence[float]]) 
                 x[name].append(side * (v[i] - v[j]))
     return {"y": np.array(y, float), "cluster": np.array(cluster, dtype=object),
             "item": np.array(items, dtype=object), "x": {k: np.array(v, float) for k, v in x.items()}}
+
+
+def conditioned(m: pd.DataFrame, edit: str, values: Mapping[str, Sequence[float]]) -> dict:
+    """LAMP's comparison of ``edit`` with the raw paragraph, one row per item that has both versions and a
+    writers' majority (a tie left out): x = v(edit) - v(raw) for every array of ``values`` and y = 1 when the
+    majority preferred the edit. The version is held fixed (x is always edit minus raw), so a rule that always
+    prefers the edit is constant here and chance is 0.5: the AUROC asks whether the measure knows *which* edits
+    won. ``cluster``: the instruction. Returns ``y``, ``cluster``, ``item`` and ``x``."""
+    p = mirrored(m, edit, values)
+    first = np.arange(0, len(p["y"]), 2)            # mirrored writes each item's edit-minus-raw row first
+    return {"y": p["y"][first], "cluster": p["cluster"][first], "item": p["item"][first],
+            "x": {k: v[first] for k, v in p["x"].items()}}
 
 
 def writer_ceiling(m: pd.DataFrame, edit: str) -> dict:
@@ -207,8 +237,11 @@ def lamp_rows(recs, n_boot: int, seed: int) -> list[dict]:
     differences of length and format? The cheap measures on every item; perplexity and the pairwise novelty
     judge (:data:`JUDGE`; a flip between its two orders is a tie) on the items the run scored, the reason
     saying how many instructions that was. A judge that mostly prefers a position (a flip on at least
-    :data:`~creval.measures.stats.verdicts.ORDER_COPY_SHARE` of its pairs) is *not testable here*. The claim tested
-    is Lu et al.'s (the measures fail beyond surface features), on the writers' preferences."""
+    :data:`~creval.measures.stats.verdicts.ORDER_COPY_SHARE` of its pairs) is *not testable here*. The mirrored rows
+    are read against the constant rule "prefer the edit" (:data:`EDIT_RULE`, a baseline: it scores the share of
+    edits the writers preferred), and each comparison has a second row conditioned on the version
+    (:func:`conditioned`, :data:`LAMP_WHICH`). Each row states its claimant's claim
+    (:func:`~creval.studies.card.claimant`)."""
     m = measures(recs, "lamp")
     if m.empty or "over_raw" not in m:
         return []
@@ -217,28 +250,33 @@ def lamp_rows(recs, n_boot: int, seed: int) -> list[dict]:
     models, judged = scored(m), lamp_judge(recs)
     names = {**{c: n for c, (n, _) in HUMAN_MEASURES.items()}, **{c: n for c, (n, _) in MODEL_MEASURES.items()},
              "judge": JUDGE}
+    rule = (m["kind"] != "raw").astype(float).to_numpy()          # 1 on an edit, 0 on the raw paragraph
     rows = []
-    for edit, data in LAMP_PAIRS.items():
+    for edit in LAMP_PAIRS:
         jv = judge_values(m, judged, edit)
         both = {**cols, **models, **({"judge": jv} if np.isfinite(jv).any() else {})}
-        p = mirrored(m, edit, {**both, **{f"base::{k}": v for k, v in surface(m["text"]).items()}})
-        base = {k.split("::", 1)[1]: v for k, v in p["x"].items() if k.startswith("base::")}
+        bases = {**surface(m["text"]), EDIT_RULE: rule}
         ceiling = writer_ceiling(m, edit)
         note = "; ".join(s for s in (sample, f"writers' own agreement (ceiling): two writers of one item prefer the "
                                              f"same version on {ceiling['pairwise']:.0%} of pairs") if s)
-        for c in both:
-            scope = subset_note(recs, m[m["kind"] == edit], both[c][m["kind"] == edit]) if c not in cols else ""
-            copies = None
-            if c == "judge":
-                j = judged[judged["pair"] == edit]
-                copies = V.copies_order(means=j["pref"].astype(float))
-            why = V.first_reason(sample or None, copies)
-            r = C.graded(C.LU_R, names[c], data, p["x"][c], base, p["y"], "auc", n_boot, seed,
-                         cluster=p["cluster"], note="; ".join(t for t in (note, scope) if t), degenerate=why,
-                         units="pair side", source=(RethinkingConfig.study, "lamp_judge" if c == "judge" else
-                                                    "perplexity" if c in models else "measures_lamp",
-                                                    {"set": "lamp"} if c in models else {}))
-            rows.append({**r, "reason": "; ".join(t for t in (r["reason"], scope) if t)} if scope else r)
+        for design, data, units in ((mirrored, LAMP_PAIRS[edit], "pair side"), (conditioned, LAMP_WHICH[edit], "item")):
+            p = design(m, edit, {**both, **{f"base::{k}": v for k, v in bases.items()}})
+            base = {k.split("::", 1)[1]: v for k, v in p["x"].items()
+                    if k.startswith("base::") and len(v) and np.ptp(v) > 0}   # the rule is constant per item
+            for c in both:
+                scope = subset_note(recs, m[m["kind"] == edit], both[c][m["kind"] == edit]) if c not in cols else ""
+                copies = None
+                if c == "judge":
+                    j = judged[judged["pair"] == edit]
+                    copies = V.copies_order(means=j["pref"].astype(float))
+                why = V.first_reason(sample or None, copies)
+                r = C.graded(C.claimant(c), names[c], data, p["x"][c], base, p["y"], "auc", n_boot, seed,
+                             cluster=p["cluster"], note="; ".join(t for t in (note, scope) if t), degenerate=why,
+                             units=units, source=(RethinkingConfig.study, "lamp_judge" if c == "judge" else
+                                                  "perplexity" if c in models else "measures_lamp",
+                                                  {"set": "lamp"} if c in models else {}),
+                             raters=RATERS["lamp"])     # the writers' pairwise agreement is no AUROC: in the note
+                rows.append({**r, "reason": "; ".join(t for t in (r["reason"], scope) if t)} if scope else r)
     return rows
 
 
@@ -253,8 +291,10 @@ def confed_rows(recs, n_boot: int, seed: int) -> list[dict]:
     base, who, author = surface(m["text"]), m["kind"].astype(str).to_numpy(), m["group"].astype(str).to_numpy()
     rows = []
     for col, (item, data) in CONFED_ITEMS.items():
+        rho = None
         try:
             rc = rater_ceiling(m, item)
+            rho = float(rc["leave_one_out"])
             ceiling = (f"raters' agreement (ceiling): Spearman {rc['rho']:.2f} between the two raters, noise "
                        f"ceiling {rc['ceiling']:.2f} against their mean")
         except CrevalError as e:    # a table without two raters' columns: say so, grade anyway
@@ -266,10 +306,11 @@ def confed_rows(recs, n_boot: int, seed: int) -> list[dict]:
                 k = int(m[c].notna().sum())
                 scope = f"{k} of {len(m)} stories scored (rethink_confed_ppl_per_author)" if model and k < len(m) \
                     else ""
-                r = C.graded(C.LU_R, name, data, sign * m[c].astype(float), base, m[col].astype(float),
+                r = C.graded(C.claimant(c), name, data, sign * m[c].astype(float), base, m[col].astype(float),
                              "spearman", n_boot, seed, author=who, cluster=author,
                              note="; ".join(t for t in (note, scope) if t), degenerate=sample or None,
                              units="story", source=(RethinkingConfig.study, "perplexity", {"set": "confed"})
-                             if model else (RethinkingConfig.study, "measures_confed", {}))
+                             if model else (RethinkingConfig.study, "measures_confed", {}), raters=RATERS["confed"],
+                             ceiling=rho)
                 rows.append({**r, "reason": "; ".join(t for t in (r["reason"], scope) if t)} if scope else r)
     return rows

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from creval.measures import pertext as P
 from creval.measures.stats import correlation as corr
 from creval.measures.stats import verdicts as V
 from creval.measures.stats.resample import cluster_bootstrap
@@ -13,9 +14,7 @@ from creval.measures.stats.tracking import column_stats
 
 MEASURES = {"ci": "creativity index", "ppl": "perplexity", "ppl_cond": "PPL(text | problem)", "bpb": "bits per byte",
             "tpt": "templates per token", "has_template": ">= 1 template", "judge": "rubric judge"}
-# expected sign if the measure tracks what people call creative (+: higher = more creative)
-DIRECTION = {"ci": +1, "ppl": +1, "ppl_cond": +1, "bpb": +1, "tpt": -1, "has_template": -1, "judge": +1,
-             "ci_unmarked": +1}
+DIRECTION = P.DIRECTION     # expected sign if the measure tracks what people call creative (+: higher = more creative)
 WITH_CONTEXT = ("ps", "aut")           # sets scored by perplexity given their problem too
 
 
@@ -90,22 +89,23 @@ def group_templates(recs, text_set: str, n: int, mode: str = "sequence") -> pd.D
 
 
 def check_rows(check: str, m: pd.DataFrame, label_col: str, kind: str, cols=None, n_boot: int = 1000,
-               seed: int = 0, names: dict | None = None, stratum: bool = False) -> list[dict]:
+               seed: int = 0, names: dict | None = None, stratum: str | None = None) -> list[dict]:
     """One row per measure: AUROC (``kind="auc"``, two labelled groups) or Spearman rho (``"rho"``) of the
     measure against ``m[label_col]``, a 95% percentile bootstrap CI that resamples whole groups (``m["group"]``:
     a problem, a pair, a plot, an object: the independent unit) with the number of ``units``, n, p, whether it
     goes the creative way, and
     whether its interval excludes chance (strictly, as the report card reads it: the interval decides, never
     the point or a p-value alone), ``borderline`` where a bound's Monte-Carlo margin could change that.
-    ``stratum``: ``m["group"]`` is the prompt (the AUT object), a stratum: each text is a unit drawn within it
-    (the dataset's declared unit, :data:`creval.datasets.aut.DATASET`)."""
+    ``stratum``: the column holding the prompt (the AUT ``object``), a stratum: each text is a unit drawn within
+    it (the dataset's declared unit and stratum, :data:`creval.datasets.aut.DATASET`). An interval whose
+    resamples cannot vary is not given (issue 66)."""
     names = {**MEASURES, **(names or {})}
     rows = []
     for c in cols or [c for c in MEASURES if c in m.columns]:
         x, y = m[c].astype(float).to_numpy(), m[label_col].astype(float).to_numpy()
         keep = np.isfinite(x) & np.isfinite(y)
         unit = m["group"].astype(str).to_numpy()[keep] if "group" in m else None
-        unit, strata = (None, unit) if stratum else (unit, None)
+        unit, strata = (None, m[stratum].astype(str).to_numpy()[keep]) if stratum else (unit, None)
         if kind == "auc":
             r, chance, stat = corr.auc(y, x), 0.5, "auc"
             val = r["auc"]
@@ -117,6 +117,7 @@ def check_rows(check: str, m: pd.DataFrame, label_col: str, kind: str, cols=None
         ok = not r["note"] and b["n"] >= corr.MIN_N
         r = {**r, "lo": b["lo"] if ok else np.nan, "hi": b["hi"] if ok else np.nan, "units": b["n_units"],
              "note": "; ".join(t for t in (r["note"], b["note"] if ok else "") if t)}
+        ok = ok and np.isfinite(r["lo"])             # no interval (it could not vary): nothing excludes chance
         agrees = "" if np.isnan(val) else ("yes" if (val - chance) * DIRECTION[c] > 0 else "no")
         sig = V.excludes_chance(r["lo"], r["hi"], None, chance)      # the interval, as on the report card
         near = ok and any(V.excludes_chance(r["lo"] + a, r["hi"] + c, None, chance) != sig

@@ -143,7 +143,7 @@ def table_checks(recs, model: str | None = None) -> pd.DataFrame:
     else:
         rows += skipped("TTCW expert passes", unlabelled_reason(recs, "ttcw"))
     rows += check_rows(f"AUT human originality (CI with L = 2..{cfg.rethink_aut_l_max})", measures(recs, "aut", model),
-                       "label", "rho", cols=["ci", "ppl", "ppl_cond", "bpb"], stratum=True, **boot) \
+                       "label", "rho", cols=["ci", "ppl", "ppl_cond", "bpb"], stratum="object", **boot) \
         if labelled(recs, "aut") \
         else skipped("AUT human originality", unlabelled_reason(recs, "aut"))
     df = pd.DataFrame(rows)

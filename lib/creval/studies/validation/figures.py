@@ -12,12 +12,13 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from creval.measures.stats import tracking as TR
 from creval.studies.dots import dot_figure, dots_frame
 from creval.studies.tables import guard_module
 from creval.studies.validation import report as R
 
 RHO, AUC = "Spearman rho", "AUC"
-CHANCE = {RHO: 0.0, AUC: 0.5}
+CHANCE = {s: TR.CHANCE[s] for s in (RHO, AUC)}
 AXES = {RHO: "Spearman rho with the human rating (0 = chance)",
         AUC: "AUC, unconventional above conventional (0.5 = chance)"}
 

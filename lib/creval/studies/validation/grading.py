@@ -24,7 +24,8 @@ def validation_rows(recs, n_boot: int, seed: int) -> list[dict]:
                            base, a["score"], "spearman", n_boot, seed,
                            group=a["prompt"].astype(str).to_numpy() if "prompt" in a else None, note=sample,
                            degenerate=V.first_reason(sample, V.copies_order(means=a["novelty_score"])),
-                           source=(ValidationConfig.study, "aut_items", {})))
+                           source=(ValidationConfig.study, "aut_items", {}),
+                           raters="Ocsai-1's raters' mean (their number and kind per response not released)"))
     m = recs["macgyver_items"]
     if len(m) and "novelty_score" in m:
         base = {"semantic distance": m["semdis"]}
@@ -35,5 +36,6 @@ def validation_rows(recs, n_boot: int, seed: int) -> list[dict]:
                            m["novelty_score"], base, m["unconventional"].astype(float), "auc", n_boot, seed,
                            cluster=m["problem_id"].astype(str).to_numpy() if "problem_id" in m else None,
                            degenerate=V.copies_order(means=m["novelty_score"]),
-                           source=(ValidationConfig.study, "macgyver_items", {})))
+                           source=(ValidationConfig.study, "macgyver_items", {}),
+                           raters="MacGyver's annotators (crowd; one label per solution)"))
     return rows

@@ -22,6 +22,7 @@ from creval.measures.stats import correlation as corr
 from creval.measures.stats import resample as R
 from creval.measures.stats.resample import cluster_bootstrap
 from creval.measures.stats.tracking import MIN_UNITS, column_stats
+from creval.studies.config import boot_settings
 from creval.studies.contract import Records
 from creval.studies.tables import captioned, guard_module, public_text
 
@@ -36,9 +37,8 @@ BIN_SIZE = 15                  # solutions per fixed-count bin in the figures
 def boot(recs, n_boot: int | None = None, seed: int | None = None) -> dict:
     """The bootstrap settings: those given, else the run config's ``n_boot`` and ``seed`` (1000 and 0 without
     one)."""
-    cfg = getattr(recs, "cfg", None)
-    return {"n_boot": n_boot if n_boot is not None else getattr(cfg, "n_boot", 1000),
-            "seed": seed if seed is not None else getattr(cfg, "seed", 0)}
+    n, s = boot_settings(recs)
+    return {"n_boot": n_boot if n_boot is not None else n, "seed": seed if seed is not None else s}
 
 
 def _corr_row(x, y, n_boot: int, seed: int, cluster=None, group=None, **keys) -> dict:
