@@ -100,6 +100,24 @@ def test_a_baseline_counts_in_its_better_orientation():
     assert T.word_label(r) == "no better than step markers"
 
 
+def test_baselines_constant_on_the_texts_stand_at_chance_not_undefined():
+    """Texts of one length and one line (a fixed-format generation): no baseline orders anything, so the measure is
+    read against chance, pooled and within authors, never "undefined on too many resamples"."""
+    rng = np.random.default_rng(9)
+    y = rng.normal(size=200)
+    flat = {"words": np.full(200, 60.0), "lines": np.ones(200)}
+    r = T.tracks_people(y + rng.normal(size=200), y, stat="spearman", baselines=flat, n_boot=300)
+    assert r["word"] == T.TRACKS and r["baseline"] == T.CHANCE_BASELINE and r["baseline value"] == 0.0
+    assert r["difference"] == pytest.approx(r["value"]) and r["diff lo"] == pytest.approx(r["lo"])
+    label = (y > 0).astype(float)
+    r = T.tracks_people(label + rng.normal(size=200), label, stat="auc", baselines=flat,
+                        author=np.array(["a", "b"] * 100), n_boot=300)
+    assert r["word"] == T.TRACKS and r["within difference"] == pytest.approx(r["within value"] - 0.5)
+    flat = {k: np.resize(v, 1500) for k, v in flat.items()}
+    r = T.tracks_people(rng.normal(size=1500), rng.normal(size=1500), stat="spearman", baselines=flat, n_boot=200)
+    assert r["word"] == T.NO_TRACK
+
+
 def test_too_few_units_or_items_is_untestable_and_a_null_is_not_tracks():
     x, y, author, base = _pooled(5)
     r = T.tracks_people(x, y, stat="spearman", baselines=base, cluster=np.repeat([1, 2, 3, 4], 40), n_boot=50)

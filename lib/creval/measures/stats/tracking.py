@@ -111,13 +111,22 @@ def _strength(v: np.ndarray, stat: str) -> np.ndarray:
     return np.abs(v) if stat == "spearman" else 0.5 + np.abs(v - 0.5)
 
 
+CHANCE_BASELINE = "chance (no baseline varies here)"
+
+
+def _best(b: np.ndarray, stat: str) -> float:
+    """The strongest baseline; chance when none is defined (a feature constant on these texts orders nothing, so
+    it does as well as a coin: with every baseline constant, the lead is the measure's distance from chance)."""
+    return float(np.nanmax(b)) if np.isfinite(b).any() else NULL[stat]
+
+
 def _replicate(x, y, base, author, stat) -> dict:
     """Every quantity of one (re)sample: the measure, each baseline (better orientation), the best baseline,
     and per author the measure and each baseline, weighted into the within-author statistic and the within
     best baseline (the strongest per author, then weighted)."""
     vals = column_stats(np.column_stack([x, base]), y, stat)
     m, b = vals[0], _strength(vals[1:], stat)
-    out = {"value": m, "bases": b, "best": np.nanmax(b) if np.isfinite(b).any() else math.nan}
+    out = {"value": m, "bases": b, "best": _best(b, stat)}
     if author is not None:
         per, wsum, wval, wbase = {}, 0.0, 0.0, 0.0
         wb = np.zeros(base.shape[1])
@@ -126,9 +135,9 @@ def _replicate(x, y, base, author, stat) -> dict:
             v = column_stats(np.column_stack([x[at], base[at]]), y[at], stat)
             per[g] = v[0]
             gb = _strength(v[1:], stat)
-            if np.isfinite(v[0]) and np.isfinite(gb).any():
+            if np.isfinite(v[0]):
                 w = at.sum() if stat == "spearman" else (y[at] == 1).sum() * (y[at] != 1).sum()
-                wsum, wval, wbase = wsum + w, wval + w * v[0], wbase + w * np.nanmax(gb)
+                wsum, wval, wbase = wsum + w, wval + w * v[0], wbase + w * _best(gb, stat)
                 wb += w * np.nan_to_num(gb, nan=NULL[stat])
         out["per"] = per
         out["within"] = wval / wsum if wsum else math.nan
@@ -218,10 +227,12 @@ def tracks_people(x, y, *, stat: str, baselines: dict[str, Sequence[float]], aut
     why = _untestable(n, n_units, min_n, obs, n_boot)
     out.update({"value": math.nan if obs is None else float(obs["value"]),
                 "baselines": {} if obs is None else dict(zip(names, map(float, obs["bases"])))})
-    if out["baselines"]:
+    if obs is not None:
         bv = out["baselines"]
-        best = max(bv, key=lambda k: -math.inf if math.isnan(bv[k]) else bv[k])
-        out.update({"baseline": best, "baseline value": out["baselines"][best],
+        best = max(bv, key=lambda k: -math.inf if math.isnan(bv[k]) else bv[k], default=None)
+        if best is None or math.isnan(bv[best]):
+            best = CHANCE_BASELINE
+        out.update({"baseline": best, "baseline value": bv.get(best, null),
                     "difference": float(obs["value"] - obs["best"])})
     if why:
         return {**out, "reason": why}
