@@ -37,6 +37,7 @@ PROFILES: dict[str, dict] = {
     "rethinking": {"rethink_judge_items": 8, "rethink_rerun_items": 8, "rethink_ppl_items": 16,
                    "rethink_twist_items": 8},
     "aut": {"aut_things": ["fork", "brick", "paperclip", "shoe"], "aut_per_level": 3, "aut_items": 32},
+    "judges": {"judges_own_prompts": 4, "judges_own_plots": 4, "judges_prompts": 8, "judges_irt_boot": 10},
 }
 UNITS_FILES = "units/*.jsonl"
 
