@@ -7,7 +7,7 @@ per-text measure values (``rethinking/measures_lamp.csv``, ``measures_confed.csv
 (by text, not by creval's ids), the AUROC (Mann-Whitney, ties half), Spearman's rho (scipy) and the length baseline
 (whitespace words) are written here again. Prints one line per card row and exits 1 when a value differs.
 
-    .venv/bin/python benchmarks/recompute_human_sets.py _build/default/site
+    .venv/bin/python benchmarks/recompute_lamp_confederacy.py _build/default/site
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ each prompt, centred and divided by the prompt's size, then scipy's Spearman), a
 with five or more texts held out against the mean of the others, within prompts where it rated two texts of a
 prompt, else pooled; weighted by its texts). It compares them with a humansets run's card rows.
 
-    python benchmarks/recompute_humansets.py ROWS.json    # chapter 07b's card rows (grading.card_rows), as JSON
+    python benchmarks/recompute_hanna_slm.py ROWS.json    # chapter 07b's card rows (grading.card_rows), as JSON
 
 Imports pandas, numpy and scipy only. Exit 1 when a value differs by more than 1e-9 (the ceiling: 1e-9 too).
 """
