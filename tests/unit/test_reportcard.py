@@ -240,7 +240,23 @@ def test_a_forest_row_name_links_to_the_items_it_was_computed_from():
     assert ticks == ['<a href="../browse/rethinking.html#t=measures&amp;f.set=macgyver">creativity index</a>',
                      "distinct-1"]
     assert linked("a long<br>name", "u") == '<a href="u">a long</a><br><a href="u">name</a>'
-    assert forest_figure([row], "t").layout.yaxis.ticktext is None          # no link asked: plain names
+    assert forest_figure([row], "t").layout.yaxis.ticktext == ("creativity index",)   # no link asked: plain names
+
+
+def test_a_forest_row_is_as_tall_as_its_wrapped_name():
+    """Rows are placed by their names' heights, so a three-line name never runs into its neighbours (chapter 08's
+    card had plotly space 120 names evenly, and the long LAMP names overlapped)."""
+    from creval.grade.forest import forest_figure
+    row = {"word": "tracks people", "value": 0.8, "lo": 0.7, "hi": 0.9, "statistic": "spearman", "difference": 0.1,
+           "diff lo": 0.0, "diff hi": 0.2, "reason": "r"}
+    long = "templates per token (negated) · LAMP: which writer's edits the writers preferred (edit - raw, per item)"
+    fig = forest_figure([{**row, "measure": "a"}, {**row, "measure": long}, {**row, "measure": "b"}], "t")
+    ys = list(fig.layout.yaxis.tickvals)
+    lines = [t.count("<br>") + 1 for t in fig.layout.yaxis.ticktext]
+    assert lines == [1, 3, 1] and ys == sorted(ys)
+    gaps = [b - a for a, b in zip(ys, ys[1:])]
+    assert gaps[0] == gaps[1] > 22                          # the long name takes more room than a one-line one
+    assert [t.y[0] for t in fig.data if t.xaxis == "x"] == ys   # every row's point sits on its name
 
 
 def test_experts_and_lay_readers_side_by_side_and_a_split_is_called_one(tmp_path):

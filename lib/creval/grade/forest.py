@@ -54,6 +54,7 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
     the figure)."""
     rows = drawable(rows)
     names = [_wrap(label(r), 40) for r in rows]          # short lines: the plot keeps most of the width
+    ys, span = _positions(names)
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
                         subplot_titles=("agreement with people, above chance", "lead over the strongest baseline"))
     shown: set[str] = set()
@@ -68,7 +69,7 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
         legend = word not in shown
         shown.add(word)
         v, lo, hi = (_f(r.get(k)) - null for k in ("value", "lo", "hi"))
-        fig.add_trace(go.Scatter(x=[v], y=[names[i]], mode="markers", marker=dict(color=colour, size=11, symbol=symbol,
+        fig.add_trace(go.Scatter(x=[v], y=[ys[i]], mode="markers", marker=dict(color=colour, size=11, symbol=symbol,
                                  line=dict(width=2, color=colour)),
                                  error_x=dict(type="data", symmetric=False, array=[hi - v], arrayminus=[v - lo],
                                               color=colour, thickness=2),
@@ -79,16 +80,16 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
             wlo, whi = _f(r.get("within lo")) - null, _f(r.get("within hi")) - null
             err = dict(type="data", symmetric=False, array=[whi - (w - null)], arrayminus=[(w - null) - wlo],
                        color=colour, thickness=1, width=3) if math.isfinite(wlo) and math.isfinite(whi) else None
-            fig.add_trace(go.Scatter(x=[w - null], y=[names[i]], mode="markers", error_x=err,
+            fig.add_trace(go.Scatter(x=[w - null], y=[ys[i]], mode="markers", error_x=err,
                                      marker=dict(color=colour, size=8, symbol="diamond-open"), name="within authors",
                                      legendgroup="within", showlegend="within" not in shown,
                                      hovertext=f"{names[i]}: within authors", hoverinfo="text"), row=1, col=1)
             shown.add("within")
-        _ceiling(fig, r, names[i], null, shown)
+        _ceiling(fig, r, names[i], ys[i], null, shown)
         d, dlo, dhi = (_f(r.get(k)) for k in ("difference", "diff lo", "diff hi"))
         if all(math.isfinite(t) for t in (d, dlo, dhi)):
             dot = dict(color=colour, size=11, symbol=symbol, line=dict(width=2, color=colour))
-            fig.add_trace(go.Scatter(x=[d], y=[names[i]], mode="markers", marker=dot,
+            fig.add_trace(go.Scatter(x=[d], y=[ys[i]], mode="markers", marker=dot,
                                      error_x=dict(type="data", symmetric=False, array=[dhi - d], arrayminus=[d - dlo],
                                                   color=colour, thickness=2),
                                      name=word, legendgroup=word, showlegend=False,
@@ -99,34 +100,44 @@ def forest_figure(rows: list[dict], title: str, label=lambda r: str(r.get("descr
         if all(math.isfinite(t) for t in (wd, wdlo, wdhi)):
             werr = dict(type="data", symmetric=False, array=[wdhi - wd], arrayminus=[wd - wdlo], color=colour,
                         thickness=1, width=3)
-            fig.add_trace(go.Scatter(x=[wd], y=[names[i]], mode="markers", error_x=werr,
+            fig.add_trace(go.Scatter(x=[wd], y=[ys[i]], mode="markers", error_x=werr,
                                      marker=dict(color=colour, size=8, symbol="diamond-open"), name="within authors",
                                      legendgroup="within", showlegend=False,
                                      hovertext=f"{names[i]}: lead within authors", hoverinfo="text"), row=1, col=2)
     for col in (1, 2):
         fig.add_vline(x=0, line=dict(color="#222", width=1, dash="dash"), row=1, col=col)
-    fig.update_yaxes(autorange="reversed", automargin=True, tickfont=dict(size=10))
-    urls = [link(r) for r in rows]
-    if any(urls):                    # each line of a name is its own link: plotly's <a> does not span a <br>
-        fig.update_yaxes(tickmode="array", tickvals=names, ticktext=[linked(n, u) for n, u in zip(names, urls)])
+    urls = [link(r) for r in rows]   # each line of a name is its own link: plotly's <a> does not span a <br>
+    fig.update_yaxes(range=[span, 0], automargin=True, tickfont=dict(size=10), tickmode="array", tickvals=ys,
+                     ticktext=[linked(n, u) for n, u in zip(names, urls)], showgrid=True, zeroline=False)
     fig.update_yaxes(title_text="measure · human data" if any(" · " in n for n in names) else "measure", row=1, col=1)
     fig.update_xaxes(title_text="rho, or AUROC − 0.5 (0 = chance)", row=1, col=1, zeroline=False)
     fig.update_xaxes(title_text="measure − best baseline (> 0 = beats it)", row=1, col=2, zeroline=False)
-    tall = sum(22 + 14 * n.count("<br>") for n in names)        # each row as tall as its wrapped label
-    fig.update_layout(title=dict(text=title, x=0, xanchor="left"), height=max(260, 130 + tall),
+    fig.update_layout(title=dict(text=title, x=0, xanchor="left"), height=max(260, 130 + span),
                       margin=dict(l=10, r=10, t=80, b=60), template="plotly_white",
                       legend=dict(orientation="h", y=-0.12 if len(rows) > 6 else -0.3))
     return fig
 
 
-def _ceiling(fig: go.Figure, r: dict, name: str, null: float, shown: set) -> None:
+def _positions(names: list[str]) -> tuple[list[float], float]:
+    """Each row's place on the y axis (top to bottom) and the axis' span, in pixels: a row as tall as its wrapped
+    label (22 px a line and 14 more per extra line), so a three-line name never runs into its neighbours, as it
+    did when plotly spaced the names evenly."""
+    ys, top = [], 0.0
+    for n in names:
+        h = 22 + 14 * n.count("<br>")
+        ys.append(top + h / 2)
+        top += h
+    return ys, max(top, 1.0)
+
+
+def _ceiling(fig: go.Figure, r: dict, name: str, y: float, null: float, shown: set) -> None:
     """The raters' own agreement on the row (each held out against the others; issue 63) as a grey tick on the
     agreement panel, where the row carries one."""
     c = _f(r.get("ceiling"))
     if not math.isfinite(c):
         return
     whose = f" ({r['raters']})" if r.get("raters") else ""
-    fig.add_trace(go.Scatter(x=[c - null], y=[name], mode="markers", hoverinfo="text",
+    fig.add_trace(go.Scatter(x=[c - null], y=[y], mode="markers", hoverinfo="text",
                              marker=dict(color="#555", size=16, symbol="line-ns", line=dict(width=3, color="#555")),
                              name="raters' ceiling (each held out)", legendgroup="ceiling",
                              showlegend="ceiling" not in shown,
