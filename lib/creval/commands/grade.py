@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from tqdm import tqdm
 
 from creval.commands import renamed
-from creval.core.errors import CrevalError
-from creval.core.table import guard_output
+from creval.core.table import guard_folder
 from creval.grade.card import CARD_FILES, write_card
 from creval.grade.grading import CHEAP, GROUPS, SCORING_MODELS, GradeOptions, check_boot, grade_file, read_texts
 from creval.measures.stats.tracking import word_label
@@ -57,10 +55,9 @@ def cmd_grade(args) -> int:
                        template_n=d0.rethink_template_n, template_top=d0.rethink_template_top, stat=args.stat,
                        n_boot=args.n_boot, seed=args.seed, rater=args.rater, rater_kind=args.rater_kind)
     check_boot(args.n_boot)
-    if Path(args.out).exists() and not Path(args.out).is_dir():
-        raise CrevalError(f"--out {args.out}: a file, not a folder", "give a folder for the card (made if missing)")
-    for name in CARD_FILES.values():  # the card's files must not be the file graded, and a replaced card is said
-        guard_output(Path(args.out) / name, args.file, warn=lambda m: print(f"creval: warning: {m}", file=sys.stderr))
+    # the card's files must not be the file graded, and a replaced card is said
+    guard_folder(args.out, list(CARD_FILES.values()), args.file,
+                 warn=lambda m: print(f"creval: warning: {m}", file=sys.stderr))
     table = read_texts(args.file, opt)
     with tqdm(total=len(table), desc="perplexity", unit="text", disable=args.quiet or "ppl" not in args.measures,
               file=sys.stderr) as bar:

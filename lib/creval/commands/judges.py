@@ -16,7 +16,7 @@ import numpy as np
 from plotly.io import to_html
 
 from creval.core.errors import CrevalError
-from creval.core.table import guard_output, read_table, write_rows
+from creval.core.table import guard_folder, read_table, write_rows
 from creval.grade import judges as J
 from creval.grade import raters as R
 from creval.grade.grading import check_boot
@@ -53,11 +53,8 @@ def register(subparsers) -> None:
 
 def cmd_judges(args) -> int:
     check_boot(args.n_boot)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise CrevalError(f"--out {args.out}: a file, not a folder", "give a folder (made if missing)")
-    for name in ("raters.csv", "texts.csv", "judges.html"):
-        guard_output(out / name, args.file, warn=lambda m: print(f"creval: warning: {m}", file=sys.stderr))
+    out = guard_folder(args.out, ("raters.csv", "texts.csv", "judges.html"), args.file,
+                       warn=lambda m: print(f"creval: warning: {m}", file=sys.stderr))
     table = read_table(args.file, text=args.id, id=args.id, repeated=True)     # the id stands for the text
     ratings = R.fold(table, args.score, args.rater, args.kind)
     group = [str(g) for g in ratings.texts.column(args.group)] if args.group else None   # each text's first row

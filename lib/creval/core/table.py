@@ -178,6 +178,17 @@ def guard_output(out: str | Path, *inputs: str | Path | None, warn=None) -> None
         warn(f"--out {out} exists: it will be replaced")
 
 
+def guard_folder(out: str | Path, names: Sequence[str], *inputs: str | Path | None, warn=None) -> Path:
+    """An output folder ``out``, checked before anything is computed: refused in one sentence when it is a file,
+    and each of its files ``names`` held to :func:`guard_output` against ``inputs``. Returns it as a Path."""
+    o = Path(out)
+    if o.exists() and not o.is_dir():
+        raise CrevalError(f"--out {out}: a file, not a folder", "give a folder (it is made if missing)")
+    for name in names:
+        guard_output(o / name, *inputs, warn=warn)
+    return o
+
+
 def write_rows(path: str | Path, rows: Sequence[dict]) -> Path:
     """Write ``rows`` to ``path``: JSONL when it ends in ``.jsonl`` (NaN written as null), else CSV (NaN as an
     empty cell). The columns are those of the first row, then any new ones in the order met."""

@@ -10,8 +10,7 @@ import json
 import math
 from pathlib import Path
 
-from creval.core.errors import CrevalError
-from creval.core.table import write_rows
+from creval.core.table import guard_folder, write_rows
 from creval.grade.forest import COLOURS, drawable, forest_figure
 from creval.grade.grading import per_text_rows
 from creval.measures.stats import tracking as TR
@@ -161,9 +160,7 @@ CARD_FILES = {"html": "card.html", "jsonl": "card.jsonl", "table": "measures.csv
 def write_card(result: dict, out: str | Path, source: str) -> dict[str, Path]:
     """Write ``card.html``, ``card.jsonl`` and ``measures.csv`` under the folder ``out`` (made if missing); their
     paths by name. An ``out`` that is a file is refused before anything is written."""
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise CrevalError(f"--out {out}: a file, not a folder", "give a folder for the card (it is made if missing)")
+    out = guard_folder(out, ())
     out.mkdir(parents=True, exist_ok=True)
     paths = {k: out / name for k, name in CARD_FILES.items()}
     paths["html"].write_text(card_html(result, source), encoding="utf-8")
