@@ -101,6 +101,7 @@ GOOD = "id,text,score\n1,a story,3\n2,another,4\n"
      "row 2 has 5 fields, more than the header's 3"),
     (GOOD.replace("2,another,4", "2,another"), {"labels": "score"}, "row 2 has 2 fields, fewer than the header's 3"),
     (GOOD.replace(",", "\t"), {"labels": "score"}, "the file looks tab-separated"),
+    (GOOD.replace(",", ";"), {"labels": "score"}, "the file looks semicolon-separated"),
     (GOOD.replace(",4", ",3"), {"labels": "score"}, "column 'score' holds one value only"),
     (GOOD.replace("text", "story", 1), {"labels": "score"}, "no column 'text' (its columns: id, story, score)"),
     (GOOD, {"labels": "score", "group": "prompt"}, "no column 'prompt'"),

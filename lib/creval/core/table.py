@@ -64,9 +64,13 @@ class TextTable:
         return out
 
 
+SEPARATORS = {"\t": "tab", ";": "semicolon", "|": "bar"}
+"""Other separators a one-column header may betray (a spreadsheet's export in another locale uses ``;``)."""
+
+
 def _csv_rows(p: Path, raw: str) -> list[dict]:
     """The rows of a CSV file; a row with more or fewer fields than the header is refused, naming its line (a
-    text with unquoted commas would otherwise be graded cut short), with a hint when the file is tab-separated."""
+    text with unquoted commas would otherwise be graded cut short), with a hint when another separator is used."""
     try:
         records = list(csv.reader(io.StringIO(raw)))
     except csv.Error as e:
@@ -75,10 +79,11 @@ def _csv_rows(p: Path, raw: str) -> list[dict]:
     if not records:
         return []
     header = records[0]
-    if len(header) == 1 and "\t" in header[0]:
-        raise CrevalError(f"{p}: the header {header[0][:60]!r} holds tabs: the file looks tab-separated",
-                          "save it comma-separated (quote texts that hold commas), or rename it .tsv and "
-                          "convert it to .csv")
+    other = next((sep for sep in SEPARATORS if len(header) == 1 and sep in header[0]), None)
+    if other:
+        raise CrevalError(f"{p}: the header {header[0][:60]!r} holds {SEPARATORS[other]}s: the file looks "
+                          f"{SEPARATORS[other]}-separated, not comma-separated",
+                          "save it comma-separated (quote texts that hold commas)")
     if len(set(header)) != len(header):
         twice = sorted({h for h in header if header.count(h) > 1})
         raise CrevalError(f"{p}: column(s) {', '.join(map(repr, twice))} appear twice in the header",
