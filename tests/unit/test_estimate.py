@@ -137,10 +137,15 @@ def test_estimate_brackets_a_real_aut_run(tmp_path, fresh_cache):
     assert not math.isnan(got["prompt"])
 
 
-def test_local_work_is_counted_at_this_machines_rates_and_no_server_removes_it(tmp_path):
+def test_local_work_is_counted_at_this_machines_rates_and_no_server_removes_it(tmp_path, monkeypatch):
     """Entailment pairs, embeddings and sandboxed programs run here whatever the server: the wall time of a study
-    against an infinitely fast server is at least its local work at LOCAL_RATES (issue 32, item 7)."""
+    against an infinitely fast server is at least its local work at LOCAL_RATES (issue 32, item 7). SICK is taken
+    as at hand (the estimate prices the cosine fallback where it is not, as a clean clone without ../shared has)."""
+    from creval.measures.nli import backends
+    from creval.models import heavy
     from creval.studies.estimate import LOCAL_RATES, local_seconds
+    monkeypatch.setattr(backends, "LOADED", heavy.Loaded())
+    monkeypatch.setattr(backends, "_why_no_sick", lambda: None)
     spec = _spec(tmp_path, "instant", 0.0, 0.0)
     fast = {spec: speed(spec, latency=1e-9, tokens_per_s=1e12, in_flight=10 ** 6)}
     cfg = get_study("divergent").make_config(paper(f"model={spec}", f"judge_model={spec}", "divergent_nli=minilm-sick"))
